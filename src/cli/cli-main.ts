@@ -1,0 +1,54 @@
+import { Command, CommanderError } from 'commander';
+import { HermesError, UsageError } from '../core/errors.js';
+import { registerChatCommand } from './chat-command.js';
+import { registerEmulateCommand } from './emulate-command.js';
+import { registerLogsCommand } from './logs-command.js';
+import { registerReplayCommand } from './replay-command.js';
+import { registerSessionsCommand } from './sessions-command.js';
+import { CLI_VERSION } from './cli-version.js';
+
+/** Builds the `hermes` program. Commands are registered by their own modules. */
+export function buildProgram(): Command {
+  const program = new Command('hermes')
+    .description('Hermes TS: an agent runtime and CLI that replays reasoning exactly as each provider route needs it.')
+    .version(CLI_VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerChatCommand(program);
+  registerSessionsCommand(program);
+  registerReplayCommand(program);
+  registerLogsCommand(program);
+  registerEmulateCommand(program);
+  return program;
+}
+
+/**
+ * Runs the CLI and returns the exit code: 0 success, 1 runtime failure (provider error,
+ * interrupted turn), 2 bad usage or input (unknown flag, missing file, invalid JSON).
+ */
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      if (error.code === 'commander.help') return 0;
+      return 2;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`hermes: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof HermesError) {
+      process.stderr.write(`hermes: ${error.message}\n`);
+      return 1;
+    }
+    process.stderr.write(
+      `hermes: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return 1;
+  }
+}

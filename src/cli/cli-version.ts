@@ -1,0 +1,2 @@
+/** The CLI version string printed by `hermes --version`. */
+export const CLI_VERSION = '0.1.0';

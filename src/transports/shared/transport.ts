@@ -1,0 +1,53 @@
+import type { EventStream } from '../../core/event-stream.js';
+import type { JsonObject } from '../../core/json.js';
+import type { Message } from '../../core/message.js';
+import type { ReasoningOptions } from '../../core/reasoning-options.js';
+import type { Route } from '../../core/route.js';
+import type { ToolDefinition } from '../../core/tool-definition.js';
+import type { Carrier, CarrierDecision, RouteOverride } from '../../replay/replay-types.js';
+
+/** Everything a transport needs to build and send one request. */
+export interface TransportRequest {
+  route: Route;
+  /** Canonical stored history, never mutated by the transport. */
+  history: readonly Message[];
+  tools: readonly ToolDefinition[];
+  reasoning: ReasoningOptions;
+  /** Learned verdicts for this route key (SPEC §13): carriers never to send. */
+  rejectedCarriers?: readonly Carrier[];
+  /** `model.reasoning_echo` opt-in (SPEC §4). */
+  echoOptIn?: boolean;
+  /** User route rows from config.yaml (SPEC §23.4). */
+  routeOverrides?: readonly RouteOverride[];
+  /** Anthropic rejected-signature fingerprints (SPEC §9.4). */
+  rejectedThinkingFingerprints?: readonly string[];
+  /** Stream the response (default true). */
+  stream?: boolean;
+  apiKey?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** Attempts for retryable failures before any event was emitted (default 3). */
+  maxAttempts?: number;
+  /** Max output tokens, when the caller wants to set it. */
+  maxTokens?: number;
+}
+
+/** The exact request a transport will send, computed without I/O (used by `replay preview` and logs). */
+export interface PreparedRequest {
+  url: string;
+  /** The JSON body, exactly as it goes on the wire. */
+  body: JsonObject;
+  /** Per-message carrier decisions (SPEC §23.3). */
+  decisions: CarrierDecision[];
+  /** Carriers present on assistant messages of this body (input to the SPEC §13.2 classifier). */
+  carriersSent: Carrier[];
+  /** The route key string `provider|host|model` (SPEC §3.3). */
+  routeKey: string;
+}
+
+/** A wire API implementation. `prepare` is pure; `send` is the only I/O. */
+export interface Transport {
+  readonly api: Route['api'];
+  prepare(request: TransportRequest): PreparedRequest;
+  /** Sends `prepared` (or prepares first) and returns the event stream. Never throws: failures end the stream with `error`. */
+  send(request: TransportRequest, prepared?: PreparedRequest): EventStream;
+}
