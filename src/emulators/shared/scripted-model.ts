@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A deterministic scripted "model" shared by every provider emulator. It is wire-agnostic: each
+ * emulator translates its wire request into {@link ScriptInput} and the {@link ScriptOutput}
+ * back into its own wire shape.
+ *
+ * Continuity probe: every reasoning text it produces ends with a nonce `[nonce:xxxxxxxxxxxx]`
+ * that is a keyed hash of the text before it. When earlier assistant turns come back, the model
+ * re-checks each one's reasoning and states in its answer whether it came back intact, so tests
+ * (and users) can see reasoning continuity. Stateless, so it survives emulator restarts.
+ */
+
+/** One message of the conversation as the emulator decoded it from the request. */
+export interface ScriptMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  text: string;
+  /** Assistant tool calls. */
+  toolCalls?: { id: string; name: string; arguments: string }[];
+  /** For tool results: the call answered. */
+  toolCallId?: string;
+  /** For assistant turns: the readable reasoning that came back on this turn, if any. */
+  reasoning?: string;
+}
+
+/** What the emulator hands the model. */
+export interface ScriptInput {
+  messages: ScriptMessage[];
+  /** Tool names offered in the request. */
+  tools: string[];
+}
+
+/** What the model answers. */
+export interface ScriptOutput {
+  reasoning: string;
+  content: string;
+  toolCalls: { id: string; name: string; arguments: string }[];
+}
+
+const NONCE_KEY = 'hermes-emulator-continuity';
+const NONCE_PATTERN = /\[nonce:([0-9a-f]{12})\]$/;
+
+/** Appends the continuity nonce to a reasoning text. */
+export function sealReasoning(text: string): string {
+  return `${text} [nonce:${nonceFor(text)}]`;
+}
+
+/** True when `reasoning` ends with a nonce that matches the text before it (came back byte-identical). */
+export function isSealedIntact(reasoning: string): boolean {
+  const match = NONCE_PATTERN.exec(reasoning);
+  if (!match) return false;
+  const body = reasoning.slice(0, match.index - 1);
+  return match[1] === nonceFor(body);
+}
+
+function nonceFor(text: string): string {
+  return createHash('sha256').update(NONCE_KEY).update('\0').update(text).digest('hex').slice(0, 12);
+}
+
+/** A continuity report over the earlier assistant turns of the request. */
+export interface ContinuityReport {
+  /** Assistant turns in the request. */
+  turns: number;
+  /** Turns whose reasoning came back byte-identical. */
+  intact: number;
+  /** Turns whose reasoning came back altered. */
+  altered: number;
+  /** Turns that came back without reasoning. */
+  missing: number;
+}
+
+/** Checks every earlier assistant turn's reasoning. */
+export function continuityReport(messages: readonly ScriptMessage[]): ContinuityReport {
+  const report: ContinuityReport = { turns: 0, intact: 0, altered: 0, missing: 0 };
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    report.turns += 1;
+    const reasoning = message.reasoning ?? '';
+    if (reasoning.trim() === '') report.missing += 1;
+    else if (isSealedIntact(reasoning)) report.intact += 1;
+    else report.altered += 1;
+  }
+  return report;
+}
+
+/** The sentence an answer carries about continuity (stable wording: tests match it). */
+export function describeContinuity(report: ContinuityReport): string {
+  if (report.turns === 0) return 'Reasoning continuity: first turn.';
+  if (report.intact === report.turns) return `Reasoning continuity: intact (${report.intact}/${report.turns}).`;
+  return `Reasoning continuity: broken (${report.intact} intact, ${report.altered} altered, ${report.missing} missing of ${report.turns}).`;
+}
+
+/**
+ * Runs the script. Rules, in order:
+ * 1. The last message is a tool result: answer with a summary of it (final answer).
+ * 2. The last user text asks for a tool that is offered — "read the file X" / "read X",
+ *    "list files"/"list the directory [X]", "search for P [in X]", "write TEXT to X",
+ *    "run `CMD`": call it.
+ * 3. Otherwise answer in text, echoing the question.
+ * Every answer ends with the continuity sentence. Tool call ids are deterministic
+ * (`call_<turn>_<n>`), so recordings are stable.
+ */
+export function runScript(input: ScriptInput): ScriptOutput {
+  const messages = input.messages;
+  const last = messages[messages.length - 1];
+  const lastUser = [...messages].reverse().find((message) => message.role === 'user');
+  const turn = messages.filter((message) => message.role === 'assistant').length + 1;
+  const continuity = describeContinuity(continuityReport(messages));
+  const question = (lastUser?.text ?? '').trim();
+
+  if (last?.role === 'tool') {
+    const result = last.text.length > 200 ? `${last.text.slice(0, 200)}…` : last.text;
+    return {
+      reasoning: sealReasoning(`Turn ${turn}: the tool answered; I will summarise it for "${question}".`),
+      content: `The tool returned: ${result}\n${continuity}`,
+      toolCalls: [],
+    };
+  }
+
+  const call = toolCallFor(question, input.tools, turn);
+  if (call) {
+    return {
+      reasoning: sealReasoning(`Turn ${turn}: to answer "${question}" I should call ${call.name}.`),
+      content: '',
+      toolCalls: [call],
+    };
+  }
+  return {
+    reasoning: sealReasoning(`Turn ${turn}: the user said "${question}"; a direct answer fits.`),
+    content: `You said: ${question}\n${continuity}`,
+    toolCalls: [],
+  };
+}
+
+function toolCallFor(
+  question: string,
+  tools: readonly string[],
+  turn: number,
+): { id: string; name: string; arguments: string } | null {
+  const offered = new Set(tools);
+  const id = `call_${turn}_1`;
+  const make = (name: string, args: Record<string, string>) =>
+    offered.has(name) ? { id, name, arguments: JSON.stringify(args) } : null;
+  let match = /\bread (?:the )?file ([^\s"'`]+)|\bread ([^\s"'`]+\.[a-z0-9]+)/i.exec(question);
+  if (match) return make('read_file', { path: stripPunctuation(match[1] ?? match[2] ?? '') });
+  match = /\blist (?:the )?(?:files|directory)(?: (?:in|of) ([^\s"'`]+))?/i.exec(question);
+  if (match) return make('list_directory', { path: stripPunctuation(match[1] ?? '.') });
+  match = /\bsearch (?:for )?["']?([^"'\s]+)["']?(?: in ([^\s"'`]+))?/i.exec(question);
+  if (match) return make('search_files', { pattern: match[1] ?? '', path: stripPunctuation(match[2] ?? '.') });
+  match = /\bwrite ["']([^"']*)["'] to ([^\s"'`]+)/i.exec(question);
+  if (match) return make('write_file', { path: stripPunctuation(match[2] ?? ''), content: match[1] ?? '' });
+  match = /\brun `([^`]+)`/i.exec(question);
+  if (match) return make('run_shell', { command: match[1] ?? '' });
+  return null;
+}
+
+function stripPunctuation(value: string): string {
+  return value.replace(/[?.,;:!]+$/, '');
+}

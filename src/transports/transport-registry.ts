@@ -1,0 +1,20 @@
+import { UsageError } from '../core/errors.js';
+import type { WireApi } from '../core/origin.js';
+import { chatCompletionsTransport } from './chat-completions/chat-completions-transport.js';
+import type { Transport } from './shared/transport.js';
+
+/** Transports by wire API. A wire API missing here is not built yet. */
+const TRANSPORTS: Partial<Record<WireApi, Transport>> = {
+  chat_completions: chatCompletionsTransport,
+};
+
+/** The transport for a wire API; a {@link UsageError} names the APIs available when it is missing. */
+export function getTransport(api: WireApi): Transport {
+  const transport = TRANSPORTS[api];
+  if (!transport) {
+    throw new UsageError(
+      `the ${api} wire API is not available in this build (available: ${Object.keys(TRANSPORTS).join(', ')})`,
+    );
+  }
+  return transport;
+}
