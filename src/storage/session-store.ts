@@ -1,0 +1,121 @@
+import type { JsonObject } from '../core/json.js';
+import type { Message } from '../core/message.js';
+
+/** A stored session (without its messages). Times are epoch milliseconds. */
+export interface SessionRecord {
+  id: string;
+  title: string | null;
+  parentSessionId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  /** Provider id / model / base URL the session last ran on (never an API key). */
+  provider: string | null;
+  model: string | null;
+  baseUrl: string | null;
+  /** Wire API the session last ran on. */
+  api: string | null;
+  /** Session model config (SPEC §18): learned verdicts, rejected-signature fingerprints, ... */
+  modelConfig: JsonObject;
+  /** Number of stored messages. */
+  messageCount: number;
+}
+
+/** Fields a new session may be created with. */
+export interface NewSession {
+  /** Defaults to a fresh sortable id. */
+  id?: string;
+  title?: string | null;
+  parentSessionId?: string | null;
+  provider?: string | null;
+  model?: string | null;
+  baseUrl?: string | null;
+  api?: string | null;
+  modelConfig?: JsonObject;
+}
+
+/** A store-wide learned verdict (SPEC §23.1): a route that rejects some reasoning carriers. */
+export interface VerdictRecord {
+  /** `provider|host|model` (SPEC §3.3). */
+  routeKey: string;
+  provider: string;
+  host: string;
+  model: string;
+  /** Rejected carrier fields, sorted. */
+  fields: string[];
+  /** When the first field was learned (epoch ms). */
+  firstSeen: number;
+  /** When the record last changed (epoch ms). */
+  updatedAt: number;
+  /** The provider error text that taught it (trimmed, never a key). */
+  errorText: string;
+}
+
+/** One request Hermes sent for a session: the route and the replay decisions (SPEC §23.3), never values. */
+export interface RequestRecord {
+  id: number;
+  sessionId: string;
+  at: number;
+  api: string;
+  routeKey: string;
+  /** HTTP status or 0 when the request never got an answer. */
+  status: number;
+  /** Replay decisions as recorded (CarrierDecision[] JSON). */
+  decisions: JsonObject[];
+}
+
+/**
+ * The session store (STYLE.md rule 6). Implementations: SQLite at `$HERMES_HOME/state.db`
+ * (`sqlite-session-store.ts`) and in-memory (`memory-session-store.ts`), both run through one
+ * conformance suite. Messages are returned exactly as appended (every SPEC §2 key, the origin
+ * stamp, private `_` keys), in append order. Every write is its own transaction.
+ */
+export interface SessionStore {
+  createSession(input?: NewSession): Promise<SessionRecord>;
+  getSession(id: string): Promise<SessionRecord | null>;
+  /** Newest first (by updatedAt). */
+  listSessions(options?: { limit?: number }): Promise<SessionRecord[]>;
+  /** The most recently updated session, for `--continue`. */
+  latestSession(): Promise<SessionRecord | null>;
+  /** Updates provider/model/baseUrl/api/title. */
+  updateSession(
+    id: string,
+    fields: Partial<Pick<SessionRecord, 'title' | 'provider' | 'model' | 'baseUrl' | 'api'>>,
+  ): Promise<void>;
+  /** Deletes the session and its messages; children keep existing with parentSessionId set to null. Returns false when unknown. */
+  deleteSession(id: string): Promise<boolean>;
+  /** Sessions whose parent is `id`. */
+  childSessions(id: string): Promise<SessionRecord[]>;
+
+  /** Appends one message in its own transaction; returns its sequence number (1-based). */
+  appendMessage(sessionId: string, message: Message): Promise<number>;
+  /** Appends several messages in one transaction (all or none). */
+  appendMessages(sessionId: string, messages: readonly Message[]): Promise<void>;
+  /** Every stored message of the session, in order. */
+  listMessages(sessionId: string): Promise<Message[]>;
+
+  /** Merges `patch` into the session's model config; a `null` value deletes that key (SPEC §18). Returns the new config. */
+  patchModelConfig(sessionId: string, patch: JsonObject): Promise<JsonObject>;
+
+  /**
+   * Creates a child session (parentSessionId = source) holding a copy of every source message,
+   * and the source's model config, in one transaction: a failure leaves no child.
+   * `messages` replaces the copied list when given (compaction writes summary + retained turns).
+   */
+  forkSession(
+    sourceId: string,
+    options?: { title?: string | null; messages?: readonly Message[]; modelConfig?: JsonObject },
+  ): Promise<SessionRecord>;
+
+  /** Records (merges) a store-wide verdict. */
+  recordVerdict(verdict: Omit<VerdictRecord, 'firstSeen' | 'updatedAt'> & { at?: number }): Promise<VerdictRecord>;
+  listVerdicts(): Promise<VerdictRecord[]>;
+  getVerdict(routeKey: string): Promise<VerdictRecord | null>;
+  /** Returns how many verdicts were removed. */
+  forgetVerdicts(routeKey: string | 'all'): Promise<number>;
+
+  /** Records one request's route and decisions. */
+  recordRequest(record: Omit<RequestRecord, 'id'>): Promise<void>;
+  listRequests(sessionId: string): Promise<RequestRecord[]>;
+
+  close(): Promise<void>;
+}
