@@ -1,0 +1,71 @@
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+
+/**
+ * Server-sent-event framing shared by every JSON-over-SSE transport (chat-completions,
+ * Anthropic Messages, Gemini `alt=sse`, Responses). Framing is `eventsource-parser`'s job
+ * (STYLE.md rule 15); this file only adds byte decoding that survives a UTF-8 character split
+ * across network reads, and an async reader over a `fetch` body.
+ */
+
+/** One parsed SSE message: `event` is undefined unless the server sent an `event:` line. */
+export type ServerSentEvent = EventSourceMessage;
+
+/**
+ * Push-style SSE decoder: feed bytes (or text) in pieces of any size, get the complete events
+ * each piece finished. Comments (OpenRouter's `: OPENROUTER PROCESSING` keep-alives) are dropped.
+ */
+export class ServerSentEventDecoder {
+  private readonly parser: EventSourceParser;
+  private readonly textDecoder = new TextDecoder('utf-8');
+  private pending: ServerSentEvent[] = [];
+
+  constructor() {
+    this.parser = createParser({ onEvent: (event) => this.pending.push(event) });
+  }
+
+  /** Feeds one piece of the stream; returns the events it completed, in order. */
+  push(piece: Uint8Array | string): ServerSentEvent[] {
+    // `stream: true` keeps a multi-byte character split across two reads for the next call.
+    const text = typeof piece === 'string' ? piece : this.textDecoder.decode(piece, { stream: true });
+    if (text.length > 0) this.parser.feed(text);
+    return this.take();
+  }
+
+  /**
+   * Flushes the end of the stream. A final event without its blank line is still delivered:
+   * some servers close right after `data: [DONE]\n`.
+   */
+  end(): ServerSentEvent[] {
+    const rest = this.textDecoder.decode();
+    if (rest.length > 0) this.parser.feed(rest);
+    this.parser.reset({ consume: true });
+    return this.take();
+  }
+
+  private take(): ServerSentEvent[] {
+    if (this.pending.length === 0) return [];
+    const events = this.pending;
+    this.pending = [];
+    return events;
+  }
+}
+
+/**
+ * Reads SSE events from a response body until it ends. Errors from the body (a dropped
+ * connection, an abort) propagate to the caller unchanged so it can map them.
+ */
+export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+  const decoder = new ServerSentEventDecoder();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      yield* decoder.push(value);
+    }
+    yield* decoder.end();
+  } finally {
+    // Releasing (not cancelling) keeps a thrown read error visible; cancel stops the socket when the consumer quit early.
+    await reader.cancel().catch(() => undefined);
+  }
+}
