@@ -1,0 +1,198 @@
+import type { Message } from '../core/message.js';
+import { newSessionId } from '../core/ids.js';
+import type { NewSession, RequestRecord, SessionRecord, SessionStore, VerdictRecord } from './session-store.js';
+import {
+  defaultBranchTitle,
+  duplicateSessionError,
+  mergeModelConfig,
+  mergeVerdict,
+  stringifyJson,
+  unknownSessionError,
+} from './session-store-rules.js';
+
+/** Options for {@link createMemorySessionStore}. */
+export interface MemorySessionStoreOptions {
+  /** Clock for created/updated times (epoch ms). Default `Date.now`. */
+  now?: () => number;
+}
+
+interface StoredSession {
+  record: Omit<SessionRecord, 'messageCount'>;
+  messages: Message[];
+  /** Insertion order: breaks `updatedAt` ties like SQLite's rowid. */
+  order: number;
+}
+
+/**
+ * Takes a JSON copy of what a caller hands in, so the memory store accepts and rejects exactly
+ * what the SQLite store does (a BigInt or a cycle is a `UsageError`; `undefined` keys vanish as
+ * in JSON), and the caller can no longer mutate stored state.
+ */
+function jsonCopy<T>(value: T, what: string): T {
+  return JSON.parse(stringifyJson(value, what)) as T;
+}
+
+/**
+ * An in-memory `SessionStore` (tests, `replay preview --history`). Same semantics as the SQLite
+ * store, proven by the shared conformance suite. Values are copied on the way in (JSON copy)
+ * and out (`structuredClone`). Writes are atomic: each one validates and copies everything it
+ * needs before changing any state.
+ */
+export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
+  const now = options.now ?? Date.now;
+  const sessions = new Map<string, StoredSession>();
+  const verdicts = new Map<string, VerdictRecord>();
+  const requests: RequestRecord[] = [];
+  let nextOrder = 0;
+  let nextRequestId = 1;
+
+  const toRecord = (stored: StoredSession): SessionRecord =>
+    structuredClone({ ...stored.record, messageCount: stored.messages.length });
+
+  const requireSession = (id: string): StoredSession => {
+    const stored = sessions.get(id);
+    if (stored === undefined) throw unknownSessionError(id);
+    return stored;
+  };
+
+  const newestFirst = (): StoredSession[] =>
+    [...sessions.values()].sort((a, b) => b.record.updatedAt - a.record.updatedAt || b.order - a.order);
+
+  const insertSession = (input: NewSession, messages: Message[]): StoredSession => {
+    const id = input.id ?? newSessionId(new Date(now()));
+    if (sessions.has(id)) throw duplicateSessionError(id);
+    if (input.parentSessionId != null) requireSession(input.parentSessionId);
+    const modelConfig = jsonCopy(input.modelConfig ?? {}, 'model config');
+    const at = now();
+    const stored: StoredSession = {
+      record: {
+        id,
+        title: input.title ?? null,
+        parentSessionId: input.parentSessionId ?? null,
+        createdAt: at,
+        updatedAt: at,
+        provider: input.provider ?? null,
+        model: input.model ?? null,
+        baseUrl: input.baseUrl ?? null,
+        api: input.api ?? null,
+        modelConfig,
+      },
+      messages,
+      order: nextOrder++,
+    };
+    sessions.set(id, stored);
+    return stored;
+  };
+
+  const append = (sessionId: string, messages: readonly Message[]): number => {
+    const stored = requireSession(sessionId);
+    const copies = messages.map((message) => jsonCopy(message, 'message'));
+    stored.messages.push(...copies);
+    stored.record.updatedAt = now();
+    return stored.messages.length;
+  };
+
+  return {
+    createSession: async (input = {}) => toRecord(insertSession(input, [])),
+    getSession: async (id) => {
+      const stored = sessions.get(id);
+      return stored === undefined ? null : toRecord(stored);
+    },
+    listSessions: async (listOptions = {}) => {
+      const sorted = newestFirst();
+      return (listOptions.limit === undefined ? sorted : sorted.slice(0, listOptions.limit)).map(toRecord);
+    },
+    latestSession: async () => {
+      const [newest] = newestFirst();
+      return newest === undefined ? null : toRecord(newest);
+    },
+    updateSession: async (id, fields) => {
+      const { record } = requireSession(id);
+      if (fields.title !== undefined) record.title = fields.title;
+      if (fields.provider !== undefined) record.provider = fields.provider;
+      if (fields.model !== undefined) record.model = fields.model;
+      if (fields.baseUrl !== undefined) record.baseUrl = fields.baseUrl;
+      if (fields.api !== undefined) record.api = fields.api;
+      record.updatedAt = now();
+    },
+    deleteSession: async (id) => {
+      if (!sessions.delete(id)) return false;
+      for (const stored of sessions.values()) {
+        if (stored.record.parentSessionId === id) stored.record.parentSessionId = null;
+      }
+      for (let index = requests.length - 1; index >= 0; index -= 1) {
+        if (requests[index]?.sessionId === id) requests.splice(index, 1);
+      }
+      return true;
+    },
+    childSessions: async (id) =>
+      [...sessions.values()]
+        .filter((stored) => stored.record.parentSessionId === id)
+        .sort((a, b) => a.record.createdAt - b.record.createdAt || a.order - b.order)
+        .map(toRecord),
+
+    appendMessage: async (sessionId, message) => append(sessionId, [message]),
+    appendMessages: async (sessionId, messages) => {
+      append(sessionId, messages);
+    },
+    listMessages: async (sessionId) => structuredClone(sessions.get(sessionId)?.messages ?? []),
+
+    patchModelConfig: async (sessionId, patch) => {
+      const { record } = requireSession(sessionId);
+      record.modelConfig = mergeModelConfig(record.modelConfig, jsonCopy(patch, 'model config patch'));
+      record.updatedAt = now();
+      return structuredClone(record.modelConfig);
+    },
+
+    forkSession: async (sourceId, forkOptions = {}) => {
+      const source = requireSession(sourceId);
+      // Copy (and so validate) every message before the child exists: a failure leaves no child.
+      const messages =
+        forkOptions.messages === undefined
+          ? structuredClone(source.messages)
+          : forkOptions.messages.map((message) => jsonCopy(message, 'message'));
+      const child = insertSession(
+        {
+          title: forkOptions.title === undefined ? defaultBranchTitle(source.record) : forkOptions.title,
+          parentSessionId: source.record.id,
+          provider: source.record.provider,
+          model: source.record.model,
+          baseUrl: source.record.baseUrl,
+          api: source.record.api,
+          modelConfig: forkOptions.modelConfig ?? source.record.modelConfig,
+        },
+        messages,
+      );
+      return toRecord(child);
+    },
+
+    recordVerdict: async (input) => {
+      const merged = mergeVerdict(verdicts.get(input.routeKey) ?? null, jsonCopy(input, 'verdict'), now());
+      verdicts.set(merged.routeKey, merged);
+      return structuredClone(merged);
+    },
+    listVerdicts: async () =>
+      [...verdicts.values()]
+        .sort((a, b) => (a.routeKey < b.routeKey ? -1 : a.routeKey > b.routeKey ? 1 : 0))
+        .map((verdict) => structuredClone(verdict)),
+    getVerdict: async (routeKey) => {
+      const verdict = verdicts.get(routeKey);
+      return verdict === undefined ? null : structuredClone(verdict);
+    },
+    forgetVerdicts: async (routeKey) => {
+      if (routeKey !== 'all') return verdicts.delete(routeKey) ? 1 : 0;
+      const count = verdicts.size;
+      verdicts.clear();
+      return count;
+    },
+
+    recordRequest: async (record) => {
+      requireSession(record.sessionId);
+      requests.push({ ...jsonCopy(record, 'request'), id: nextRequestId++ });
+    },
+    listRequests: async (sessionId) =>
+      requests.filter((record) => record.sessionId === sessionId).map((record) => structuredClone(record)),
+
+    close: async () => {},
+  };
+}

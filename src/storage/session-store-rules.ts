@@ -1,0 +1,86 @@
+import { UsageError } from '../core/errors.js';
+import { isJsonObject } from '../core/json.js';
+import type { JsonObject } from '../core/json.js';
+import type { SessionRecord, VerdictRecord } from './session-store.js';
+
+/**
+ * Semantics both `SessionStore` implementations share (SQLite and memory), kept in one place so
+ * the conformance suite tests one set of rules rather than two copies of them.
+ */
+
+/** The error every write on an unknown session id raises. */
+export function unknownSessionError(sessionId: string): UsageError {
+  return new UsageError(`no session "${sessionId}" (see hermes sessions list)`);
+}
+
+/** The error `createSession` raises when the id is taken. */
+export function duplicateSessionError(sessionId: string): UsageError {
+  return new UsageError(`a session "${sessionId}" already exists; pick another id or omit it`);
+}
+
+/** Title of a branch created without one: `"<source title or id> (branch)"`. */
+export function defaultBranchTitle(source: Pick<SessionRecord, 'id' | 'title'>): string {
+  return `${source.title ?? source.id} (branch)`;
+}
+
+/**
+ * Parses a stored `model_config`. SPEC §18: readers tolerate missing or invalid JSON (a file
+ * written by another tool, a truncated manual edit), which reads as an empty config.
+ */
+export function parseModelConfig(text: string | null | undefined): JsonObject {
+  if (typeof text !== 'string') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return isJsonObject(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * SPEC §18 `patch_session_model_config`: top-level keys of `patch` replace those of `config`; a
+ * `null` value deletes the key; an `undefined` value is ignored. Returns a new object.
+ */
+export function mergeModelConfig(config: JsonObject, patch: JsonObject): JsonObject {
+  const merged: JsonObject = { ...config };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+/** What `recordVerdict` receives. */
+export type VerdictInput = Omit<VerdictRecord, 'firstSeen' | 'updatedAt'> & { at?: number };
+
+/**
+ * Merges a newly learned verdict into the stored one (SPEC §23.1): fields are the sorted union,
+ * `firstSeen` and the first error text that taught the route are kept, `updatedAt` moves on.
+ */
+export function mergeVerdict(existing: VerdictRecord | null, input: VerdictInput, now: number): VerdictRecord {
+  const at = input.at ?? now;
+  const fields = [...new Set([...(existing?.fields ?? []), ...input.fields])].sort();
+  return {
+    routeKey: input.routeKey,
+    provider: existing?.provider ?? input.provider,
+    host: existing?.host ?? input.host,
+    model: existing?.model ?? input.model,
+    fields,
+    firstSeen: existing?.firstSeen ?? at,
+    updatedAt: at,
+    errorText: existing !== null && existing.errorText !== '' ? existing.errorText : input.errorText,
+  };
+}
+
+/** `JSON.stringify` that turns a non-JSON value (BigInt, a cycle) into a clear usage error. */
+export function stringifyJson(value: unknown, what: string): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new UsageError(`cannot store ${what}: it is not JSON (${(error as Error).message})`, { cause: error });
+  }
+  if (text === undefined) throw new UsageError(`cannot store ${what}: it is not JSON`);
+  return text;
+}

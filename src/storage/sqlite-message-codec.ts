@@ -1,0 +1,165 @@
+import { UsageError } from '../core/errors.js';
+import { stringifyJson } from './session-store-rules.js';
+import type { JsonObject } from '../core/json.js';
+import type { Message } from '../core/message.js';
+
+/**
+ * Row mapping for the `messages` table: a canonical message (SPEC §2) to column values and back,
+ * losslessly. The store's product is that `listMessages` returns deep-equal what `appendMessage`
+ * got, so the encoding rules are strict and documented here once:
+ *
+ * - Absent vs null. A SQL NULL in a value column means the key was ABSENT. A key whose value is
+ *   JSON `null` (e.g. `content: null` on a tool-call turn, `reasoning: null`) is also stored as
+ *   SQL NULL, and its name is listed in the `null_keys` column (a JSON array, itself NULL when no
+ *   key is null). Text columns thereby keep plain strings that other SQLite readers can query,
+ *   and `reasoning_content: ""` stays the empty string: SQLite keeps `''` distinct from NULL.
+ * - Text columns hold the string itself; the timestamp column holds the number.
+ * - JSON columns (`tool_calls`, `reasoning_details`, the native block lists, the codex item lists,
+ *   `origin`) hold `JSON.stringify(value)` written ONCE and read back with one `JSON.parse`. A list
+ *   is never pre-encoded and then encoded again, which is how the prior art ended up with
+ *   double-encoded rows (SPEC §18, hermes-agent #82109 / #57240).
+ * - A value whose type does not fit its column (user content parts in `content`, a string where a
+ *   list is expected, a string that is not well-formed UTF-16 and so would not survive SQLite's
+ *   UTF-8 text) goes to `extra` with every other key, as JSON. `extra` holds unknown keys and
+ *   private `_` keys too, so a message round-trips exactly, whatever it carries.
+ */
+
+/** What a mapped column accepts; anything else for that key is kept in `extra`. */
+type ColumnKind = 'text' | 'number' | 'list' | 'object';
+
+/** The mapped message keys, in the order a decoded message lists them. Column name = key. */
+const MAPPED_COLUMNS: ReadonlyArray<readonly [key: string, kind: ColumnKind]> = [
+  ['content', 'text'],
+  ['tool_call_id', 'text'],
+  ['tool_name', 'text'],
+  ['tool_calls', 'list'],
+  ['reasoning', 'text'],
+  ['reasoning_content', 'text'],
+  ['reasoning_details', 'list'],
+  ['anthropic_content_blocks', 'list'],
+  ['bedrock_content_blocks', 'list'],
+  ['codex_reasoning_items', 'list'],
+  ['codex_message_items', 'list'],
+  ['finish_reason', 'text'],
+  ['api_content', 'text'],
+  ['origin', 'object'],
+  ['timestamp', 'number'],
+  ['platform_message_id', 'text'],
+  ['effect_disposition', 'text'],
+];
+
+const MAPPED_KIND = new Map<string, ColumnKind>(MAPPED_COLUMNS);
+
+/** Value columns of the `messages` table that a message is encoded into, in insert order. */
+export const MESSAGE_VALUE_COLUMNS: readonly string[] = [
+  'role',
+  ...MAPPED_COLUMNS.map(([key]) => key),
+  'null_keys',
+  'extra',
+];
+
+/** One encoded message: column values in {@link MESSAGE_VALUE_COLUMNS} order. */
+export type EncodedMessage = Array<string | number | null>;
+
+/** A `messages` row as read by {@link MESSAGE_SELECT_COLUMNS}. */
+export type MessageRow = Record<string, string | number | null>;
+
+/** The SELECT list that {@link decodeMessageRow} reads. */
+export const MESSAGE_SELECT_COLUMNS: string = MESSAGE_VALUE_COLUMNS.join(', ');
+
+interface StringWithWellFormed {
+  isWellFormed(): boolean;
+}
+
+/** True when `value` fits a column of `kind` without loss. */
+function fitsColumn(kind: ColumnKind, value: unknown): boolean {
+  switch (kind) {
+    case 'text':
+      // SQLite stores text as UTF-8: a lone surrogate would come back as U+FFFD. Such a string goes
+      // to `extra`, whose JSON escapes it (`\ud800`). `isWellFormed` exists on Node 20's V8.
+      return typeof value === 'string' && (value as unknown as StringWithWellFormed).isWellFormed();
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'list':
+      return Array.isArray(value);
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+  }
+}
+
+/**
+ * Encodes one message into column values (see the file comment for the rules). Throws a
+ * `UsageError` when the message has no string `role` or holds a value that is not JSON.
+ */
+export function encodeMessage(message: Message): EncodedMessage {
+  const record = message as unknown as Record<string, unknown>;
+  const role = record.role;
+  if (typeof role !== 'string') throw new UsageError('cannot store a message without a string "role"');
+  const values: EncodedMessage = [role];
+  const nullKeys: string[] = [];
+  for (const [key, kind] of MAPPED_COLUMNS) {
+    const value = record[key];
+    if (value === null) nullKeys.push(key);
+    if (value === undefined || value === null || !fitsColumn(kind, value)) {
+      values.push(null);
+    } else if (kind === 'text' || kind === 'number') {
+      values.push(value as string | number);
+    } else {
+      values.push(stringifyJson(value, `message key "${key}"`));
+    }
+  }
+  let extra: Record<string, unknown> | null = null;
+  for (const key of Object.keys(record)) {
+    if (key === 'role') continue;
+    const value = record[key];
+    if (value === undefined || value === null) {
+      // Null on an unmapped key is kept by `extra` (JSON null); undefined is "absent" as in JSON.
+      if (value === null && !MAPPED_KIND.has(key)) (extra ??= {})[key] = null;
+      continue;
+    }
+    const kind = MAPPED_KIND.get(key);
+    if (kind !== undefined && fitsColumn(kind, value)) continue;
+    extra ??= {};
+    if (key === '__proto__')
+      Object.defineProperty(extra, key, { value, enumerable: true, writable: true, configurable: true });
+    else extra[key] = value;
+  }
+  values.push(nullKeys.length === 0 ? null : JSON.stringify(nullKeys));
+  values.push(extra === null ? null : stringifyJson(extra, 'message'));
+  return values;
+}
+
+/** Sets `key` on `target` as an own data property (also when the key is `__proto__`). */
+function defineKey(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * Decodes one row back into the message that was appended. NULL columns cost nothing: JSON is
+ * parsed only for the columns that hold a value, which is what keeps a 10,000-message load fast.
+ */
+export function decodeMessageRow(row: MessageRow): Message {
+  const message: Record<string, unknown> = { role: row.role };
+  const nullKeysText = row.null_keys;
+  const nullKeys = typeof nullKeysText === 'string' ? new Set(JSON.parse(nullKeysText) as string[]) : null;
+  const extraText = row.extra;
+  const extra = typeof extraText === 'string' ? (JSON.parse(extraText) as JsonObject) : null;
+  for (const [key, kind] of MAPPED_COLUMNS) {
+    const value = row[key];
+    if (value !== null && value !== undefined) {
+      message[key] = kind === 'text' || kind === 'number' ? value : JSON.parse(value as string);
+    } else if (nullKeys !== null && nullKeys.has(key)) {
+      message[key] = null;
+    } else if (extra !== null && Object.hasOwn(extra, key)) {
+      message[key] = extra[key];
+    }
+  }
+  if (extra !== null) {
+    for (const key of Object.keys(extra)) {
+      if (!MAPPED_KIND.has(key)) defineKey(message, key, extra[key]);
+    }
+  }
+  return message as unknown as Message;
+}

@@ -1,0 +1,111 @@
+import type Database from 'better-sqlite3';
+import { HermesError } from '../core/errors.js';
+
+/**
+ * Numbered migrations for `state.db` (STYLE.md rule 6). The schema version lives in the database
+ * as `PRAGMA user_version`: migration N brings the file from version N-1 to N. Migrations only
+ * ever get appended to this list; a released one is never edited.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  // 1: sessions, messages, store-wide verdicts (SPEC §23.1), request log (SPEC §23.3).
+  `
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    title TEXT,
+    parent_session_id TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    provider TEXT,
+    model TEXT,
+    base_url TEXT,
+    api TEXT,
+    model_config TEXT NOT NULL DEFAULT '{}'
+  );
+  CREATE INDEX sessions_updated_at ON sessions(updated_at);
+  CREATE INDEX sessions_parent_session_id ON sessions(parent_session_id);
+
+  -- Column meaning and the absent-vs-null rule: see sqlite-message-codec.ts. The UNIQUE
+  -- constraint is also the (session_id, seq) index every load and append uses; a second,
+  -- identical index would only double the write cost.
+  CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT,
+    tool_call_id TEXT,
+    tool_calls TEXT,
+    tool_name TEXT,
+    effect_disposition TEXT,
+    timestamp REAL,
+    finish_reason TEXT,
+    reasoning TEXT,
+    reasoning_content TEXT,
+    reasoning_details TEXT,
+    anthropic_content_blocks TEXT,
+    bedrock_content_blocks TEXT,
+    codex_reasoning_items TEXT,
+    codex_message_items TEXT,
+    api_content TEXT,
+    platform_message_id TEXT,
+    origin TEXT,
+    null_keys TEXT,
+    extra TEXT,
+    UNIQUE (session_id, seq)
+  );
+
+  CREATE TABLE verdicts (
+    route_key TEXT PRIMARY KEY,
+    provider TEXT NOT NULL,
+    host TEXT NOT NULL,
+    model TEXT NOT NULL,
+    fields TEXT NOT NULL,
+    first_seen INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    error_text TEXT NOT NULL
+  );
+
+  CREATE TABLE requests (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    at INTEGER NOT NULL,
+    api TEXT NOT NULL,
+    route_key TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    decisions TEXT NOT NULL
+  );
+  CREATE INDEX requests_session_id ON requests(session_id, id);
+  `,
+];
+
+/** The schema version this build writes. */
+export const SQLITE_SCHEMA_VERSION: number = SQLITE_MIGRATIONS.length;
+
+/** Reads `PRAGMA user_version`. */
+export function readSchemaVersion(database: Database.Database): number {
+  return database.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Applies every pending migration in ONE `BEGIN IMMEDIATE` transaction, so two processes that
+ * open a fresh file at once (CLI + gateway) cannot both migrate: the second waits on the write
+ * lock, then re-reads the version inside its transaction and finds nothing to do.
+ */
+export function migrateSchema(database: Database.Database, path: string): number {
+  const migrate = database.transaction(() => {
+    const current = readSchemaVersion(database);
+    if (current > SQLITE_SCHEMA_VERSION) {
+      throw new HermesError(
+        `session database ${path} has schema version ${current}, newer than this hermes understands ` +
+          `(${SQLITE_SCHEMA_VERSION}); upgrade hermes or point HERMES_HOME elsewhere`,
+      );
+    }
+    for (let version = current + 1; version <= SQLITE_SCHEMA_VERSION; version += 1) {
+      database.exec(SQLITE_MIGRATIONS[version - 1] ?? '');
+      // PRAGMA takes no bound parameters; `version` is a loop integer, never user input.
+      database.pragma(`user_version = ${version}`);
+    }
+    return readSchemaVersion(database);
+  });
+  return migrate.immediate();
+}
