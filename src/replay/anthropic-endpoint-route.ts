@@ -1,0 +1,195 @@
+/**
+ * Anthropic Messages endpoint classification (SPEC §9.2) and the endpoint class used for origin
+ * scoping (SPEC §23.2). Pure: the caller passes `NOUS_INFERENCE_BASE_URL` in when it has one.
+ */
+import { nativeAnthropicPreservesPriorThinking } from './anthropic-thinking-policy.js';
+
+/** How a route treats thinking blocks (SPEC §9.2 / §9.3). */
+export type AnthropicRouteTreatment = 'kimi' | 'deepseek' | 'native' | 'minimax' | 'third_party';
+
+/** The Claude platform behind an endpoint, which decides URL, auth and body framing. */
+export type AnthropicPlatform = 'direct' | 'bedrock' | 'vertex' | 'foundry' | 'compatible';
+
+/** Which prior assistant turns keep their thinking on a route (the SPEC §9.3 matrix). */
+export type AnthropicThinkingScope = 'all' | 'loop' | 'none';
+
+/** Inputs of the classification. */
+export interface AnthropicEndpointInput {
+  baseUrl?: string | undefined;
+  model: string;
+  /** Provider id; only consulted for local endpoints (see {@link anthropicPlatform}). */
+  provider?: string | undefined;
+  /** Value of `NOUS_INFERENCE_BASE_URL`, when set. */
+  nousInferenceBaseUrl?: string | undefined;
+}
+
+/** Hostname of a base URL, lower-cased; a bare host without scheme is accepted (SPEC §3.1). */
+export function anthropicHostOf(baseUrl: string | undefined): string {
+  if (baseUrl === undefined) return '';
+  const trimmed = baseUrl.trim();
+  if (trimmed === '') return '';
+  try {
+    return new URL(trimmed.includes('://') ? trimmed : `http://${trimmed}`).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
+/** SPEC §3.1: the hostname equals `domain` or ends with `.domain`; paths and look-alikes never match. */
+export function hostMatches(host: string, domain: string): boolean {
+  return host === domain || host.endsWith(`.${domain}`);
+}
+
+/** A small subset of SPEC §3.2 local detection: loopback names and private literals. */
+export function isLocalHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (['localhost', '127.0.0.1', '::1', '0.0.0.0'].includes(bare)) return true;
+  if (/\.(docker|containers|lima)\.internal$|\.local$/.test(bare)) return true;
+  if (bare !== '' && !bare.includes('.') && !bare.includes(':')) return true;
+  return /^(10\.|127\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/.test(bare);
+}
+
+const BEDROCK_HOST = /^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
+const NOUS_INFERENCE_HOST = 'inference-api.nousresearch.com';
+/** Provider ids that name a Claude platform; honoured only for local endpoints (emulators, proxies). */
+const PLATFORM_PROVIDERS: Readonly<Record<string, AnthropicPlatform>> = {
+  anthropic: 'direct',
+  bedrock: 'bedrock',
+  'amazon-bedrock': 'bedrock',
+  vertex: 'vertex',
+  'google-vertex': 'vertex',
+  foundry: 'foundry',
+  'azure-foundry': 'foundry',
+};
+
+/**
+ * The platform behind an endpoint. Hosts decide; the provider id decides only for a local
+ * endpoint (SPEC §3.2), which is how a loopback emulator or a local proxy stands in for Anthropic
+ * or Bedrock. This is a Hermes TS extension: the prior art has no local Claude platform.
+ */
+export function anthropicPlatform(baseUrl: string | undefined, provider?: string): AnthropicPlatform {
+  const host = anthropicHostOf(baseUrl);
+  if (host === '' || hostMatches(host, 'anthropic.com')) return 'direct';
+  if (BEDROCK_HOST.test(host)) return 'bedrock';
+  if (hostMatches(host, 'aiplatform.googleapis.com')) return 'vertex';
+  if (hostMatches(host, 'services.ai.azure.com') && pathOf(baseUrl).includes('/anthropic')) return 'foundry';
+  if (isLocalHost(host)) return PLATFORM_PROVIDERS[(provider ?? '').trim().toLowerCase()] ?? 'compatible';
+  return 'compatible';
+}
+
+function pathOf(baseUrl: string | undefined): string {
+  const trimmed = (baseUrl ?? '').trim();
+  try {
+    return new URL(trimmed.includes('://') ? trimmed : `http://${trimmed}`).pathname;
+  } catch {
+    return '';
+  }
+}
+
+const KIMI_MODEL_PREFIXES = [
+  'kimi-',
+  'kimi_',
+  'moonshot-',
+  'moonshot_',
+  'k1.',
+  'k1-',
+  'k2.',
+  'k2-',
+  'k25',
+  'k2.5',
+  'k3.',
+  'k3-',
+];
+
+function lastSegment(model: string): string {
+  const segments = model.trim().toLowerCase().split('/');
+  return segments[segments.length - 1] ?? '';
+}
+
+function isKimiModel(model: string): boolean {
+  const segment = lastSegment(model);
+  return segment === 'k3' || KIMI_MODEL_PREFIXES.some((prefix) => segment.startsWith(prefix));
+}
+
+/** A DeepSeek thinking model, however the host prefixes it (`deepseek-reasoner`, Bedrock `us.deepseek.r1-v1:0`). */
+function isDeepSeekModel(model: string): boolean {
+  return lastSegment(model).includes('deepseek');
+}
+
+function isNativeByUrl(input: AnthropicEndpointInput): boolean {
+  const host = anthropicHostOf(input.baseUrl);
+  if (host === '' || hostMatches(host, 'anthropic.com') || host === NOUS_INFERENCE_HOST) return true;
+  const nousHost = anthropicHostOf(input.nousInferenceBaseUrl);
+  return nousHost !== '' && host === nousHost;
+}
+
+/** SPEC §9.2, first match wins. */
+export function classifyAnthropicRoute(input: AnthropicEndpointInput): AnthropicRouteTreatment {
+  const baseUrl = (input.baseUrl ?? '').trim();
+  const host = anthropicHostOf(baseUrl);
+  if (
+    baseUrl.toLowerCase().startsWith('https://api.kimi.com/coding') ||
+    host === 'api.kimi.com' ||
+    hostMatches(host, 'moonshot.ai') ||
+    hostMatches(host, 'moonshot.cn') ||
+    isKimiModel(input.model)
+  ) {
+    return 'kimi';
+  }
+  const nativeByUrl = isNativeByUrl(input);
+  if (
+    (host === 'api.deepseek.com' && baseUrl.includes('/anthropic')) ||
+    (!nativeByUrl && isDeepSeekModel(input.model))
+  ) {
+    return 'deepseek';
+  }
+  if (nativeByUrl || anthropicPlatform(baseUrl === '' ? undefined : baseUrl, input.provider) !== 'compatible') {
+    return 'native';
+  }
+  const lowered = baseUrl.toLowerCase();
+  if (
+    lowered.startsWith('https://api.minimax.io/anthropic') ||
+    lowered.startsWith('https://api.minimaxi.com/anthropic')
+  ) {
+    return 'minimax';
+  }
+  return 'third_party';
+}
+
+/** Signed-replay routes: signatures and redacted data are verified there (SPEC §9.2). */
+export function isSignedReplayRoute(treatment: AnthropicRouteTreatment): boolean {
+  return treatment === 'native' || treatment === 'minimax';
+}
+
+/**
+ * Which prior assistant turns keep their thinking (SPEC §9.3): `native` follows the model policy
+ * (all turns, or only the in-flight tool loop); `minimax` and `kimi` keep all; DeepSeek keeps the
+ * loop's readable thinking unsigned (its tool loop needs the reasoning back, WIRE.md §1.2);
+ * `third_party` keeps none.
+ */
+export function anthropicThinkingScope(treatment: AnthropicRouteTreatment, model: string): AnthropicThinkingScope {
+  if (treatment === 'native') return nativeAnthropicPreservesPriorThinking(model) ? 'all' : 'loop';
+  if (treatment === 'minimax' || treatment === 'kimi') return 'all';
+  if (treatment === 'deepseek') return 'loop';
+  return 'none';
+}
+
+/**
+ * The endpoint class of an issuer for origin scoping (SPEC §23.2): `direct`, `bedrock`, `vertex`,
+ * `foundry`, or `host:<hostname>` for any other (third-party) host. A signature goes back only when
+ * the message's origin class equals the route's class and the model is identical.
+ */
+export function anthropicEndpointClass(host: string, provider?: string): string {
+  const platform = anthropicPlatformOfHost(host, provider);
+  return platform === 'compatible' ? `host:${host}` : platform;
+}
+
+/** Host-only platform detection (origin stamps keep the hostname, not the path). */
+function anthropicPlatformOfHost(host: string, provider?: string): AnthropicPlatform {
+  if (host === '' || hostMatches(host, 'anthropic.com')) return 'direct';
+  if (BEDROCK_HOST.test(host)) return 'bedrock';
+  if (hostMatches(host, 'aiplatform.googleapis.com')) return 'vertex';
+  if (hostMatches(host, 'services.ai.azure.com')) return 'foundry';
+  if (isLocalHost(host)) return PLATFORM_PROVIDERS[(provider ?? '').trim().toLowerCase()] ?? 'compatible';
+  return 'compatible';
+}

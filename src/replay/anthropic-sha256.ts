@@ -1,0 +1,89 @@
+/**
+ * SHA-256 (FIPS 180-4) in plain TypeScript. `replay/` must stay pure (no `node:crypto`, and Web
+ * Crypto's digest is async), yet the rejected-signature fingerprints of SPEC §9.4 are computed
+ * while a request is being built synchronously. Fingerprinting a few signatures per request is
+ * tiny, so a small synchronous implementation is the simplest honest option; it is tested against
+ * the FIPS vectors and against `node:crypto`.
+ */
+
+const ROUND_CONSTANTS = new Uint32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+  0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+  0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+  0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+  0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+  0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+  0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+  0xc67178f2,
+]);
+
+const INITIAL_STATE = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+
+function rotateRight(value: number, bits: number): number {
+  return (value >>> bits) | (value << (32 - bits));
+}
+
+/** SHA-256 of raw bytes, as 32 bytes. */
+export function sha256Bytes(input: Uint8Array): Uint8Array {
+  const bitLength = input.length * 8;
+  const paddedLength = Math.ceil((input.length + 9) / 64) * 64;
+  const padded = new Uint8Array(paddedLength);
+  padded.set(input);
+  padded[input.length] = 0x80;
+  const view = new DataView(padded.buffer);
+  // Messages here are far below 2^32 bytes, so the high word of the 64-bit length is the overflow.
+  view.setUint32(paddedLength - 8, Math.floor(bitLength / 0x100000000));
+  view.setUint32(paddedLength - 4, bitLength >>> 0);
+
+  const state = Uint32Array.from(INITIAL_STATE);
+  const schedule = new Uint32Array(64);
+  for (let offset = 0; offset < paddedLength; offset += 64) {
+    for (let index = 0; index < 16; index += 1) schedule[index] = view.getUint32(offset + index * 4);
+    for (let index = 16; index < 64; index += 1) {
+      const back15 = schedule[index - 15] ?? 0;
+      const back2 = schedule[index - 2] ?? 0;
+      const sigma0 = rotateRight(back15, 7) ^ rotateRight(back15, 18) ^ (back15 >>> 3);
+      const sigma1 = rotateRight(back2, 17) ^ rotateRight(back2, 19) ^ (back2 >>> 10);
+      schedule[index] = ((schedule[index - 16] ?? 0) + sigma0 + (schedule[index - 7] ?? 0) + sigma1) >>> 0;
+    }
+    let [a, b, c, d, e, f, g, h] = [
+      state[0] ?? 0,
+      state[1] ?? 0,
+      state[2] ?? 0,
+      state[3] ?? 0,
+      state[4] ?? 0,
+      state[5] ?? 0,
+      state[6] ?? 0,
+      state[7] ?? 0,
+    ];
+    for (let index = 0; index < 64; index += 1) {
+      const sum1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25);
+      const choice = (e & f) ^ (~e & g);
+      const temp1 = (h + sum1 + choice + (ROUND_CONSTANTS[index] ?? 0) + (schedule[index] ?? 0)) >>> 0;
+      const sum0 = rotateRight(a, 2) ^ rotateRight(a, 13) ^ rotateRight(a, 22);
+      const majority = (a & b) ^ (a & c) ^ (b & c);
+      const temp2 = (sum0 + majority) >>> 0;
+      h = g;
+      g = f;
+      f = e;
+      e = (d + temp1) >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (temp1 + temp2) >>> 0;
+    }
+    const rounds = [a, b, c, d, e, f, g, h];
+    for (let index = 0; index < 8; index += 1) state[index] = ((state[index] ?? 0) + (rounds[index] ?? 0)) >>> 0;
+  }
+  const digest = new Uint8Array(32);
+  const digestView = new DataView(digest.buffer);
+  for (let index = 0; index < 8; index += 1) digestView.setUint32(index * 4, state[index] ?? 0);
+  return digest;
+}
+
+/** SHA-256 of the UTF-8 encoding of `text`, as lower-case hex. */
+export function sha256Hex(text: string): string {
+  let hex = '';
+  for (const byte of sha256Bytes(new TextEncoder().encode(text))) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+}

@@ -1,0 +1,139 @@
+/**
+ * Route-matching primitives (SPEC §3.1–§3.2): hostname extraction, host-suffix matching and
+ * local-endpoint detection. Pure string work: the WHATWG `URL` parser is deliberately not used
+ * because it rewrites hosts (`http://0x7f.1` becomes `127.0.0.1`) and rejects the malformed
+ * dotted quads that SPEC §3.2 rule 5 still classifies; the prior art uses Python's lenient
+ * `urlparse`, which this mirrors.
+ */
+
+/**
+ * The lower-cased hostname of a base URL (SPEC §3.1), or "" when there is none. A bare host with
+ * no scheme is accepted (`api.deepseek.com/v1`); user info, port, path, query and fragment are
+ * ignored; IPv6 brackets are removed (`http://[::1]:8080` gives `::1`).
+ */
+export function hostnameOf(baseUrl: string | undefined): string {
+  if (baseUrl === undefined) return '';
+  let text = baseUrl.trim();
+  if (text === '') return '';
+  const schemeEnd = text.indexOf('://');
+  text = schemeEnd >= 0 ? text.slice(schemeEnd + 3) : text.replace(/^\/\//, '');
+  // Authority ends at the first path, query or fragment delimiter.
+  const authorityEnd = text.search(/[/?#]/);
+  let authority = authorityEnd >= 0 ? text.slice(0, authorityEnd) : text;
+  const userInfoEnd = authority.lastIndexOf('@');
+  if (userInfoEnd >= 0) authority = authority.slice(userInfoEnd + 1);
+  if (authority.startsWith('[')) {
+    const close = authority.indexOf(']');
+    return close > 0 ? authority.slice(1, close).toLowerCase() : '';
+  }
+  const portStart = authority.indexOf(':');
+  const host = portStart >= 0 ? authority.slice(0, portStart) : authority;
+  return host.toLowerCase();
+}
+
+/**
+ * SPEC §3.1: true when the base URL's hostname equals `domain` or ends with `"." + domain`.
+ * Paths, queries and look-alike hosts never match (`https://evil.example/api.deepseek.com` and
+ * `https://api.deepseek.com.evil.example` do not match `api.deepseek.com`).
+ */
+export function hostMatches(baseUrl: string | undefined, domain: string): boolean {
+  const host = hostnameOf(baseUrl);
+  if (host === '') return false;
+  const wanted = domain.trim().toLowerCase();
+  if (wanted === '') return false;
+  return host === wanted || host.endsWith(`.${wanted}`);
+}
+
+/** Same as {@link hostMatches} for an already extracted hostname (hot paths extract once). */
+export function hostnameMatches(hostname: string, domain: string): boolean {
+  if (hostname === '' || domain === '') return false;
+  return hostname === domain || hostname.endsWith(`.${domain}`);
+}
+
+const LOCAL_HOSTNAMES = new Set(['localhost', '127.0.0.1', '::1', '0.0.0.0']);
+const LOCAL_SUFFIXES = ['.docker.internal', '.containers.internal', '.lima.internal', '.local'];
+
+/**
+ * SPEC §3.2: true when the base URL points at a local or private-network server (loopback,
+ * container and mDNS names, unqualified Compose service names, private / link-local / CGNAT IP
+ * literals, and malformed dotted quads in private ranges). False for empty or unparsable input,
+ * global IPv6 literals and public DNS names.
+ */
+export function isLocalEndpoint(baseUrl: string | undefined): boolean {
+  if (baseUrl === undefined) return false;
+  let text = baseUrl.trim().replace(/\/+$/, '');
+  if (text === '') return false;
+  if (!text.includes('://')) text = `http://${text}`;
+  const host = hostnameOf(text);
+  if (host === '') return false;
+  if (LOCAL_HOSTNAMES.has(host)) return true;
+  if (LOCAL_SUFFIXES.some((suffix) => host.endsWith(suffix))) return true;
+  // An unqualified name such as a Docker Compose service (`http://ollama:11434`).
+  if (!host.includes('.') && !host.includes(':')) return true;
+  const ipv4 = parseIpv4(host);
+  if (ipv4) return isPrivateIpv4(ipv4);
+  if (host.includes(':')) return isPrivateIpv6(host);
+  return looksLikePrivateDottedQuad(host);
+}
+
+/** Parses a strict dotted-quad IPv4 literal (four decimal octets 0–255), else null. */
+function parseIpv4(host: string): number[] | null {
+  const parts = host.split('.');
+  if (parts.length !== 4) return null;
+  const octets: number[] = [];
+  for (const part of parts) {
+    if (!/^\d{1,3}$/.test(part)) return null;
+    const value = Number(part);
+    if (value > 255) return null;
+    octets.push(value);
+  }
+  return octets;
+}
+
+/**
+ * Private, loopback, link-local, CGNAT and the other non-global IPv4 ranges that Python's
+ * `ipaddress.is_private` reports (the prior art's test), plus 100.64.0.0/10 (Tailscale).
+ */
+function isPrivateIpv4(octets: number[]): boolean {
+  const [a = 0, b = 0, c = 0] = octets;
+  if (a === 0 || a === 10 || a === 127) return true;
+  if (a === 169 && b === 254) return true;
+  if (a === 172 && b >= 16 && b <= 31) return true;
+  if (a === 192 && b === 168) return true;
+  if (a === 100 && b >= 64 && b <= 127) return true;
+  if (a === 192 && b === 0 && (c === 0 || c === 2)) return true;
+  if (a === 198 && (b === 18 || b === 19)) return true;
+  if (a === 198 && b === 51 && c === 100) return true;
+  if (a === 203 && b === 0 && c === 113) return true;
+  return a >= 240;
+}
+
+/** Loopback `::1`, unspecified `::`, unique-local fc00::/7, link-local fe80::/10, v4-mapped private. */
+function isPrivateIpv6(host: string): boolean {
+  if (!/^[0-9a-f:.]+$/.test(host) || !host.includes(':')) return false;
+  if (host === '::' || host === '::1') return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
+  if (mapped?.[1]) {
+    const octets = parseIpv4(mapped[1]);
+    return octets ? isPrivateIpv4(octets) : false;
+  }
+  const first = host.split(':')[0] ?? '';
+  if (first === '') return false;
+  const value = Number.parseInt(first, 16);
+  if (Number.isNaN(value) || first.length > 4) return false;
+  if ((value & 0xfe00) === 0xfc00) return true;
+  return (value & 0xffc0) === 0xfe80;
+}
+
+/** SPEC §3.2 rule 5: a dotted quad that failed IP parsing but starts like a private range. */
+function looksLikePrivateDottedQuad(host: string): boolean {
+  const parts = host.split('.');
+  if (parts.length !== 4) return false;
+  const first = Number(parts[0]);
+  const second = Number(parts[1]);
+  if (!/^\d+$/.test(parts[0] ?? '') || !/^\d+$/.test(parts[1] ?? '')) return false;
+  if (first === 10) return true;
+  if (first === 172 && second >= 16 && second <= 31) return true;
+  if (first === 192 && second === 168) return true;
+  return first === 100 && second >= 64 && second <= 127;
+}

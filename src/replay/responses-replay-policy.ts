@@ -1,0 +1,263 @@
+import { isJsonObject } from '../core/json.js';
+import type { JsonObject } from '../core/json.js';
+import type { Message } from '../core/message.js';
+import type { CarrierDecision } from './replay-types.js';
+
+/**
+ * Pure replay policy for the OpenAI Responses API's encrypted reasoning (SPEC §12, §16, §23.2;
+ * WIRE.md §5.4). Given the stored history and the target route's issuer, it decides which
+ * stored reasoning items, compaction checkpoints and message-item ids travel, and explains every
+ * drop. It never mutates the history: wire items are fresh copies.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Issuers
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Who minted an `encrypted_content` blob (SPEC §12): `xai_responses`, `github_responses`,
+ * `codex_backend`, `other:<base_url>` (any other explicit endpoint) or `other` (no URL known).
+ * A blob only verifies at the issuer that minted it: "The encrypted content … could not be
+ * verified." (WIRE.md §5.5) is what another deployment answers.
+ */
+export type ResponsesIssuerKind = string;
+
+/** Private key stamped on every captured item: the issuer that minted it. */
+export const ISSUER_KIND_KEY = '_issuer_kind';
+
+/**
+ * Private key stamped on a captured reasoning item that preceded a function call: that call's
+ * `call_id`, so replay puts the item back right before the same call (WIRE.md §5.4: "never send
+ * a reasoning item without its following item"). Absent means it preceded the message item.
+ */
+export const PRECEDES_CALL_ID_KEY = '_precedes_call_id';
+
+/** Reasoning item ids with this prefix are provisional and never stored (SPEC §12). */
+export const TEMPORARY_REASONING_ID_PREFIX = 'rs_tmp_';
+
+/** Longest message-item id replayed (SPEC §12); longer ids are host-specific handles. */
+export const MAX_MESSAGE_ITEM_ID_LENGTH = 64;
+
+/** True when `host` is `domain` or a subdomain of it (SPEC §3.1: hostname suffix only). */
+function hostMatches(host: string, domain: string): boolean {
+  return host === domain || host.endsWith(`.${domain}`);
+}
+
+/**
+ * The issuer kind of a Responses endpoint (SPEC §12). `baseUrl` is the resolved base URL (the
+ * provider default already applied); `provider` is consulted only for Copilot, whose enterprise
+ * hosts vary.
+ */
+export function responsesIssuerKind(provider: string, baseUrl: string | undefined): ResponsesIssuerKind {
+  const providerId = provider.trim().toLowerCase();
+  if (baseUrl === undefined || baseUrl.trim() === '') {
+    return providerId === 'copilot' || providerId === 'github-copilot' ? 'github_responses' : 'other';
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    return `other:${baseUrl.trim()}`;
+  }
+  const host = url.hostname.toLowerCase();
+  if (hostMatches(host, 'x.ai')) return 'xai_responses';
+  if (hostMatches(host, 'githubcopilot.com') || providerId === 'copilot' || providerId === 'github-copilot') {
+    return 'github_responses';
+  }
+  if (hostMatches(host, 'chatgpt.com') && url.pathname.startsWith('/backend-api/codex')) return 'codex_backend';
+  return `other:${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan
+// ---------------------------------------------------------------------------------------------
+
+/** Inputs of {@link planResponsesReplay}. */
+export interface ResponsesReplayOptions {
+  /** Issuer kind of the target route. */
+  issuerKind: ResponsesIssuerKind;
+  /** Hostname of the target route (for unstamped items whose message carries an origin). */
+  routeHost: string;
+  /**
+   * Kill switch (SPEC §12): false after an `invalid_encrypted_content` error on this
+   * (route, session), so no encrypted item travels until the session moves on.
+   */
+  replayEncryptedReasoning: boolean;
+}
+
+/** A reasoning item ready for the wire, plus where it goes. */
+export interface PlannedReasoningItem {
+  /** Wire copy: `id` and private keys removed. */
+  item: JsonObject;
+  /** The function call it preceded, when it preceded one. */
+  precedesCallId: string | undefined;
+}
+
+/** What one assistant message contributes to the Responses `input`. */
+export interface ResponsesMessagePlan {
+  reasoningItems: PlannedReasoningItem[];
+  /** Compaction checkpoints (only the newest survives), wire copies. */
+  compactionItems: JsonObject[];
+  /** `id` / `phase` for the assistant message item, from `codex_message_items`. */
+  messageItemId: string | undefined;
+  messageItemPhase: string | undefined;
+}
+
+/** Result of {@link planResponsesReplay}. */
+export interface ResponsesReplayPlan {
+  /** Plan per assistant message, by history index. */
+  messages: Map<number, ResponsesMessagePlan>;
+  /** One decision per stored item considered (SPEC §23.3). */
+  decisions: CarrierDecision[];
+}
+
+const utf8 = new TextEncoder();
+
+function byteSize(value: unknown): number | undefined {
+  return typeof value === 'string' ? utf8.encode(value).length : undefined;
+}
+
+/** Copies an item for the wire: no `id`, no private `_…` keys. */
+function wireCopy(item: JsonObject, dropId: boolean): JsonObject {
+  const copy: JsonObject = {};
+  for (const [key, value] of Object.entries(item)) {
+    if (key.startsWith('_') || (dropId && key === 'id') || value === undefined) continue;
+    copy[key] = structuredClone(value);
+  }
+  return copy;
+}
+
+/**
+ * Why an opaque item may not go to this route, or null when it may (SPEC §23.2). "Matches" for
+ * Responses: the item's `_issuer_kind` equals the route's issuer kind. An unstamped (legacy)
+ * item passes unless its message's origin stamp names another wire API or another host.
+ */
+function foreignReason(item: JsonObject, message: Message, options: ResponsesReplayOptions): string | null {
+  const stamped = item[ISSUER_KIND_KEY];
+  if (typeof stamped === 'string') {
+    return stamped === options.issuerKind ? null : `foreign issuer ${stamped}`;
+  }
+  const origin = message.role === 'assistant' ? message.origin : undefined;
+  if (origin === undefined) return null;
+  if (origin.api !== 'codex_responses') return `foreign origin ${origin.api}`;
+  if (origin.host !== options.routeHost) return `foreign origin host ${origin.host}`;
+  return null;
+}
+
+/** Indexes of the newest compaction checkpoint: `[messageIndex, itemIndex]`, or null. */
+function newestCompaction(history: readonly Message[]): [number, number] | null {
+  let newest: [number, number] | null = null;
+  history.forEach((message, messageIndex) => {
+    if (message.role !== 'assistant') return;
+    (message.codex_reasoning_items ?? []).forEach((item, itemIndex) => {
+      if (isJsonObject(item) && item.type === 'compaction') newest = [messageIndex, itemIndex];
+    });
+  });
+  return newest;
+}
+
+/**
+ * Decides, for every assistant message, which stored Responses items travel to the route
+ * described by `options` (SPEC §12): reasoning items lose `id` and `_issuer_kind`; items from
+ * another issuer are skipped; duplicates by id are removed; items without `encrypted_content`
+ * are skipped (an id alone 404s under `store: false`, WIRE.md §5.5); compaction checkpoints
+ * superseded by a newer one are dropped (SPEC §16); the kill switch drops every encrypted item.
+ */
+export function planResponsesReplay(history: readonly Message[], options: ResponsesReplayOptions): ResponsesReplayPlan {
+  const messages = new Map<number, ResponsesMessagePlan>();
+  const decisions: CarrierDecision[] = [];
+  const seenIds = new Set<string>();
+  const newest = newestCompaction(history);
+
+  history.forEach((message, messageIndex) => {
+    if (message.role !== 'assistant') return;
+    const plan: ResponsesMessagePlan = {
+      reasoningItems: [],
+      compactionItems: [],
+      messageItemId: undefined,
+      messageItemPhase: undefined,
+    };
+    messages.set(messageIndex, plan);
+    const decide = (field: string, action: CarrierDecision['action'], reason: string, value?: unknown) => {
+      const bytes = byteSize(value);
+      decisions.push({ messageIndex, field, action, reason, ...(bytes === undefined ? {} : { bytes }) });
+    };
+
+    (message.codex_reasoning_items ?? []).forEach((item, itemIndex) => {
+      const field = `codex_reasoning_items[${itemIndex}]`;
+      if (!isJsonObject(item)) return decide(field, 'dropped', 'not an item object');
+      const encrypted = item.encrypted_content;
+      if (item.type === 'compaction') {
+        if (newest === null || newest[0] !== messageIndex || newest[1] !== itemIndex) {
+          return decide(field, 'dropped', 'compaction checkpoint superseded by a newer one', encrypted);
+        }
+        if (typeof encrypted !== 'string' || encrypted === '') {
+          return decide(field, 'dropped', 'compaction checkpoint without encrypted_content');
+        }
+        if (!options.replayEncryptedReasoning) {
+          return decide(field, 'dropped', 'encrypted replay off after invalid_encrypted_content', encrypted);
+        }
+        const foreign = foreignReason(item, message, options);
+        if (foreign !== null) return decide(field, 'dropped', foreign, encrypted);
+        plan.compactionItems.push(wireCopy(item, true));
+        return decide(field, 'kept', 'newest compaction checkpoint', encrypted);
+      }
+      if (item.type !== 'reasoning') return decide(field, 'dropped', `unknown item type ${String(item.type)}`);
+      const id = typeof item.id === 'string' ? item.id : undefined;
+      if (id?.startsWith(TEMPORARY_REASONING_ID_PREFIX)) {
+        return decide(field, 'dropped', 'temporary rs_tmp_ item', encrypted);
+      }
+      if (typeof encrypted !== 'string' || encrypted === '') {
+        return decide(field, 'dropped', 'no encrypted_content (store:false cannot resolve ids)');
+      }
+      if (!options.replayEncryptedReasoning) {
+        return decide(field, 'dropped', 'encrypted replay off after invalid_encrypted_content', encrypted);
+      }
+      const foreign = foreignReason(item, message, options);
+      if (foreign !== null) return decide(field, 'dropped', foreign, encrypted);
+      if (id !== undefined) {
+        if (seenIds.has(id)) return decide(field, 'dropped', 'duplicate reasoning item id', encrypted);
+        seenIds.add(id);
+      }
+      const precedes = item[PRECEDES_CALL_ID_KEY];
+      plan.reasoningItems.push({
+        item: wireCopy(item, true),
+        precedesCallId: typeof precedes === 'string' ? precedes : undefined,
+      });
+      decide(
+        field,
+        'kept',
+        typeof item[ISSUER_KIND_KEY] === 'string' ? 'same issuer' : 'unstamped legacy item',
+        encrypted,
+      );
+    });
+
+    planMessageItem(message, messageIndex, plan, options, decide);
+  });
+  return { messages, decisions };
+}
+
+/** `codex_message_items`: the last item's `phase` always, its `id` only where it may travel (SPEC §12). */
+function planMessageItem(
+  message: Message,
+  _messageIndex: number,
+  plan: ResponsesMessagePlan,
+  options: ResponsesReplayOptions,
+  decide: (field: string, action: CarrierDecision['action'], reason: string, value?: unknown) => void,
+): void {
+  if (message.role !== 'assistant') return;
+  const items = (message.codex_message_items ?? []).filter(isJsonObject);
+  const last = items[items.length - 1];
+  if (last === undefined) return;
+  if (typeof last.phase === 'string') plan.messageItemPhase = last.phase;
+  const id = last.id;
+  if (typeof id !== 'string' || id === '') return;
+  const field = 'codex_message_items.id';
+  // Copilot rotates item ids between events and rejects the ones it handed out (WIRE.md §5.3).
+  if (options.issuerKind === 'github_responses') return decide(field, 'dropped', 'GitHub rejects message ids', id);
+  if (id.length > MAX_MESSAGE_ITEM_ID_LENGTH) return decide(field, 'dropped', 'id longer than 64 characters', id);
+  const foreign = foreignReason(last, message, options);
+  if (foreign !== null) return decide(field, 'dropped', foreign, id);
+  plan.messageItemId = id;
+  decide(field, 'kept', 'message item id', id);
+}
