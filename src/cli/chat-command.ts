@@ -1,4 +1,184 @@
 import type { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
+import type { ReasoningEffort } from '../core/reasoning-options.js';
+import { runAgentTurn, type AgentTurnOptions } from '../runtime/agent-turn.js';
+import { startInProcessEmulator, type InProcessEmulator } from '../runtime/runtime-emulator.js';
+import { resolveRoute } from '../runtime/runtime-route.js';
+import { isLocalEndpoint } from '../replay/replay-host.js';
+import type { SessionRecord } from '../storage/session-store.js';
+import { withCliContext, type CliContext } from './cli-context.js';
+import { printJson } from './cli-output.js';
+import { createRenderer } from './chat-render.js';
+import { runInteractiveChat } from './chat-interactive.js';
 
-/** Registers `hermes chat` (placeholder until its issue lands). */
-export function registerChatCommand(_program: Command): void {}
+/** Flags of `hermes chat`. */
+export interface ChatFlags {
+  query?: string;
+  json?: boolean;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  api?: string;
+  resume?: string;
+  continue?: boolean;
+  yolo?: boolean;
+  stream?: boolean;
+  reasoning?: boolean;
+  effort?: string;
+}
+
+/** Registers `hermes chat`. */
+export function registerChatCommand(program: Command): void {
+  program
+    .command('chat')
+    .description(
+      'Chat with a reasoning model: interactive by default, one turn with -q. Tools run in the current directory.',
+    )
+    .option('-q, --query <text>', 'run one turn non-interactively (tool loop included) and print the answer')
+    .option('--json', 'with -q: print {"session_id", "answer", "reasoning", "tool_calls", "usage"} as JSON')
+    .option('--provider <id>', 'provider id (e.g. openrouter, deepseek, anthropic) or emulator:PERSONA')
+    .option('--model <id>', 'model id')
+    .option('--base-url <url>', 'provider base URL (e.g. http://127.0.0.1:8080/v1)')
+    .option('--api-key <key>', "API key (default: the provider's environment variable; never stored)")
+    .option(
+      '--api <api>',
+      'wire API override: chat_completions, anthropic_messages, bedrock_converse, gemini, codex_responses',
+    )
+    .option('-r, --resume <id>', 'resume a stored session by id')
+    .option('-c, --continue', 'continue the most recent session')
+    .option('--yolo', 'approve every tool call (writing files, shell) without asking')
+    .option('--no-stream', 'ask for a non-streaming response')
+    .option('--no-reasoning', 'do not request reasoning from the model')
+    .option('--effort <level>', 'reasoning effort: minimal, low, medium, high, max')
+    .addHelpText(
+      'after',
+      `
+With no provider configured (config.yaml, flags) Hermes runs offline against its built-in
+emulator (persona openrouter); choose another with --provider emulator:deepseek, etc.
+
+Examples:
+  hermes chat                                   interactive, offline emulator
+  hermes chat -q "read the file notes.txt" --provider deepseek --model deepseek-v4-flash
+  hermes chat --resume 20261129-192233-k3f9qa -q "and then?"
+  hermes chat -c                                continue the latest session`,
+    )
+    .action(async (flags: ChatFlags) => {
+      await withCliContext((context) => runChat(flags, context));
+    });
+}
+
+async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
+  if (flags.resume && flags.continue) throw new UsageError('use either --resume ID or --continue, not both');
+  if (flags.json && flags.query === undefined)
+    throw new UsageError('--json needs -q/--query (one non-interactive turn)');
+  if (flags.query !== undefined && !flags.query.trim()) throw new UsageError('-q/--query needs some text');
+  const effort = parseEffort(flags.effort);
+  const store = context.store();
+  let session: SessionRecord | null = null;
+  if (flags.resume) {
+    session = await store.getSession(flags.resume);
+    if (!session) throw new UsageError(`no session "${flags.resume}" (see hermes sessions list)`);
+  } else if (flags.continue) {
+    session = await store.latestSession();
+    if (!session) throw new UsageError('no session to continue yet: start one with hermes chat');
+  }
+  const resolved = resolveRoute(flags, context.config, session, process.env);
+  let emulator: InProcessEmulator | null = null;
+  let route = resolved.route;
+  const notes = process.stderr;
+  try {
+    if (resolved.emulatorPersona) {
+      emulator = await startInProcessEmulator(resolved.emulatorPersona, flags.model ?? session?.model ?? undefined);
+      route = emulator.route;
+      notes.write(
+        `offline: using the built-in emulator (persona ${emulator.persona}, ${emulator.baseUrl}); ` +
+          'set a provider in config.yaml or pass --provider to use a real model\n',
+      );
+    } else if (!resolved.apiKey && resolved.apiKeyEnv && !isLocalEndpoint(route.baseUrl)) {
+      throw new UsageError(
+        `no API key for ${route.provider}: set ${resolved.apiKeyEnv} or pass --api-key (the key is never stored)`,
+      );
+    }
+    session ??= await store.createSession({
+      provider: route.provider,
+      model: route.model,
+      baseUrl: route.baseUrl ?? null,
+      api: route.api,
+    });
+    const turnOptions: Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'> = {
+      store,
+      sessionId: session.id,
+      route,
+      apiKey: resolved.apiKey,
+      reasoning: {
+        enabled: flags.reasoning !== false && context.config.reasoning.enabled,
+        effort: effort ?? context.config.reasoning.effort,
+        budgetTokens: context.config.reasoning.budgetTokens,
+      },
+      echoOptIn: context.config.reasoningEcho,
+      routeOverrides: context.config.routes,
+      workspace: process.cwd(),
+      logger: context.logger(),
+      maxIterations: context.config.maxIterations,
+      stream: flags.stream !== false,
+    };
+    if (flags.query !== undefined) await runOneTurn(flags, turnOptions);
+    else await runInteractiveChat(session, turnOptions, context, Boolean(flags.yolo));
+  } finally {
+    await emulator?.close();
+  }
+}
+
+async function runOneTurn(
+  flags: ChatFlags,
+  turnOptions: Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'>,
+): Promise<void> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  let answerStreamed = false;
+  const answerStream = {
+    write(text: string) {
+      answerStreamed = true;
+      return process.stdout.write(text);
+    },
+  } as unknown as NodeJS.WritableStream;
+  const renderer = createRenderer({
+    answer: flags.json ? null : answerStream,
+    notes: process.stderr,
+    showReasoning: () => Boolean(process.stderr.isTTY),
+  });
+  try {
+    const result = await runAgentTurn(flags.query ?? '', {
+      ...turnOptions,
+      // -q without --yolo: tools that need approval are refused with a tool error the model sees.
+      approve: async () => Boolean(flags.yolo),
+      signal: controller.signal,
+      onEvent: renderer.onEvent,
+    });
+    if (flags.json) {
+      printJson({
+        session_id: result.sessionId,
+        answer: result.answer,
+        reasoning: result.reasoning,
+        tool_calls: result.toolCalls,
+        usage: result.usage,
+      });
+    } else if (result.stoppedAtCap || !answerStreamed) {
+      // Non-streaming responses (or a capped loop) have no text deltas: print the answer whole.
+      process.stdout.write(`${result.answer}\n`);
+    }
+    process.stderr.write(`session ${result.sessionId} (resume with: hermes chat --resume ${result.sessionId})\n`);
+  } finally {
+    renderer.stop();
+    process.removeListener('SIGINT', onSigint);
+  }
+}
+
+function parseEffort(value: string | undefined): ReasoningEffort | undefined {
+  if (value === undefined) return undefined;
+  const levels: ReasoningEffort[] = ['minimal', 'low', 'medium', 'high', 'max'];
+  if ((levels as string[]).includes(value)) return value as ReasoningEffort;
+  throw new UsageError(`unknown --effort "${value}" (expected one of: ${levels.join(', ')})`);
+}

@@ -1,4 +1,121 @@
 import type { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
+import type { SessionStore } from '../storage/session-store.js';
+import { withCliContext } from './cli-context.js';
+import { formatTime, printJson } from './cli-output.js';
+import { describeSession, sessionJson } from './sessions-show.js';
 
-/** Registers `hermes sessions` (placeholder until its issue lands). */
-export function registerSessionsCommand(_program: Command): void {}
+/** Registers `hermes sessions list|show|export|delete|rename|branch|compress`. */
+export function registerSessionsCommand(program: Command): void {
+  const sessions = program
+    .command('sessions')
+    .description('List, inspect, export, branch and manage stored sessions ($HERMES_HOME/state.db).');
+
+  sessions
+    .command('list')
+    .description('List sessions, newest first.')
+    .option('--json', 'print JSON')
+    .option('-n, --limit <n>', 'how many (default 50)', '50')
+    .action(async (flags: { json?: boolean; limit: string }) => {
+      const limit = Number.parseInt(flags.limit, 10);
+      if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number');
+      await withCliContext(async (context) => {
+        const list = await context.store().listSessions({ limit });
+        if (flags.json) {
+          printJson(
+            list.map((session) => ({
+              id: session.id,
+              title: session.title,
+              parent_session_id: session.parentSessionId,
+              provider: session.provider,
+              model: session.model,
+              api: session.api,
+              message_count: session.messageCount,
+              created_at: new Date(session.createdAt).toISOString(),
+              updated_at: new Date(session.updatedAt).toISOString(),
+            })),
+          );
+          return;
+        }
+        if (!list.length) {
+          process.stdout.write('no sessions yet (start one with: hermes chat)\n');
+          return;
+        }
+        for (const session of list) {
+          process.stdout.write(
+            `${session.id}  ${formatTime(session.updatedAt)}  ${String(session.messageCount).padStart(4)} msgs  ` +
+              `${session.provider ?? '-'}/${session.model ?? '-'}  ${session.title ?? ''}\n`,
+          );
+        }
+      });
+    });
+
+  sessions
+    .command('show <id>')
+    .description('Show a session: route, turns, carriers kept per turn, lineage, and its messages.')
+    .option('--json', 'print model_config and every stored message in the canonical SPEC §2 shape')
+    .action(async (id: string, flags: { json?: boolean }) => {
+      await withCliContext(async (context) => {
+        const store = context.store();
+        await requireSession(store, id);
+        if (flags.json) printJson(await sessionJson(store, id));
+        else process.stdout.write(await describeSession(store, id));
+      });
+    });
+
+  sessions
+    .command('export <id>')
+    .description(
+      'Print the session as JSON lines: a header line {"hermes_session": {...model_config}} then one message per line.',
+    )
+    .action(async (id: string) => {
+      await withCliContext(async (context) => {
+        const store = context.store();
+        const json = await sessionJson(store, id);
+        const { messages, ...header } = json;
+        process.stdout.write(`${JSON.stringify({ hermes_session: header })}\n`);
+        for (const message of messages) process.stdout.write(`${JSON.stringify(message)}\n`);
+      });
+    });
+
+  sessions
+    .command('delete <id>')
+    .description('Delete a session and its messages (children keep their copies).')
+    .action(async (id: string) => {
+      await withCliContext(async (context) => {
+        if (!(await context.store().deleteSession(id)))
+          throw new UsageError(`no session "${id}" (see hermes sessions list)`);
+        process.stdout.write(`deleted ${id}\n`);
+      });
+    });
+
+  sessions
+    .command('rename <id> <title>')
+    .description('Set a session title.')
+    .action(async (id: string, title: string) => {
+      await withCliContext(async (context) => {
+        await requireSession(context.store(), id);
+        await context.store().updateSession(id, { title });
+        process.stdout.write(`renamed ${id} to "${title}"\n`);
+      });
+    });
+
+  sessions
+    .command('branch <id>')
+    .description('Copy a session (every message with all reasoning fields) into a new child session.')
+    .option('--title <title>', 'title of the new session')
+    .option('--json', 'print {"session_id", "title", "parent_session_id"}')
+    .action(async (id: string, flags: { title?: string; json?: boolean }) => {
+      await withCliContext(async (context) => {
+        await requireSession(context.store(), id);
+        const child = await context.store().forkSession(id, { title: flags.title ?? null });
+        if (flags.json) printJson({ session_id: child.id, title: child.title, parent_session_id: id });
+        else process.stdout.write(`Branched to ${child.title ?? child.id}: ${child.id}\n`);
+      });
+    });
+}
+
+/** Throws a UsageError when the session does not exist. */
+export async function requireSession(store: SessionStore, id: string): Promise<void> {
+  if (!(await store.getSession(id))) throw new UsageError(`no session "${id}" (see hermes sessions list)`);
+}

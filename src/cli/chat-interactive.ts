@@ -1,0 +1,150 @@
+import { createInterface, type Interface } from 'node:readline/promises';
+import { HermesError } from '../core/errors.js';
+import { runAgentTurn, TurnInterruptedError, type AgentTurnOptions } from '../runtime/agent-turn.js';
+import type { SessionRecord } from '../storage/session-store.js';
+import type { CliContext } from './cli-context.js';
+import { formatTime, styles, useColor } from './cli-output.js';
+import { createRenderer } from './chat-render.js';
+
+/** Slash commands, shown by /help. */
+const HELP = `Commands:
+  /help                 this list
+  /model [ID]           show the route, or switch the model id (same provider)
+  /sessions             recent sessions
+  /reasoning on|off     show reasoning text, or collapse it to one line
+  /branch [title]       copy this session into a new one and continue there
+  /compress             summarise the middle of the session to free context
+  /exit                 leave (Ctrl-D works too)
+Ctrl-C interrupts the current turn; the session stays valid.`;
+
+/**
+ * The interactive chat loop: a prompt, streamed answers, reasoning dimmed (toggle with
+ * /reasoning), approvals asked inline, Ctrl-C interrupting only the running turn.
+ */
+export async function runInteractiveChat(
+  session: SessionRecord,
+  baseOptions: Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'>,
+  context: CliContext,
+  yolo: boolean,
+): Promise<void> {
+  const style = styles(useColor(process.stdout));
+  const readline = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: Boolean(process.stdin.isTTY),
+  });
+  let showReasoning = true;
+  let options = { ...baseOptions };
+  let current: AbortController | null = null;
+  readline.on('SIGINT', () => {
+    if (current) current.abort();
+    else readline.close();
+  });
+  process.stdout.write(
+    style.dim(`session ${session.id} · ${options.route.provider} · ${options.route.model} · /help for commands\n`),
+  );
+  try {
+    for (;;) {
+      let line: string;
+      try {
+        line = (await readline.question(style.bold('you> '))).trim();
+      } catch {
+        break; // Ctrl-D / closed input
+      }
+      if (!line) continue;
+      if (line.startsWith('/')) {
+        const outcome = await runSlashCommand(line, { options, context, style, readline });
+        if (outcome === 'exit') break;
+        if (typeof outcome === 'object') options = outcome;
+        if (line.startsWith('/reasoning')) showReasoning = line.endsWith('on');
+        continue;
+      }
+      current = new AbortController();
+      const renderer = createRenderer({
+        answer: process.stdout,
+        notes: process.stdout,
+        showReasoning: () => showReasoning,
+      });
+      try {
+        await runAgentTurn(line, {
+          ...options,
+          signal: current.signal,
+          onEvent: renderer.onEvent,
+          approve: yolo ? async () => true : (name, args) => askApproval(readline, name, args),
+        });
+      } catch (error) {
+        renderer.stop();
+        if (error instanceof TurnInterruptedError) process.stdout.write(style.yellow(`\n${error.message}\n`));
+        else if (error instanceof HermesError) process.stdout.write(style.red(`\nerror: ${error.message}\n`));
+        else throw error;
+      } finally {
+        current = null;
+      }
+    }
+  } finally {
+    readline.close();
+    process.stdout.write(style.dim(`resume with: hermes chat --resume ${options.sessionId}\n`));
+  }
+}
+
+type TurnOptions = Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'>;
+
+async function runSlashCommand(
+  line: string,
+  state: { options: TurnOptions; context: CliContext; style: ReturnType<typeof styles>; readline: Interface },
+): Promise<'exit' | 'ok' | TurnOptions> {
+  const [command, ...rest] = line.split(/\s+/);
+  const argument = rest.join(' ').trim();
+  const { options, context, style } = state;
+  const out = (text: string) => process.stdout.write(`${text}\n`);
+  switch (command) {
+    case '/exit':
+    case '/quit':
+      return 'exit';
+    case '/help':
+      out(HELP);
+      return 'ok';
+    case '/reasoning':
+      if (argument !== 'on' && argument !== 'off') out('usage: /reasoning on|off');
+      else out(style.dim(`reasoning display ${argument}`));
+      return 'ok';
+    case '/model':
+      if (!argument) {
+        out(
+          `${options.route.api} · ${options.route.provider} · ${options.route.model} · ${options.route.baseUrl ?? '(default URL)'}`,
+        );
+        return 'ok';
+      }
+      out(style.dim(`model switched to ${argument}`));
+      return { ...options, route: { ...options.route, model: argument } };
+    case '/sessions': {
+      const sessions = await context.store().listSessions({ limit: 10 });
+      for (const session of sessions) {
+        const marker = session.id === options.sessionId ? '*' : ' ';
+        out(
+          `${marker} ${session.id}  ${formatTime(session.updatedAt)}  ${session.messageCount} msgs  ${session.title ?? ''}`,
+        );
+      }
+      return 'ok';
+    }
+    case '/branch': {
+      const child = await context.store().forkSession(options.sessionId, { title: argument || null });
+      out(`Branched to ${child.title ?? child.id} (${child.id}); now continuing there.`);
+      return { ...options, sessionId: child.id };
+    }
+    case '/compress': {
+      const { compressSession } = await import('../runtime/compaction-run.js');
+      const outcome = await compressSession(options, (text: string) => out(style.dim(text)));
+      if (outcome.childSessionId) return { ...options, sessionId: outcome.childSessionId };
+      return 'ok';
+    }
+    default:
+      out(`unknown command ${command}; /help lists the commands`);
+      return 'ok';
+  }
+}
+
+async function askApproval(readline: Interface, name: string, args: Record<string, unknown>): Promise<boolean> {
+  const answer = await readline.question(`allow ${name} ${JSON.stringify(args)}? [y/N] `);
+  return /^y(es)?$/i.test(answer.trim());
+}

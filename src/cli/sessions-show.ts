@@ -1,0 +1,140 @@
+import type { JsonObject } from '../core/json.js';
+import type { AssistantMessage, Message } from '../core/message.js';
+import type { SessionStore } from '../storage/session-store.js';
+import { formatTime } from './cli-output.js';
+
+/** The `sessions show --json` document. */
+export interface SessionDocument {
+  id: string;
+  title: string | null;
+  parent_session_id: string | null;
+  children: string[];
+  provider: string | null;
+  model: string | null;
+  base_url: string | null;
+  api: string | null;
+  created_at: string;
+  updated_at: string;
+  model_config: JsonObject;
+  messages: Message[];
+}
+
+/** Builds the `sessions show --json` document: session fields, model_config, lineage and messages (SPEC §2 shape). */
+export async function sessionJson(store: SessionStore, id: string): Promise<SessionDocument> {
+  const session = await store.getSession(id);
+  if (!session) throw new Error(`no session ${id}`);
+  const children = await store.childSessions(id);
+  const messages = await store.listMessages(id);
+  return {
+    id: session.id,
+    title: session.title,
+    parent_session_id: session.parentSessionId,
+    children: children.map((child) => child.id),
+    provider: session.provider,
+    model: session.model,
+    base_url: session.baseUrl,
+    api: session.api,
+    created_at: new Date(session.createdAt).toISOString(),
+    updated_at: new Date(session.updatedAt).toISOString(),
+    model_config: session.modelConfig,
+    messages,
+  };
+}
+
+/** UTF-8 bytes of a string. */
+function bytes(text: unknown): number {
+  return typeof text === 'string' ? new TextEncoder().encode(text).length : 0;
+}
+
+/**
+ * Bytes of opaque carriers an assistant message keeps (SPEC §23.5): signatures, redacted data,
+ * encrypted content, Copilot opaque, Gemini thought signatures.
+ */
+export function opaqueBytes(message: AssistantMessage): number {
+  let total = 0;
+  const visit = (value: unknown, key: string) => {
+    if (typeof value === 'string') {
+      if (
+        /^(signature|data|encrypted_content|reasoning_opaque|thought_signature|thoughtSignature|redactedContent)$/.test(
+          key,
+        )
+      ) {
+        total += bytes(value);
+      }
+      return;
+    }
+    if (Array.isArray(value)) value.forEach((item) => visit(item, key));
+    else if (value && typeof value === 'object')
+      for (const [child, inner] of Object.entries(value)) visit(inner, child);
+  };
+  for (const key of [
+    'reasoning_details',
+    'anthropic_content_blocks',
+    'bedrock_content_blocks',
+    'codex_reasoning_items',
+    'tool_calls',
+  ] as const) {
+    visit(message[key], key);
+  }
+  return total;
+}
+
+/** Carrier keys present on an assistant message, for the readable view. */
+export function carriersOf(message: AssistantMessage): string[] {
+  const present: string[] = [];
+  if (typeof message.reasoning_content === 'string')
+    present.push(`reasoning_content(${bytes(message.reasoning_content)} B)`);
+  if (message.reasoning) present.push(`reasoning(${bytes(message.reasoning)} B)`);
+  if (message.reasoning_details?.length) {
+    const record = message.reasoning_details.some((entry) => String(entry.type ?? '').endsWith('.native_assistant'));
+    present.push(`reasoning_details(${message.reasoning_details.length}${record ? ', carrier record' : ''})`);
+  }
+  if (message.anthropic_content_blocks?.length)
+    present.push(`anthropic_content_blocks(${message.anthropic_content_blocks.length})`);
+  if (message.bedrock_content_blocks?.length)
+    present.push(`bedrock_content_blocks(${message.bedrock_content_blocks.length})`);
+  if (message.codex_reasoning_items?.length)
+    present.push(`codex_reasoning_items(${message.codex_reasoning_items.length})`);
+  return present;
+}
+
+/** The readable `sessions show` text. */
+export async function describeSession(store: SessionStore, id: string): Promise<string> {
+  const session = await store.getSession(id);
+  if (!session) return '';
+  const messages = await store.listMessages(id);
+  const children = await store.childSessions(id);
+  const assistants = messages.filter((message): message is AssistantMessage => message.role === 'assistant');
+  const hasRecord = assistants.some((message) =>
+    message.reasoning_details?.some((entry) => String(entry.type ?? '').endsWith('.native_assistant')),
+  );
+  const turns = messages.filter((message) => message.role === 'user').length;
+  const lines = [
+    `session   ${session.id}${session.title ? `  "${session.title}"` : ''}`,
+    `provider  ${session.provider ?? '-'}   model ${session.model ?? '-'}   api ${session.api ?? '-'}`,
+    `base url  ${session.baseUrl ?? '(provider default)'}`,
+    `turns     ${turns} user turns, ${messages.length} messages; carrier record: ${hasRecord ? 'yes' : 'no'}`,
+    `created   ${formatTime(session.createdAt)}   updated ${formatTime(session.updatedAt)}`,
+    `lineage   parent ${session.parentSessionId ?? '-'}; children ${children.map((child) => child.id).join(', ') || '-'}`,
+  ];
+  const verdicts = session.modelConfig.reasoning_rejected_carriers;
+  if (Array.isArray(verdicts) && verdicts.length) lines.push(`verdicts  ${JSON.stringify(verdicts)}`);
+  lines.push('');
+  messages.forEach((message, index) => {
+    const text =
+      typeof message.content === 'string' ? message.content : message.content ? JSON.stringify(message.content) : '';
+    const preview = text.replace(/\s+/g, ' ').slice(0, 90);
+    if (message.role === 'assistant') {
+      const calls = message.tool_calls?.map((call) => `${call.function.name}(${call.function.arguments})`).join(', ');
+      const opaque = opaqueBytes(message);
+      lines.push(`${String(index).padStart(4)} assistant ${preview}${calls ? ` → ${calls}` : ''}`);
+      const carriers = carriersOf(message);
+      if (carriers.length || opaque) {
+        lines.push(`          carriers: ${carriers.join(', ') || 'none'}; opaque bytes kept: ${opaque}`);
+      }
+    } else {
+      lines.push(`${String(index).padStart(4)} ${message.role.padEnd(9)} ${preview}`);
+    }
+  });
+  return `${lines.join('\n')}\n`;
+}

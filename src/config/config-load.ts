@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { UsageError } from '../core/errors.js';
+import type { WireApi } from '../core/origin.js';
+import type { ReasoningEffort } from '../core/reasoning-options.js';
+import type { Carrier, RouteOverride } from '../replay/replay-types.js';
+import { configSchema } from './config-schema.js';
+
+/** Effective settings from `$HERMES_HOME/config.yaml`, normalised. */
+export interface HermesConfig {
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  api?: WireApi;
+  reasoning: { enabled: boolean; effort?: ReasoningEffort; budgetTokens?: number };
+  reasoningEcho: boolean;
+  routes: RouteOverride[];
+  compaction: { threshold: number; keepTurns: number; contextWindow?: number };
+  maxIterations: number;
+  /** Path the config was read from, when a file existed. */
+  path?: string;
+}
+
+/** Defaults when no config file exists. */
+export const DEFAULT_CONFIG: HermesConfig = {
+  reasoning: { enabled: true },
+  reasoningEcho: false,
+  routes: [],
+  compaction: { threshold: 0.8, keepTurns: 20 },
+  maxIterations: 25,
+};
+
+/**
+ * Reads and validates `<home>/config.yaml`. A missing file gives the defaults; a malformed
+ * file is a {@link UsageError} naming the file and the first bad key, e.g.
+ * `config.yaml: reasoning.effort: Invalid option: expected one of …`.
+ */
+export function loadConfig(home: string): HermesConfig {
+  const path = join(home, 'config.yaml');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ...DEFAULT_CONFIG };
+    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  return parseConfigText(text, path);
+}
+
+/** Validates config text (exported for tests). */
+export function parseConfigText(text: string, path = 'config.yaml'): HermesConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (error) {
+    throw new UsageError(`${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const result = configSchema.safeParse(raw);
+  if (!result.success) throw new UsageError(`${path}: ${describeIssue(result.error)}`);
+  const config = result.data;
+  const modelObject = typeof config.model === 'object' ? config.model : undefined;
+  const normalised: HermesConfig = {
+    ...DEFAULT_CONFIG,
+    reasoning: { enabled: config.reasoning?.enabled ?? true },
+    reasoningEcho: config.reasoning_echo ?? modelObject?.reasoning_echo ?? false,
+    routes: (config.routes ?? []).map((row) => {
+      const override: RouteOverride = { carriers: row.carriers as Carrier[] };
+      if (row.providers) override.providers = row.providers;
+      if (row.hosts) override.hosts = row.hosts;
+      if (row.must_echo !== undefined) override.mustEcho = row.must_echo;
+      if (row.keep_thinking) override.keepThinking = row.keep_thinking as RouteOverride['keepThinking'] & object;
+      return override;
+    }),
+    compaction: {
+      threshold: config.compaction?.threshold ?? DEFAULT_CONFIG.compaction.threshold,
+      keepTurns: config.compaction?.keep_turns ?? DEFAULT_CONFIG.compaction.keepTurns,
+      ...(config.compaction?.context_window ? { contextWindow: config.compaction.context_window } : {}),
+    },
+    maxIterations: config.max_iterations ?? DEFAULT_CONFIG.maxIterations,
+    path,
+  };
+  if (config.reasoning?.effort) normalised.reasoning.effort = config.reasoning.effort;
+  if (config.reasoning?.budget_tokens) normalised.reasoning.budgetTokens = config.reasoning.budget_tokens;
+  const provider = config.provider ?? modelObject?.provider;
+  if (provider) normalised.provider = provider;
+  const model = typeof config.model === 'string' ? config.model : modelObject?.name;
+  if (model) normalised.model = model;
+  const baseUrl = config.base_url ?? modelObject?.base_url;
+  if (baseUrl) normalised.baseUrl = baseUrl;
+  if (config.api) normalised.api = config.api;
+  return normalised;
+}
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid config';
+  if (issue.code === 'unrecognized_keys') {
+    const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
+    return `${where}unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
+  }
+  const where = issue.path.length ? issue.path.join('.') : '(top level)';
+  return `${where}: ${issue.message}`;
+}

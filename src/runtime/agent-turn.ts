@@ -1,0 +1,297 @@
+import { AbortError, ApiError, HermesError } from '../core/errors.js';
+import type { JsonObject } from '../core/json.js';
+import type { AssistantMessage, Message, ToolMessage } from '../core/message.js';
+import type { ReasoningOptions } from '../core/reasoning-options.js';
+import type { Route } from '../core/route.js';
+import type { StreamEvent } from '../core/stream-event.js';
+import type { Usage } from '../core/usage.js';
+import { hostnameOf } from '../replay/replay-host.js';
+import type { Carrier, RouteOverride } from '../replay/replay-types.js';
+import type { SessionStore } from '../storage/session-store.js';
+import { BUILTIN_TOOLS, executeToolCall, toolDefinitions, type ApprovalDecider } from '../tools/tool-registry.js';
+import type { Tool } from '../tools/tool-types.js';
+import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
+import { getTransport } from '../transports/transport-registry.js';
+import type { Logger } from '../logging/logger.js';
+import { logRequest } from './runtime-request-log.js';
+import { missingToolResults } from './runtime-history.js';
+import { fieldsToLearn, loadRejectedCarriers, persistVerdict } from './runtime-verdicts.js';
+import { errorBodyOf } from './runtime-errors.js';
+
+/** Everything one agent turn needs. */
+export interface AgentTurnOptions {
+  store: SessionStore;
+  sessionId: string;
+  route: Route;
+  apiKey?: string | undefined;
+  reasoning: ReasoningOptions;
+  echoOptIn?: boolean;
+  routeOverrides?: readonly RouteOverride[];
+  workspace: string;
+  approve: ApprovalDecider;
+  logger: Logger;
+  /** Tool-loop iterations before the turn stops (default 25). */
+  maxIterations?: number;
+  stream?: boolean;
+  tools?: readonly Tool[];
+  signal?: AbortSignal | undefined;
+  /** Test seam: the transport for an API. */
+  transportFor?: (api: Route['api']) => Transport;
+  /** Live progress for renderers (stream events plus tool results). */
+  onEvent?: (event: AgentEvent) => void;
+}
+
+/** Progress events a renderer can show. */
+export type AgentEvent =
+  | StreamEvent
+  | { type: 'tool-result'; id: string; name: string; content: string; isError: boolean }
+  | { type: 'verdict-learned'; routeKey: string; fields: Carrier[] }
+  | { type: 'request-sent'; routeKey: string; attempt: number };
+
+/** One tool call made during the turn. */
+export interface TurnToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+  result: string;
+  is_error: boolean;
+}
+
+/** What a turn produced. */
+export interface TurnResult {
+  sessionId: string;
+  answer: string;
+  reasoning: string;
+  toolCalls: TurnToolCall[];
+  usage: { input_tokens: number; output_tokens: number; reasoning_tokens: number; total_tokens: number };
+  iterations: number;
+  /** True when the iteration cap stopped the loop before a final answer. */
+  stoppedAtCap: boolean;
+}
+
+/** The turn was interrupted (Ctrl-C); the stored history stays valid. */
+export class TurnInterruptedError extends HermesError {
+  override readonly name = 'TurnInterruptedError';
+}
+
+/**
+ * Runs one user turn: appends the user message, then loops request → stream → capture →
+ * persist → tools until a final answer or the iteration cap (DESIGN.md data flow). Every
+ * message is appended in its own transaction; a partial assistant message is never stored.
+ */
+export async function runAgentTurn(userText: string, options: AgentTurnOptions): Promise<TurnResult> {
+  const { store, sessionId } = options;
+  const session = await store.getSession(sessionId);
+  if (!session) throw new HermesError(`no session "${sessionId}"`);
+  let modelConfig: JsonObject = session.modelConfig;
+  const history: Message[] = await store.listMessages(sessionId);
+  for (const repair of missingToolResults(history)) {
+    await store.appendMessage(sessionId, repair);
+    history.push(repair);
+  }
+  const user: Message = { role: 'user', content: userText, timestamp: Date.now() };
+  await store.appendMessage(sessionId, user);
+  history.push(user);
+  await store.updateSession(sessionId, {
+    provider: options.route.provider,
+    model: options.route.model,
+    baseUrl: options.route.baseUrl ?? null,
+    api: options.route.api,
+    ...(session.title ? {} : { title: titleFrom(userText) }),
+  });
+
+  const result: TurnResult = {
+    sessionId,
+    answer: '',
+    reasoning: '',
+    toolCalls: [],
+    usage: { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 },
+    iterations: 0,
+    stoppedAtCap: false,
+  };
+  const maxIterations = options.maxIterations ?? 25;
+  const transport = (options.transportFor ?? getTransport)(options.route.api);
+  while (result.iterations < maxIterations) {
+    result.iterations += 1;
+    const { message, usage, config } = await requestOnce(transport, history, modelConfig, options);
+    modelConfig = config;
+    addUsage(result, usage);
+    const stored = withOrigin(message, options.route);
+    await store.appendMessage(sessionId, stored);
+    history.push(stored);
+    if (stored.reasoning || stored.reasoning_content?.trim()) {
+      result.reasoning = stored.reasoning ?? stored.reasoning_content ?? '';
+    }
+    if (!stored.tool_calls?.length) {
+      result.answer = stored.content ?? '';
+      return result;
+    }
+    await runToolCalls(stored, history, result, options);
+  }
+  result.stoppedAtCap = true;
+  result.answer = `(stopped after ${maxIterations} tool iterations without a final answer; continue the session to go on)`;
+  return result;
+}
+
+/** Sends one request, learning a rejected carrier and retrying exactly once (SPEC §13.3). */
+async function requestOnce(
+  transport: Transport,
+  history: readonly Message[],
+  modelConfig: JsonObject,
+  options: AgentTurnOptions,
+): Promise<{ message: AssistantMessage; usage: Usage | null; config: JsonObject }> {
+  let config = modelConfig;
+  let rejected = await loadRejectedCarriers(options.store, config, options.route);
+  for (let attempt = 1; ; attempt += 1) {
+    const request = buildRequest(history, rejected, config, options);
+    const prepared = transport.prepare(request);
+    logRequest(options.logger, options.sessionId, options.route, prepared, attempt);
+    options.onEvent?.({ type: 'request-sent', routeKey: prepared.routeKey, attempt });
+    const outcome = await consume(transport, request, prepared, options);
+    await options.store.recordRequest({
+      sessionId: options.sessionId,
+      at: Date.now(),
+      api: options.route.api,
+      routeKey: prepared.routeKey,
+      status: outcome.error instanceof ApiError ? outcome.error.status : outcome.error ? 0 : 200,
+      decisions: prepared.decisions as unknown as JsonObject[],
+    });
+    if (!outcome.error) return { message: outcome.message, usage: outcome.usage, config };
+    const error = outcome.error;
+    if (error instanceof AbortError || options.signal?.aborted) {
+      throw new TurnInterruptedError('turn interrupted; nothing partial was stored');
+    }
+    const learnable = attempt === 1 && error instanceof ApiError && error.status >= 400 && error.status < 500;
+    const fields = learnable ? fieldsToLearn(options.route, errorBodyOf(error), prepared.carriersSent, rejected) : [];
+    if (!fields.length) throw decorate(error, attempt);
+    config = await persistVerdict(options.store, options.sessionId, config, options.route, fields, errorBodyOf(error));
+    rejected = [...new Set([...rejected, ...fields])];
+    options.logger.warn(
+      {
+        session: options.sessionId,
+        routeKey: prepared.routeKey,
+        fields,
+        status: error instanceof ApiError ? error.status : 0,
+      },
+      `learned verdict: ${prepared.routeKey} rejects reasoning fields ${fields.join(', ')}; retrying once without them`,
+    );
+    options.onEvent?.({ type: 'verdict-learned', routeKey: prepared.routeKey, fields });
+  }
+}
+
+function buildRequest(
+  history: readonly Message[],
+  rejected: readonly Carrier[],
+  modelConfig: JsonObject,
+  options: AgentTurnOptions,
+): TransportRequest {
+  const fingerprints = modelConfig._anthropic_rejected_thinking;
+  return {
+    route: options.route,
+    history,
+    tools: toolDefinitions(options.tools ?? BUILTIN_TOOLS),
+    reasoning: options.reasoning,
+    rejectedCarriers: rejected,
+    echoOptIn: options.echoOptIn ?? false,
+    routeOverrides: options.routeOverrides ?? [],
+    rejectedThinkingFingerprints: Array.isArray(fingerprints) ? fingerprints.filter((f) => typeof f === 'string') : [],
+    stream: options.stream ?? true,
+    apiKey: options.apiKey,
+    signal: options.signal,
+  };
+}
+
+async function consume(
+  transport: Transport,
+  request: TransportRequest,
+  prepared: PreparedRequest,
+  options: AgentTurnOptions,
+): Promise<{ message: AssistantMessage; usage: Usage | null; error?: undefined } | { error: HermesError }> {
+  const stream = transport.send(request, prepared);
+  let usage: Usage | null = null;
+  for await (const event of stream) {
+    options.onEvent?.(event);
+    if (event.type === 'finish') {
+      usage = event.usage;
+      return { message: event.message, usage };
+    }
+    if (event.type === 'error') return { error: event.error };
+  }
+  try {
+    return { message: await stream.result(), usage };
+  } catch (error) {
+    return { error: error instanceof HermesError ? error : new HermesError(String(error)) };
+  }
+}
+
+async function runToolCalls(
+  assistant: AssistantMessage,
+  history: Message[],
+  result: TurnResult,
+  options: AgentTurnOptions,
+): Promise<void> {
+  for (const call of assistant.tool_calls ?? []) {
+    const interrupted = options.signal?.aborted ?? false;
+    const outcome = interrupted
+      ? { content: 'error: interrupted by the user before the tool ran', isError: true }
+      : await executeToolCall(call.function.name, call.function.arguments, {
+          workspace: options.workspace,
+          approve: options.approve,
+          signal: options.signal,
+          ...(options.tools ? { tools: options.tools } : {}),
+        });
+    const toolMessage: ToolMessage = {
+      role: 'tool',
+      tool_call_id: call.id,
+      tool_name: call.function.name,
+      content: outcome.content,
+      timestamp: Date.now(),
+    };
+    await options.store.appendMessage(options.sessionId, toolMessage);
+    history.push(toolMessage);
+    result.toolCalls.push({
+      id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+      result: outcome.content,
+      is_error: outcome.isError,
+    });
+    options.onEvent?.({ type: 'tool-result', id: call.id, name: call.function.name, ...outcome });
+  }
+  if (options.signal?.aborted) throw new TurnInterruptedError('turn interrupted; tool results were recorded');
+}
+
+function withOrigin(message: AssistantMessage, route: Route): AssistantMessage {
+  const stamped: AssistantMessage = { ...message, timestamp: message.timestamp ?? Date.now() };
+  if (!stamped.origin) {
+    stamped.origin = {
+      api: route.api,
+      provider: route.provider.trim().toLowerCase(),
+      host: hostnameOf(route.baseUrl),
+      model: route.model,
+    };
+  }
+  return stamped;
+}
+
+function addUsage(result: TurnResult, usage: Usage | null): void {
+  if (!usage) return;
+  result.usage.input_tokens += usage.inputTokens;
+  result.usage.output_tokens += usage.outputTokens;
+  result.usage.reasoning_tokens += usage.reasoningTokens ?? 0;
+  result.usage.total_tokens += usage.totalTokens;
+}
+
+function decorate(error: HermesError, attempt: number): HermesError {
+  if (error instanceof ApiError && attempt > 1) {
+    const hint =
+      ' (a learned verdict did not help: see `hermes routes verdicts` and `hermes replay preview --explain`)';
+    return Object.assign(error, { message: error.message + hint });
+  }
+  return error;
+}
+
+function titleFrom(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line || 'untitled';
+}

@@ -1,0 +1,38 @@
+import type { Route } from '../core/route.js';
+import type { Logger } from '../logging/logger.js';
+import type { CarrierDecision } from '../replay/replay-types.js';
+import type { PreparedRequest } from '../transports/shared/transport.js';
+
+/**
+ * One INFO line per request (SPEC §23.3): the route key, the reasoning carriers sent and, per
+ * assistant message, each decision with its reason and size. Values are never logged.
+ */
+export function logRequest(
+  logger: Logger,
+  sessionId: string,
+  route: Route,
+  prepared: PreparedRequest,
+  attempt: number,
+): void {
+  const decisions = summariseDecisions(prepared.decisions);
+  const carriers = prepared.carriersSent.length ? prepared.carriersSent.join(',') : 'none';
+  logger.info(
+    {
+      session: sessionId,
+      api: route.api,
+      routeKey: prepared.routeKey,
+      attempt,
+      carriersSent: prepared.carriersSent,
+      decisions,
+    },
+    `request ${prepared.routeKey} attempt ${attempt}: reasoning carriers sent: ${carriers}`,
+  );
+}
+
+/** `m3 reasoning_content kept (route reads it, 812 B)` style strings, one per decision. */
+export function summariseDecisions(decisions: readonly CarrierDecision[]): string[] {
+  return decisions.map((decision) => {
+    const size = decision.bytes === undefined ? '' : `, ${decision.bytes} B`;
+    return `m${decision.messageIndex} ${decision.field} ${decision.action} (${decision.reason}${size})`;
+  });
+}

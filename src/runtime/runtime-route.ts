@@ -1,0 +1,76 @@
+import { UsageError } from '../core/errors.js';
+import type { WireApi } from '../core/origin.js';
+import { WIRE_APIS } from '../core/origin.js';
+import type { Route } from '../core/route.js';
+import type { HermesConfig } from '../config/config-load.js';
+import { resolveProvider } from '../providers/provider-registry.js';
+import type { SessionRecord } from '../storage/session-store.js';
+
+/** Route flags a command accepts. */
+export interface RouteFlags {
+  provider?: string | undefined;
+  model?: string | undefined;
+  baseUrl?: string | undefined;
+  apiKey?: string | undefined;
+  api?: string | undefined;
+}
+
+/** A resolved route plus its key and, for `emulator:PERSONA`, the persona to start in-process. */
+export interface ResolvedRoute {
+  route: Route;
+  apiKey: string | undefined;
+  /** Set when the route is an in-process emulator (`--provider emulator:PERSONA`, or the offline default). */
+  emulatorPersona?: string;
+  /** Environment variable the key came from, for messages (never the key itself). */
+  apiKeyEnv?: string | undefined;
+}
+
+/** Prefix selecting an in-process emulator persona. */
+export const EMULATOR_PREFIX = 'emulator:';
+
+/** The persona used when nothing is configured (offline default, issue 4 item 5). */
+export const DEFAULT_EMULATOR_PERSONA = 'openrouter';
+
+/**
+ * Resolves the route: flags win, then the resumed session's stored route, then config.yaml.
+ * With no provider anywhere, the offline default is the in-process emulator.
+ */
+export function resolveRoute(
+  flags: RouteFlags,
+  config: HermesConfig,
+  session: SessionRecord | null,
+  env: NodeJS.ProcessEnv,
+): ResolvedRoute {
+  const fromSession = !flags.provider && session?.provider ? session : null;
+  const provider = flags.provider ?? fromSession?.provider ?? config.provider;
+  if (!provider || provider.startsWith(EMULATOR_PREFIX)) {
+    const persona = provider ? provider.slice(EMULATOR_PREFIX.length) : DEFAULT_EMULATOR_PERSONA;
+    return {
+      route: {
+        api: 'chat_completions',
+        provider: EMULATOR_PREFIX + persona,
+        model: flags.model ?? fromSession?.model ?? '',
+      },
+      apiKey: undefined,
+      emulatorPersona: persona,
+    };
+  }
+  const baseUrl = flags.baseUrl ?? fromSession?.baseUrl ?? (flags.provider ? undefined : config.baseUrl) ?? undefined;
+  const info = resolveProvider(provider, baseUrl);
+  const model = flags.model ?? fromSession?.model ?? config.model;
+  if (!model) throw new UsageError(`no model for provider "${provider}": pass --model or set "model" in config.yaml`);
+  const api = parseApi(flags.api ?? fromSession?.api ?? config.api ?? info.api);
+  const keyEnv = info.apiKeyEnv;
+  const apiKey = flags.apiKey ?? (keyEnv ? env[keyEnv] : undefined);
+  return {
+    route: { api, provider, model, baseUrl: baseUrl ?? info.baseUrl },
+    apiKey,
+    apiKeyEnv: keyEnv,
+  };
+}
+
+/** Validates a wire API name. */
+export function parseApi(value: string): WireApi {
+  if ((WIRE_APIS as readonly string[]).includes(value)) return value as WireApi;
+  throw new UsageError(`unknown --api "${value}" (expected one of: ${WIRE_APIS.join(', ')})`);
+}
