@@ -1,0 +1,205 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HermesError, UsageError } from '../../src/core/errors.js';
+import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
+import type { SqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
+import { SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite-schema.js';
+import { conversation, everyCarrierMessage } from './session-store-messages.js';
+import { runSessionStoreConformance } from './session-store.cases.js';
+
+const temporaryDirectories: string[] = [];
+
+function temporaryDirectory(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'hermes-storage-'));
+  temporaryDirectories.push(directory);
+  return directory;
+}
+
+afterEach(() => {
+  for (const directory of temporaryDirectories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+runSessionStoreConformance('sqlite', (clock) =>
+  openSqliteSessionStore(join(temporaryDirectory(), 'state.db'), { now: clock.now }),
+);
+
+describe('SQLite session store specifics (SPEC §18, issue 4)', () => {
+  let path: string;
+  const opened: Array<SqliteSessionStore | Database.Database> = [];
+
+  function open(): SqliteSessionStore {
+    const store = openSqliteSessionStore(path);
+    opened.push(store);
+    return store;
+  }
+
+  function raw(): Database.Database {
+    const database = new Database(path);
+    opened.push(database);
+    return database;
+  }
+
+  beforeEach(() => {
+    path = join(temporaryDirectory(), 'nested', 'home', 'state.db');
+  });
+  afterEach(async () => {
+    for (const handle of opened.splice(0).reverse()) {
+      if (handle instanceof Database) handle.close();
+      else await handle.close();
+    }
+  });
+
+  it('runs in WAL mode with foreign keys on, and records the schema version in the file', () => {
+    const store = open();
+    expect(store.journalMode()).toBe('wal');
+    expect(store.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+    const database = raw();
+    expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(database.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+    expect(SQLITE_SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
+  });
+
+  it('creates the directory with mode 0700 and the database file with mode 0600', () => {
+    open();
+    expect(statSync(join(path, '..')).mode & 0o777).toBe(0o700);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('stores JSON columns as JSON text written once, plain text in text columns, and null markers', async () => {
+    const store = open();
+    const session = await store.createSession({ id: 'columns' });
+    const message = everyCarrierMessage();
+    await store.appendMessage(session.id, message);
+    await store.appendMessage(session.id, { role: 'assistant', content: null, reasoning_content: '', reasoning: null });
+    const rows = raw()
+      .prepare(
+        'SELECT content, reasoning_content, reasoning_details, tool_calls, origin, null_keys, extra FROM messages ORDER BY seq',
+      )
+      .all() as Array<Record<string, string | null>>;
+    // Parsing once yields the list itself, not a string that holds JSON (no double encoding).
+    expect(JSON.parse(rows[0]?.reasoning_details ?? 'null')).toEqual(message.reasoning_details);
+    expect(JSON.parse(rows[0]?.tool_calls ?? 'null')).toEqual(message.tool_calls);
+    expect(JSON.parse(rows[0]?.origin ?? 'null')).toEqual(message.origin);
+    expect(rows[0]?.content).toBe(message.content);
+    expect(JSON.parse(rows[0]?.extra ?? 'null')).toEqual({
+      _thinking_signature_invalidated: true,
+      _branched_from: { session: '20261129-192233-k3f9qa', seq: 4 },
+      vendor_future_key: { nested: [1, 'two', null, { three: 3 }] },
+    });
+    expect(rows[1]).toEqual({
+      content: null,
+      reasoning_content: '',
+      reasoning_details: null,
+      tool_calls: null,
+      origin: null,
+      null_keys: '["content","reasoning"]',
+      extra: null,
+    });
+  });
+
+  it('reopening the file preserves sessions, messages, model config, verdicts and requests', async () => {
+    const first = open();
+    const session = await first.createSession({ title: 'kept', modelConfig: { a: 1 } });
+    await first.appendMessages(session.id, conversation());
+    await first.patchModelConfig(session.id, { b: 2 });
+    await first.recordVerdict({
+      routeKey: 'p|h|m',
+      provider: 'p',
+      host: 'h',
+      model: 'm',
+      fields: ['reasoning'],
+      errorText: 'e',
+      at: 5,
+    });
+    await first.recordRequest({
+      sessionId: session.id,
+      at: 6,
+      api: 'gemini',
+      routeKey: 'p|h|m',
+      status: 200,
+      decisions: [{ kept: true }],
+    });
+    const before = {
+      session: await first.getSession(session.id),
+      verdicts: await first.listVerdicts(),
+      requests: await first.listRequests(session.id),
+    };
+    await first.close();
+    const second = open();
+    expect(second.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+    expect(await second.getSession(session.id)).toEqual(before.session);
+    expect(await second.listMessages(session.id)).toStrictEqual(conversation());
+    expect(await second.listVerdicts()).toEqual(before.verdicts);
+    expect(await second.listRequests(session.id)).toEqual(before.requests);
+  });
+
+  it("two store instances on one file see each other's writes (CLI + gateway)", async () => {
+    const cli = open();
+    const gateway = open();
+    const session = await cli.createSession({ id: 'shared' });
+    await gateway.appendMessage(session.id, { role: 'user', content: 'from the gateway' });
+    expect(await cli.appendMessage(session.id, { role: 'user', content: 'from the cli' })).toBe(2);
+    await gateway.patchModelConfig(session.id, { learned: true });
+    expect(await cli.listMessages(session.id)).toEqual([
+      { role: 'user', content: 'from the gateway' },
+      { role: 'user', content: 'from the cli' },
+    ]);
+    expect((await cli.getSession(session.id))?.modelConfig).toEqual({ learned: true });
+  });
+
+  it('tolerates invalid JSON in model_config (SPEC §18) and repairs it on the next patch', async () => {
+    const store = open();
+    const session = await store.createSession({ id: 'broken', modelConfig: { a: 1 } });
+    raw().prepare("UPDATE sessions SET model_config = '{not json' WHERE id = 'broken'").run();
+    expect((await store.getSession(session.id))?.modelConfig).toEqual({});
+    expect(await store.patchModelConfig(session.id, { b: 2 })).toEqual({ b: 2 });
+    expect((await store.getSession(session.id))?.modelConfig).toEqual({ b: 2 });
+  });
+
+  it('forkSession rolls back a failure in the middle of the row copy: no child remains', async () => {
+    const store = open();
+    const source = await store.createSession({ id: 'source' });
+    await store.appendMessages(source.id, conversation());
+    // Another connection installs a trigger that fails the 4th copied row, as a full disk would.
+    raw().exec(`CREATE TRIGGER fail_branch_copy BEFORE INSERT ON messages
+      WHEN NEW.session_id <> 'source' AND NEW.seq = 4
+      BEGIN SELECT RAISE(ABORT, 'simulated failure mid-copy'); END`);
+    await expect(store.forkSession(source.id)).rejects.toThrow('simulated failure mid-copy');
+    expect((await store.listSessions()).map((session) => session.id)).toEqual(['source']);
+    const counts = raw().prepare('SELECT session_id, COUNT(*) AS n FROM messages GROUP BY session_id').all();
+    expect(counts).toEqual([{ session_id: 'source', n: conversation().length }]);
+  });
+
+  it('a file that is not SQLite fails with a HermesError naming the path, not a stack trace', () => {
+    const directory = temporaryDirectory();
+    const notDatabase = join(directory, 'state.db');
+    writeFileSync(notDatabase, 'this is a text file, not a database\n'.repeat(200));
+    let caught: unknown;
+    try {
+      openSqliteSessionStore(notDatabase);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(HermesError);
+    expect((caught as Error).message).toContain(notDatabase);
+    expect((caught as Error).message).toContain('file is not a database');
+    expect((caught as Error).message).toContain('move it aside');
+  });
+
+  it('refuses a file written by a newer schema version', async () => {
+    const store = open();
+    await store.close();
+    raw().pragma(`user_version = ${SQLITE_SCHEMA_VERSION + 1}`);
+    expect(() => openSqliteSessionStore(path)).toThrow(
+      `has schema version ${SQLITE_SCHEMA_VERSION + 1}, newer than this hermes understands`,
+    );
+  });
+
+  it('a unknown parent on createSession is a UsageError, not a constraint failure', async () => {
+    const store = open();
+    await expect(store.createSession({ parentSessionId: 'ghost' })).rejects.toThrow(UsageError);
+  });
+});
