@@ -174,8 +174,9 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
         sequences.push(await store.appendMessage(session.id, { role: 'user', content: 'next' }));
         expect(sequences).toEqual([1, 2, 3, messages.length + 1]);
         const stored = await store.listMessages(session.id);
-        expect(stored).toStrictEqual([...messages, { role: 'user', content: 'next' }]);
-        expect(stored.map(keysOf)).toEqual([...messages, { role: 'user', content: 'next' }].map(keysOf));
+        const expected: Message[] = [...messages, { role: 'user', content: 'next' }];
+        expect(stored).toStrictEqual(expected);
+        expect(stored.map(keysOf)).toEqual(expected.map(keysOf));
         expect((await store.getSession(session.id))?.messageCount).toBe(messages.length + 1);
       });
 
