@@ -1,15 +1,196 @@
-import { HermesError } from '../../core/errors.js';
+import { HermesError, StreamError } from '../../core/errors.js';
 import { EventStream } from '../../core/event-stream.js';
-import type { Transport } from '../shared/transport.js';
+import type { StreamEvent } from '../../core/stream-event.js';
+import { isMustEcho } from '../../replay/replay-must-echo.js';
+import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
+import { jsonRequestHeaders, networkError, originStampFor, readBodyText } from '../shared/transport-http.js';
+import { abortableSleep, runWithRetries, type BackoffOptions, type Sleep } from '../shared/transport-retry.js';
+import { readServerSentEvents, type ServerSentEvent } from '../shared/transport-sse-reader.js';
+import {
+  createChatCompletionsDecoder,
+  decodeChatCompletionsResponse,
+  type ChatCompletionsDecoder,
+} from './chat-completions-decode.js';
 import { prepareChatCompletions } from './chat-completions-encode.js';
+import { apiErrorFromResponse } from './chat-completions-errors.js';
 
-/** The chat-completions transport (placeholder until its issue lands). */
-export const chatCompletionsTransport: Transport = {
-  api: 'chat_completions',
-  prepare: prepareChatCompletions,
-  send() {
-    const stream = new EventStream();
-    stream.fail(new HermesError('chat-completions transport is not implemented yet'));
-    return stream;
-  },
-};
+/**
+ * The chat-completions transport: the only I/O of this wire API. It sends the prepared body
+ * exactly as `prepareChatCompletions` built it (never edits it), retries 429 / 5xx / connection
+ * failures that happen before the first event, and decodes SSE or JSON answers into the one
+ * stream-event union. Failures end the stream with a typed `error` event; nothing throws.
+ */
+
+/** Injection points (tests, and the runtime's must-echo resolver). */
+export interface ChatCompletionsTransportOptions {
+  fetch?: typeof globalThis.fetch;
+  sleep?: Sleep;
+  /** Random source for backoff jitter. */
+  random?: () => number;
+  backoff?: BackoffOptions;
+  /**
+   * Whether the request's route is in the must-echo tier (SPEC §4), which changes how a
+   * tool-call turn without raw `reasoning_content` is stored (SPEC §2.1 rule 2). Default: the
+   * replay engine's tier table, honouring the request's user route rows.
+   */
+  isMustEcho?: (request: TransportRequest) => boolean;
+}
+
+const DEFAULT_MAX_ATTEMPTS = 3;
+
+/** An opened response: a parsed JSON body, or a stream with its decoder and the events read so far. */
+type OpenedResponse =
+  | { kind: 'json'; json: unknown }
+  | { kind: 'sse'; decoder: ChatCompletionsDecoder; sse: AsyncGenerator<ServerSentEvent>; firstEvents: StreamEvent[] };
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
+}
+
+/** Creates a chat-completions transport with injected dependencies. */
+export function createChatCompletionsTransport(options: ChatCompletionsTransportOptions = {}): Transport {
+  const fetchImplementation = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const sleep = options.sleep ?? abortableSleep;
+  const mustEcho =
+    options.isMustEcho ??
+    ((request: TransportRequest) =>
+      isMustEcho(request.route.provider, request.route.model, request.route.baseUrl, {
+        overrides: request.routeOverrides,
+      }));
+
+  async function open(request: TransportRequest, prepared: PreparedRequest, attempt: number): Promise<OpenedResponse> {
+    const provider = request.route.provider;
+    const streaming = prepared.body.stream === true;
+    const init: RequestInit = {
+      method: 'POST',
+      headers: jsonRequestHeaders({ apiKey: request.apiKey, stream: streaming }),
+      body: JSON.stringify(prepared.body),
+    };
+    if (request.signal !== undefined) init.signal = request.signal;
+    let response: Response;
+    try {
+      response = await fetchImplementation(prepared.url, init);
+    } catch (error) {
+      throw networkError(error, {
+        signal: request.signal,
+        retryable: true,
+        what: `could not reach ${provider} at ${prepared.url}`,
+      });
+    }
+    if (!response.ok) {
+      const bodyText = await readBodyText(response);
+      throw apiErrorFromResponse({
+        status: response.status,
+        headers: response.headers,
+        bodyText,
+        provider,
+        apiKey: request.apiKey,
+        attempts: attempt,
+      });
+    }
+    if (!isEventStream(response) || response.body === null) {
+      let bodyText: string;
+      try {
+        bodyText = await response.text();
+      } catch (error) {
+        throw networkError(error, {
+          signal: request.signal,
+          retryable: true,
+          what: `${provider} dropped the connection mid-response`,
+        });
+      }
+      try {
+        return { kind: 'json', json: JSON.parse(bodyText) };
+      } catch {
+        throw new StreamError(`${provider} answered with a body that is not JSON`, { body: bodyText.slice(0, 2000) });
+      }
+    }
+    const decoder = createChatCompletionsDecoder({ mustEcho: mustEcho(request), provider });
+    const sse = readServerSentEvents(response.body);
+    // Read up to the first decoded event inside the retry window: a connection reset before
+    // anything reached the caller is retried like a refused connection.
+    const firstEvents: StreamEvent[] = [];
+    try {
+      while (firstEvents.length === 0) {
+        const next = await sse.next();
+        if (next.done) break;
+        firstEvents.push(...decoder.feedData(next.value.data));
+      }
+    } catch (error) {
+      throw networkError(error, {
+        signal: request.signal,
+        retryable: true,
+        what: `${provider} dropped the connection before the first chunk`,
+      });
+    }
+    return { kind: 'sse', decoder, sse, firstEvents };
+  }
+
+  async function run(stream: EventStream, request: TransportRequest, prepared: PreparedRequest): Promise<void> {
+    const opened = await runWithRetries(
+      {
+        ...options.backoff,
+        maxAttempts: request.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        signal: request.signal,
+        sleep,
+        ...(options.random === undefined ? {} : { random: options.random }),
+        onRetry: (notice) => stream.push({ type: 'retry', ...notice }),
+      },
+      (attempt) => open(request, prepared, attempt),
+    );
+    const origin = originStampFor(request.route);
+    const emit = (events: readonly StreamEvent[]) => {
+      for (const event of events) {
+        if (event.type === 'finish') stream.end({ ...event, message: { ...event.message, origin } });
+        else stream.push(event);
+      }
+    };
+    if (opened.kind === 'json') {
+      emit(
+        decodeChatCompletionsResponse(opened.json, { mustEcho: mustEcho(request), provider: request.route.provider })
+          .events,
+      );
+      return;
+    }
+    emit(opened.firstEvents);
+    try {
+      while (!opened.decoder.ended) {
+        const next = await opened.sse.next();
+        if (next.done) break;
+        emit(opened.decoder.feedData(next.value.data));
+      }
+    } catch (error) {
+      throw networkError(error, {
+        signal: request.signal,
+        retryable: false,
+        what: `${request.route.provider} dropped the connection mid-stream; the partial answer was discarded`,
+      });
+    } finally {
+      // Stops the socket when the decoder ended early (error chunk) and the server keeps sending.
+      await opened.sse.return(undefined).catch(() => undefined);
+    }
+    emit(opened.decoder.finish());
+  }
+
+  return {
+    api: 'chat_completions',
+    prepare: prepareChatCompletions,
+    send(request: TransportRequest, prepared?: PreparedRequest): EventStream {
+      const stream = new EventStream();
+      let ready: PreparedRequest;
+      try {
+        ready = prepared ?? prepareChatCompletions(request);
+      } catch (error) {
+        stream.fail(
+          error instanceof HermesError ? error : new HermesError(`could not build the request: ${String(error)}`),
+        );
+        return stream;
+      }
+      run(stream, request, ready).catch((error: unknown) => stream.fail(error));
+      return stream;
+    },
+  };
+}
+
+/** The default chat-completions transport (native `fetch`, real backoff sleeps). */
+export const chatCompletionsTransport: Transport = createChatCompletionsTransport();
