@@ -1,6 +1,7 @@
 import { isJsonObject } from '../core/json.js';
 import type { JsonObject } from '../core/json.js';
 import type { Message } from '../core/message.js';
+import { hostnameMatches, hostnameOf } from './replay-host.js';
 import type { CarrierDecision } from './replay-types.js';
 
 /**
@@ -38,34 +39,23 @@ export const TEMPORARY_REASONING_ID_PREFIX = 'rs_tmp_';
 /** Longest message-item id replayed (SPEC §12); longer ids are host-specific handles. */
 export const MAX_MESSAGE_ITEM_ID_LENGTH = 64;
 
-/** True when `host` is `domain` or a subdomain of it (SPEC §3.1: hostname suffix only). */
-function hostMatches(host: string, domain: string): boolean {
-  return host === domain || host.endsWith(`.${domain}`);
-}
+/** Provider ids that mean GitHub Copilot, whose enterprise hosts vary. */
+const COPILOT_PROVIDERS = new Set(['copilot', 'github-copilot']);
 
 /**
  * The issuer kind of a Responses endpoint (SPEC §12). `baseUrl` is the resolved base URL (the
- * provider default already applied); `provider` is consulted only for Copilot, whose enterprise
- * hosts vary.
+ * provider default already applied); `provider` is consulted only for Copilot. Two routes share
+ * encrypted items exactly when their issuer kinds are equal.
  */
 export function responsesIssuerKind(provider: string, baseUrl: string | undefined): ResponsesIssuerKind {
-  const providerId = provider.trim().toLowerCase();
-  if (baseUrl === undefined || baseUrl.trim() === '') {
-    return providerId === 'copilot' || providerId === 'github-copilot' ? 'github_responses' : 'other';
-  }
-  let url: URL;
-  try {
-    url = new URL(baseUrl.trim());
-  } catch {
-    return `other:${baseUrl.trim()}`;
-  }
-  const host = url.hostname.toLowerCase();
-  if (hostMatches(host, 'x.ai')) return 'xai_responses';
-  if (hostMatches(host, 'githubcopilot.com') || providerId === 'copilot' || providerId === 'github-copilot') {
-    return 'github_responses';
-  }
-  if (hostMatches(host, 'chatgpt.com') && url.pathname.startsWith('/backend-api/codex')) return 'codex_backend';
-  return `other:${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const isCopilot = COPILOT_PROVIDERS.has(provider.trim().toLowerCase());
+  const normalized = (baseUrl ?? '').trim().replace(/\/+$/, '');
+  if (normalized === '') return isCopilot ? 'github_responses' : 'other';
+  const host = hostnameOf(normalized);
+  if (hostnameMatches(host, 'x.ai')) return 'xai_responses';
+  if (isCopilot || hostnameMatches(host, 'githubcopilot.com')) return 'github_responses';
+  if (hostnameMatches(host, 'chatgpt.com') && /\/backend-api\/codex(?:\/|$)/.test(normalized)) return 'codex_backend';
+  return `other:${normalized}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -76,7 +66,7 @@ export function responsesIssuerKind(provider: string, baseUrl: string | undefine
 export interface ResponsesReplayOptions {
   /** Issuer kind of the target route. */
   issuerKind: ResponsesIssuerKind;
-  /** Hostname of the target route (for unstamped items whose message carries an origin). */
+  /** Hostname of the target route's configured base URL, "" for the provider default (as in origin stamps). */
   routeHost: string;
   /**
    * Kill switch (SPEC §12): false after an `invalid_encrypted_content` error on this
@@ -140,7 +130,9 @@ function foreignReason(item: JsonObject, message: Message, options: ResponsesRep
   const origin = message.role === 'assistant' ? message.origin : undefined;
   if (origin === undefined) return null;
   if (origin.api !== 'codex_responses') return `foreign origin ${origin.api}`;
-  if (origin.host !== options.routeHost) return `foreign origin host ${origin.host}`;
+  if (origin.host !== '' && options.routeHost !== '' && origin.host !== options.routeHost) {
+    return `foreign origin host ${origin.host}`;
+  }
   return null;
 }
 

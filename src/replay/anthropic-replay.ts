@@ -1,0 +1,286 @@
+/**
+ * Canonical history → Anthropic `system` + `messages` (SPEC §9.3 turn assembly and route
+ * treatment, SPEC §23.2 origin scoping). Pure; history is never mutated (drafts are copies).
+ *
+ * Origin "matches" for Anthropic signatures (SPEC §23.2): the message's origin api is
+ * `anthropic_messages`, its endpoint class (`direct` / `bedrock` / `vertex` / `foundry` /
+ * `host:<third-party host>`) equals the route's, and its model equals the route's model exactly.
+ * Unstamped legacy messages match (they follow the SPEC §9.3 rules alone).
+ */
+import type { JsonObject } from '../core/json.js';
+import type { AssistantMessage, Message } from '../core/message.js';
+import {
+  anthropicEndpointClass,
+  type AnthropicRouteTreatment,
+  anthropicThinkingScope,
+} from './anthropic-endpoint-route.js';
+import {
+  anthropicByteLength,
+  assistantDraftBlocks,
+  type DraftBlock,
+  type ThinkingMeta,
+  userDraftBlocks,
+} from './anthropic-replay-blocks.js';
+import type { CarrierDecision } from './replay-types.js';
+
+/** Options of {@link buildAnthropicMessages}. */
+export interface AnthropicReplayOptions {
+  /** The route's treatment (SPEC §9.2). */
+  treatment: AnthropicRouteTreatment;
+  /** The route's exact model id. */
+  model: string;
+  /** The route's endpoint class ({@link anthropicEndpointClass}). */
+  endpointClass: string;
+  /** Thinking is requested on this turn; when false every thinking block is stripped (WIRE.md §2.6d). */
+  thinkingEnabled: boolean;
+  /** Remembered rejected fingerprints (SPEC §9.4). */
+  rejectedFingerprints?: readonly string[] | undefined;
+  /** Strip all thinking from this request only (SPEC §9.4, nothing was fingerprintable). */
+  stripAllThinking?: boolean | undefined;
+}
+
+/** The converted conversation. */
+export interface AnthropicReplayResult {
+  /** System messages joined by a blank line; undefined when there is none. */
+  system: string | undefined;
+  messages: JsonObject[];
+  decisions: CarrierDecision[];
+}
+
+/** Placeholder for an assistant turn left empty once its thinking was stripped (SPEC §9.3). */
+export const THINKING_ELIDED_TEXT = '(thinking elided)';
+
+interface Turn {
+  role: 'user' | 'assistant';
+  blocks: DraftBlock[];
+}
+
+function originMatches(message: AssistantMessage, options: AnthropicReplayOptions): boolean {
+  const origin = message.origin;
+  if (!origin) return true;
+  return (
+    origin.api === 'anthropic_messages' &&
+    anthropicEndpointClass(origin.host, origin.provider) === options.endpointClass &&
+    origin.model === options.model
+  );
+}
+
+/** Builds per-message drafts and merges same-role neighbours (the second assistant's thinking is marked). */
+function assembleTurns(history: readonly Message[], options: AnthropicReplayOptions, decisions: CarrierDecision[]) {
+  const rejected = new Set(options.rejectedFingerprints ?? []);
+  const foreign = new Set<number>();
+  const turns: Turn[] = [];
+  const system: string[] = [];
+  history.forEach((message, historyIndex) => {
+    let role: Turn['role'];
+    let blocks: DraftBlock[];
+    if (message.role === 'system') {
+      if (message.content !== '') system.push(message.content);
+      return;
+    } else if (message.role === 'user') {
+      role = 'user';
+      blocks = userDraftBlocks(message.content, historyIndex);
+    } else if (message.role === 'tool') {
+      role = 'user';
+      blocks = [
+        { block: { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content }, historyIndex },
+      ];
+    } else {
+      role = 'assistant';
+      if (!originMatches(message, options)) foreign.add(historyIndex);
+      blocks = assistantDraftBlocks(message, historyIndex, rejected, decisions);
+    }
+    if (blocks.length === 0) return;
+    const previous = turns[turns.length - 1];
+    if (previous && previous.role === role) {
+      // A steer message after tool results joins the tool-result turn; a second assistant message
+      // joins the first and loses its thinking (its signature covered a different turn).
+      for (const draft of blocks) previous.blocks.push(role === 'assistant' ? { ...draft, mergedSecond: true } : draft);
+    } else turns.push({ role, blocks: [...blocks] });
+  });
+  return { turns, foreign, system: system.length > 0 ? system.join('\n\n') : undefined };
+}
+
+/** Removes orphan tool_use (no tool_result follows) and orphan tool_result blocks. */
+function removeOrphans(turns: Turn[], decisions: CarrierDecision[]): void {
+  turns.forEach((turn, index) => {
+    if (turn.role !== 'assistant') return;
+    const next = turns[index + 1];
+    const answered = new Set(
+      (next?.blocks ?? [])
+        .filter((draft) => draft.block.type === 'tool_result')
+        .map((draft) => draft.block.tool_use_id),
+    );
+    const kept: DraftBlock[] = [];
+    let removed = false;
+    for (const draft of turn.blocks) {
+      if (draft.block.type === 'tool_use' && !answered.has(draft.block.id)) {
+        removed = true;
+        decisions.push({
+          messageIndex: draft.historyIndex,
+          field: 'tool_use',
+          action: 'dropped',
+          reason: 'orphan tool_use',
+        });
+      } else kept.push(draft);
+    }
+    // The signature covered the removed tool_use too, so it no longer verifies (SPEC §9.3).
+    turn.blocks = removed ? kept.map((draft) => (draft.thinking ? { ...draft, invalidated: true } : draft)) : kept;
+  });
+  turns.forEach((turn, index) => {
+    if (turn.role !== 'user') return;
+    const previous = turns[index - 1];
+    const issued = new Set(
+      previous?.role === 'assistant'
+        ? previous.blocks.filter((draft) => draft.block.type === 'tool_use').map((draft) => draft.block.id)
+        : [],
+    );
+    turn.blocks = turn.blocks.filter((draft) => {
+      if (draft.block.type !== 'tool_result' || issued.has(draft.block.tool_use_id)) return true;
+      decisions.push({
+        messageIndex: draft.historyIndex,
+        field: 'tool_result',
+        action: 'dropped',
+        reason: 'orphan tool_result',
+      });
+      return false;
+    });
+  });
+}
+
+/** Index of the first assistant turn of the in-flight tool loop (after the last real user turn). */
+function loopStart(turns: readonly Turn[]): number {
+  for (let index = turns.length - 1; index >= 0; index -= 1) {
+    const turn = turns[index];
+    if (turn?.role === 'user' && !turn.blocks.some((draft) => draft.block.type === 'tool_result')) return index + 1;
+  }
+  return 0;
+}
+
+function demoted(readable: string): JsonObject {
+  return { type: 'text', text: `<thinking>\n${readable}\n</thinking>` };
+}
+
+/** Applies the route treatment to one thinking draft: the block to send (or null) plus the decision. */
+function treatThinking(
+  draft: DraftBlock,
+  inScope: boolean,
+  originOk: boolean,
+  options: AnthropicReplayOptions,
+): { block: JsonObject | null; decision: Omit<CarrierDecision, 'messageIndex'> } {
+  const meta = draft.thinking!;
+  const field = meta.synthesized ? 'reasoning_content' : String(draft.block.type);
+  const signatureBytes = anthropicByteLength(String(draft.block.signature ?? draft.block.data ?? ''));
+  const readableBytes = anthropicByteLength(meta.readable);
+  const drop = (reason: string) => ({
+    block: null,
+    decision: { field, action: 'dropped' as const, reason, bytes: signatureBytes + readableBytes },
+  });
+  if (options.stripAllThinking) return drop('strip all thinking (retry)');
+  if (!options.thinkingEnabled) return drop('thinking disabled');
+  if (draft.mergedSecond) return drop('merged same-role message');
+  if (options.treatment === 'third_party') return drop('third-party route');
+  if (!inScope) return drop('prior turn: model does not keep prior thinking');
+  const signedValid = meta.signed && originOk && !draft.invalidated;
+  const treatment = options.treatment;
+  const keep = (reason: string) => ({
+    block: draft.block,
+    decision: { field, action: 'kept' as const, reason, bytes: signatureBytes },
+  });
+  if (treatment === 'native' || treatment === 'minimax') {
+    if (signedValid) return keep('signed: same issuer');
+    if (meta.readable === '') return drop(unsignedReason(meta, originOk, draft));
+    // Signed routes verify every thinking block, so readable text without a valid signature
+    // travels as plain text (as pydantic-ai does for foreign reasoning, fixture
+    // anthropic/pydantic-thinking-part-from-other-model), never as a fabricated thinking block.
+    return {
+      block: demoted(meta.readable),
+      decision: {
+        field,
+        action: 'lifted',
+        reason: `demoted to text: ${unsignedReason(meta, originOk, draft)}`,
+        bytes: readableBytes,
+      },
+    };
+  }
+  if (treatment === 'kimi' && signedValid) return keep('kimi: kept as issued');
+  // Kimi (unsigned or foreign) and DeepSeek: readable thinking goes back unsigned, never a blob.
+  if (meta.readable === '') return drop(meta.signed ? 'opaque blob: route takes unsigned only' : 'empty thinking');
+  const reason = treatment === 'deepseek' ? 'unsigned: route drops signatures' : 'unsigned: route accepts unsigned';
+  return {
+    block: { type: 'thinking', thinking: meta.readable },
+    decision: { field, action: 'kept', reason, bytes: readableBytes },
+  };
+}
+
+function unsignedReason(meta: ThinkingMeta, originOk: boolean, draft: DraftBlock): string {
+  if (!originOk && meta.signed) return 'foreign origin';
+  if (draft.invalidated) return 'signature invalidated';
+  return 'unsigned on signed route';
+}
+
+/**
+ * Converts canonical history to Anthropic `system` + `messages` for one route (SPEC §9.3) with
+ * one decision per carrier. Same input, same output; nothing in `history` changes.
+ */
+export function buildAnthropicMessages(
+  history: readonly Message[],
+  options: AnthropicReplayOptions,
+): AnthropicReplayResult {
+  const decisions: CarrierDecision[] = [];
+  const { turns, foreign, system } = assembleTurns(history, options, decisions);
+  removeOrphans(turns, decisions);
+  const scope = anthropicThinkingScope(options.treatment, options.model);
+  const firstLoopTurn = loopStart(turns);
+
+  const messages: JsonObject[] = [];
+  turns.forEach((turn, turnIndex) => {
+    if (turn.role === 'user') {
+      if (turn.blocks.length > 0) messages.push({ role: 'user', content: turn.blocks.map((draft) => draft.block) });
+      return;
+    }
+    const inScope = scope === 'all' || (scope === 'loop' && turnIndex >= firstLoopTurn);
+    const content: JsonObject[] = [];
+    let strippedThinking = false;
+    let elidedIndex = -1;
+    for (const draft of turn.blocks) {
+      if (!draft.thinking) {
+        // Server-tool blocks are Anthropic-issued; only a signed route of the same issuer reads them.
+        const serverBlock = draft.block.type === 'server_tool_use' || String(draft.block.type).endsWith('_tool_result');
+        if (
+          serverBlock &&
+          (foreign.has(draft.historyIndex) || (options.treatment !== 'native' && options.treatment !== 'minimax'))
+        ) {
+          decisions.push({
+            messageIndex: draft.historyIndex,
+            field: String(draft.block.type),
+            action: 'dropped',
+            reason: 'server tool block: foreign route',
+          });
+          continue;
+        }
+        content.push(draft.block);
+        continue;
+      }
+      const result = treatThinking(draft, inScope, !foreign.has(draft.historyIndex), options);
+      decisions.push({ messageIndex: draft.historyIndex, ...result.decision });
+      if (result.block) content.push(result.block);
+      else {
+        strippedThinking = true;
+        elidedIndex = draft.historyIndex;
+      }
+    }
+    if (content.length === 0) {
+      if (!strippedThinking) return;
+      content.push({ type: 'text', text: THINKING_ELIDED_TEXT });
+      decisions.push({
+        messageIndex: elidedIndex,
+        field: 'content',
+        action: 'padded',
+        reason: 'thinking elided placeholder',
+      });
+    }
+    messages.push({ role: 'assistant', content });
+  });
+  return { system, messages, decisions };
+}

@@ -1,0 +1,259 @@
+import type { JsonObject, JsonValue } from '../core/json.js';
+import { isJsonObject } from '../core/json.js';
+import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
+import type { Route } from '../core/route.js';
+import { routeReads, shapeMessageCarriers } from './replay-carrier-shaping.js';
+import { recordAssistantDecisions } from './replay-chat-decisions.js';
+import { hostnameMatches, hostnameOf } from './replay-host.js';
+import type { IssuerRoute, OriginVerdict } from './replay-origin-scope.js';
+import { originVerdict, scopeReasoningDetails } from './replay-origin-scope.js';
+import type { ReplayRouteDecision } from './replay-policy.js';
+import { applyReasoningContentPolicy, reasoningReplayRoute } from './replay-policy.js';
+import { routeKeyOf } from './replay-route-key.js';
+import type { Carrier, CarrierDecision, RouteKey, RouteOverride } from './replay-types.js';
+import { CARRIERS } from './replay-types.js';
+
+/**
+ * The chat-completions wire copy of a history (SPEC §6, §7.4–§7.6, §23.2–§23.3): one pure pass
+ * that never mutates the history, shallow-copies each message and shares every unchanged nested
+ * value (opaque blobs are never cloned). Each message gets an allow-listed wire object:
+ * - system / user: `role, content, name`;
+ * - tool: `role, content, tool_call_id, name`;
+ * - assistant: `role, content, name, tool_calls, refusal` + the carriers the route reads +
+ *   lifted private-record fields.
+ * So metadata (`timestamp`, `tool_name`, `origin`, `codex_*`, native block sidecars, every `_`
+ * key, unknown keys) never reaches a provider: strict schemas answer 400/422 on one extra key
+ * (Mistral "Extra inputs are not permitted", Groq "property '…' is unsupported", WIRE.md §6).
+ */
+
+/** Options of {@link buildChatCompletionsMessages}. */
+export interface ChatReplayOptions {
+  /** Learned verdicts for this route key (SPEC §13). */
+  rejected?: readonly Carrier[];
+  /** `model.reasoning_echo` opt-in padding (SPEC §4). */
+  echoOptIn?: boolean;
+  /** User route rows (SPEC §23.4). */
+  overrides?: readonly RouteOverride[];
+  /** Provider profile `native_reasoning_details_type` (SPEC §5 post-step, §7.6). */
+  profileNativeReasoningDetailsType?: string;
+}
+
+/** The wire messages plus everything that explains them. */
+export interface ChatReplayResult {
+  /** Wire messages, in history order. */
+  messages: JsonObject[];
+  /** One decision per carrier kept, padded, lifted or dropped (SPEC §23.3). */
+  decisions: CarrierDecision[];
+  /** Carriers the route gets after verdicts (SPEC §6.1). */
+  carriers: Carrier[];
+  /** Padding is active (SPEC §6.1). */
+  pad: boolean;
+  routeKey: RouteKey;
+  /** Carriers present on at least one wire assistant message (input to SPEC §13.2). */
+  carriersSent: Carrier[];
+}
+
+/** Everything the per-message conversion needs, computed once per request. */
+export interface ChatReplayContext {
+  route: Route;
+  decision: ReplayRouteDecision;
+  carriers: Carrier[];
+  rejected: readonly Carrier[];
+  issuer: IssuerRoute;
+  reads: ReturnType<typeof routeReads>;
+  /** The model consumes per-call Gemini `extra_content` signatures (SPEC §7.6). */
+  consumesThoughtSignature: boolean;
+  profileNativeReasoningDetailsType: string | undefined;
+}
+
+/** Builds the per-request context (SPEC §6.1 decision, issuer, route reads). */
+export function chatReplayContext(route: Route, options: ChatReplayOptions = {}): ChatReplayContext {
+  const chatRoute: Route = { ...route, api: 'chat_completions' };
+  const decision = reasoningReplayRoute(chatRoute, options);
+  const host = hostnameOf(route.baseUrl);
+  const provider = route.provider.trim().toLowerCase();
+  return {
+    route: chatRoute,
+    decision,
+    carriers: decision.carriers ?? [],
+    rejected: options.rejected ?? [],
+    issuer: { api: 'chat_completions', provider, host, model: route.model },
+    reads: routeReads(route),
+    // SPEC §7.6 [T/I]: Gemini/Gemma models, and provider `gemini` on the Google endpoint even
+    // with an alias model id (the prior art's tests keep it there).
+    consumesThoughtSignature:
+      /gemini|gemma/i.test(route.model) ||
+      (provider === 'gemini' && hostnameMatches(host, 'generativelanguage.googleapis.com')),
+    profileNativeReasoningDetailsType: options.profileNativeReasoningDetailsType,
+  };
+}
+
+/**
+ * Builds the chat-completions `messages` for `history` on `route`. Pure and idempotent: the same
+ * input gives an equal result, and the history is never written to.
+ */
+export function buildChatCompletionsMessages(
+  history: readonly Message[],
+  route: Route,
+  options: ChatReplayOptions = {},
+): ChatReplayResult {
+  const context = chatReplayContext(route, options);
+  const messages: JsonObject[] = new Array<JsonObject>(history.length);
+  const decisions: CarrierDecision[] = [];
+  const sent = new Set<Carrier>();
+  for (let index = 0; index < history.length; index++) {
+    const message = history[index] as Message;
+    const wire = convertMessage(message, index, context, decisions);
+    if (message.role === 'assistant') {
+      for (const carrier of CARRIERS) if (wire[carrier] !== undefined) sent.add(carrier);
+    }
+    messages[index] = wire;
+  }
+  return {
+    messages,
+    decisions,
+    carriers: context.carriers,
+    pad: context.decision.pad,
+    routeKey: routeKeyOf(route.provider, route.baseUrl, route.model),
+    carriersSent: CARRIERS.filter((carrier) => sent.has(carrier)),
+  };
+}
+
+/** Converts one canonical message to its wire object, appending its decisions. */
+export function convertMessage(
+  message: Message,
+  index: number,
+  context: ChatReplayContext,
+  decisions: CarrierDecision[],
+): JsonObject {
+  const loose = message as unknown as JsonObject;
+  const content = typeof loose.api_content === 'string' ? loose.api_content : (loose.content ?? null);
+  if (message.role === 'assistant') return convertAssistant(message, loose, content, index, context, decisions);
+  const wire: JsonObject = { role: message.role, content };
+  if (message.role === 'tool') wire.tool_call_id = message.tool_call_id;
+  if (typeof loose.name === 'string') wire.name = loose.name;
+  return wire;
+}
+
+function convertAssistant(
+  message: AssistantMessage,
+  loose: JsonObject,
+  content: JsonValue,
+  index: number,
+  context: ChatReplayContext,
+  decisions: CarrierDecision[],
+): JsonObject {
+  const verdict = originVerdict(message.origin, context.issuer);
+  const wire: JsonObject = { role: 'assistant', content };
+  if (typeof loose.name === 'string') wire.name = loose.name;
+  if (message.tool_calls && message.tool_calls.length > 0) {
+    wire.tool_calls = message.tool_calls.map((call, callIndex) =>
+      convertToolCall(call, callIndex, index, verdict, context, decisions),
+    );
+  }
+  if (loose.refusal !== undefined) wire.refusal = loose.refusal;
+  if (message.reasoning_content !== undefined) wire.reasoning_content = message.reasoning_content;
+  if (message.reasoning !== undefined) wire.reasoning = message.reasoning;
+  if (Array.isArray(message.reasoning_details)) wire.reasoning_details = message.reasoning_details;
+  applyReasoningContentPolicy(message, wire, context.decision.pad, context.carriers);
+  let scoped: ReturnType<typeof scopeReasoningDetails>['scoped'] = [];
+  if (Array.isArray(wire.reasoning_details)) {
+    const result = scopeReasoningDetails(wire.reasoning_details, verdict);
+    scoped = result.scoped;
+    if (result.details.length === 0) delete wire.reasoning_details;
+    else if (result.details !== wire.reasoning_details) wire.reasoning_details = result.details as JsonValue[];
+  }
+  const profileType = context.profileNativeReasoningDetailsType;
+  const shaped = shapeMessageCarriers(loose, wire, context.reads, {
+    allowOpaque: verdict.sameIssuer,
+    keepRecordType: profileType,
+  });
+  dropForeignNativeRecords(wire, profileType);
+  recordAssistantDecisions({ message, wire, index, context, verdict, scoped, shaped, decisions });
+  return wire;
+}
+
+/**
+ * SPEC §7.6: `reasoning_details` entries whose type ends `.native_assistant` travel only when
+ * that type is the provider profile's own `native_reasoning_details_type`.
+ */
+function dropForeignNativeRecords(wire: JsonObject, profileType: string | undefined): void {
+  const details = wire.reasoning_details;
+  if (!Array.isArray(details)) return;
+  let foreign = false;
+  for (const entry of details) {
+    if (isJsonObject(entry) && typeof entry.type === 'string' && entry.type.endsWith('.native_assistant')) {
+      if (entry.type !== profileType) foreign = true;
+    }
+  }
+  if (!foreign) return;
+  const kept = details.filter(
+    (entry) =>
+      !(isJsonObject(entry) && typeof entry.type === 'string' && entry.type.endsWith('.native_assistant')) ||
+      (entry as JsonObject).type === profileType,
+  );
+  if (kept.length === 0) delete wire.reasoning_details;
+  else wire.reasoning_details = kept;
+}
+
+function usableSignature(extraContent: JsonObject): boolean {
+  const google = extraContent.google;
+  const nested = isJsonObject(google) ? google.thought_signature : undefined;
+  const signature = nested ?? extraContent.thought_signature;
+  return typeof signature === 'string' && signature.trim() !== '';
+}
+
+/**
+ * A wire tool call: `id, type, function{name, arguments}` plus, where the route reads them, the
+ * Copilot per-call `function.thought_signature` and the Gemini `extra_content`. Responses ids
+ * (`call_id`, `response_item_id`) never travel: Rust/serde servers answer "unknown field
+ * `extra_content`, expected one of `id`, `type`, `function`" (WIRE.md §6).
+ */
+function convertToolCall(
+  call: ToolCall,
+  callIndex: number,
+  index: number,
+  verdict: OriginVerdict,
+  context: ChatReplayContext,
+  decisions: CarrierDecision[],
+): JsonObject {
+  const source = call.function;
+  let fn: JsonObject = source as unknown as JsonObject;
+  let extraKeys = false;
+  for (const key in source) if (key !== 'name' && key !== 'arguments' && key !== 'thought_signature') extraKeys = true;
+  const signature = source.thought_signature;
+  const keepSignature = signature !== undefined && context.reads.copilot && verdict.sameIssuer;
+  if (signature !== undefined) {
+    decisions.push({
+      messageIndex: index,
+      field: `tool_calls[${callIndex}].function.thought_signature`,
+      action: keepSignature ? 'kept' : 'dropped',
+      reason: keepSignature ? 'route reads it' : context.reads.copilot ? 'foreign origin' : 'not read by route',
+      bytes: signature.length,
+    });
+  }
+  if (extraKeys || (signature !== undefined && !keepSignature)) {
+    fn = { name: source.name, arguments: source.arguments };
+    if (keepSignature) fn.thought_signature = signature;
+  }
+  const wire: JsonObject = { id: call.id, type: 'function', function: fn };
+  const extraContent = call.extra_content;
+  if (extraContent !== undefined) {
+    const usable = isJsonObject(extraContent) && usableSignature(extraContent);
+    const keep = context.consumesThoughtSignature && usable && verdict.sameIssuer;
+    if (keep) wire.extra_content = extraContent;
+    decisions.push({
+      messageIndex: index,
+      field: `tool_calls[${callIndex}].extra_content`,
+      action: keep ? 'kept' : 'dropped',
+      reason: keep
+        ? 'route reads it'
+        : !context.consumesThoughtSignature
+          ? 'not read by route'
+          : !usable
+            ? 'no usable signature'
+            : 'foreign origin',
+    });
+  }
+  return wire;
+}

@@ -1,0 +1,154 @@
+import type { JsonObject } from '../core/json.js';
+import type { Route } from '../core/route.js';
+import { resolveCarrierRoute } from './replay-carrier-routes.js';
+import { REASONING_ECHO_PAD, mustEchoFamily } from './replay-must-echo.js';
+import type { Carrier, RouteOverride } from './replay-types.js';
+
+/**
+ * The effective replay decision (SPEC §6): which carriers a route gets, whether tool turns are
+ * padded, and the per-message policy that writes carriers into a wire copy.
+ */
+
+/** Inputs of {@link reasoningReplayRoute} besides the route. */
+export interface ReplayRouteOptions {
+  /** `model.reasoning_echo` opt-in (SPEC §4, PR #90193). */
+  echoOptIn?: boolean | undefined;
+  /** Learned verdicts for this route key (SPEC §13): carriers never to send. */
+  rejected?: readonly Carrier[] | undefined;
+  /** User route rows (SPEC §23.4). */
+  overrides?: readonly RouteOverride[] | undefined;
+  /** Provider profile `native_reasoning_details_type` (SPEC §5 post-step). */
+  profileNativeReasoningDetailsType?: string | undefined;
+}
+
+/** The outcome of SPEC §6.1 plus what explains it. */
+export interface ReplayRouteDecision {
+  /** Pad assistant turns lacking replayable text with `" "`. */
+  pad: boolean;
+  /** Carriers the route gets, or null for non-chat wire APIs (carriers decided by the native adapter). */
+  carriers: Carrier[] | null;
+  /** Carriers the route table gives before verdicts are subtracted (null for non-chat APIs). */
+  tableCarriers: Carrier[] | null;
+  /** Route-table row that matched (`strict`, `full`, `override`, `fallback`, ...). */
+  row: string;
+  /** Must-echo family, or null (SPEC §4). */
+  mustEchoFamily: string | null;
+  /** True when padding comes from the opt-in rather than the tier. */
+  echoOptIn: boolean;
+}
+
+/** SPEC §6.1 `reasoning_replay_route`. */
+export function reasoningReplayRoute(route: Route, options: ReplayRouteOptions = {}): ReplayRouteDecision {
+  const family = mustEchoFamily(route.provider, route.model, route.baseUrl, { overrides: options.overrides });
+  const echoOptIn = options.echoOptIn === true;
+  let pad = echoOptIn || family !== null;
+  if ((route.api ?? 'chat_completions') !== 'chat_completions') {
+    return { pad, carriers: null, tableCarriers: null, row: 'native-adapter', mustEchoFamily: family, echoOptIn };
+  }
+  const resolution = resolveCarrierRoute(route.provider, route.baseUrl, {
+    overrides: options.overrides,
+    profileNativeReasoningDetailsType: options.profileNativeReasoningDetailsType,
+  });
+  const rejected = options.rejected ?? [];
+  const carriers = resolution.carriers.filter((carrier) => !rejected.includes(carrier));
+  // SPEC §6.1 step 4: a strict route or a rejected RC never pads.
+  pad = pad && carriers.includes('reasoning_content');
+  return { pad, carriers, tableCarriers: resolution.carriers, row: resolution.row, mustEchoFamily: family, echoOptIn };
+}
+
+/** The reasoning fields the policy reads from a message (a canonical message or a wire copy). */
+export interface PolicySource {
+  role?: unknown;
+  reasoning_content?: unknown;
+  reasoning?: unknown;
+  tool_calls?: unknown;
+  reasoning_details?: unknown;
+}
+
+function isNonBlank(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+/**
+ * SPEC §6.2: `reasoning_content` when it has non-whitespace characters, else non-blank
+ * `reasoning`, else null. A whitespace-only RC (a previous `" "` pad) is ignored.
+ */
+export function replayableText(source: PolicySource): string | null {
+  if (isNonBlank(source.reasoning_content)) return source.reasoning_content;
+  if (isNonBlank(source.reasoning)) return source.reasoning;
+  return null;
+}
+
+/** True for a private carrier record type (`hermes.native_assistant` and provider variants). */
+export function isNativeAssistantRecord(entry: unknown): boolean {
+  if (typeof entry !== 'object' || entry === null) return false;
+  const type = (entry as JsonObject).type;
+  return typeof type === 'string' && type.endsWith('.native_assistant');
+}
+
+/**
+ * SPEC §6.3 `apply_reasoning_content_policy`: writes the carriers of one assistant message into
+ * its wire copy `wire` (non-assistant messages are untouched). Reads text from `source`, which may
+ * be `wire` itself (re-application). Idempotent. `reasoning_details` is only ever replaced by a
+ * filtered copy, never edited in place, so a shared array stays intact.
+ */
+export function applyReasoningContentPolicy(
+  source: PolicySource,
+  wire: JsonObject,
+  pad: boolean,
+  carriers: readonly Carrier[] | null,
+): void {
+  if (source.role !== 'assistant') return;
+  const text = replayableText(source);
+  if (carriers === null && pad) {
+    // Legacy/pad-only branch (non-chat wire APIs).
+    const existing = source.reasoning_content;
+    if (typeof existing === 'string') wire.reasoning_content = existing === '' ? REASONING_ECHO_PAD : existing;
+    else if (isNonBlank(source.reasoning) && !hasToolCalls(source)) wire.reasoning_content = source.reasoning;
+    else wire.reasoning_content = REASONING_ECHO_PAD;
+    return;
+  }
+  const effective: readonly Carrier[] = carriers ?? (pad ? ['reasoning_content'] : []);
+  if (effective.includes('reasoning_content') && (text !== null || pad)) {
+    wire.reasoning_content = text ?? REASONING_ECHO_PAD;
+  } else delete wire.reasoning_content;
+  if (effective.includes('reasoning') && text !== null) wire.reasoning = text;
+  else delete wire.reasoning;
+  if (carriers !== null && !carriers.includes('reasoning_details')) {
+    const details = wire.reasoning_details;
+    if (Array.isArray(details)) {
+      const records = details.filter(isNativeAssistantRecord);
+      if (records.length === 0) delete wire.reasoning_details;
+      else if (records.length !== details.length) wire.reasoning_details = records;
+    } else if (details !== undefined) delete wire.reasoning_details;
+  }
+}
+
+function hasToolCalls(source: PolicySource): boolean {
+  return Array.isArray(source.tool_calls) && source.tool_calls.length > 0;
+}
+
+/**
+ * SPEC §6.4 `reapply_reasoning_echo`: re-runs the policy in place over an already built request
+ * (after compression or a fallback route swap). In the legacy branch a message already carrying
+ * a truthy RC is skipped. Returns how many assistant messages had their (RC, R, RD) triple
+ * changed; a second call returns 0.
+ */
+export function reapplyReasoningEcho(
+  apiMessages: JsonObject[],
+  pad: boolean,
+  carriers: readonly Carrier[] | null = null,
+): number {
+  let changed = 0;
+  for (const message of apiMessages) {
+    if (message.role !== 'assistant') continue;
+    if (carriers === null && pad && typeof message.reasoning_content === 'string' && message.reasoning_content !== '') {
+      continue;
+    }
+    const before = [message.reasoning_content, message.reasoning, message.reasoning_details];
+    applyReasoningContentPolicy(message, message, pad, carriers);
+    const after = [message.reasoning_content, message.reasoning, message.reasoning_details];
+    if (before.some((value, index) => value !== after[index])) changed += 1;
+  }
+  return changed;
+}
