@@ -1,15 +1,10 @@
-import type Database from 'better-sqlite3';
 import type { JsonObject } from '../core/json.js';
 import { newSessionId } from '../core/ids.js';
-import type { NewSession, RequestRecord, SessionRecord, SessionStore, VerdictRecord } from './session-store.js';
+import type { NewSession, SessionRecord, SessionStore, VerdictRecord } from './session-store.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteDatabase } from './sqlite-open.js';
-import {
-  decodeMessageRow,
-  encodeMessage,
-  MESSAGE_SELECT_COLUMNS,
-  MESSAGE_VALUE_COLUMNS,
-} from './sqlite-message-codec.js';
-import type { EncodedMessage, MessageRow } from './sqlite-message-codec.js';
+import { decodeMessageRow, encodeMessage } from './sqlite-message-codec.js';
+import type { EncodedMessage } from './sqlite-message-codec.js';
+import { prepareStatements, toRequestRecord, toSessionRecord, toVerdictRecord } from './sqlite-statements.js';
 import {
   defaultBranchTitle,
   duplicateSessionError,
@@ -37,154 +32,6 @@ export interface SqliteSessionStore extends SessionStore {
   readonly schemaVersion: number;
   /** The journal mode SQLite reports (`wal` for a file database). */
   journalMode(): string;
-}
-
-interface SessionRow {
-  id: string;
-  title: string | null;
-  parent_session_id: string | null;
-  created_at: number;
-  updated_at: number;
-  provider: string | null;
-  model: string | null;
-  base_url: string | null;
-  api: string | null;
-  model_config: string | null;
-  message_count: number;
-}
-
-interface VerdictRow {
-  route_key: string;
-  provider: string;
-  host: string;
-  model: string;
-  fields: string;
-  first_seen: number;
-  updated_at: number;
-  error_text: string;
-}
-
-interface RequestRow {
-  id: number;
-  session_id: string;
-  at: number;
-  api: string;
-  route_key: string;
-  status: number;
-  decisions: string;
-}
-
-// One query per listing: the count is a correlated subquery over the (session_id, seq) index,
-// never one extra query per session.
-const SESSION_SELECT = `SELECT s.id, s.title, s.parent_session_id, s.created_at, s.updated_at, s.provider,
-  s.model, s.base_url, s.api, s.model_config,
-  (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count FROM sessions s`;
-// Ties on updated_at (same millisecond) go to the row written last.
-const NEWEST_FIRST = 'ORDER BY s.updated_at DESC, s.rowid DESC';
-
-function toSessionRecord(row: SessionRow): SessionRecord {
-  return {
-    id: row.id,
-    title: row.title,
-    parentSessionId: row.parent_session_id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    provider: row.provider,
-    model: row.model,
-    baseUrl: row.base_url,
-    api: row.api,
-    modelConfig: parseModelConfig(row.model_config),
-    messageCount: row.message_count,
-  };
-}
-
-function toVerdictRecord(row: VerdictRow): VerdictRecord {
-  return {
-    routeKey: row.route_key,
-    provider: row.provider,
-    host: row.host,
-    model: row.model,
-    fields: JSON.parse(row.fields) as string[],
-    firstSeen: row.first_seen,
-    updatedAt: row.updated_at,
-    errorText: row.error_text,
-  };
-}
-
-function toRequestRecord(row: RequestRow): RequestRecord {
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    at: row.at,
-    api: row.api,
-    routeKey: row.route_key,
-    status: row.status,
-    decisions: JSON.parse(row.decisions) as JsonObject[],
-  };
-}
-
-/** Builds every prepared statement once per connection. */
-function prepareStatements(database: Database.Database) {
-  const valuePlaceholders = MESSAGE_VALUE_COLUMNS.map(() => '?').join(', ');
-  const valueColumns = MESSAGE_VALUE_COLUMNS.join(', ');
-  return {
-    sessionById: database.prepare<[string], SessionRow>(`${SESSION_SELECT} WHERE s.id = ?`),
-    sessionsNewest: database.prepare<[number], SessionRow>(`${SESSION_SELECT} ${NEWEST_FIRST} LIMIT ?`),
-    childSessions: database.prepare<[string], SessionRow>(
-      `${SESSION_SELECT} WHERE s.parent_session_id = ? ORDER BY s.created_at, s.rowid`,
-    ),
-    insertSession: database.prepare(
-      `INSERT INTO sessions (id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config)
-       VALUES (@id, @title, @parentSessionId, @now, @now, @provider, @model, @baseUrl, @api, @modelConfig)`,
-    ),
-    updateSession: database.prepare(
-      `UPDATE sessions SET
-         title = CASE WHEN @setTitle THEN @title ELSE title END,
-         provider = CASE WHEN @setProvider THEN @provider ELSE provider END,
-         model = CASE WHEN @setModel THEN @model ELSE model END,
-         base_url = CASE WHEN @setBaseUrl THEN @baseUrl ELSE base_url END,
-         api = CASE WHEN @setApi THEN @api ELSE api END,
-         updated_at = @now
-       WHERE id = @id`,
-    ),
-    touchSession: database.prepare<[number, string]>('UPDATE sessions SET updated_at = ? WHERE id = ?'),
-    deleteSession: database.prepare<[string]>('DELETE FROM sessions WHERE id = ?'),
-    modelConfig: database.prepare<[string], { model_config: string | null }>(
-      'SELECT model_config FROM sessions WHERE id = ?',
-    ),
-    writeModelConfig: database.prepare<[string, number, string]>(
-      'UPDATE sessions SET model_config = ?, updated_at = ? WHERE id = ?',
-    ),
-    nextSeq: database.prepare<[string], { next: number }>(
-      'SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE session_id = ?',
-    ),
-    insertMessage: database.prepare<[string, number, ...EncodedMessage]>(
-      `INSERT INTO messages (session_id, seq, ${valueColumns}) VALUES (?, ?, ${valuePlaceholders})`,
-    ),
-    // A branch copies rows as stored, column for column: nothing is decoded or re-encoded.
-    copyMessages: database.prepare<[string, string]>(
-      `INSERT INTO messages (session_id, seq, ${valueColumns})
-       SELECT ?, seq, ${valueColumns} FROM messages WHERE session_id = ? ORDER BY seq`,
-    ),
-    listMessages: database.prepare<[string], MessageRow>(
-      `SELECT ${MESSAGE_SELECT_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq`,
-    ),
-    verdictByKey: database.prepare<[string], VerdictRow>('SELECT * FROM verdicts WHERE route_key = ?'),
-    listVerdicts: database.prepare<[], VerdictRow>('SELECT * FROM verdicts ORDER BY route_key'),
-    upsertVerdict: database.prepare(
-      `INSERT INTO verdicts (route_key, provider, host, model, fields, first_seen, updated_at, error_text)
-       VALUES (@routeKey, @provider, @host, @model, @fields, @firstSeen, @updatedAt, @errorText)
-       ON CONFLICT (route_key) DO UPDATE SET fields = excluded.fields, updated_at = excluded.updated_at,
-         error_text = excluded.error_text`,
-    ),
-    forgetVerdict: database.prepare<[string]>('DELETE FROM verdicts WHERE route_key = ?'),
-    forgetAllVerdicts: database.prepare<[]>('DELETE FROM verdicts'),
-    sessionExists: database.prepare<[string], { found: number }>('SELECT 1 AS found FROM sessions WHERE id = ?'),
-    insertRequest: database.prepare<[string, number, string, string, number, string]>(
-      'INSERT INTO requests (session_id, at, api, route_key, status, decisions) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
-    listRequests: database.prepare<[string], RequestRow>('SELECT * FROM requests WHERE session_id = ? ORDER BY id'),
-  };
 }
 
 /**
