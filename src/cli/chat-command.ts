@@ -2,9 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { ReasoningEffort } from '../core/reasoning-options.js';
 import { runAgentTurn, type AgentTurnOptions } from '../runtime/agent-turn.js';
-import { startInProcessEmulator, type InProcessEmulator } from '../runtime/runtime-emulator.js';
-import { resolveRoute } from '../runtime/runtime-route.js';
-import { isLocalEndpoint } from '../replay/replay-host.js';
+import { openRoute } from './cli-route.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import { withCliContext, type CliContext } from './cli-context.js';
 import { printJson } from './cli-output.js';
@@ -83,34 +81,20 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
     session = await store.latestSession();
     if (!session) throw new UsageError('no session to continue yet: start one with hermes chat');
   }
-  const resolved = resolveRoute(flags, context.config, session, process.env);
-  let emulator: InProcessEmulator | null = null;
-  let route = resolved.route;
-  const notes = process.stderr;
+  const opened = await openRoute(flags, context, session);
+  const { route, sessionRoute } = opened;
   try {
-    if (resolved.emulatorPersona) {
-      emulator = await startInProcessEmulator(resolved.emulatorPersona, flags.model ?? session?.model ?? undefined);
-      route = emulator.route;
-      notes.write(
-        `offline: using the built-in emulator (persona ${emulator.persona}, ${emulator.baseUrl}); ` +
-          'set a provider in config.yaml or pass --provider to use a real model\n',
-      );
-    } else if (!resolved.apiKey && resolved.apiKeyEnv && !isLocalEndpoint(route.baseUrl)) {
-      throw new UsageError(
-        `no API key for ${route.provider}: set ${resolved.apiKeyEnv} or pass --api-key (the key is never stored)`,
-      );
-    }
     session ??= await store.createSession({
-      provider: route.provider,
+      provider: sessionRoute?.provider ?? route.provider,
       model: route.model,
-      baseUrl: route.baseUrl ?? null,
+      baseUrl: sessionRoute ? null : (route.baseUrl ?? null),
       api: route.api,
     });
     const turnOptions: Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'> = {
       store,
       sessionId: session.id,
       route,
-      apiKey: resolved.apiKey,
+      apiKey: opened.apiKey,
       reasoning: {
         enabled: flags.reasoning !== false && context.config.reasoning.enabled,
         effort: effort ?? context.config.reasoning.effort,
@@ -121,12 +105,14 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
       workspace: process.cwd(),
       logger: context.logger(),
       maxIterations: context.config.maxIterations,
+      compaction: context.config.compaction,
+      sessionRoute,
       stream: flags.stream !== false,
     };
     if (flags.query !== undefined) await runOneTurn(flags, turnOptions);
     else await runInteractiveChat(session, turnOptions, context, Boolean(flags.yolo));
   } finally {
-    await emulator?.close();
+    await opened.close();
   }
 }
 

@@ -66,12 +66,14 @@ export async function runInteractiveChat(
         showReasoning: () => showReasoning,
       });
       try {
-        await runAgentTurn(line, {
+        const turn = await runAgentTurn(line, {
           ...options,
           signal: current.signal,
           onEvent: renderer.onEvent,
           approve: yolo ? async () => true : (name, args) => askApproval(readline, name, args),
         });
+        // Automatic compaction moves the conversation to a child session.
+        if (turn.sessionId !== options.sessionId) options = { ...options, sessionId: turn.sessionId };
       } catch (error) {
         renderer.stop();
         if (error instanceof TurnInterruptedError) process.stdout.write(style.yellow(`\n${error.message}\n`));

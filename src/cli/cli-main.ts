@@ -5,6 +5,7 @@ import { registerEmulateCommand } from './emulate-command.js';
 import { registerLogsCommand } from './logs-command.js';
 import { registerReplayCommand } from './replay-command.js';
 import { registerSessionsCommand } from './sessions-command.js';
+import { registerRoutesCommand } from './routes-command.js';
 import { CLI_VERSION } from './cli-version.js';
 
 /** Builds the `hermes` program. Commands are registered by their own modules. */
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerChatCommand(program);
   registerSessionsCommand(program);
   registerReplayCommand(program);
+  registerRoutesCommand(program);
   registerLogsCommand(program);
   registerEmulateCommand(program);
   return program;

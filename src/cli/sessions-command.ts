@@ -4,6 +4,9 @@ import type { SessionStore } from '../storage/session-store.js';
 import { withCliContext } from './cli-context.js';
 import { formatTime, printJson } from './cli-output.js';
 import { describeSession, sessionJson } from './sessions-show.js';
+import { openRoute } from './cli-route.js';
+import { compressSession } from '../runtime/compaction-run.js';
+import type { RouteFlags } from '../runtime/runtime-route.js';
 
 /** Registers `hermes sessions list|show|export|delete|rename|branch|compress`. */
 export function registerSessionsCommand(program: Command): void {
@@ -111,6 +114,44 @@ export function registerSessionsCommand(program: Command): void {
         const child = await context.store().forkSession(id, { title: flags.title ?? null });
         if (flags.json) printJson({ session_id: child.id, title: child.title, parent_session_id: id });
         else process.stdout.write(`Branched to ${child.title ?? child.id}: ${child.id}\n`);
+      });
+    });
+
+  sessions
+    .command('compress <id>')
+    .description("Compact a session now: summarise its middle with the session's own route into a child session.")
+    .option('--provider <id>', 'override the provider used for the summary')
+    .option('--model <id>', 'override the model')
+    .option('--base-url <url>', 'override the base URL')
+    .option('--api-key <key>', 'API key (default: the provider environment variable)')
+    .option('--keep-turns <n>', 'recent user turns kept intact (default: config, 20)')
+    .action(async (id: string, flags: RouteFlags & { keepTurns?: string }) => {
+      await withCliContext(async (context) => {
+        const store = context.store();
+        const session = await store.getSession(id);
+        if (!session) throw new UsageError(`no session "${id}" (see hermes sessions list)`);
+        const keepTurns = flags.keepTurns === undefined ? context.config.compaction.keepTurns : Number(flags.keepTurns);
+        if (!Number.isInteger(keepTurns) || keepTurns < 1)
+          throw new UsageError('--keep-turns must be a positive whole number');
+        const opened = await openRoute(flags, context, session);
+        try {
+          const outcome = await compressSession(
+            {
+              store,
+              sessionId: id,
+              route: opened.route,
+              apiKey: opened.apiKey,
+              reasoning: { enabled: false },
+              routeOverrides: context.config.routes,
+              echoOptIn: context.config.reasoningEcho,
+              compaction: { ...context.config.compaction, keepTurns },
+            },
+            (text) => process.stderr.write(`${text}\n`),
+          );
+          if (outcome.childSessionId) process.stdout.write(`${outcome.childSessionId}\n`);
+        } finally {
+          await opened.close();
+        }
       });
     });
 }

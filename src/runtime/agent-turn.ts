@@ -16,7 +16,10 @@ import type { Logger } from '../logging/logger.js';
 import { logRequest } from './runtime-request-log.js';
 import { missingToolResults } from './runtime-history.js';
 import { fieldsToLearn, loadRejectedCarriers, persistVerdict } from './runtime-verdicts.js';
-import { errorBodyOf } from './runtime-errors.js';
+import { errorBodyOf, isContextOverflow } from './runtime-errors.js';
+import type { CompactionSettings } from './compaction-plan.js';
+import { chargeStaleThinkingFor, planCompaction } from './compaction-plan.js';
+import { compressSession } from './compaction-run.js';
 
 /** Everything one agent turn needs. */
 export interface AgentTurnOptions {
@@ -37,6 +40,10 @@ export interface AgentTurnOptions {
   signal?: AbortSignal | undefined;
   /** Test seam: the transport for an API. */
   transportFor?: (api: Route['api']) => Transport;
+  /** What the session record stores as its route when it differs from `route` (in-process emulators store `emulator:PERSONA`, no URL). */
+  sessionRoute?: { provider: string; baseUrl: string | null } | undefined;
+  /** Automatic compaction (issue 9); without a context window it never triggers. */
+  compaction?: CompactionSettings | undefined;
   /** Live progress for renderers (stream events plus tool results). */
   onEvent?: (event: AgentEvent) => void;
 }
@@ -46,7 +53,8 @@ export type AgentEvent =
   | StreamEvent
   | { type: 'tool-result'; id: string; name: string; content: string; isError: boolean }
   | { type: 'verdict-learned'; routeKey: string; fields: Carrier[] }
-  | { type: 'request-sent'; routeKey: string; attempt: number };
+  | { type: 'request-sent'; routeKey: string; attempt: number }
+  | { type: 'compacted'; from: string; to: string; message: string };
 
 /** One tool call made during the turn. */
 export interface TurnToolCall {
@@ -79,8 +87,10 @@ export class TurnInterruptedError extends HermesError {
  * persist → tools until a final answer or the iteration cap (DESIGN.md data flow). Every
  * message is appended in its own transaction; a partial assistant message is never stored.
  */
-export async function runAgentTurn(userText: string, options: AgentTurnOptions): Promise<TurnResult> {
-  const { store, sessionId } = options;
+export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
+  let options = turnOptions;
+  const { store } = options;
+  const sessionId = options.sessionId;
   const session = await store.getSession(sessionId);
   if (!session) throw new HermesError(`no session "${sessionId}"`);
   let modelConfig: JsonObject = session.modelConfig;
@@ -93,9 +103,9 @@ export async function runAgentTurn(userText: string, options: AgentTurnOptions):
   await store.appendMessage(sessionId, user);
   history.push(user);
   await store.updateSession(sessionId, {
-    provider: options.route.provider,
+    provider: options.sessionRoute?.provider ?? options.route.provider,
     model: options.route.model,
-    baseUrl: options.route.baseUrl ?? null,
+    baseUrl: options.sessionRoute ? options.sessionRoute.baseUrl : (options.route.baseUrl ?? null),
     api: options.route.api,
     ...(session.title ? {} : { title: titleFrom(userText) }),
   });
@@ -111,13 +121,44 @@ export async function runAgentTurn(userText: string, options: AgentTurnOptions):
   };
   const maxIterations = options.maxIterations ?? 25;
   const transport = (options.transportFor ?? getTransport)(options.route.api);
+  let compactedThisTurn = false;
+  const compact = async (force: boolean): Promise<boolean> => {
+    const outcome = await compressSession(options, () => undefined, force);
+    if (!outcome.childSessionId) return false;
+    options.onEvent?.({
+      type: 'compacted',
+      from: options.sessionId,
+      to: outcome.childSessionId,
+      message: outcome.message,
+    });
+    options = { ...options, sessionId: outcome.childSessionId };
+    result.sessionId = outcome.childSessionId;
+    history.splice(0, history.length, ...(await store.listMessages(outcome.childSessionId)));
+    modelConfig = (await store.getSession(outcome.childSessionId))?.modelConfig ?? modelConfig;
+    compactedThisTurn = true;
+    return true;
+  };
   while (result.iterations < maxIterations) {
     result.iterations += 1;
-    const { message, usage, config } = await requestOnce(transport, history, modelConfig, options);
+    if (!compactedThisTurn && options.compaction?.contextWindow && needsCompaction(history, options)) {
+      await compact(false);
+    }
+    let response: Awaited<ReturnType<typeof requestOnce>>;
+    try {
+      response = await requestOnce(transport, history, modelConfig, options);
+    } catch (error) {
+      // A context-length rejection compacts once and retries (never loops: one compaction per turn).
+      if (!compactedThisTurn && error instanceof ApiError && isContextOverflow(error) && (await compact(true))) {
+        result.iterations -= 1;
+        continue;
+      }
+      throw error;
+    }
+    const { message, usage, config } = response;
     modelConfig = config;
     addUsage(result, usage);
-    const stored = withOrigin(message, options.route);
-    await store.appendMessage(sessionId, stored);
+    const stored = withOrigin(message, options.route, usage);
+    await store.appendMessage(options.sessionId, stored);
     history.push(stored);
     if (stored.reasoning || stored.reasoning_content?.trim()) {
       result.reasoning = stored.reasoning ?? stored.reasoning_content ?? '';
@@ -261,8 +302,17 @@ async function runToolCalls(
   if (options.signal?.aborted) throw new TurnInterruptedError('turn interrupted; tool results were recorded');
 }
 
-function withOrigin(message: AssistantMessage, route: Route): AssistantMessage {
+function needsCompaction(history: readonly Message[], options: AgentTurnOptions): boolean {
+  const settings = options.compaction;
+  if (!settings) return false;
+  const charge = chargeStaleThinkingFor(options.route, options.routeOverrides ?? [], options.echoOptIn ?? false);
+  return planCompaction(history, settings, charge).shouldCompact;
+}
+
+function withOrigin(message: AssistantMessage, route: Route, usage: Usage | null): AssistantMessage {
   const stamped: AssistantMessage = { ...message, timestamp: message.timestamp ?? Date.now() };
+  // The provider usage anchors later estimates (SPEC §15); a private key, never sent.
+  if (usage) stamped._usage = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
   if (!stamped.origin) {
     stamped.origin = {
       api: route.api,

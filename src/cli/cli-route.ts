@@ -1,0 +1,52 @@
+import { UsageError } from '../core/errors.js';
+import type { Route } from '../core/route.js';
+import { isLocalEndpoint } from '../replay/replay-host.js';
+import { startInProcessEmulator, type InProcessEmulator } from '../runtime/runtime-emulator.js';
+import { resolveRoute, type RouteFlags } from '../runtime/runtime-route.js';
+import type { SessionRecord } from '../storage/session-store.js';
+import type { CliContext } from './cli-context.js';
+
+/** A ready-to-use route for a command, with the in-process emulator when one was started. */
+export interface OpenedRoute {
+  route: Route;
+  apiKey: string | undefined;
+  emulator: InProcessEmulator | null;
+  /** What the session record stores (emulators: `emulator:PERSONA`, no URL). */
+  sessionRoute: { provider: string; baseUrl: string | null } | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Resolves flags + session + config into a route; starts the in-process emulator for
+ * `emulator:PERSONA` (and the offline default) and says so on stderr; refuses a remote route
+ * without an API key with a message naming the environment variable.
+ */
+export async function openRoute(
+  flags: RouteFlags,
+  context: CliContext,
+  session: SessionRecord | null,
+  notes: NodeJS.WritableStream = process.stderr,
+): Promise<OpenedRoute> {
+  const resolved = resolveRoute(flags, context.config, session, process.env);
+  if (resolved.emulatorPersona) {
+    const emulator = await startInProcessEmulator(resolved.emulatorPersona, resolved.route.model || undefined);
+    notes.write(
+      `offline: using the built-in emulator (persona ${emulator.persona}, ${emulator.baseUrl}); ` +
+        'set a provider in config.yaml or pass --provider to use a real model\n',
+    );
+    return {
+      route: emulator.route,
+      apiKey: undefined,
+      emulator,
+      sessionRoute: { provider: `emulator:${emulator.persona}`, baseUrl: null },
+      close: () => emulator.close(),
+    };
+  }
+  const { route } = resolved;
+  if (!resolved.apiKey && resolved.apiKeyEnv && !isLocalEndpoint(route.baseUrl)) {
+    throw new UsageError(
+      `no API key for ${route.provider}: set ${resolved.apiKeyEnv} or pass --api-key (the key is never stored)`,
+    );
+  }
+  return { route, apiKey: resolved.apiKey, emulator: null, sessionRoute: undefined, close: async () => undefined };
+}

@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { parseRouteKey } from '../replay/replay-route-key.js';
+import { withCliContext } from './cli-context.js';
+import { formatTime, printJson } from './cli-output.js';
+
+/** Registers `hermes routes verdicts|forget` (SPEC §23.1). */
+export function registerRoutesCommand(program: Command): void {
+  const routes = program
+    .command('routes')
+    .description(
+      'Learned route verdicts: reasoning fields a (provider, host, model) rejected and Hermes stopped sending.',
+    );
+
+  routes
+    .command('verdicts')
+    .description('List learned verdicts: route key, fields, first seen, and the error text that taught it.')
+    .option('--json', 'print JSON')
+    .action(async (flags: { json?: boolean }) => {
+      await withCliContext(async (context) => {
+        const verdicts = await context.store().listVerdicts();
+        if (flags.json) {
+          printJson(
+            verdicts.map((verdict) => ({
+              route_key: verdict.routeKey,
+              provider: verdict.provider,
+              host: verdict.host,
+              model: verdict.model,
+              fields: verdict.fields,
+              first_seen: new Date(verdict.firstSeen).toISOString(),
+              updated_at: new Date(verdict.updatedAt).toISOString(),
+              error_text: verdict.errorText,
+            })),
+          );
+          return;
+        }
+        if (!verdicts.length) {
+          process.stdout.write('no learned verdicts: every route gets the carriers its table row says\n');
+          return;
+        }
+        for (const verdict of verdicts) {
+          process.stdout.write(
+            `${verdict.routeKey}\n  rejects: ${verdict.fields.join(', ')}\n  first seen: ${formatTime(verdict.firstSeen)}\n` +
+              `  taught by: ${verdict.errorText.replace(/\s+/g, ' ').slice(0, 300)}\n`,
+          );
+        }
+      });
+    });
+
+  routes
+    .command('forget [routeKey]')
+    .description('Forget the verdict of one route key (provider|host|model), or all with --all.')
+    .option('--all', 'forget every verdict')
+    .action(async (routeKey: string | undefined, flags: { all?: boolean }) => {
+      if (!routeKey && !flags.all) throw new UsageError('name a route key (see hermes routes verdicts) or pass --all');
+      if (routeKey && flags.all) throw new UsageError('give either a route key or --all, not both');
+      if (routeKey && !parseRouteKey(routeKey)) {
+        throw new UsageError(`"${routeKey}" is not a route key (expected provider|host|model)`);
+      }
+      await withCliContext(async (context) => {
+        const removed = await context.store().forgetVerdicts(flags.all ? 'all' : (routeKey ?? ''));
+        if (!removed && routeKey) throw new UsageError(`no verdict for "${routeKey}" (see hermes routes verdicts)`);
+        process.stdout.write(`forgot ${removed} verdict${removed === 1 ? '' : 's'}\n`);
+      });
+    });
+}

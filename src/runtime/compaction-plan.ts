@@ -1,0 +1,152 @@
+import type { JsonObject } from '../core/json.js';
+import type { AssistantMessage, Message } from '../core/message.js';
+import type { Route } from '../core/route.js';
+import { resolveCarrierRoute } from '../replay/replay-carrier-routes.js';
+import { isMustEcho } from '../replay/replay-must-echo.js';
+import { estimateMessageTokens, staleThinkingReachesWire } from '../replay/replay-token-estimate.js';
+import type { RouteOverride } from '../replay/replay-types.js';
+
+/** Compaction settings (config.yaml `compaction:`). */
+export interface CompactionSettings {
+  /** Model context window in tokens; without one, automatic compaction never triggers. */
+  contextWindow?: number | undefined;
+  /** Fraction of the window that triggers compaction (default 0.8). */
+  threshold: number;
+  /** User turns kept intact at the end (default 20). */
+  keepTurns: number;
+}
+
+/** Where the history is cut: `[0, headEnd)` kept, `[headEnd, tailStart)` summarised, `[tailStart, end)` kept. */
+export interface CompactionPlan {
+  estimate: number;
+  limit: number | null;
+  shouldCompact: boolean;
+  headEnd: number;
+  tailStart: number;
+  /** Turns kept in the tail after any salvage trimming. */
+  keptTurns: number;
+  /** Tokens of the retained head + tail. */
+  retainedEstimate: number;
+  /** True when the salvage pass had to keep fewer turns than configured. */
+  salvaged: boolean;
+}
+
+/** Whether old reasoning is charged on this route (SPEC §14), computed once per plan. */
+export function chargeStaleThinkingFor(
+  route: Route,
+  overrides: readonly RouteOverride[] = [],
+  echoOptIn = false,
+): boolean {
+  const pad = echoOptIn || isMustEcho(route.provider, route.model, route.baseUrl, { overrides });
+  if (route.api !== 'chat_completions') return staleThinkingReachesWire({ api: route.api, pad, carriers: null });
+  const carriers = resolveCarrierRoute(route.provider, route.baseUrl, { overrides }).carriers;
+  return staleThinkingReachesWire({ api: route.api, pad: pad && carriers.includes('reasoning_content'), carriers });
+}
+
+/**
+ * Per-message token costs with the SAME pricing as the preflight estimate (SPEC §15): the
+ * preflight total is exactly the sum of these, so the tail walk and the trigger never disagree
+ * (the prior art's compaction loops came from that disagreement). Opaque bytes cost zero.
+ */
+export function messageCosts(history: readonly Message[], chargeStaleThinking: boolean): number[] {
+  let newest = -1;
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    if (history[index]?.role === 'assistant') {
+      newest = index;
+      break;
+    }
+  }
+  return history.map((message, index) =>
+    estimateMessageTokens(message, { chargeStaleThinking, newestAssistant: index === newest }),
+  );
+}
+
+/**
+ * The provider usage anchor: the newest assistant message's recorded usage (prompt + completion
+ * tokens, private `_usage` key) replaces the rough estimate of everything up to it.
+ */
+export function anchoredEstimate(history: readonly Message[], costs: readonly number[]): number {
+  let total = 0;
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    const message = history[index];
+    const usage =
+      message?.role === 'assistant' ? ((message as AssistantMessage)._usage as JsonObject | undefined) : undefined;
+    if (usage && typeof usage.input_tokens === 'number' && typeof usage.output_tokens === 'number') {
+      return total + usage.input_tokens + usage.output_tokens;
+    }
+    total += costs[index] ?? 0;
+  }
+  return total;
+}
+
+/**
+ * Chooses the cut: keep the system prompt(s) and the first user message, keep the last
+ * `keepTurns` user turns intact (a turn starts at a user message, so a tool call is never
+ * separated from its result), summarise the middle. The salvage pass keeps fewer turns while
+ * head + tail alone would not fit under the limit (never fewer than one).
+ */
+export function planCompaction(
+  history: readonly Message[],
+  settings: CompactionSettings,
+  chargeStaleThinking: boolean,
+  force = false,
+): CompactionPlan {
+  const costs = messageCosts(history, chargeStaleThinking);
+  const estimate = anchoredEstimate(history, costs);
+  const limit = settings.contextWindow ? Math.floor(settings.contextWindow * settings.threshold) : null;
+  const firstUser = history.findIndex((message) => message.role === 'user');
+  const headEnd = firstUser < 0 ? history.length : firstUser + 1;
+  const turnStarts: number[] = [];
+  history.forEach((message, index) => {
+    if (message.role === 'user' && index >= headEnd) turnStarts.push(index);
+  });
+  const sum = (from: number, to: number) => costs.slice(from, to).reduce((total, cost) => total + cost, 0);
+  const headCost = sum(0, headEnd);
+  let keptTurns = Math.min(settings.keepTurns, turnStarts.length);
+  let tailStart = keptTurns > 0 ? (turnStarts[turnStarts.length - keptTurns] ?? history.length) : history.length;
+  let salvaged = false;
+  // Salvage: the summary itself needs room, so aim for head + tail under half the limit.
+  const budget = limit === null ? Infinity : Math.floor(limit / 2);
+  while (keptTurns > 1 && headCost + sum(tailStart, history.length) > budget) {
+    keptTurns -= 1;
+    tailStart = turnStarts[turnStarts.length - keptTurns] ?? history.length;
+    salvaged = true;
+  }
+  const middleEmpty = tailStart <= headEnd;
+  const over = limit !== null && estimate > limit;
+  return {
+    estimate,
+    limit,
+    shouldCompact: !middleEmpty && (force || over),
+    headEnd,
+    tailStart: Math.max(tailStart, headEnd),
+    keptTurns,
+    retainedEstimate: headCost + sum(Math.max(tailStart, headEnd), history.length),
+    salvaged,
+  };
+}
+
+/**
+ * Retained turns keep every carrier byte for byte; only Responses compaction checkpoints that a
+ * newer checkpoint supersedes are dropped (SPEC §16, #102378).
+ */
+export function dropSupersededCheckpoints(messages: readonly Message[]): Message[] {
+  let newest: { message: number; item: number } | null = null;
+  messages.forEach((message, messageIndex) => {
+    if (message.role !== 'assistant') return;
+    message.codex_reasoning_items?.forEach((item, itemIndex) => {
+      if (item.type === 'compaction') newest = { message: messageIndex, item: itemIndex };
+    });
+  });
+  if (!newest) return [...messages];
+  const keep = newest as { message: number; item: number };
+  return messages.map((message, messageIndex) => {
+    if (message.role !== 'assistant' || !message.codex_reasoning_items) return message;
+    const items = message.codex_reasoning_items.filter(
+      (item, itemIndex) => item.type !== 'compaction' || (messageIndex === keep.message && itemIndex === keep.item),
+    );
+    return items.length === message.codex_reasoning_items.length
+      ? message
+      : { ...message, codex_reasoning_items: items };
+  });
+}

@@ -1,0 +1,145 @@
+import { HermesError } from '../core/errors.js';
+import type { Message, UserMessage } from '../core/message.js';
+import { getTransport } from '../transports/transport-registry.js';
+import type { AgentTurnOptions } from './agent-turn.js';
+import {
+  chargeStaleThinkingFor,
+  dropSupersededCheckpoints,
+  planCompaction,
+  type CompactionPlan,
+  type CompactionSettings,
+} from './compaction-plan.js';
+
+/** The instruction the session's own model gets for the summary (a named constant, issue 9). */
+export const COMPACTION_SUMMARY_PROMPT =
+  'You are compacting a long agent session. Summarise the conversation transcript below so the ' +
+  'session can continue without it: the user goals, decisions taken, files and commands touched, ' +
+  'tool results that still matter, and open questions. Be factual and concise; do not invent.';
+
+/** Prefix of the user message that carries the summary in the compacted session. */
+export const SUMMARY_MESSAGE_PREFIX = '[Summary of the earlier part of this session]\n';
+
+/** What a compaction did. */
+export interface CompactionOutcome {
+  plan: CompactionPlan;
+  /** The child session that continues, when compaction happened. */
+  childSessionId?: string;
+  summarisedMessages: number;
+  message: string;
+}
+
+type CompactionOptions = Pick<
+  AgentTurnOptions,
+  'store' | 'sessionId' | 'route' | 'apiKey' | 'reasoning' | 'echoOptIn' | 'routeOverrides' | 'transportFor' | 'signal'
+> & { compaction?: CompactionSettings | undefined };
+
+const DEFAULT_SETTINGS: CompactionSettings = { threshold: 0.8, keepTurns: 20 };
+
+/**
+ * Compacts a session (issue 9): summarises the middle with the session's own route and writes a
+ * child session (lineage via parent) holding the head, the summary and the retained tail with
+ * every carrier byte for byte. `force` compacts even under the threshold (`/compress`). Never
+ * loops: when there is nothing to summarise, or the summary would not free anything, it says so
+ * and stops.
+ */
+export async function compressSession(
+  options: CompactionOptions,
+  progress: (text: string) => void = () => undefined,
+  force = true,
+): Promise<CompactionOutcome> {
+  const settings = options.compaction ?? DEFAULT_SETTINGS;
+  const history = await options.store.listMessages(options.sessionId);
+  const charge = chargeStaleThinkingFor(options.route, options.routeOverrides ?? [], options.echoOptIn ?? false);
+  const plan = planCompaction(history, settings, charge, force);
+  if (!plan.shouldCompact) {
+    const message =
+      plan.tailStart <= plan.headEnd
+        ? `nothing to compact: the last ${plan.keptTurns} turns are all there is after the first message`
+        : `no compaction needed: about ${plan.estimate} tokens, limit ${plan.limit ?? 'not set'}`;
+    progress(message);
+    return { plan, summarisedMessages: 0, message };
+  }
+  const middle = history.slice(plan.headEnd, plan.tailStart);
+  progress(`compacting: summarising ${middle.length} messages, keeping ${plan.keptTurns} recent turns…`);
+  const summary = await summarise(middle, options);
+  const summaryMessage: UserMessage = {
+    role: 'user',
+    content: SUMMARY_MESSAGE_PREFIX + summary,
+    timestamp: Date.now(),
+  };
+  const retained = dropSupersededCheckpoints([
+    ...history.slice(0, plan.headEnd),
+    summaryMessage,
+    ...history.slice(plan.tailStart),
+  ]);
+  const after = planCompaction(retained, settings, charge, false);
+  if (after.estimate >= plan.estimate) {
+    const message = `compaction would free nothing (about ${plan.estimate} tokens before, ${after.estimate} after); stopped`;
+    progress(message);
+    return { plan, summarisedMessages: 0, message };
+  }
+  const source = await options.store.getSession(options.sessionId);
+  const child = await options.store.forkSession(options.sessionId, {
+    title: `${source?.title ?? options.sessionId} (compacted)`,
+    messages: retained,
+  });
+  await options.store.patchModelConfig(child.id, {
+    compaction: {
+      source_session_id: options.sessionId,
+      at: new Date().toISOString(),
+      summarised_messages: middle.length,
+      kept_turns: plan.keptTurns,
+      estimate_before: plan.estimate,
+      estimate_after: after.estimate,
+      salvaged: plan.salvaged,
+    },
+  });
+  const message = `compacted ${options.sessionId} → ${child.id}: ${middle.length} messages summarised, about ${plan.estimate} → ${after.estimate} tokens`;
+  progress(message);
+  return { plan, childSessionId: child.id, summarisedMessages: middle.length, message };
+}
+
+/** Renders the middle as a plain transcript (tool calls and results included, reasoning left out). */
+export function transcriptOf(messages: readonly Message[]): string {
+  return messages
+    .map((message) => {
+      if (message.role === 'assistant') {
+        const calls = (message.tool_calls ?? []).map(
+          (call) => `[tool call ${call.function.name} ${call.function.arguments}]`,
+        );
+        return `assistant: ${[message.content ?? '', ...calls].filter(Boolean).join(' ')}`;
+      }
+      if (message.role === 'tool')
+        return `tool result (${message.tool_name ?? message.tool_call_id}): ${message.content}`;
+      const content = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
+      return `${message.role}: ${content}`;
+    })
+    .join('\n');
+}
+
+async function summarise(middle: readonly Message[], options: CompactionOptions): Promise<string> {
+  const transport = (options.transportFor ?? getTransport)(options.route.api);
+  // The transcript travels in the system prompt and the user turn only asks for the summary, so
+  // the request carries no replayed reasoning at all: any route accepts it.
+  const history: Message[] = [
+    { role: 'system', content: `${COMPACTION_SUMMARY_PROMPT}\n\n<transcript>\n${transcriptOf(middle)}\n</transcript>` },
+    { role: 'user', content: 'Write the summary of the transcript now.' },
+  ];
+  const stream = transport.send({
+    route: options.route,
+    history,
+    tools: [],
+    reasoning: { enabled: false },
+    stream: true,
+    apiKey: options.apiKey,
+    signal: options.signal,
+  });
+  try {
+    const message = await stream.result();
+    const text = (message.content ?? '').trim();
+    if (!text) throw new HermesError('the model returned an empty summary');
+    return text;
+  } catch (error) {
+    throw new HermesError(`compaction failed while summarising: ${(error as Error).message}`, { cause: error });
+  }
+}
