@@ -1,0 +1,319 @@
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { isJsonObject } from '../../core/json.js';
+import type { JsonObject } from '../../core/json.js';
+import { handleControlRequest } from '../shared/emulator-control-routes.js';
+import { FaultQueue } from '../shared/emulator-faults.js';
+import type { Fault } from '../shared/emulator-faults.js';
+import { sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
+import type { EmulatorHttpRequest } from '../shared/emulator-http-server.js';
+import { parseJsonBody, receivedRequestFrom } from '../shared/emulator-request-log.js';
+import type { ReceivedRequest } from '../shared/emulator-request-log.js';
+import { EmulatorSseWriter } from '../shared/emulator-sse-writer.js';
+import { estimateTokens, splitIntoFragments } from '../shared/emulator-text.js';
+import { runScript } from '../shared/scripted-model.js';
+import type { ScriptOutput } from '../shared/scripted-model.js';
+import { scriptMessagesFromInput, sealReasoningBlob } from './responses-emulator-input.js';
+
+/**
+ * `hermes emulate responses`: a loopback OpenAI Responses API (`POST /v1/responses`, streaming
+ * and not) driven by the shared scripted model. It mints issuer-bound `encrypted_content`,
+ * verifies it on later turns, and answers the exact errors of WIRE.md §5.5.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Options and handle
+// ---------------------------------------------------------------------------------------------
+
+/** Options of {@link startResponsesEmulator}. */
+export interface ResponsesEmulatorOptions {
+  host?: string;
+  port?: number;
+  /** Issuer identity: blobs minted under one issuer fail verification under another. Default `openai`. */
+  issuer?: string;
+  /** Emulate GitHub Copilot: `output_item.added` and `.done` carry different item ids (WIRE.md §5.3). */
+  rotateIds?: boolean;
+  /** Faults consumed one per model request, in order. */
+  faults?: readonly Fault[];
+}
+
+/** A running Responses emulator. */
+export interface ResponsesEmulator {
+  /** Base URL to configure a route with, e.g. `http://127.0.0.1:40123/v1`. */
+  baseUrl: string;
+  port: number;
+  /** Every model request received (auth redacted), with the status answered. */
+  requests: ReceivedRequest[];
+  /** Queue more faults. */
+  faults: FaultQueue;
+  close(): Promise<void>;
+}
+
+/** Starts the emulator on 127.0.0.1 (port 0 = ephemeral by default). */
+export async function startResponsesEmulator(options: ResponsesEmulatorOptions = {}): Promise<ResponsesEmulator> {
+  const requests: ReceivedRequest[] = [];
+  const faults = new FaultQueue(options.faults ?? []);
+  const issuer = options.issuer ?? 'openai';
+  const server = await startLoopbackServer({
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.port === undefined ? {} : { port: options.port }),
+    handler: async (request, response) => {
+      if (handleControlRequest(request, response, { requests, faults })) return;
+      await handleModelRequest(request, response, { requests, faults, issuer, rotateIds: options.rotateIds ?? false });
+    },
+  });
+  return { baseUrl: `${server.origin}/v1`, port: server.port, requests, faults, close: () => server.close() };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request handling
+// ---------------------------------------------------------------------------------------------
+
+interface EmulatorState {
+  requests: ReceivedRequest[];
+  faults: FaultQueue;
+  issuer: string;
+  rotateIds: boolean;
+}
+
+function invalid(message: string, param: string | null = null): JsonObject {
+  return { error: { message, type: 'invalid_request_error', param, code: null } };
+}
+
+async function handleModelRequest(
+  request: EmulatorHttpRequest,
+  response: ServerResponse,
+  state: EmulatorState,
+): Promise<void> {
+  const body = parseJsonBody(request.raw);
+  const entry = receivedRequestFrom(request, body);
+  state.requests.push(entry);
+  const answer = (status: number, payload: unknown) => {
+    entry.status = sendJson(response, status, payload);
+  };
+  if (request.method !== 'POST' || (request.path !== '/v1/responses' && request.path !== '/responses')) {
+    return answer(404, invalid(`Invalid URL (${request.method} ${request.path})`));
+  }
+  const fault = state.faults.take();
+  if (fault?.kind === 'status') {
+    entry.status = sendJson(response, fault.status, fault.body ?? invalid(`injected HTTP ${fault.status}`), {
+      ...(fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) }),
+    });
+    return;
+  }
+  if (!isJsonObject(body)) return answer(400, invalid('We could not parse the JSON body of your request.'));
+  if (typeof body.model !== 'string' || body.model === '') {
+    return answer(400, {
+      error: {
+        message: "Missing required parameter: 'model'.",
+        type: 'invalid_request_error',
+        param: 'model',
+        code: 'missing_required_parameter',
+      },
+    });
+  }
+  const messages = scriptMessagesFromInput(body.input, state.issuer);
+  if (!Array.isArray(messages)) return answer(messages.status, messages.body);
+  const tools = (Array.isArray(body.tools) ? body.tools : [])
+    .filter(isJsonObject)
+    .map((tool) => (typeof tool.name === 'string' ? tool.name : ''));
+  const output = runScript({ messages, tools });
+  const include = Array.isArray(body.include) ? body.include : [];
+  const built = buildOutput(output, {
+    issuer: state.issuer,
+    encrypted: include.includes('reasoning.encrypted_content'),
+    model: body.model,
+    inputText: request.raw.toString('utf8'),
+  });
+  if (body.stream === true) {
+    entry.status = 200;
+    await streamOutput(response, built, state.rotateIds, fault);
+    return;
+  }
+  answer(200, built.completed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+// ---------------------------------------------------------------------------------------------
+
+interface BuiltOutput {
+  /** The final response object (non-streaming body, and `response.completed`). */
+  completed: JsonObject;
+  /** Final items with the provisional blob each reasoning item shows in `output_item.added`. */
+  items: { item: JsonObject; provisionalEncrypted: string | null }[];
+  reasoning: string;
+}
+
+function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(24).toString('hex')}`;
+}
+
+function buildOutput(
+  output: ScriptOutput,
+  options: { issuer: string; encrypted: boolean; model: string; inputText: string },
+): BuiltOutput {
+  const items: BuiltOutput['items'] = [];
+  const reasoningId = newId('rs');
+  const next = output.toolCalls[0]?.id ?? 'message';
+  const seal = (provisional: boolean) =>
+    sealReasoningBlob(options.issuer, {
+      id: reasoningId,
+      text: provisional ? '' : output.reasoning,
+      next,
+      provisional,
+    });
+  items.push({
+    item: {
+      id: reasoningId,
+      type: 'reasoning',
+      encrypted_content: options.encrypted ? seal(false) : null,
+      summary: [{ type: 'summary_text', text: output.reasoning }],
+    },
+    provisionalEncrypted: options.encrypted ? seal(true) : null,
+  });
+  if (output.content !== '' || output.toolCalls.length === 0) {
+    items.push({
+      item: {
+        id: newId('msg'),
+        type: 'message',
+        status: 'completed',
+        content: [{ type: 'output_text', annotations: [], logprobs: [], text: output.content }],
+        phase: 'final_answer',
+        role: 'assistant',
+      },
+      provisionalEncrypted: null,
+    });
+  }
+  for (const call of output.toolCalls) {
+    items.push({
+      item: {
+        id: newId('fc'),
+        type: 'function_call',
+        status: 'completed',
+        arguments: call.arguments,
+        call_id: call.id,
+        name: call.name,
+      },
+      provisionalEncrypted: null,
+    });
+  }
+  const reasoningTokens = estimateTokens(output.reasoning);
+  const outputTokens =
+    reasoningTokens +
+    estimateTokens(output.content) +
+    output.toolCalls.reduce((sum, call) => sum + estimateTokens(call.arguments), 0);
+  const inputTokens = estimateTokens(options.inputText);
+  const completed: JsonObject = {
+    id: newId('resp'),
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    model: options.model,
+    output: items.map(({ item }) => item),
+    store: false,
+    usage: {
+      input_tokens: inputTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: outputTokens,
+      output_tokens_details: { reasoning_tokens: reasoningTokens },
+      total_tokens: inputTokens + outputTokens,
+    },
+  };
+  return { completed, items, reasoning: output.reasoning };
+}
+
+/**
+ * The real event sequence (WIRE.md §5.3): `response.created`, `response.in_progress`, per item
+ * `output_item.added` (reasoning with a DIFFERENT, provisional `encrypted_content`), summary /
+ * text / argument deltas, `output_item.done` (final values), then `response.completed`.
+ */
+async function streamOutput(
+  response: ServerResponse,
+  built: BuiltOutput,
+  rotateIds: boolean,
+  fault: Fault | undefined,
+): Promise<void> {
+  const writer = new EmulatorSseWriter(response);
+  let sequence = 0;
+  const send = (payload: JsonObject) => writer.data({ ...payload, sequence_number: sequence++ }, String(payload.type));
+  const inProgress = { ...built.completed, status: 'in_progress', output: [], usage: null };
+  send({ type: 'response.created', response: inProgress });
+  send({ type: 'response.in_progress', response: inProgress });
+  if (fault?.kind === 'drop-mid-stream') return writer.destroy();
+  if (fault?.kind === 'malformed-chunk') {
+    writer.raw('data: {not json\n\n');
+    return writer.end();
+  }
+  if (fault?.kind === 'error-chunk') {
+    send({
+      type: 'error',
+      code: 'server_error',
+      message: 'The server had an error while processing your request.',
+      param: null,
+    });
+    return writer.end();
+  }
+  built.items.forEach(({ item, provisionalEncrypted }, outputIndex) => {
+    const itemId = String(item.id);
+    // Copilot hands out a fresh id on every event of the same item (WIRE.md §5.3).
+    const eventId = () => (rotateIds ? newId(itemId.split('_')[0] ?? 'item') : itemId);
+    if (item.type === 'reasoning') {
+      const text = built.reasoning;
+      send({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: { id: eventId(), type: 'reasoning', encrypted_content: provisionalEncrypted, summary: [] },
+      });
+      const part = { item_id: eventId(), output_index: outputIndex, summary_index: 0 };
+      send({ type: 'response.reasoning_summary_part.added', ...part, part: { type: 'summary_text', text: '' } });
+      for (const delta of splitIntoFragments(text))
+        send({ type: 'response.reasoning_summary_text.delta', ...part, delta });
+      send({ type: 'response.reasoning_summary_text.done', ...part, text });
+      send({ type: 'response.reasoning_summary_part.done', ...part, part: { type: 'summary_text', text } });
+    } else if (item.type === 'message') {
+      const text = textOfMessage(item);
+      send({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: { ...item, id: eventId(), status: 'in_progress', content: [] },
+      });
+      const part = { item_id: eventId(), output_index: outputIndex, content_index: 0 };
+      send({
+        type: 'response.content_part.added',
+        ...part,
+        part: { type: 'output_text', annotations: [], logprobs: [], text: '' },
+      });
+      for (const delta of splitIntoFragments(text))
+        send({ type: 'response.output_text.delta', ...part, delta, logprobs: [] });
+      send({ type: 'response.output_text.done', ...part, text, logprobs: [] });
+      send({
+        type: 'response.content_part.done',
+        ...part,
+        part: { type: 'output_text', annotations: [], logprobs: [], text },
+      });
+    } else {
+      const argumentsText = String(item.arguments);
+      send({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: { ...item, id: eventId(), status: 'in_progress', arguments: '' },
+      });
+      const part = { item_id: eventId(), output_index: outputIndex };
+      for (const delta of splitIntoFragments(argumentsText, 8))
+        send({ type: 'response.function_call_arguments.delta', ...part, delta });
+      send({ type: 'response.function_call_arguments.done', ...part, arguments: argumentsText });
+    }
+    send({ type: 'response.output_item.done', output_index: outputIndex, item });
+  });
+  send({ type: 'response.completed', response: built.completed });
+  writer.end();
+}
+
+function textOfMessage(item: JsonObject): string {
+  const content = Array.isArray(item.content) ? item.content : [];
+  return content
+    .filter(isJsonObject)
+    .map((part) => (typeof part.text === 'string' ? part.text : ''))
+    .join('');
+}

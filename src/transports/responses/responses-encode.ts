@@ -1,0 +1,211 @@
+import type { JsonObject } from '../../core/json.js';
+import type { AssistantMessage, Message, UserMessage } from '../../core/message.js';
+import type { ReasoningOptions } from '../../core/reasoning-options.js';
+import type { Route } from '../../core/route.js';
+import type { ToolDefinition } from '../../core/tool-definition.js';
+import { hostnameOf } from '../../replay/replay-host.js';
+import { routeKeyOf, routeKeyString } from '../../replay/replay-route-key.js';
+import { planResponsesReplay, responsesIssuerKind } from '../../replay/responses-replay-policy.js';
+import type { ResponsesMessagePlan } from '../../replay/responses-replay-policy.js';
+import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
+import { ENCRYPTED_REASONING_INCLUDE } from './responses-wire.js';
+import type {
+  ResponsesAssistantMessageInputItem,
+  ResponsesFunctionTool,
+  ResponsesInputItem,
+  ResponsesReasoningParameter,
+  ResponsesRequestBody,
+} from './responses-wire.js';
+
+/**
+ * Pure request lowering for the Responses API: canonical history → exact request body
+ * (SPEC §12, WIRE.md §5.1 and §5.4). Stateless: `store: false` with every reasoning item
+ * carried back as `encrypted_content`.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Request extension
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A {@link TransportRequest} with the Responses kill switch. `TransportRequest` has no such field
+ * yet (reported to the lead); the runtime passes this shape after an `invalid_encrypted_content`
+ * error for the (route, session).
+ */
+export interface ResponsesTransportRequest extends TransportRequest {
+  /** False turns off encrypted reasoning replay (SPEC §12 kill switch). Default true. */
+  replayEncryptedReasoning?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Endpoints
+// ---------------------------------------------------------------------------------------------
+
+/** Default base URLs of providers that serve `/responses`, by lower-cased provider id. */
+export const RESPONSES_DEFAULT_BASE_URLS: Readonly<Record<string, string>> = {
+  openai: 'https://api.openai.com/v1',
+  xai: 'https://api.x.ai/v1',
+  copilot: 'https://api.githubcopilot.com',
+  'github-copilot': 'https://api.githubcopilot.com',
+  openrouter: 'https://openrouter.ai/api/v1',
+  deepseek: 'https://api.deepseek.com',
+  codex: 'https://chatgpt.com/backend-api/codex',
+};
+
+/** The base URL a route resolves to (explicit URL, else the provider default), without trailing `/`. */
+export function responsesBaseUrl(route: Route): string | undefined {
+  const explicit = route.baseUrl?.trim();
+  const resolved =
+    explicit !== undefined && explicit !== ''
+      ? explicit
+      : RESPONSES_DEFAULT_BASE_URLS[route.provider.trim().toLowerCase()];
+  return resolved?.replace(/\/+$/, '');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Body
+// ---------------------------------------------------------------------------------------------
+
+/** Effort vocabulary of the Responses API; Hermes `max` is OpenAI's `xhigh`. */
+function reasoningParameter(reasoning: ReasoningOptions): ResponsesReasoningParameter | undefined {
+  if (!reasoning.enabled) return undefined;
+  if (reasoning.effort === undefined) return { summary: 'auto' };
+  return { effort: reasoning.effort === 'max' ? 'xhigh' : reasoning.effort, summary: 'auto' };
+}
+
+function toolsParameter(tools: readonly ToolDefinition[]): ResponsesFunctionTool[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    parameters: structuredClone(tool.parameters),
+  }));
+}
+
+function userContent(message: UserMessage): string | JsonObject[] {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((part) =>
+    part.type === 'text' && typeof part.text === 'string'
+      ? { type: 'input_text', text: part.text }
+      : structuredClone(part as JsonObject),
+  );
+}
+
+function assistantText(message: AssistantMessage): string {
+  return message.api_content ?? message.content ?? '';
+}
+
+function messageItem(text: string, plan: ResponsesMessagePlan | undefined): ResponsesAssistantMessageInputItem {
+  const item: ResponsesAssistantMessageInputItem = {
+    type: 'message',
+    role: 'assistant',
+    content: [{ type: 'output_text', text }],
+  };
+  if (plan?.messageItemId !== undefined) item.id = plan.messageItemId;
+  if (plan?.messageItemPhase !== undefined) item.phase = plan.messageItemPhase;
+  return item;
+}
+
+/**
+ * One assistant turn as input items: compaction checkpoints, then each reasoning item right
+ * before the item it preceded (its function call, else the message), the message, the calls.
+ * A turn whose only output was reasoning gets an empty assistant message after it, because
+ * OpenAI rejects "Item 'rs_…' of type 'reasoning' was provided without its required following
+ * item." (fixture openai-responses/pydantic-thinking-with-modified-history).
+ */
+function assistantItems(message: AssistantMessage, plan: ResponsesMessagePlan | undefined): ResponsesInputItem[] {
+  const items: ResponsesInputItem[] = [];
+  for (const compaction of plan?.compactionItems ?? []) {
+    items.push(compaction as ResponsesInputItem);
+  }
+  const calls = message.tool_calls ?? [];
+  const callIds = calls.map((call) => call.call_id ?? call.id);
+  const reasoning = plan?.reasoningItems ?? [];
+  const beforeCall = new Map<string, JsonObject[]>();
+  const leading: JsonObject[] = [];
+  for (const planned of reasoning) {
+    const target = planned.precedesCallId;
+    if (target !== undefined && callIds.includes(target)) {
+      beforeCall.set(target, [...(beforeCall.get(target) ?? []), planned.item]);
+    } else leading.push(planned.item);
+  }
+  const text = assistantText(message);
+  const hasMessage = text !== '' || (calls.length === 0 && reasoning.length > 0);
+  items.push(...(leading as ResponsesInputItem[]));
+  if (hasMessage) items.push(messageItem(text, plan));
+  calls.forEach((call, index) => {
+    const callId = callIds[index] ?? call.id;
+    items.push(...((beforeCall.get(callId) ?? []) as ResponsesInputItem[]));
+    items.push({
+      type: 'function_call',
+      call_id: callId,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    });
+  });
+  return items;
+}
+
+function inputItems(history: readonly Message[], plans: Map<number, ResponsesMessagePlan>): ResponsesInputItem[] {
+  const items: ResponsesInputItem[] = [];
+  history.forEach((message, index) => {
+    switch (message.role) {
+      case 'system':
+        items.push({ role: 'system', content: message.content });
+        break;
+      case 'user':
+        items.push({ role: 'user', content: userContent(message) });
+        break;
+      case 'tool':
+        items.push({ type: 'function_call_output', call_id: message.tool_call_id, output: message.content });
+        break;
+      case 'assistant':
+        items.push(...assistantItems(message, plans.get(index)));
+        break;
+    }
+  });
+  return items;
+}
+
+/**
+ * Builds the exact Responses request for `request` (SPEC §12). Pure: the history is read, never
+ * written. Returns the per-item decisions; `carriersSent` is empty (no chat-completions carriers).
+ */
+export function prepareResponses(request: ResponsesTransportRequest): PreparedRequest {
+  const { route } = request;
+  const baseUrl = responsesBaseUrl(route);
+  const plan = planResponsesReplay(request.history, {
+    issuerKind: responsesIssuerKind(route.provider, baseUrl),
+    routeHost: hostnameOf(route.baseUrl),
+    replayEncryptedReasoning: request.replayEncryptedReasoning ?? true,
+  });
+  const body: ResponsesRequestBody = {
+    model: route.model,
+    input: inputItems(request.history, plan.messages),
+    store: false,
+    stream: request.stream ?? true,
+  };
+  if (request.tools.length > 0) body.tools = toolsParameter(request.tools);
+  const reasoning = reasoningParameter(request.reasoning);
+  if (reasoning !== undefined) {
+    body.reasoning = reasoning;
+    // Only with reasoning on: non-reasoning models refuse the include.
+    body.include = [ENCRYPTED_REASONING_INCLUDE];
+  }
+  if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
+  return {
+    url: `${baseUrl ?? ''}/responses`,
+    body: orderedBody(body),
+    decisions: plan.decisions,
+    carriersSent: [],
+    routeKey: routeKeyString(routeKeyOf(route.provider, route.baseUrl, route.model)),
+  };
+}
+
+/** Stable key order so recorded bodies diff cleanly. */
+function orderedBody(body: ResponsesRequestBody): JsonObject {
+  const order = ['model', 'input', 'tools', 'reasoning', 'include', 'store', 'stream', 'max_output_tokens'];
+  const ordered: JsonObject = {};
+  for (const key of order) if (body[key] !== undefined) ordered[key] = body[key];
+  return ordered;
+}

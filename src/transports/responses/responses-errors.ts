@@ -1,0 +1,94 @@
+import { apiErrorFromStatus } from '../../core/errors.js';
+import type { ApiError } from '../../core/errors.js';
+import { isJsonObject } from '../../core/json.js';
+
+/**
+ * Responses API error classification (WIRE.md §5.5). Pure: bodies in, typed errors and verdicts
+ * out. The envelope is `{"error":{"message","type","param","code"}}`.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Body parsing
+// ---------------------------------------------------------------------------------------------
+
+/** Longest provider body kept on an error. */
+export const MAX_ERROR_BODY_LENGTH = 4000;
+
+/** The provider's `error.message` and `error.code`, when the body is the standard envelope. */
+export function responsesErrorFields(body: string): { message: string | undefined; code: string | undefined } {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const error = isJsonObject(parsed) ? parsed.error : undefined;
+    if (isJsonObject(error)) {
+      return {
+        message: typeof error.message === 'string' ? error.message : undefined,
+        code: typeof error.code === 'string' ? error.code : undefined,
+      };
+    }
+  } catch {
+    // Not JSON (a proxy's HTML page): fall through.
+  }
+  return { message: undefined, code: undefined };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verdicts
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * True when the body is the "encrypted content could not be verified" rejection (WIRE.md §5.5):
+ * `{"error":{"message":"The encrypted content gAAA...DQ== could not be verified.", …,
+ * "code":"invalid_encrypted_content"}}`, or the 2026 wording "The encrypted content for item
+ * rs_… could not be verified. Reason: Encrypted content could not be decrypted or parsed."
+ * The runtime answers it with the kill switch `replayEncryptedReasoning: false` for the
+ * (route, session) and says so in the log.
+ */
+export function isInvalidEncryptedContentError(body: string): boolean {
+  const { message, code } = responsesErrorFields(body);
+  if (code === 'invalid_encrypted_content') return true;
+  return message !== undefined && /encrypted content.*could not be verified/i.test(message);
+}
+
+/**
+ * True when the body is the stateless-replay 404 (WIRE.md §5.5): "Item with id 'rs_…' not found.
+ * Items are not persisted when `store` is set to false." — a reasoning id went out without its
+ * encrypted content.
+ */
+export function isItemNotFoundError(body: string): boolean {
+  const { message } = responsesErrorFields(body);
+  return message !== undefined && /^Item with id '[^']*' not found\./.test(message);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed errors
+// ---------------------------------------------------------------------------------------------
+
+/** Trims a body for keeping on an error. */
+export function trimErrorBody(body: string): string {
+  return body.length > MAX_ERROR_BODY_LENGTH ? `${body.slice(0, MAX_ERROR_BODY_LENGTH)}…` : body;
+}
+
+/** The typed error for an HTTP failure, its message quoting the provider text and the next step. */
+export function responsesApiError(
+  status: number,
+  body: string,
+  details: { requestId?: string | undefined; retryAfterMs?: number | undefined; provider?: string | undefined },
+): ApiError {
+  const { message } = responsesErrorFields(body);
+  const providerText = message ?? (body.trim() === '' ? `HTTP ${status}` : trimErrorBody(body.trim()));
+  let next = '';
+  if (isInvalidEncryptedContentError(body)) {
+    next = ' Encrypted reasoning from this history is not accepted here; resend with encrypted replay off.';
+  } else if (isItemNotFoundError(body)) {
+    next = ' A reasoning item id was sent without its encrypted content; drop the item or its id.';
+  } else if (status === 401) {
+    next = ' Check the API key for this provider.';
+  }
+  return apiErrorFromStatus(`Responses API answered ${status}: ${providerText}${next}`, {
+    status,
+    body: trimErrorBody(body),
+    requestId: details.requestId,
+    retryAfterMs: details.retryAfterMs,
+    provider: details.provider,
+  });
+}

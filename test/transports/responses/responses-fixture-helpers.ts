@@ -1,0 +1,124 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Loading of the recorded Responses traffic in `../shared/fixtures/` for decoder tests: every
+ * streamed response as SSE text (one per `response.created`), every non-streaming body as JSON.
+ */
+
+/** Absolute path of the shared fixtures directory (beside the clone, read-only). */
+export const FIXTURES_DIRECTORY = fileURLToPath(new URL('../../../../shared/fixtures/', import.meta.url));
+
+/** One recorded streamed response. */
+export interface StreamFixture {
+  name: string;
+  /** The SSE bytes as text, exactly as a server would send them. */
+  sse: string;
+  /** The parsed `data:` payloads, in order (the independent oracle for assertions). */
+  events: Record<string, unknown>[];
+}
+
+/** One recorded non-streaming response body. */
+export interface BodyFixture {
+  name: string;
+  body: Record<string, unknown>;
+}
+
+function fixtureFiles(): string[] {
+  const responses = readdirSync(path.join(FIXTURES_DIRECTORY, 'openai-responses')).map(
+    (file) => `openai-responses/${file}`,
+  );
+  const deepseek = readdirSync(path.join(FIXTURES_DIRECTORY, 'deepseek'))
+    .filter((file) => file.includes('responses'))
+    .map((file) => `deepseek/${file}`);
+  return [...responses, ...deepseek].sort();
+}
+
+function dataPayloads(sse: string): Record<string, unknown>[] {
+  return sse
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trim())
+    .filter((data) => data !== '' && data !== '[DONE]')
+    .map((data) => JSON.parse(data) as Record<string, unknown>);
+}
+
+/** Splits chunk-per-line recordings at each `response.created` (one file can hold several turns). */
+function splitResponses(lines: string[]): string[][] {
+  const groups: string[][] = [];
+  for (const line of lines) {
+    const type = (JSON.parse(line) as { type?: string }).type;
+    if (type === 'response.created' || groups.length === 0) groups.push([]);
+    groups[groups.length - 1]?.push(line);
+  }
+  return groups;
+}
+
+/** Every streamed response in the Responses fixtures (chunk files and SSE cassette bodies). */
+export function streamFixtures(): StreamFixture[] {
+  const fixtures: StreamFixture[] = [];
+  for (const file of fixtureFiles()) {
+    const text = readFileSync(path.join(FIXTURES_DIRECTORY, file), 'utf8');
+    if (file.endsWith('.chunks.txt')) {
+      const lines = text.split('\n').filter((line) => line.trim() !== '');
+      splitResponses(lines).forEach((group, index) => {
+        const sse = group.map((line) => `data: ${line}\n\n`).join('');
+        fixtures.push({ name: `${file}#${index}`, sse, events: dataPayloads(sse) });
+      });
+    } else if (file.endsWith('.cassette.json')) {
+      const cassette = JSON.parse(text) as { interactions: { response: { status: number; body: unknown } }[] };
+      cassette.interactions.forEach((interaction, index) => {
+        const body = interaction.response.body;
+        if (interaction.response.status === 200 && typeof body === 'string') {
+          fixtures.push({ name: `${file}#${index}`, sse: body, events: dataPayloads(body) });
+        }
+      });
+    }
+  }
+  return fixtures;
+}
+
+/** Every non-streaming 200 body in the Responses fixtures. */
+export function bodyFixtures(): BodyFixture[] {
+  const fixtures: BodyFixture[] = [];
+  for (const file of fixtureFiles()) {
+    const text = readFileSync(path.join(FIXTURES_DIRECTORY, file), 'utf8');
+    if (file.endsWith('.cassette.json')) {
+      const cassette = JSON.parse(text) as { interactions: { response: { status: number; body: unknown } }[] };
+      cassette.interactions.forEach((interaction, index) => {
+        const body = interaction.response.body;
+        if (interaction.response.status === 200 && typeof body === 'object' && body !== null) {
+          fixtures.push({ name: `${file}#${index}`, body: body as Record<string, unknown> });
+        }
+      });
+    } else if (file.endsWith('.json')) {
+      fixtures.push({ name: file, body: JSON.parse(text) as Record<string, unknown> });
+    }
+  }
+  return fixtures;
+}
+
+/** Deterministic PRNG (mulberry32) so random byte splits are reproducible. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Splits bytes at random boundaries (1–`maxPiece` bytes per piece), UTF-8 characters included. */
+export function randomSplits(bytes: Uint8Array, random: () => number, maxPiece = 97): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    const size = 1 + Math.floor(random() * maxPiece);
+    pieces.push(bytes.subarray(start, start + size));
+    start += size;
+  }
+  return pieces;
+}
