@@ -1,0 +1,181 @@
+/**
+ * Pure request lowering for the Anthropic Messages API (SPEC §9, WIRE.md §2.1, §2.5): canonical
+ * history → the exact URL and body for the route's platform (direct, Bedrock InvokeModel, Vertex
+ * rawPredict, Microsoft Foundry, Anthropic-compatible hosts). No I/O: `replay preview` and logs
+ * call this; the transport adds headers and auth.
+ */
+import type { JsonObject } from '../../core/json.js';
+import type { ReasoningEffort, ReasoningOptions } from '../../core/reasoning-options.js';
+import type { Route } from '../../core/route.js';
+import type { ToolDefinition } from '../../core/tool-definition.js';
+import {
+  anthropicEndpointClass,
+  anthropicHostOf,
+  anthropicPlatform,
+  type AnthropicPlatform,
+  type AnthropicRouteTreatment,
+  classifyAnthropicRoute,
+} from '../../replay/anthropic-endpoint-route.js';
+import { buildAnthropicMessages } from '../../replay/anthropic-replay.js';
+import {
+  INTERLEAVED_THINKING_BETA,
+  needsInterleavedThinkingBeta,
+  supportsAdaptiveThinking,
+} from '../../replay/anthropic-thinking-policy.js';
+import { routeKeyOf, routeKeyString } from '../../replay/replay-route-key.js';
+import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
+import {
+  type AnthropicEffort,
+  type AnthropicThinkingParam,
+  type AnthropicTool,
+  BEDROCK_ANTHROPIC_VERSION,
+  VERTEX_ANTHROPIC_VERSION,
+} from './anthropic-messages-wire.js';
+
+/** Options beyond {@link TransportRequest} (the runtime's retry path and the environment). */
+export interface AnthropicPrepareOptions {
+  /** SPEC §9.4: nothing was fingerprintable in a rejected request; strip all thinking for this retry only. */
+  stripAllThinking?: boolean;
+  /** `NOUS_INFERENCE_BASE_URL`, read by the transport (encode stays pure). */
+  nousInferenceBaseUrl?: string | undefined;
+}
+
+/** Where and how a route is reached. */
+export interface AnthropicEndpoint {
+  platform: AnthropicPlatform;
+  treatment: AnthropicRouteTreatment;
+  /** Endpoint class for origin scoping (SPEC §23.2). */
+  endpointClass: string;
+}
+
+/** Default base URL of the direct API. */
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+const DEFAULT_MAX_TOKENS_THINKING = 16_384;
+const DEFAULT_MAX_TOKENS = 8_192;
+/** Anthropic's floor for `budget_tokens` (WIRE.md §2.1: "N ≥ 1024 and < max_tokens"). */
+export const MINIMUM_THINKING_BUDGET = 1024;
+const EFFORT_BUDGET: Readonly<Record<ReasoningEffort, number>> = {
+  minimal: 1024,
+  low: 2048,
+  medium: 8192,
+  high: 12_288,
+  max: 16_000,
+};
+const EFFORT_WIRE: Readonly<Record<ReasoningEffort, AnthropicEffort>> = {
+  minimal: 'low',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  max: 'max',
+};
+
+/** Resolves the platform, treatment and endpoint class of a route (SPEC §9.2). */
+export function resolveAnthropicEndpoint(route: Route, options: AnthropicPrepareOptions = {}): AnthropicEndpoint {
+  const platform = anthropicPlatform(route.baseUrl, route.provider);
+  const treatment = classifyAnthropicRoute({
+    baseUrl: route.baseUrl,
+    model: route.model,
+    provider: route.provider,
+    nousInferenceBaseUrl: options.nousInferenceBaseUrl,
+  });
+  return { platform, treatment, endpointClass: anthropicEndpointClass(anthropicHostOf(route.baseUrl), route.provider) };
+}
+
+/** The request URL for a platform (WIRE.md §2.5). */
+export function anthropicRequestUrl(route: Route, platform: AnthropicPlatform, stream: boolean): string {
+  const base = (route.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).trim().replace(/\/+$/, '');
+  if (platform === 'bedrock') {
+    return `${base}/model/${encodeURIComponent(route.model)}/${stream ? 'invoke-with-response-stream' : 'invoke'}`;
+  }
+  if (platform === 'vertex') {
+    return `${base}/publishers/anthropic/models/${route.model}:${stream ? 'streamRawPredict' : 'rawPredict'}`;
+  }
+  if (base.endsWith('/v1/messages')) return base;
+  return base.endsWith('/v1') ? `${base}/messages` : `${base}/v1/messages`;
+}
+
+/** The `thinking` / `output_config` parameters and `max_tokens` for a turn (WIRE.md §2.1). */
+export function anthropicThinkingParameters(
+  model: string,
+  reasoning: ReasoningOptions,
+  maxTokens: number | undefined,
+): {
+  maxTokens: number;
+  thinking?: AnthropicThinkingParam;
+  outputConfig?: { effort: AnthropicEffort };
+  betas: string[];
+} {
+  if (!reasoning.enabled) return { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS, betas: [] };
+  if (supportsAdaptiveThinking(model)) {
+    const result = { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS_THINKING, thinking: { type: 'adaptive' as const } };
+    return reasoning.effort === undefined
+      ? { ...result, betas: [] }
+      : { ...result, outputConfig: { effort: EFFORT_WIRE[reasoning.effort] }, betas: [] };
+  }
+  // "budget_tokens: N ≥ 1024 and < max_tokens": a max_tokens at or below the floor is raised so
+  // the request stays valid rather than answering 400 (WIRE.md §2.6f).
+  let limit = maxTokens ?? DEFAULT_MAX_TOKENS_THINKING;
+  if (limit <= MINIMUM_THINKING_BUDGET) limit = MINIMUM_THINKING_BUDGET * 2;
+  const wanted = reasoning.budgetTokens ?? EFFORT_BUDGET[reasoning.effort ?? 'medium'];
+  const budget = Math.max(MINIMUM_THINKING_BUDGET, Math.min(wanted, limit - 1));
+  return {
+    maxTokens: limit,
+    thinking: { type: 'enabled', budget_tokens: budget },
+    betas: needsInterleavedThinkingBeta(model) ? [INTERLEAVED_THINKING_BETA] : [],
+  };
+}
+
+/** Tools in Anthropic shape. */
+export function anthropicTools(tools: readonly ToolDefinition[]): AnthropicTool[] {
+  return tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));
+}
+
+/** The `anthropic-beta` values a request needs (header, or body `anthropic_beta` on Bedrock). */
+export function anthropicBetas(request: TransportRequest): string[] {
+  return anthropicThinkingParameters(request.route.model, request.reasoning, request.maxTokens).betas;
+}
+
+/**
+ * Builds the exact request without I/O. The body differs per platform (WIRE.md §2.5): Bedrock
+ * has no `model` and no `stream`, carries `anthropic_version: "bedrock-2023-05-31"` and its betas
+ * as `anthropic_beta`; Vertex has no `model` and carries `anthropic_version: "vertex-2023-10-16"`.
+ */
+export function prepareAnthropicMessages(
+  request: TransportRequest,
+  options: AnthropicPrepareOptions = {},
+): PreparedRequest {
+  const { route } = request;
+  const stream = request.stream ?? true;
+  const endpoint = resolveAnthropicEndpoint(route, options);
+  const parameters = anthropicThinkingParameters(route.model, request.reasoning, request.maxTokens);
+  const conversation = buildAnthropicMessages(request.history, {
+    treatment: endpoint.treatment,
+    model: route.model,
+    endpointClass: endpoint.endpointClass,
+    thinkingEnabled: request.reasoning.enabled,
+    rejectedFingerprints: request.rejectedThinkingFingerprints,
+    stripAllThinking: options.stripAllThinking,
+  });
+
+  const body: JsonObject = {};
+  if (endpoint.platform === 'bedrock') body.anthropic_version = BEDROCK_ANTHROPIC_VERSION;
+  else if (endpoint.platform === 'vertex') body.anthropic_version = VERTEX_ANTHROPIC_VERSION;
+  else body.model = route.model;
+  body.max_tokens = parameters.maxTokens;
+  if (conversation.system !== undefined) body.system = conversation.system;
+  body.messages = conversation.messages;
+  if (request.tools.length > 0) body.tools = anthropicTools(request.tools) as unknown as JsonObject[];
+  if (parameters.thinking) body.thinking = { ...parameters.thinking };
+  if (parameters.outputConfig) body.output_config = { ...parameters.outputConfig };
+  if (endpoint.platform === 'bedrock') {
+    if (parameters.betas.length > 0) body.anthropic_beta = [...parameters.betas];
+  } else if (stream) body.stream = true;
+
+  return {
+    url: anthropicRequestUrl(route, endpoint.platform, stream),
+    body,
+    decisions: conversation.decisions,
+    carriersSent: [],
+    routeKey: routeKeyString(routeKeyOf(route.provider, route.baseUrl, route.model)),
+  };
+}
