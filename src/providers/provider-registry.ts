@@ -1,0 +1,179 @@
+import { UsageError } from '../core/errors.js';
+import type { JsonObject } from '../core/json.js';
+import type { WireApi } from '../core/origin.js';
+import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-options.js';
+
+/**
+ * OpenAI-compatible vendors are table entries, not copies of a transport (STYLE.md rule 3):
+ * provider id, default base URL, API-key environment variable, default wire API and how the
+ * request body enables reasoning (WIRE.md §1). Route facts (which carriers a route reads) live
+ * in `replay/`, keyed by the same ids.
+ */
+
+/** One provider. */
+export interface ProviderInfo {
+  id: string;
+  /** Default base URL; undefined when the user must give one (`custom`). */
+  baseUrl: string | undefined;
+  /** Environment variable holding the API key; undefined for local servers that need none. */
+  apiKeyEnv: string | undefined;
+  /** Default wire API. */
+  api: WireApi;
+  /** Body additions that enable reasoning for `model` (empty when reasoning is off or undocumented). */
+  reasoningRequest(model: string, reasoning: ReasoningOptions): JsonObject;
+  /** Provider profile `native_reasoning_details_type` (SPEC §5 post-step, §7.6). */
+  nativeReasoningDetailsType?: string;
+}
+
+type EffortMap = Partial<Record<ReasoningEffort, string>>;
+
+const NONE = (): JsonObject => ({});
+
+/** `reasoning_effort` when an effort is asked for (OpenAI, xAI, Gemini-compat, Cerebras, Ollama). */
+function effortFlag(map: EffortMap) {
+  return (_model: string, reasoning: ReasoningOptions): JsonObject => {
+    if (!reasoning.enabled || reasoning.effort === undefined) return {};
+    const value = map[reasoning.effort];
+    return value === undefined ? {} : { reasoning_effort: value };
+  };
+}
+
+const OPENAI_EFFORTS: EffortMap = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', max: 'high' };
+const THREE_EFFORTS: EffortMap = { minimal: 'low', low: 'low', medium: 'medium', high: 'high', max: 'high' };
+
+/** OpenRouter `reasoning: {effort | max_tokens | enabled}` (WIRE.md §1.7). */
+function openRouterReasoning(_model: string, reasoning: ReasoningOptions): JsonObject {
+  if (!reasoning.enabled) return {};
+  if (reasoning.effort !== undefined) {
+    return { reasoning: { effort: reasoning.effort === 'max' ? 'high' : reasoning.effort } };
+  }
+  if (reasoning.budgetTokens !== undefined) return { reasoning: { max_tokens: reasoning.budgetTokens } };
+  return { reasoning: { enabled: true } };
+}
+
+/** DeepSeek `thinking: {type}` plus `reasoning_effort` low|high|max (minimal→low, medium→high; WIRE.md §1.2). */
+function deepSeekReasoning(_model: string, reasoning: ReasoningOptions): JsonObject {
+  if (!reasoning.enabled) return {};
+  const body: JsonObject = { thinking: { type: 'enabled' } };
+  const map: EffortMap = { minimal: 'low', low: 'low', medium: 'high', high: 'high', max: 'max' };
+  if (reasoning.effort !== undefined) body.reasoning_effort = map[reasoning.effort] ?? 'high';
+  return body;
+}
+
+/** `thinking: {type: "enabled"}` (Z.AI GLM, WIRE.md §1.5; Kimi K2.x, WIRE.md §1.3). */
+function thinkingType(_model: string, reasoning: ReasoningOptions): JsonObject {
+  return reasoning.enabled ? { thinking: { type: 'enabled' } } : {};
+}
+
+/** Kimi: `thinking.type`, plus `reasoning_effort` low|high|max for K3 when asked (WIRE.md §1.3). */
+function kimiReasoning(model: string, reasoning: ReasoningOptions): JsonObject {
+  if (!reasoning.enabled) return {};
+  const body: JsonObject = { thinking: { type: 'enabled' } };
+  const map: EffortMap = { minimal: 'low', low: 'low', medium: 'high', high: 'high', max: 'max' };
+  if (reasoning.effort !== undefined && /kimi-k3/i.test(model)) body.reasoning_effort = map[reasoning.effort] ?? 'high';
+  return body;
+}
+
+/** DashScope `enable_thinking` (+ `thinking_budget`), WIRE.md §1.4. */
+function dashScopeReasoning(_model: string, reasoning: ReasoningOptions): JsonObject {
+  if (!reasoning.enabled) return {};
+  const body: JsonObject = { enable_thinking: true };
+  if (reasoning.budgetTokens !== undefined) body.thinking_budget = reasoning.budgetTokens;
+  return body;
+}
+
+/** vLLM: per-model chat-template switch (`enable_thinking` for Qwen3, `thinking` for DeepSeek-V3.1/Granite/Kimi), WIRE.md §1.6. */
+function vllmReasoning(model: string, reasoning: ReasoningOptions): JsonObject {
+  if (!reasoning.enabled) return {};
+  if (/qwen/i.test(model)) return { chat_template_kwargs: { enable_thinking: true } };
+  if (/deepseek|granite|kimi/i.test(model)) return { chat_template_kwargs: { thinking: true } };
+  return {};
+}
+
+/** Groq returns parsed `message.reasoning` only with `reasoning_format: "parsed"` (WIRE.md §1.1). */
+function groqReasoning(_model: string, reasoning: ReasoningOptions): JsonObject {
+  return reasoning.enabled ? { reasoning_format: 'parsed' } : {};
+}
+
+function provider(
+  id: string,
+  baseUrl: string | undefined,
+  apiKeyEnv: string | undefined,
+  reasoningRequest: ProviderInfo['reasoningRequest'] = NONE,
+  extra: Partial<Pick<ProviderInfo, 'nativeReasoningDetailsType' | 'api'>> = {},
+): ProviderInfo {
+  return { id, baseUrl, apiKeyEnv, api: extra.api ?? 'chat_completions', reasoningRequest, ...extra };
+}
+
+/** Every known provider (SPEC §4, §5, §8 ids plus the common OpenAI-compatible vendors). */
+export const PROVIDERS: readonly ProviderInfo[] = [
+  provider('openai', 'https://api.openai.com/v1', 'OPENAI_API_KEY', effortFlag(OPENAI_EFFORTS)),
+  provider('openrouter', 'https://openrouter.ai/api/v1', 'OPENROUTER_API_KEY', openRouterReasoning),
+  provider('deepseek', 'https://api.deepseek.com', 'DEEPSEEK_API_KEY', deepSeekReasoning),
+  provider('kimi', 'https://api.moonshot.ai/v1', 'MOONSHOT_API_KEY', kimiReasoning),
+  provider('moonshot', 'https://api.moonshot.ai/v1', 'MOONSHOT_API_KEY', kimiReasoning),
+  provider('kimi-coding', 'https://api.kimi.com/coding/v1', 'KIMI_API_KEY', kimiReasoning),
+  provider('kimi-coding-cn', 'https://api.moonshot.cn/v1', 'KIMI_API_KEY', kimiReasoning),
+  provider('zai', 'https://api.z.ai/api/paas/v4', 'ZAI_API_KEY', thinkingType),
+  provider(
+    'dashscope',
+    'https://dashscope-intl.aliyuncs.com/compatible-mode/v1',
+    'DASHSCOPE_API_KEY',
+    dashScopeReasoning,
+  ),
+  provider('xiaomi', 'https://api.xiaomimimo.com/v1', 'XIAOMI_API_KEY'),
+  provider(
+    'gemini',
+    'https://generativelanguage.googleapis.com/v1beta/openai',
+    'GEMINI_API_KEY',
+    effortFlag(THREE_EFFORTS),
+  ),
+  provider('copilot', 'https://api.githubcopilot.com', 'GITHUB_COPILOT_TOKEN'),
+  provider('ollama', 'http://localhost:11434/v1', undefined, effortFlag(THREE_EFFORTS)),
+  provider('ollama-cloud', 'https://ollama.com/v1', 'OLLAMA_API_KEY', effortFlag(THREE_EFFORTS)),
+  provider('lmstudio', 'http://localhost:1234/v1', undefined),
+  provider('vllm', 'http://localhost:8000/v1', undefined, vllmReasoning),
+  provider('llamacpp', 'http://localhost:8080/v1', undefined),
+  provider('together', 'https://api.together.xyz/v1', 'TOGETHER_API_KEY'),
+  provider(
+    'xai',
+    'https://api.x.ai/v1',
+    'XAI_API_KEY',
+    effortFlag({ minimal: 'low', low: 'low', medium: 'high', high: 'high', max: 'high' }),
+  ),
+  provider('custom', undefined, undefined),
+  provider('mistral', 'https://api.mistral.ai/v1', 'MISTRAL_API_KEY'),
+  provider('groq', 'https://api.groq.com/openai/v1', 'GROQ_API_KEY', groqReasoning),
+  provider('cerebras', 'https://api.cerebras.ai/v1', 'CEREBRAS_API_KEY', effortFlag(THREE_EFFORTS)),
+  provider('fireworks', 'https://api.fireworks.ai/inference/v1', 'FIREWORKS_API_KEY'),
+  provider('sambanova', 'https://api.sambanova.ai/v1', 'SAMBANOVA_API_KEY'),
+  provider('novita', 'https://api.novita.ai/v3/openai', 'NOVITA_API_KEY'),
+  provider('minimax', 'https://api.minimax.io/v1', 'MINIMAX_API_KEY'),
+  provider('minimax-cn', 'https://api.minimaxi.com/v1', 'MINIMAX_API_KEY'),
+  provider('nous', 'https://inference-api.nousresearch.com/v1', 'NOUS_API_KEY'),
+  provider('kilocode', 'https://api.kilo.ai/api/openrouter', 'KILOCODE_API_KEY'),
+  provider('ai-gateway', 'https://ai-gateway.vercel.sh/v1', 'AI_GATEWAY_API_KEY'),
+  provider('tencent-tokenhub', 'https://tokenhub.tencentmaas.com/v1', 'TENCENT_TOKENHUB_API_KEY'),
+  provider('upstage', 'https://api.upstage.ai/v1', 'UPSTAGE_API_KEY'),
+];
+
+const BY_ID = new Map(PROVIDERS.map((info) => [info.id, info]));
+
+/** The provider with this id (trimmed, lower-cased), or undefined. */
+export function getProvider(id: string): ProviderInfo | undefined {
+  return BY_ID.get(id.trim().toLowerCase());
+}
+
+/**
+ * The provider for a route. An unknown id with a base URL behaves as `custom` (an
+ * OpenAI-compatible server the table does not know; the route itself keeps the user's id for
+ * route matching and verdict keys). An unknown id without one is a usage error naming the known ids.
+ */
+export function resolveProvider(id: string, baseUrl?: string): ProviderInfo {
+  const known = getProvider(id);
+  if (known) return known;
+  if (baseUrl !== undefined && baseUrl.trim() !== '') return BY_ID.get('custom') as ProviderInfo;
+  throw new UsageError(
+    `unknown provider "${id}"; pass --base-url for an OpenAI-compatible server, or use one of: ${PROVIDERS.map((info) => info.id).join(', ')}`,
+  );
+}
