@@ -103,7 +103,8 @@ export function planCompaction(
   const sum = (from: number, to: number) => costs.slice(from, to).reduce((total, cost) => total + cost, 0);
   const headCost = sum(0, headEnd);
   let keptTurns = Math.min(settings.keepTurns, turnStarts.length);
-  let tailStart = keptTurns > 0 ? (turnStarts[turnStarts.length - keptTurns] ?? history.length) : history.length;
+  // With no later user turn, everything after the first user message is its (current) turn: keep it.
+  let tailStart = keptTurns > 0 ? (turnStarts[turnStarts.length - keptTurns] ?? history.length) : headEnd;
   let salvaged = false;
   // Salvage: the summary itself needs room, so aim for head + tail under half the limit.
   const budget = limit === null ? Infinity : Math.floor(limit / 2);

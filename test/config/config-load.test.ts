@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/config-load.js';
+
+describe('config.yaml (issue 4 item 4, SPEC §20, §23.4)', () => {
+  it('reads provider, model, reasoning, echo opt-in and route overrides', () => {
+    const config = parseConfigText(`
+provider: deepseek
+model: deepseek-v4-flash
+reasoning: { enabled: true, effort: high }
+reasoning_echo: true
+routes:
+  - providers: [acme]
+    carriers: [reasoning]
+    must_echo: false
+compaction: { context_window: 8000, keep_turns: 4 }
+`);
+    expect(config.provider).toBe('deepseek');
+    expect(config.model).toBe('deepseek-v4-flash');
+    expect(config.reasoning).toEqual({ enabled: true, effort: 'high' });
+    expect(config.reasoningEcho).toBe(true);
+    expect(config.routes).toEqual([{ providers: ['acme'], carriers: ['reasoning'], mustEcho: false }]);
+    expect(config.compaction).toEqual({ threshold: 0.8, keepTurns: 4, contextWindow: 8000 });
+  });
+
+  it('accepts model as an object with reasoning_echo (SPEC §20 model.reasoning_echo)', () => {
+    const config = parseConfigText('model: { name: kimi-k2.6, provider: kimi, reasoning_echo: true }\n');
+    expect(config).toMatchObject({ model: 'kimi-k2.6', provider: 'kimi', reasoningEcho: true });
+  });
+
+  it.each([
+    ['provdier: x\n', 'config.yaml: unknown key "provdier"'],
+    ['reasoning: { effort: extreme }\n', 'config.yaml: reasoning.effort:'],
+    ['routes: [{ providers: [a], carriers: [reasoning_text] }]\n', 'config.yaml: routes.0.carriers.0:'],
+    ['routes: [{ carriers: [reasoning] }]\n', 'a route row needs at least one of providers or hosts'],
+    ['model: [1, 2\n', 'config.yaml: not valid YAML'],
+  ])('a bad config names the bad key: %j', (text, expected) => {
+    expect(() => parseConfigText(text)).toThrow(expected);
+  });
+});
