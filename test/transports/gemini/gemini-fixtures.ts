@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { GeminiResponse } from '../../../src/transports/gemini/gemini-wire.js';
+
+/** Shared helpers for Gemini tests: the recorded fixtures and a seeded PRNG. */
+
+/** `../shared/fixtures/gemini/` beside the clone (read-only in CI). */
+export const GEMINI_FIXTURE_DIRECTORY = fileURLToPath(new URL('../../../../shared/fixtures/gemini/', import.meta.url));
+
+/** One recorded response: SSE bytes of a stream, or a whole JSON body. */
+export interface RecordedResponse {
+  name: string;
+  streaming: boolean;
+  /** SSE text for streams (as the wire carried it), JSON text otherwise. */
+  wireText: string;
+  /** The parsed chunks (one for a non-streaming body). */
+  chunks: GeminiResponse[];
+}
+
+/** Files recorded from the Gemini Interactions API, a different wire API than generateContent. */
+export const INTERACTIONS_API_FILES = [
+  'vercel-interactions-tool-call-step1.chunks.txt',
+  'vercel-interactions-tool-call-step1.json',
+];
+
+/** Every generateContent response recorded in the fixture directory. */
+export function recordedResponses(): RecordedResponse[] {
+  const responses: RecordedResponse[] = [];
+  for (const file of readdirSync(GEMINI_FIXTURE_DIRECTORY).sort()) {
+    if (INTERACTIONS_API_FILES.includes(file)) continue;
+    const text = readFileSync(GEMINI_FIXTURE_DIRECTORY + file, 'utf8');
+    if (file.endsWith('.chunks.txt')) {
+      const lines = text.split('\n').filter((line) => line.trim() !== '');
+      responses.push({
+        name: file,
+        streaming: true,
+        wireText: lines.map((line) => `data: ${line}\r\n\r\n`).join(''),
+        chunks: lines.map((line) => JSON.parse(line) as GeminiResponse),
+      });
+    } else if (file.endsWith('.cassette.json')) {
+      const cassette = JSON.parse(text) as { interactions: { response: { status: number; body: unknown } }[] };
+      cassette.interactions.forEach((interaction, index) => {
+        const body = interaction.response.body;
+        const name = `${file}#${index}`;
+        if (typeof body === 'string') {
+          const chunks = body
+            .split(/\r?\n\r?\n/)
+            .filter((event) => event.startsWith('data: '))
+            .map((event) => JSON.parse(event.slice('data: '.length)) as GeminiResponse);
+          responses.push({ name, streaming: true, wireText: body, chunks });
+        } else
+          responses.push({ name, streaming: false, wireText: JSON.stringify(body), chunks: [body as GeminiResponse] });
+      });
+    } else {
+      responses.push({ name: file, streaming: false, wireText: text, chunks: [JSON.parse(text) as GeminiResponse] });
+    }
+  }
+  return responses;
+}
+
+/** Reads one cassette's interactions. */
+export function readCassette(
+  file: string,
+): { request: { uri: string; body: Record<string, unknown> }; response: { body: unknown } }[] {
+  return (JSON.parse(readFileSync(GEMINI_FIXTURE_DIRECTORY + file, 'utf8')) as { interactions: never[] }).interactions;
+}
+
+/** mulberry32: a small seeded PRNG so random splits are reproducible. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Splits bytes at `count` random boundaries. */
+export function randomSplit(bytes: Uint8Array, random: () => number, count: number): Uint8Array[] {
+  const cuts = new Set<number>();
+  for (let index = 0; index < count && bytes.length > 1; index++)
+    cuts.add(1 + Math.floor(random() * (bytes.length - 1)));
+  const sorted = [...cuts].sort((a, b) => a - b);
+  const pieces: Uint8Array[] = [];
+  let start = 0;
+  for (const cut of sorted) {
+    pieces.push(bytes.subarray(start, cut));
+    start = cut;
+  }
+  pieces.push(bytes.subarray(start));
+  return pieces;
+}
