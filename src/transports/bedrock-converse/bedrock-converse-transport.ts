@@ -1,0 +1,182 @@
+import { Buffer } from 'node:buffer';
+import type { BedrockRuntimeClientConfig, ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
+import { EventStream } from '../../core/event-stream.js';
+import type { JsonObject } from '../../core/json.js';
+import { isJsonObject } from '../../core/json.js';
+import { isBedrockRedactedRejection, stripBedrockRedactedReasoning } from '../../replay/bedrock-converse-self-heal.js';
+import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
+import {
+  BedrockConverseStreamDecoder,
+  decodeBedrockConverseResponse,
+  eventsForDecodedTurn,
+} from './bedrock-converse-decode.js';
+import type { BedrockConverseResponseBody } from './bedrock-converse-wire.js';
+import { prepareBedrockConverse } from './bedrock-converse-encode.js';
+import { bedrockErrorFrom, bedrockErrorMessage, bedrockErrorType } from './bedrock-converse-errors.js';
+
+/**
+ * The Bedrock Converse transport: the only I/O for `bedrock_converse` (SPEC §10). Requests go
+ * through `@aws-sdk/client-bedrock-runtime` (SigV4 from the default credential chain, or a
+ * Bedrock API key as bearer token), with the route's base URL as endpoint override so tests and
+ * `hermes emulate bedrock` can stand in for the service. The JSON body from `prepare()` is
+ * mapped to the SDK input one to one; only `redactedContent` changes representation (base64
+ * text ↔ bytes), which round-trips exactly, and signatures are strings that pass through as is.
+ */
+
+/** Test and embedding knobs. */
+export interface BedrockConverseTransportOptions {
+  /** Static credentials or a provider; default: the AWS SDK default credential chain. */
+  credentials?: BedrockRuntimeClientConfig['credentials'];
+  /** An SDK request handler (tests feed recorded event-stream bytes through it). */
+  requestHandler?: BedrockRuntimeClientConfig['requestHandler'];
+  /** Environment read for the region (default `process.env`). */
+  environment?: Readonly<Record<string, string | undefined>>;
+}
+
+const REGION_IN_HOST = /^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com$/;
+
+/** Region: from a `bedrock-runtime.<region>.amazonaws.com` base URL, else AWS_REGION / AWS_DEFAULT_REGION, else us-east-1. */
+export function bedrockRegionFor(
+  baseUrl: string | undefined,
+  environment: Readonly<Record<string, string | undefined>>,
+): string {
+  if (baseUrl !== undefined) {
+    try {
+      const match = REGION_IN_HOST.exec(new URL(baseUrl).hostname.toLowerCase());
+      if (match?.[1]) return match[1];
+    } catch {
+      // Not a URL: fall through to the environment.
+    }
+  }
+  return environment.AWS_REGION ?? environment.AWS_DEFAULT_REGION ?? 'us-east-1';
+}
+
+/** Creates a Bedrock Converse transport (inject credentials / request handler for tests). */
+export function createBedrockConverseTransport(options: BedrockConverseTransportOptions = {}): Transport {
+  const environment = options.environment ?? process.env;
+  const prepare = (request: TransportRequest): PreparedRequest =>
+    prepareBedrockConverse(request, { defaultRegion: bedrockRegionFor(request.route.baseUrl, environment) });
+
+  const send = (request: TransportRequest, prepared?: PreparedRequest): EventStream => {
+    const stream = new EventStream();
+    void run(request, prepared ?? prepare(request), stream).catch((error: unknown) => stream.fail(error));
+    return stream;
+  };
+
+  async function run(request: TransportRequest, prepared: PreparedRequest, stream: EventStream): Promise<void> {
+    const { route } = request;
+    const config: BedrockRuntimeClientConfig = {
+      region: bedrockRegionFor(route.baseUrl, environment),
+      maxAttempts: request.maxAttempts ?? 3,
+    };
+    if (route.baseUrl !== undefined) config.endpoint = route.baseUrl.replace(/\/+$/, '');
+    if (options.requestHandler !== undefined) config.requestHandler = options.requestHandler;
+    if (request.apiKey !== undefined && request.apiKey !== '') {
+      // Bedrock API keys are bearer tokens (the SDK's httpBearerAuth scheme).
+      config.token = { token: request.apiKey };
+      config.authSchemePreference = ['httpBearerAuth'];
+    } else if (options.credentials !== undefined) {
+      config.credentials = options.credentials;
+    }
+    const client = new BedrockRuntimeClient(config);
+    const sendOptions = request.signal === undefined ? {} : { abortSignal: request.signal };
+    let body = prepared.body;
+    let healed = false;
+    try {
+      for (;;) {
+        let emitted = false;
+        try {
+          const input = sdkInput(route.model, body);
+          if (request.stream === false) {
+            const response = await client.send(new ConverseCommand(input), sendOptions);
+            const turn = decodeBedrockConverseResponse(jsonFromSdk(response) as BedrockConverseResponseBody, route);
+            for (const event of eventsForDecodedTurn(turn)) stream.push(event);
+            return;
+          }
+          const response = await client.send(new ConverseStreamCommand(input), sendOptions);
+          const decoder = new BedrockConverseStreamDecoder(route);
+          for await (const event of response.stream ?? []) {
+            for (const decoded of decoder.push(streamEventFromSdk(event))) {
+              emitted = true;
+              stream.push(decoded);
+              if (decoded.type === 'error') return;
+            }
+          }
+          stream.end(decoder.end());
+          return;
+        } catch (error) {
+          const type = bedrockErrorType(error);
+          if (!healed && !emitted && isBedrockRedactedRejection(type, bedrockErrorMessage(error))) {
+            // SPEC §10 self-heal: strip redacted reasoning, drop turns left empty, resend once.
+            healed = true;
+            const heal = stripBedrockRedactedReasoning(body);
+            body = heal.body;
+            stream.push({
+              type: 'retry',
+              attempt: 2,
+              delayMs: 0,
+              reason: `Bedrock refused redacted reasoning; resending without ${heal.removedBlocks} redacted block(s)`,
+            });
+            continue;
+          }
+          stream.end({
+            type: 'error',
+            error: bedrockErrorFrom(error, { signal: request.signal, afterEvents: emitted, provider: route.provider }),
+          });
+          return;
+        }
+      }
+    } finally {
+      client.destroy();
+    }
+  }
+
+  return { api: 'bedrock_converse', prepare, send };
+}
+
+/** The transport registered for `bedrock_converse` (default credential chain, real endpoints). */
+export const bedrockConverseTransport: Transport = createBedrockConverseTransport();
+
+type SdkInput = ConstructorParameters<typeof ConverseStreamCommand>[0];
+
+/** Prepared JSON body → SDK input: same keys, `redactedContent` base64 → bytes. */
+function sdkInput(modelId: string, body: JsonObject): SdkInput {
+  const converted = structuredClone(body);
+  for (const message of Array.isArray(converted.messages) ? converted.messages : []) {
+    if (!isJsonObject(message) || !Array.isArray(message.content)) continue;
+    for (const block of message.content) {
+      if (!isJsonObject(block) || !isJsonObject(block.reasoningContent)) continue;
+      const redacted = block.reasoningContent.redactedContent;
+      if (typeof redacted === 'string') {
+        (block.reasoningContent as Record<string, unknown>).redactedContent = new Uint8Array(
+          Buffer.from(redacted, 'base64'),
+        );
+      }
+    }
+  }
+  return { modelId, ...converted } as unknown as SdkInput;
+}
+
+/** SDK output → the REST JSON shape (bytes → base64; `$metadata` dropped). */
+function jsonFromSdk(value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (Array.isArray(value)) return value.map(jsonFromSdk);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.startsWith('$') || inner === undefined) continue;
+    out[key] = jsonFromSdk(inner);
+  }
+  return out;
+}
+
+/** One SDK stream union member → `{type, payload}` as the `:event-type` header and JSON payload. */
+function streamEventFromSdk(event: ConverseStreamOutput): { type: string; payload: JsonObject } {
+  for (const [type, payload] of Object.entries(event)) {
+    if (type.startsWith('$') || payload === undefined) continue;
+    const json = jsonFromSdk(payload);
+    return { type, payload: isJsonObject(json) ? json : {} };
+  }
+  return { type: 'unknown', payload: {} };
+}
