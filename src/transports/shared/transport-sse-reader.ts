@@ -33,12 +33,13 @@ export class ServerSentEventDecoder {
 
   /**
    * Flushes the end of the stream. A final event without its blank line is still delivered:
-   * some servers close right after `data: [DONE]\n`.
+   * some servers close right after `data: [DONE]\n`. (A line cut mid-way is delivered too, and
+   * the caller's JSON parse then reports the truncation.)
    */
   end(): ServerSentEvent[] {
     const rest = this.textDecoder.decode();
-    if (rest.length > 0) this.parser.feed(rest);
-    this.parser.reset({ consume: true });
+    this.parser.feed(`${rest}\n\n`);
+    this.parser.reset();
     return this.take();
   }
 

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { AbortError, BadRequestError, ConnectionError, RateLimitError } from '../../../src/core/errors.js';
+import {
+  hostnameOf,
+  jsonRequestHeaders,
+  redactSecret,
+  requestIdFromHeaders,
+  trimBody,
+} from '../../../src/transports/shared/transport-http.js';
+import {
+  abortableSleep,
+  backoffDelayMs,
+  parseRetryAfterMs,
+  runWithRetries,
+} from '../../../src/transports/shared/transport-retry.js';
+import { readServerSentEvents, ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
+import { ThinkTagSplitter } from '../../../src/transports/shared/transport-think-tags.js';
+
+/** Shared transport helpers: SSE framing, retry/backoff, HTTP helpers, think-tag splitting (issue 3 item 2). */
+
+describe('ServerSentEventDecoder', () => {
+  it('survives a UTF-8 character split across reads, drops comments, flushes a final event without its blank line', () => {
+    const bytes = new TextEncoder().encode(': OPENROUTER PROCESSING\n\ndata: {"t":"15 × 27"}\n\ndata: [DONE]\n');
+    const decoder = new ServerSentEventDecoder();
+    const cut = bytes.indexOf(0xc3) + 1; // inside the two-byte "×"
+    const events = [...decoder.push(bytes.subarray(0, cut)), ...decoder.push(bytes.subarray(cut)), ...decoder.end()];
+    expect(events.map((event) => event.data)).toEqual(['{"t":"15 × 27"}', '[DONE]']);
+  });
+
+  it('readServerSentEvents reads a body to its end, event names included', async () => {
+    const body = new Response('event: ping\ndata: a\n\ndata: b\ndata: c\n\n').body as ReadableStream<Uint8Array>;
+    const seen: { event: string | undefined; data: string }[] = [];
+    for await (const event of readServerSentEvents(body)) seen.push({ event: event.event, data: event.data });
+    expect(seen).toEqual([
+      { event: 'ping', data: 'a' },
+      { event: undefined, data: 'b\nc' },
+    ]);
+  });
+});
+
+describe('retry helpers', () => {
+  it.each([
+    { headers: { 'retry-after': '2' }, expected: 2000 },
+    { headers: { 'retry-after': '0.5' }, expected: 500 },
+    { headers: { 'retry-after-ms': '1500', 'retry-after': '9' }, expected: 1500 },
+    { headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:03 GMT' }, expected: 3000 },
+    { headers: { 'retry-after': 'soon' }, expected: undefined },
+    { headers: {}, expected: undefined },
+  ])('parseRetryAfterMs($headers) = $expected', ({ headers, expected }) => {
+    expect(parseRetryAfterMs(new Headers(headers), Date.parse('Thu, 01 Jan 2026 00:00:00 GMT'))).toBe(expected);
+  });
+
+  it('backoff doubles from 500 ms, is capped, and jitter only shortens', () => {
+    expect([1, 2, 3, 4, 5, 6].map((attempt) => backoffDelayMs(attempt, {}, () => 0))).toEqual([
+      500, 1000, 2000, 4000, 8000, 8000,
+    ]);
+    expect(backoffDelayMs(1, {}, () => 0.999)).toBe(375);
+  });
+
+  it('retries retryable errors with notices, honours retryAfterMs, stops at maxAttempts', async () => {
+    const waits: number[] = [];
+    const notices: number[] = [];
+    let calls = 0;
+    const rateLimited = new RateLimitError('429', { status: 429, body: '', retryAfterMs: 1234 }, true);
+    await expect(
+      runWithRetries(
+        {
+          maxAttempts: 3,
+          sleep: async (ms) => void waits.push(ms),
+          random: () => 0,
+          onRetry: (notice) => notices.push(notice.attempt),
+        },
+        async () => {
+          calls += 1;
+          throw calls === 1 ? rateLimited : new ConnectionError('reset', { retryable: true });
+        },
+      ),
+    ).rejects.toBeInstanceOf(ConnectionError);
+    expect(calls).toBe(3);
+    expect(waits).toEqual([1234, 1000]);
+    expect(notices).toEqual([2, 3]);
+  });
+
+  it('does not retry a non-retryable error, nor a retry-after beyond the limit', async () => {
+    let calls = 0;
+    const badRequest = new BadRequestError('400', { status: 400, body: '' });
+    await expect(
+      runWithRetries({ maxAttempts: 3, sleep: async () => undefined }, async () => {
+        calls += 1;
+        throw badRequest;
+      }),
+    ).rejects.toBe(badRequest);
+    const daily = new RateLimitError('429', { status: 429, body: '', retryAfterMs: 3_600_000 }, true);
+    await expect(
+      runWithRetries({ maxAttempts: 3, sleep: async () => undefined }, async () => {
+        calls += 1;
+        throw daily;
+      }),
+    ).rejects.toBe(daily);
+    expect(calls).toBe(2);
+  });
+
+  it('abortableSleep rejects with AbortError when aborted', async () => {
+    const controller = new AbortController();
+    const waiting = abortableSleep(60_000, controller.signal);
+    controller.abort();
+    await expect(waiting).rejects.toBeInstanceOf(AbortError);
+  });
+});
+
+describe('HTTP helpers', () => {
+  it('headers carry authorization only with a key', () => {
+    expect(jsonRequestHeaders({ stream: true })).toEqual({
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+    });
+    expect(jsonRequestHeaders({ apiKey: 'sk-1', stream: false })).toEqual({
+      'content-type': 'application/json',
+      accept: 'application/json',
+      authorization: 'Bearer sk-1',
+    });
+  });
+
+  it('request ids, trimming, redaction, hostnames', () => {
+    expect(requestIdFromHeaders(new Headers({ 'cf-ray': 'ray', 'x-request-id': 'req_1' }))).toBe('req_1');
+    expect(requestIdFromHeaders(new Headers({ 'cf-ray': 'ray' }))).toBe('ray');
+    expect(trimBody('  abcdef  ', 3)).toBe('abc… [3 more characters]');
+    expect(redactSecret('bad key sk-secret-1 given', 'sk-secret-1')).toBe('bad key [redacted] given');
+    expect(hostnameOf('https://OpenRouter.ai/api/v1')).toBe('openrouter.ai');
+    expect(hostnameOf(undefined)).toBe('');
+  });
+});
+
+describe('ThinkTagSplitter', () => {
+  it('holds a possible tag prefix and releases it when it turns out to be text', () => {
+    const splitter = new ThinkTagSplitter();
+    expect(splitter.push('a <t')).toEqual([{ kind: 'text', text: 'a ' }]);
+    expect(splitter.push('able>')).toEqual([{ kind: 'text', text: '<table>' }]);
+    expect(splitter.push('<thinking>x')).toEqual([{ kind: 'think', text: 'x' }]);
+    expect(splitter.end()).toEqual([]);
+  });
+
+  it('an unclosed think block stays reasoning at the end', () => {
+    const splitter = new ThinkTagSplitter();
+    expect([...splitter.push('<think>half'), ...splitter.push(' a thought</thi'), ...splitter.end()]).toEqual([
+      { kind: 'think', text: 'half' },
+      { kind: 'think', text: ' a thought' },
+      { kind: 'think', text: '</thi' },
+    ]);
+  });
+});
