@@ -50,6 +50,11 @@ export function isLocalHost(host: string): boolean {
 }
 
 const BEDROCK_HOST = /^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
+/** Vertex AI hosts are regional with a dash: `us-east5-aiplatform.googleapis.com`, or global `aiplatform.googleapis.com`. */
+function isVertexHost(host: string): boolean {
+  return host === 'aiplatform.googleapis.com' || /[.-]aiplatform\.googleapis\.com$/.test(host);
+}
+
 const NOUS_INFERENCE_HOST = 'inference-api.nousresearch.com';
 /** Provider ids that name a Claude platform; honoured only for local endpoints (emulators, proxies). */
 const PLATFORM_PROVIDERS: Readonly<Record<string, AnthropicPlatform>> = {
@@ -71,7 +76,7 @@ export function anthropicPlatform(baseUrl: string | undefined, provider?: string
   const host = anthropicHostOf(baseUrl);
   if (host === '' || hostMatches(host, 'anthropic.com')) return 'direct';
   if (BEDROCK_HOST.test(host)) return 'bedrock';
-  if (hostMatches(host, 'aiplatform.googleapis.com')) return 'vertex';
+  if (isVertexHost(host)) return 'vertex';
   if (hostMatches(host, 'services.ai.azure.com') && pathOf(baseUrl).includes('/anthropic')) return 'foundry';
   if (isLocalHost(host)) return PLATFORM_PROVIDERS[(provider ?? '').trim().toLowerCase()] ?? 'compatible';
   return 'compatible';
@@ -188,7 +193,7 @@ export function anthropicEndpointClass(host: string, provider?: string): string 
 function anthropicPlatformOfHost(host: string, provider?: string): AnthropicPlatform {
   if (host === '' || hostMatches(host, 'anthropic.com')) return 'direct';
   if (BEDROCK_HOST.test(host)) return 'bedrock';
-  if (hostMatches(host, 'aiplatform.googleapis.com')) return 'vertex';
+  if (isVertexHost(host)) return 'vertex';
   if (hostMatches(host, 'services.ai.azure.com')) return 'foundry';
   if (isLocalHost(host)) return PLATFORM_PROVIDERS[(provider ?? '').trim().toLowerCase()] ?? 'compatible';
   return 'compatible';
