@@ -1,4 +1,215 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
+import type { Message } from '../core/message.js';
+import { parseHistory } from '../core/message-parse.js';
+import type { WireApi } from '../core/origin.js';
+import { WIRE_APIS } from '../core/origin.js';
+import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-options.js';
+import type { Route } from '../core/route.js';
+import type { ToolDefinition } from '../core/tool-definition.js';
+import { resolveProvider } from '../providers/provider-registry.js';
+import { reasoningReplayRoute } from '../replay/replay-policy.js';
+import type { Carrier, CarrierDecision, RouteOverride } from '../replay/replay-types.js';
+import { CARRIERS } from '../replay/replay-types.js';
+import { effectiveBaseUrl, prepareChatCompletions } from '../transports/chat-completions/chat-completions-encode.js';
+import type { PreparedRequest, TransportRequest } from '../transports/shared/transport.js';
+import { getTransport } from '../transports/transport-registry.js';
 
-/** Registers `hermes replay` (placeholder until its issue lands). */
-export function registerReplayCommand(_program: Command): void {}
+/**
+ * `hermes replay preview`: a dry run of the request a route would receive for a history
+ * (DESIGN.md, Public surfaces). `--json` prints exactly the body; `--explain` prints the
+ * per-message carrier decisions (SPEC §23.3); neither prints both the table and a summary line.
+ */
+
+/** Route and replay flags of a preview (everything but where the history comes from). */
+export interface PreviewFlags {
+  provider: string;
+  model?: string | undefined;
+  baseUrl?: string | undefined;
+  /** Wire API; default `chat_completions`. */
+  api?: string | undefined;
+  /** `model.reasoning_echo` opt-in (SPEC §4). */
+  reasoningEcho?: boolean | undefined;
+  /** Simulated learned verdicts (SPEC §13). */
+  rejected?: readonly Carrier[] | undefined;
+  /** User route rows (SPEC §23.4), e.g. from config.yaml. */
+  overrides?: readonly RouteOverride[] | undefined;
+  /** Default: reasoning enabled, no effort. */
+  reasoning?: ReasoningOptions | undefined;
+  tools?: readonly ToolDefinition[] | undefined;
+}
+
+const EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 'medium', 'high', 'max'];
+
+/** Validates `--api`. */
+export function parseWireApi(value: string | undefined): WireApi {
+  const api = value ?? 'chat_completions';
+  if ((WIRE_APIS as readonly string[]).includes(api)) return api as WireApi;
+  throw new UsageError(`unknown --api "${api}" (expected one of: ${WIRE_APIS.join(', ')})`);
+}
+
+/** Parses `--rejected FIELD[,FIELD]`. */
+export function parseRejected(value: string | undefined): Carrier[] {
+  if (value === undefined || value.trim() === '') return [];
+  const fields = value
+    .split(',')
+    .map((field) => field.trim())
+    .filter((field) => field !== '');
+  for (const field of fields) {
+    if (!(CARRIERS as readonly string[]).includes(field)) {
+      throw new UsageError(`unknown --rejected field "${field}" (expected: ${CARRIERS.join(', ')})`);
+    }
+  }
+  return CARRIERS.filter((carrier) => fields.includes(carrier));
+}
+
+/** The route a preview builds for (`--model` defaults to ""). */
+export function previewRoute(flags: PreviewFlags): Route {
+  const provider = flags.provider.trim();
+  if (provider === '') throw new UsageError('--provider is required');
+  resolveProvider(provider, flags.baseUrl);
+  const route: Route = { api: parseWireApi(flags.api), provider, model: flags.model ?? '' };
+  if (flags.baseUrl !== undefined && flags.baseUrl.trim() !== '') route.baseUrl = flags.baseUrl.trim();
+  return route;
+}
+
+/**
+ * The request `flags`' route would receive for `history`: the same code path as the transports
+ * (`prepareChatCompletions` for chat-completions, `getTransport(api).prepare` otherwise, which
+ * throws a UsageError for an API not in this build). `--session ID` plugs in here: load the
+ * stored messages and the session's learned verdicts (`rejected`) and call this.
+ */
+export function previewRequest(history: readonly Message[], flags: PreviewFlags): PreparedRequest {
+  const route = previewRoute(flags);
+  const request: TransportRequest = {
+    route,
+    history,
+    tools: flags.tools ?? [],
+    reasoning: flags.reasoning ?? { enabled: true },
+  };
+  if (flags.rejected && flags.rejected.length > 0) request.rejectedCarriers = flags.rejected;
+  if (flags.reasoningEcho) request.echoOptIn = true;
+  if (flags.overrides) request.routeOverrides = flags.overrides;
+  if (route.api === 'chat_completions') return prepareChatCompletions(request);
+  return getTransport(route.api).prepare(request);
+}
+
+function describeDecision(decision: CarrierDecision): string {
+  const size = decision.bytes === undefined ? '' : `, ${decision.bytes} B`;
+  return `${decision.action} ${decision.field} (${decision.reason}${size})`;
+}
+
+/** The `--explain` table: one row per message (index, role, decisions with reasons). */
+export function formatExplainTable(history: readonly Message[], prepared: PreparedRequest): string {
+  const byMessage = new Map<number, CarrierDecision[]>();
+  for (const decision of prepared.decisions) {
+    const list = byMessage.get(decision.messageIndex) ?? [];
+    list.push(decision);
+    byMessage.set(decision.messageIndex, list);
+  }
+  const indexWidth = Math.max(1, String(Math.max(0, history.length - 1)).length);
+  const lines = [`${'#'.padEnd(indexWidth)}  ${'role'.padEnd(9)}  carriers`];
+  history.forEach((message, index) => {
+    const decisions = byMessage.get(index) ?? [];
+    const head = `${String(index).padEnd(indexWidth)}  ${message.role.padEnd(9)}  `;
+    if (decisions.length === 0) {
+      lines.push(`${head}-`);
+      return;
+    }
+    decisions.forEach((decision, position) => {
+      lines.push(`${position === 0 ? head : ' '.repeat(head.length)}${describeDecision(decision)}`);
+    });
+  });
+  return lines.join('\n');
+}
+
+/** The one-line summary: route key, carriers the route reads, padding, carriers sent. */
+export function formatSummary(flags: PreviewFlags, prepared: PreparedRequest): string {
+  const route = previewRoute(flags);
+  const list = (carriers: readonly Carrier[]) => (carriers.length > 0 ? carriers.join(', ') : 'none');
+  const parts = [`route ${prepared.routeKey}`, `api ${route.api}`];
+  if (route.api === 'chat_completions') {
+    const decision = reasoningReplayRoute(
+      { ...route, baseUrl: effectiveBaseUrl(route) },
+      { echoOptIn: flags.reasoningEcho, rejected: flags.rejected, overrides: flags.overrides },
+    );
+    parts.push(`carriers ${list(decision.carriers ?? [])}`, `pad ${decision.pad ? 'yes' : 'no'}`);
+  }
+  parts.push(`sent ${list(prepared.carriersSent)}`);
+  return parts.join(' · ');
+}
+
+function readHistoryFile(file: string): Message[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
+    throw new UsageError(`cannot read history file "${file}": ${why}`);
+  }
+  return parseHistory(text);
+}
+
+interface PreviewOptions {
+  history?: string;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  api?: string;
+  reasoningEcho?: boolean;
+  rejected?: string;
+  reasoning: boolean;
+  reasoningEffort?: string;
+  json?: boolean;
+  explain?: boolean;
+}
+
+/** Registers `hermes replay preview`. */
+export function registerReplayCommand(program: Command): void {
+  const replay = program.command('replay').description('Inspect how stored reasoning is replayed to a route.');
+  replay
+    .command('preview')
+    .description(
+      'Dry run: print the exact request body a route would receive for a history, or explain each carrier decision.',
+    )
+    .option('--history <file>', 'canonical history: a JSON array or JSON lines of messages')
+    .option('--provider <id>', 'provider id (required), e.g. openrouter, deepseek, custom')
+    .option('--model <id>', 'model id')
+    .option('--base-url <url>', 'base URL (default: the provider default)')
+    .option('--api <api>', `wire API (${WIRE_APIS.join(', ')})`, 'chat_completions')
+    .option('--reasoning-echo', 'opt-in echo padding (model.reasoning_echo)')
+    .option('--rejected <fields>', 'simulate learned verdicts: comma-separated carriers never to send')
+    .option('--reasoning-effort <level>', `reasoning effort (${EFFORTS.join(', ')})`)
+    .option('--no-reasoning', 'preview with reasoning disabled')
+    .option('--json', 'print exactly the request body')
+    .option('--explain', 'print the per-message carrier table')
+    .action((options: PreviewOptions) => {
+      // `--session ID` (lead engineer): load the session's messages and its learned verdicts
+      // from the store, then call previewRequest() exactly as below.
+      if (options.provider === undefined) throw new UsageError('--provider is required (e.g. --provider openrouter)');
+      if (options.history === undefined) throw new UsageError('--history FILE is required');
+      const effort = options.reasoningEffort;
+      if (effort !== undefined && !(EFFORTS as readonly string[]).includes(effort)) {
+        throw new UsageError(`unknown --reasoning-effort "${effort}" (expected one of: ${EFFORTS.join(', ')})`);
+      }
+      const flags: PreviewFlags = {
+        provider: options.provider,
+        model: options.model,
+        baseUrl: options.baseUrl,
+        api: parseWireApi(options.api),
+        reasoningEcho: options.reasoningEcho === true,
+        rejected: parseRejected(options.rejected),
+        reasoning: { enabled: options.reasoning, effort: effort as ReasoningEffort | undefined },
+      };
+      const history = readHistoryFile(options.history);
+      const prepared = previewRequest(history, flags);
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(prepared.body, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`${formatExplainTable(history, prepared)}\n`);
+      if (!options.explain) process.stdout.write(`${formatSummary(flags, prepared)}\n`);
+    });
+}
