@@ -20,7 +20,7 @@ export function explainDrop(carrier: Carrier, context: ChatReplayContext): strin
   if (table.includes(carrier) && context.rejected.includes(carrier)) return 'learned verdict';
   if (!table.includes(carrier)) {
     if (context.decision.row === 'strict') return 'strict route';
-    return `not read by route (${context.decision.row})`;
+    return `not read by ${context.decision.row} route`;
   }
   return 'no replayable text';
 }

@@ -61,6 +61,9 @@ const LOCAL_SUFFIXES = ['.docker.internal', '.containers.internal', '.lima.inter
  */
 export function isLocalEndpoint(baseUrl: string | undefined): boolean {
   if (baseUrl === undefined) return false;
+  // A bare scheme ("http://") names no host; without this guard the normalisation below would
+  // turn it into the unqualified host "http".
+  if (/^[a-z][a-z0-9+.-]*:\/*$/i.test(baseUrl.trim())) return false;
   let text = baseUrl.trim().replace(/\/+$/, '');
   if (text === '') return false;
   if (!text.includes('://')) text = `http://${text}`;

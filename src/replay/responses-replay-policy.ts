@@ -224,7 +224,7 @@ export function planResponsesReplay(history: readonly Message[], options: Respon
       );
     });
 
-    planMessageItem(message, messageIndex, plan, options, decide);
+    planMessageItem(message, plan, options, decide);
   });
   return { messages, decisions };
 }
@@ -232,7 +232,6 @@ export function planResponsesReplay(history: readonly Message[], options: Respon
 /** `codex_message_items`: the last item's `phase` always, its `id` only where it may travel (SPEC §12). */
 function planMessageItem(
   message: Message,
-  _messageIndex: number,
   plan: ResponsesMessagePlan,
   options: ResponsesReplayOptions,
   decide: (field: string, action: CarrierDecision['action'], reason: string, value?: unknown) => void,

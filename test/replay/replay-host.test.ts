@@ -1,0 +1,98 @@
+import { describe, expect, test } from 'vitest';
+import { hostMatches, hostnameOf, isLocalEndpoint } from '../../src/replay/replay-host.js';
+import { parseRouteKey, routeKeyOf, routeKeyString } from '../../src/replay/replay-route-key.js';
+
+describe('SPEC §3.1 host matching', () => {
+  test.each([
+    ['https://api.deepseek.com/v1', 'api.deepseek.com', true],
+    ['https://API.DeepSeek.com', 'api.deepseek.com', true],
+    ['api.deepseek.com', 'api.deepseek.com', true],
+    ['api.deepseek.com/v1', 'api.deepseek.com', true],
+    ['https://eu.api.deepseek.com', 'api.deepseek.com', true],
+    ['https://user:pw@openrouter.ai:443/api/v1', 'openrouter.ai', true],
+    ['https://evil.example/api.deepseek.com', 'api.deepseek.com', false],
+    ['https://api.deepseek.com.evil.example', 'api.deepseek.com', false],
+    ['https://evil.example/?host=api.deepseek.com', 'api.deepseek.com', false],
+    ['https://notopenrouter.ai', 'openrouter.ai', false],
+    ['', 'openrouter.ai', false],
+    [undefined, 'openrouter.ai', false],
+  ])('%s matches %s: %s', (baseUrl, domain, expected) => {
+    expect(hostMatches(baseUrl, domain)).toBe(expected);
+  });
+
+  test.each([
+    ['http://[::1]:8080/v1', '::1'],
+    ['localhost:11434', 'localhost'],
+    ['https://Example.COM/x', 'example.com'],
+    [undefined, ''],
+    ['   ', ''],
+  ])('hostnameOf(%s) is %s', (baseUrl, host) => {
+    expect(hostnameOf(baseUrl)).toBe(host);
+  });
+});
+
+describe('SPEC §3.2 local endpoint detection', () => {
+  test.each([
+    ['http://localhost:11434/v1', true],
+    ['http://127.0.0.1:8080/v1', true],
+    ['http://[::1]:8000', true],
+    ['http://0.0.0.0:8000/', true],
+    ['http://host.docker.internal:1234/v1', true],
+    ['http://vm.lima.internal', true],
+    ['http://box.containers.internal', true],
+    ['http://studio.local:1234', true],
+    ['http://ollama:11434', true],
+    ['ollama:11434', true],
+    ['http://10.1.2.3/v1', true],
+    ['http://172.16.0.9', true],
+    ['http://172.31.255.1', true],
+    ['http://192.168.1.20:8080', true],
+    ['http://169.254.10.10', true],
+    ['http://100.64.1.1', true],
+    ['http://100.127.255.254', true],
+    ['http://[fd00::1]:8000', true],
+    ['http://[fe80::1]', true],
+    ['http://192.168.1.300', true],
+    ['http://10.0.0.999', true],
+    ['  http://localhost:1234/  ', true],
+    ['http://172.32.0.1', false],
+    ['http://100.128.0.1', false],
+    ['http://8.8.8.8', false],
+    ['http://[2001:4860::8888]', false],
+    ['https://api.openai.com/v1', false],
+    ['https://openrouter.ai/api/v1', false],
+    ['', false],
+    ['http://', false],
+    [undefined, false],
+  ])('%s is local: %s', (baseUrl, expected) => {
+    expect(isLocalEndpoint(baseUrl)).toBe(expected);
+  });
+});
+
+describe('SPEC §3.3 route key', () => {
+  test('provider lower-cased and trimmed, host from the URL, model trimmed but not lower-cased', () => {
+    const key = routeKeyOf('  OpenRouter ', 'https://OpenRouter.ai/api/v1', ' Anthropic/Claude-Sonnet-4 ');
+    expect(key).toEqual({ provider: 'openrouter', host: 'openrouter.ai', model: 'Anthropic/Claude-Sonnet-4' });
+    expect(routeKeyString(key)).toBe('openrouter|openrouter.ai|Anthropic/Claude-Sonnet-4');
+  });
+
+  test('no base URL gives an empty host', () => {
+    expect(routeKeyString(routeKeyOf('deepseek', undefined, 'deepseek-v4'))).toBe('deepseek||deepseek-v4');
+  });
+
+  test.each([
+    ['openrouter|openrouter.ai|openai/gpt-5', { provider: 'openrouter', host: 'openrouter.ai', model: 'openai/gpt-5' }],
+    ['deepseek||deepseek-v4', { provider: 'deepseek', host: '', model: 'deepseek-v4' }],
+    ['custom|10.0.0.2|weird|model', { provider: 'custom', host: '10.0.0.2', model: 'weird|model' }],
+    ['nopipes', null],
+    ['one|pipe', null],
+    ['|host|model', null],
+  ])('parseRouteKey(%s)', (text, expected) => {
+    expect(parseRouteKey(text)).toEqual(expected);
+  });
+
+  test('string form round-trips', () => {
+    const key = routeKeyOf('Groq', 'https://api.groq.com/openai/v1', 'openai/gpt-oss-120b');
+    expect(parseRouteKey(routeKeyString(key))).toEqual(key);
+  });
+});
