@@ -3,6 +3,7 @@ import type { Route } from '../core/route.js';
 import { isLocalEndpoint } from '../replay/replay-host.js';
 import { startInProcessEmulator, type InProcessEmulator } from '../runtime/runtime-emulator.js';
 import { resolveRoute, type RouteFlags } from '../runtime/runtime-route.js';
+import { installConnectTo, parseConnectTo } from '../runtime/runtime-connect-to.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
 
@@ -27,6 +28,8 @@ export async function openRoute(
   session: SessionRecord | null,
   notes: NodeJS.WritableStream = process.stderr,
 ): Promise<OpenedRoute> {
+  // Emulation aid: HERMES_CONNECT_TO maps a real origin onto a loopback emulator (runtime-connect-to.ts).
+  installConnectTo(parseConnectTo(process.env.HERMES_CONNECT_TO));
   const resolved = resolveRoute(flags, context.config, session, process.env);
   if (resolved.emulatorPersona) {
     const emulator = await startInProcessEmulator(resolved.emulatorPersona, resolved.route.model || undefined);
