@@ -1,6 +1,7 @@
 import { apiErrorFromStatus } from '../../core/errors.js';
 import type { ApiError } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
+import { trimBody } from '../shared/transport-http.js';
 
 /**
  * Responses API error classification (WIRE.md §5.5). Pure: bodies in, typed errors and verdicts
@@ -10,9 +11,6 @@ import { isJsonObject } from '../../core/json.js';
 // ---------------------------------------------------------------------------------------------
 // Body parsing
 // ---------------------------------------------------------------------------------------------
-
-/** Longest provider body kept on an error. */
-export const MAX_ERROR_BODY_LENGTH = 4000;
 
 /** The provider's `error.message` and `error.code`, when the body is the standard envelope. */
 export function responsesErrorFields(body: string): { message: string | undefined; code: string | undefined } {
@@ -63,11 +61,6 @@ export function isItemNotFoundError(body: string): boolean {
 // Typed errors
 // ---------------------------------------------------------------------------------------------
 
-/** Trims a body for keeping on an error. */
-export function trimErrorBody(body: string): string {
-  return body.length > MAX_ERROR_BODY_LENGTH ? `${body.slice(0, MAX_ERROR_BODY_LENGTH)}…` : body;
-}
-
 /** The typed error for an HTTP failure, its message quoting the provider text and the next step. */
 export function responsesApiError(
   status: number,
@@ -75,7 +68,7 @@ export function responsesApiError(
   details: { requestId?: string | undefined; retryAfterMs?: number | undefined; provider?: string | undefined },
 ): ApiError {
   const { message } = responsesErrorFields(body);
-  const providerText = message ?? (body.trim() === '' ? `HTTP ${status}` : trimErrorBody(body.trim()));
+  const providerText = message ?? (body.trim() === '' ? `HTTP ${status}` : trimBody(body));
   let next = '';
   if (isInvalidEncryptedContentError(body)) {
     next = ' Encrypted reasoning from this history is not accepted here; resend with encrypted replay off.';
@@ -86,7 +79,7 @@ export function responsesApiError(
   }
   return apiErrorFromStatus(`Responses API answered ${status}: ${providerText}${next}`, {
     status,
-    body: trimErrorBody(body),
+    body: trimBody(body),
     requestId: details.requestId,
     retryAfterMs: details.retryAfterMs,
     provider: details.provider,
