@@ -38,7 +38,7 @@ function fromJson(file: string): () => JsonObject {
 }
 
 function wireMessage(body: JsonObject): WireMessage {
-  return (body.choices as { message: WireMessage }[])[0]?.message as WireMessage;
+  return (body.choices as unknown as { message: WireMessage }[])[0]?.message as WireMessage;
 }
 
 function toolCalls(message: WireMessage): AssistantMessage['tool_calls'] {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StreamError } from '../../../src/core/errors.js';
+import type { JsonObject } from '../../../src/core/json.js';
 import type { AssistantMessage } from '../../../src/core/message.js';
 import type { StreamEvent } from '../../../src/core/stream-event.js';
 import type { FinishReason, Usage } from '../../../src/core/usage.js';
@@ -36,7 +37,7 @@ function reasoningContentMessage(chunks: Record<string, unknown>[], finish: stri
 }
 
 /** Every `reasoning_details` fragment of the stream, in order. */
-function detailFragments(chunks: Record<string, unknown>[]): Record<string, unknown>[] {
+function detailFragments(chunks: Record<string, unknown>[]): JsonObject[] {
   return chunks.flatMap((chunk) => {
     const delta = (chunk.choices as { delta?: { reasoning_details?: Record<string, unknown>[] } }[] | undefined)?.[0]
       ?.delta;
