@@ -1,4 +1,6 @@
 import { Buffer } from 'node:buffer';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { BedrockRuntimeClientConfig, ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import { EventStream } from '../../core/event-stream.js';
@@ -28,8 +30,10 @@ import { bedrockErrorFrom, bedrockErrorMessage, bedrockErrorType } from './bedro
 export interface BedrockConverseTransportOptions {
   /** Static credentials or a provider; default: the AWS SDK default credential chain. */
   credentials?: BedrockRuntimeClientConfig['credentials'];
-  /** An SDK request handler (tests feed recorded event-stream bytes through it). */
+  /** An SDK request handler (tests feed recorded event-stream bytes through it); default: {@link fetchRequestHandler}. */
   requestHandler?: BedrockRuntimeClientConfig['requestHandler'];
+  /** The `fetch` the default request handler uses (default: the global one). */
+  fetch?: typeof fetch;
   /** Environment read for the region (default `process.env`). */
   environment?: Readonly<Record<string, string | undefined>>;
 }
@@ -71,7 +75,7 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
       maxAttempts: request.maxAttempts ?? 3,
     };
     if (route.baseUrl !== undefined) config.endpoint = route.baseUrl.replace(/\/+$/, '');
-    if (options.requestHandler !== undefined) config.requestHandler = options.requestHandler;
+    config.requestHandler = options.requestHandler ?? fetchRequestHandler(options.fetch ?? fetch);
     if (request.apiKey !== undefined && request.apiKey !== '') {
       // Bedrock API keys are bearer tokens (the SDK's httpBearerAuth scheme).
       config.token = { token: request.apiKey };
@@ -137,6 +141,62 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
 
 /** The transport registered for `bedrock_converse` (default credential chain, real endpoints). */
 export const bedrockConverseTransport: Transport = createBedrockConverseTransport();
+
+/** The SDK's `HttpRequest` fields the handler reads. */
+interface SdkHttpRequest {
+  method: string;
+  protocol: string;
+  hostname: string;
+  port?: number;
+  path: string;
+  query?: Record<string, string | string[] | null>;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+/**
+ * An SDK request handler over `fetch` (HTTP/1.1). The SDK's default for Bedrock Runtime is an
+ * HTTP/2 handler, which speaks cleartext h2 to an `http://` endpoint override: loopback
+ * emulators (and proxies) speak HTTP/1.1 and the connection fails with "Protocol error".
+ * Converse and ConverseStream are plain request/response (the stream is a chunked response
+ * body), so HTTP/1.1 serves both against the real service too.
+ */
+export function fetchRequestHandler(
+  fetchImplementation: typeof fetch,
+): NonNullable<BedrockRuntimeClientConfig['requestHandler']> {
+  return {
+    handle: async (request: SdkHttpRequest, handlerOptions?: { abortSignal?: AbortSignal }) => {
+      const query = new URLSearchParams();
+      for (const [key, value] of Object.entries(request.query ?? {})) {
+        for (const item of Array.isArray(value) ? value : [value]) query.append(key, item ?? '');
+      }
+      const search = query.size > 0 ? `?${query.toString()}` : '';
+      const port = request.port === undefined ? '' : `:${request.port}`;
+      const url = `${request.protocol}//${request.hostname}${port}${request.path}${search}`;
+      // fetch sets Host from the URL (the same value the SDK signed).
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(([name]) => name.toLowerCase() !== 'host'),
+      );
+      const body = request.body as string | Uint8Array | undefined;
+      const init: RequestInit = { method: request.method, headers };
+      if (body !== undefined && request.method !== 'GET') init.body = body;
+      if (handlerOptions?.abortSignal !== undefined) init.signal = handlerOptions.abortSignal;
+      const response = await fetchImplementation(url, init);
+      const responseHeaders: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        responseHeaders[name] = value;
+      });
+      const stream = response.body
+        ? Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>)
+        : Readable.from([]);
+      return {
+        response: { statusCode: response.status, reason: response.statusText, headers: responseHeaders, body: stream },
+      };
+    },
+    updateHttpClientConfig: () => undefined,
+    httpHandlerConfigs: () => ({}),
+  } as unknown as NonNullable<BedrockRuntimeClientConfig['requestHandler']>;
+}
 
 type SdkInput = ConstructorParameters<typeof ConverseStreamCommand>[0];
 
