@@ -39,8 +39,7 @@ function reasoningContentMessage(chunks: Record<string, unknown>[], finish: stri
 /** Every `reasoning_details` fragment of the stream, in order. */
 function detailFragments(chunks: Record<string, unknown>[]): JsonObject[] {
   return chunks.flatMap((chunk) => {
-    const delta = (chunk.choices as { delta?: { reasoning_details?: Record<string, unknown>[] } }[] | undefined)?.[0]
-      ?.delta;
+    const delta = (chunk.choices as { delta?: { reasoning_details?: JsonObject[] } }[] | undefined)?.[0]?.delta;
     return delta?.reasoning_details ?? [];
   });
 }
