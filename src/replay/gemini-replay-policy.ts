@@ -1,6 +1,8 @@
 import { isJsonObject } from '../core/json.js';
 import type { AssistantMessage } from '../core/message.js';
 import type { Route } from '../core/route.js';
+import { findCarrierRecord } from './replay-carrier-record.js';
+import { hostnameOf } from './replay-host.js';
 
 /**
  * Gemini native replay policy (SPEC §11, §23.2): which issuer a route is, which model family it
@@ -36,16 +38,6 @@ export interface GeminiRouteFacts {
 
 /** Provider ids that mean Vertex AI when no base URL says otherwise. */
 const VERTEX_PROVIDER_IDS = new Set(['vertex', 'vertex-ai', 'vertex_ai', 'google-vertex', 'vertexai']);
-
-/** Hostname of a URL, lower-cased; "" when absent or unparseable. */
-export function hostnameOf(baseUrl: string | undefined): string {
-  if (!baseUrl) return '';
-  try {
-    return new URL(baseUrl).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
-}
 
 /** Strips the resource prefixes Google accepts in front of a model id. */
 export function normalizeGeminiModel(model: string): string {
@@ -156,10 +148,5 @@ export function toolCallSignature(extraContent: unknown): string | undefined {
 
 /** The message-level signature from the private `hermes.native_assistant` record (SPEC §7.1). */
 export function messageLevelSignature(message: AssistantMessage): string | undefined {
-  for (const entry of message.reasoning_details ?? []) {
-    if (entry['type'] !== 'hermes.native_assistant') continue;
-    const signature = toolCallSignature(entry['extra_content']);
-    if (signature) return signature;
-  }
-  return undefined;
+  return toolCallSignature(findCarrierRecord(message.reasoning_details)?.extra_content);
 }

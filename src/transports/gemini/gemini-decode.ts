@@ -6,6 +6,7 @@ import type { OriginStamp } from '../../core/origin.js';
 import type { StreamEvent } from '../../core/stream-event.js';
 import type { FinishReason, Usage } from '../../core/usage.js';
 import { usableSignature } from '../../replay/gemini-replay-policy.js';
+import { buildCarrierRecord } from '../../replay/replay-carrier-record.js';
 import { geminiStreamError } from './gemini-errors.js';
 import {
   GEMINI_CONTENT_PARTS_KEY,
@@ -219,9 +220,8 @@ export class GeminiDecoder {
     }
     const signature = this.textSignature ?? this.fallbackSignature;
     if (signature) {
-      message.reasoning_details = [
-        { type: 'hermes.native_assistant', extra_content: { google: { thought_signature: signature } } },
-      ];
+      const record = buildCarrierRecord({ signature });
+      if (record) message.reasoning_details = [record];
     }
     if (this.finishRaw !== null || this.blockReason !== null)
       message.finish_reason = this.finishRaw ?? this.blockReason!;

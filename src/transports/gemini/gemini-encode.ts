@@ -10,6 +10,7 @@ import {
   usableSignature,
   type GeminiRouteFacts,
 } from '../../replay/gemini-replay-policy.js';
+import { routeKeyOf, routeKeyString } from '../../replay/replay-route-key.js';
 import type { CarrierDecision } from '../../replay/replay-types.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import {
@@ -95,22 +96,8 @@ export function prepareGemini(request: TransportRequest, defaults: GeminiEndpoin
     body: body as unknown as JsonObject,
     decisions,
     carriersSent: [],
-    routeKey: geminiRouteKey(request.route),
+    routeKey: routeKeyString(routeKeyOf(request.route.provider, request.route.baseUrl, request.route.model)),
   };
-}
-
-/**
- * Route key `provider|host|model` (SPEC §3.3). Computed locally: `replay/replay-route-key.ts`
- * did not exist yet when this transport was written.
- */
-export function geminiRouteKey(route: Route): string {
-  let host = '';
-  try {
-    host = route.baseUrl ? new URL(route.baseUrl).hostname.toLowerCase() : '';
-  } catch {
-    host = '';
-  }
-  return `${route.provider.trim().toLowerCase()}|${host}|${route.model.trim()}`;
 }
 
 const LEVEL_BY_EFFORT = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', max: 'high' } as const;

@@ -1,7 +1,7 @@
 import { AbortError, ApiError, ConnectionError, HermesError, StreamError } from '../../core/errors.js';
 import { EventStream } from '../../core/event-stream.js';
-import type { OriginStamp } from '../../core/origin.js';
-import { hostnameOf, resolveGeminiRoute } from '../../replay/gemini-replay-policy.js';
+import { resolveGeminiRoute } from '../../replay/gemini-replay-policy.js';
+import { hostnameOf, originStampFor } from '../shared/transport-http.js';
 import { readServerSentEvents } from '../shared/transport-sse-reader.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { GeminiDecoder, type GeminiDecodeContext } from './gemini-decode.js';
@@ -111,7 +111,7 @@ async function run(
       await retryPause(stream, sleep, attempt, error.message, error.retryAfterMs, request.signal);
       continue;
     }
-    const context: GeminiDecodeContext = { origin: originOf(request), issuer: facts.issuer };
+    const context: GeminiDecodeContext = { origin: originStampFor(request.route), issuer: facts.issuer };
     if (options.createToolCallId) context.createToolCallId = options.createToolCallId;
     await deliver(stream, response, streaming, new GeminiDecoder(context), request.signal);
     return;
@@ -248,16 +248,6 @@ function defaultSleep(milliseconds: number, signal?: AbortSignal): Promise<void>
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new AbortError('the Gemini request was aborted');
-}
-
-function originOf(request: TransportRequest): OriginStamp {
-  const { route } = request;
-  return {
-    api: 'gemini',
-    provider: route.provider.trim().toLowerCase(),
-    host: hostnameOf(route.baseUrl),
-    model: route.model,
-  };
 }
 
 function hostOf(url: string): string {
