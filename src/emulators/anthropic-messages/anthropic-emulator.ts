@@ -1,0 +1,239 @@
+/**
+ * `hermes emulate anthropic`: a loopback Anthropic Messages emulator driven by the scripted model.
+ * Framings: direct (`POST /v1/messages`, `x-api-key`, SSE with `event:` lines) and Bedrock
+ * InvokeModel (`POST /model/{id}/invoke[-with-response-stream]`, any SigV4 `Authorization`, AWS
+ * event-stream `chunk` frames). Thinking signatures are HMACs over the thinking text and the system
+ * prompt; later turns are verified and answered with Anthropic's exact 400 texts (WIRE.md §2.6).
+ * User text containing {@link REDACTED_THINKING_TRIGGER} gets a `redacted_thinking` block.
+ */
+import type { ServerResponse } from 'node:http';
+import { nativeAnthropicPreservesPriorThinking } from '../../replay/anthropic-thinking-policy.js';
+import { encodeBedrockChunk } from '../../transports/anthropic-messages/anthropic-messages-eventstream.js';
+import { handleControlRequest } from '../shared/emulator-control-routes.js';
+import { FaultQueue } from '../shared/emulator-faults.js';
+import { type EmulatorHttpRequest, sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
+import { parseJsonBody, type ReceivedRequest, receivedRequestFrom } from '../shared/emulator-request-log.js';
+import { EmulatorSseWriter } from '../shared/emulator-sse-writer.js';
+import { estimateTokens, splitIntoFragments } from '../shared/emulator-text.js';
+import { runScript } from '../shared/scripted-model.js';
+import { checkAnthropicRequest, type AnthropicEmulatorFraming } from './anthropic-emulator-rules.js';
+import {
+  DEFAULT_ANTHROPIC_EMULATOR_SECRET,
+  REDACTED_THINKING_TRIGGER,
+  sealRedactedThinking,
+  signThinking,
+} from './anthropic-emulator-signing.js';
+
+export { REDACTED_THINKING_TRIGGER };
+
+/** Options of {@link startAnthropicEmulator}. */
+export interface AnthropicEmulatorOptions {
+  host?: string;
+  port?: number;
+  secret?: string;
+  /** Per-model "keeps prior thinking" (default: SPEC §9.1 policy). */
+  keepsPriorThinking?: (model: string) => boolean;
+  /** Fault knob: 1-based request numbers whose signed blocks are rejected (error 2.6b). */
+  rejectSignaturesOnRequests?: readonly number[];
+  /** Answer error 2.6b with the 2026-09 "bound to a different conversation" wording. */
+  boundSignatureWording?: boolean;
+}
+
+/** A running emulator. */
+export interface AnthropicEmulator {
+  baseUrl: string;
+  port: number;
+  requests: ReceivedRequest[];
+  /** Queue "reject signatures" for the request with this 1-based number. */
+  rejectSignaturesOnRequest(requestNumber: number): void;
+  close(): Promise<void>;
+}
+
+type Block = Record<string, unknown>;
+
+const BEDROCK_PATH = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/;
+
+/** Starts the emulator on loopback (port 0 by default). */
+export async function startAnthropicEmulator(options: AnthropicEmulatorOptions = {}): Promise<AnthropicEmulator> {
+  const requests: ReceivedRequest[] = [];
+  const faults = new FaultQueue();
+  const rejectOn = new Set(options.rejectSignaturesOnRequests ?? []);
+  const secret = options.secret ?? DEFAULT_ANTHROPIC_EMULATOR_SECRET;
+  let modelRequests = 0;
+
+  const handler = (request: EmulatorHttpRequest, response: ServerResponse): void => {
+    if (handleControlRequest(request, response, { requests, faults })) return;
+    const body = parseJsonBody(request.raw);
+    const entry = receivedRequestFrom(request, body);
+    requests.push(entry);
+    modelRequests += 1;
+    const bedrock = BEDROCK_PATH.exec(request.path);
+    const framing: AnthropicEmulatorFraming = bedrock ? 'bedrock' : 'direct';
+    const requestId = `req_emu_${String(modelRequests).padStart(4, '0')}`;
+    const fail = (status: number, message: string, type = 'invalid_request_error') => {
+      entry.status =
+        framing === 'bedrock'
+          ? sendJson(
+              response,
+              status,
+              { message },
+              {
+                'x-amzn-errortype': status === 403 ? 'AccessDeniedException' : 'ValidationException',
+                'x-amzn-requestid': requestId,
+              },
+            )
+          : sendJson(
+              response,
+              status,
+              { type: 'error', error: { type, message }, request_id: requestId },
+              { 'request-id': requestId },
+            );
+    };
+
+    if (request.method !== 'POST' || (!bedrock && request.path !== '/v1/messages'))
+      return fail(404, `Not found: ${request.method} ${request.path}`, 'not_found_error');
+    if (framing === 'direct') {
+      if (!request.headers['x-api-key']) return fail(401, 'x-api-key header is required', 'authentication_error');
+      if (!request.headers['anthropic-version']) return fail(400, 'anthropic-version: header is required');
+    } else if (!String(request.headers.authorization ?? '').startsWith('AWS4-HMAC-SHA256 Credential=')) {
+      return fail(403, 'Missing Authentication Token');
+    }
+    const model = bedrock ? decodeURIComponent(bedrock[1] ?? '') : String((body as Block | undefined)?.model ?? '');
+    const checked = checkAnthropicRequest(body, {
+      framing,
+      secret,
+      model,
+      keepsPriorThinking: options.keepsPriorThinking ?? nativeAnthropicPreservesPriorThinking,
+      rejectSignatures: rejectOn.has(modelRequests),
+      boundWording: options.boundSignatureWording ?? false,
+    });
+    if (!checked.ok) return fail(checked.status, checked.message);
+
+    const output = runScript(checked.script);
+    const lastUser = [...checked.script.messages].reverse().find((message) => message.role === 'user');
+    const blocks: Block[] = [];
+    if (checked.thinkingEnabled) {
+      blocks.push(
+        lastUser?.text.includes(REDACTED_THINKING_TRIGGER)
+          ? { type: 'redacted_thinking', data: sealRedactedThinking(secret, output.reasoning, checked.system) }
+          : {
+              type: 'thinking',
+              thinking: output.reasoning,
+              signature: signThinking(secret, output.reasoning, checked.system),
+            },
+      );
+    }
+    if (output.content !== '') blocks.push({ type: 'text', text: output.content });
+    for (const call of output.toolCalls) {
+      blocks.push({
+        type: 'tool_use',
+        id: `toolu_${call.id}`,
+        name: call.name,
+        input: JSON.parse(call.arguments) as unknown,
+      });
+    }
+    const stopReason = output.toolCalls.length > 0 ? 'tool_use' : 'end_turn';
+    const usage = {
+      input_tokens: estimateTokens(entry.raw),
+      output_tokens: estimateTokens(output.reasoning + output.content),
+    };
+    const message = {
+      id: `msg_emu_${modelRequests}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: blocks,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage,
+    };
+    const streaming =
+      framing === 'bedrock' ? bedrock?.[2] === 'invoke-with-response-stream' : (body as Block).stream === true;
+    entry.status = 200;
+    if (!streaming) {
+      sendJson(response, 200, message, { 'request-id': requestId });
+      return;
+    }
+    const events = streamEvents(message, blocks, stopReason, usage);
+    if (framing === 'bedrock') {
+      response.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': requestId });
+      for (const event of events) response.write(encodeBedrockChunk(JSON.stringify(event)));
+      response.end();
+      return;
+    }
+    const writer = new EmulatorSseWriter(response);
+    writer.start(200, { 'request-id': requestId });
+    for (const event of events) writer.data(event, String(event.type));
+    writer.end();
+  };
+
+  const server = await startLoopbackServer({
+    handler,
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.port !== undefined ? { port: options.port } : {}),
+  });
+  return {
+    baseUrl: server.origin,
+    port: server.port,
+    requests,
+    rejectSignaturesOnRequest: (requestNumber) => rejectOn.add(requestNumber),
+    close: () => server.close(),
+  };
+}
+
+/** The stream events for a message, in Anthropic's order (WIRE.md §2.3). */
+function streamEvents(
+  message: Block,
+  blocks: readonly Block[],
+  stopReason: string,
+  usage: { input_tokens: number; output_tokens: number },
+): Block[] {
+  const events: Block[] = [
+    {
+      type: 'message_start',
+      message: {
+        ...message,
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+      },
+    },
+    { type: 'ping' },
+  ];
+  blocks.forEach((block, index) => {
+    if (block.type === 'thinking') {
+      events.push({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      });
+      for (const piece of splitIntoFragments(String(block.thinking)))
+        events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
+      // Anthropic sends an empty thinking_delta right before the one signature_delta.
+      events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: '' } });
+      events.push({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature: block.signature },
+      });
+    } else if (block.type === 'redacted_thinking') {
+      events.push({ type: 'content_block_start', index, content_block: block });
+    } else if (block.type === 'text') {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      for (const piece of splitIntoFragments(String(block.text)))
+        events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+    } else {
+      events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
+      for (const piece of splitIntoFragments(JSON.stringify(block.input), 8))
+        events.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+    }
+    events.push({ type: 'content_block_stop', index });
+  });
+  events.push({
+    type: 'message_delta',
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
+  events.push({ type: 'message_stop' });
+  return events;
+}
