@@ -14,6 +14,10 @@ import type { Message } from '../core/message.js';
  *   key is null). Text columns thereby keep plain strings that other SQLite readers can query,
  *   and `reasoning_content: ""` stays the empty string: SQLite keeps `''` distinct from NULL.
  * - Text columns hold the string itself; the timestamp column holds the number.
+ * - `reasoning` equal to `reasoning_content` is stored once. SPEC §2.1 stores the extracted
+ *   reasoning text in both keys on nearly every reasoning turn, so writing it twice doubled the
+ *   file and the resume load. Then the `reasoning` column is NULL, `reasoning_from_content` is 1,
+ *   and decoding reads `reasoning_content` for both keys.
  * - JSON columns (`tool_calls`, `reasoning_details`, the native block lists, the codex item lists,
  *   `origin`) hold `JSON.stringify(value)` written ONCE and read back with one `JSON.parse`. A list
  *   is never pre-encoded and then encoded again, which is how the prior art ended up with
@@ -54,6 +58,7 @@ const MAPPED_KIND = new Map<string, ColumnKind>(MAPPED_COLUMNS);
 export const MESSAGE_VALUE_COLUMNS: readonly string[] = [
   'role',
   ...MAPPED_COLUMNS.map(([key]) => key),
+  'reasoning_from_content',
   'null_keys',
   'extra',
 ];
@@ -61,11 +66,15 @@ export const MESSAGE_VALUE_COLUMNS: readonly string[] = [
 /** One encoded message: column values in {@link MESSAGE_VALUE_COLUMNS} order. */
 export type EncodedMessage = Array<string | number | null>;
 
-/** A `messages` row as read by {@link MESSAGE_SELECT_COLUMNS}. */
-export type MessageRow = Record<string, string | number | null>;
-
-/** The SELECT list that {@link decodeMessageRow} reads. */
+/** The SELECT list that {@link decodeMessageRow} reads, in {@link MESSAGE_VALUE_COLUMNS} order. */
 export const MESSAGE_SELECT_COLUMNS: string = MESSAGE_VALUE_COLUMNS.join(', ');
+
+const REASONING_FROM_CONTENT_INDEX = MAPPED_COLUMNS.length + 1;
+const NULL_KEYS_INDEX = MAPPED_COLUMNS.length + 2;
+const EXTRA_INDEX = MAPPED_COLUMNS.length + 3;
+// Row positions (role is 0) of the two reasoning text columns.
+const REASONING_INDEX = MAPPED_COLUMNS.findIndex(([key]) => key === 'reasoning') + 1;
+const REASONING_CONTENT_INDEX = MAPPED_COLUMNS.findIndex(([key]) => key === 'reasoning_content') + 1;
 
 interface StringWithWellFormed {
   isWellFormed(): boolean;
@@ -124,6 +133,13 @@ export function encodeMessage(message: Message): EncodedMessage {
       Object.defineProperty(extra, key, { value, enumerable: true, writable: true, configurable: true });
     else extra[key] = value;
   }
+  let reasoningFromContent: number | null = null;
+  const reasoning = values[REASONING_INDEX];
+  if (typeof reasoning === 'string' && reasoning === values[REASONING_CONTENT_INDEX]) {
+    values[REASONING_INDEX] = null;
+    reasoningFromContent = 1;
+  }
+  values.push(reasoningFromContent);
   values.push(nullKeys.length === 0 ? null : JSON.stringify(nullKeys));
   values.push(extra === null ? null : stringifyJson(extra, 'message'));
   return values;
@@ -137,20 +153,24 @@ function defineKey(target: Record<string, unknown>, key: string, value: unknown)
 }
 
 /**
- * Decodes one row back into the message that was appended. NULL columns cost nothing: JSON is
- * parsed only for the columns that hold a value, which is what keeps a 10,000-message load fast.
+ * Decodes one row (read in raw array mode, {@link MESSAGE_VALUE_COLUMNS} order: the inverse of
+ * {@link encodeMessage}) back into the message that was appended. Array rows spare building a
+ * 22-key object per row, and JSON is parsed only for the columns that hold a value: both keep a
+ * 10,000-message load fast.
  */
-export function decodeMessageRow(row: MessageRow): Message {
-  const message: Record<string, unknown> = { role: row.role };
-  const nullKeysText = row.null_keys;
-  const nullKeys = typeof nullKeysText === 'string' ? new Set(JSON.parse(nullKeysText) as string[]) : null;
-  const extraText = row.extra;
+export function decodeMessageRow(row: readonly unknown[]): Message {
+  const message: Record<string, unknown> = { role: row[0] };
+  const nullKeysText = row[NULL_KEYS_INDEX];
+  const nullKeys = typeof nullKeysText === 'string' ? (JSON.parse(nullKeysText) as string[]) : null;
+  const extraText = row[EXTRA_INDEX];
   const extra = typeof extraText === 'string' ? (JSON.parse(extraText) as JsonObject) : null;
-  for (const [key, kind] of MAPPED_COLUMNS) {
-    const value = row[key];
+  const reasoningFromContent = row[REASONING_FROM_CONTENT_INDEX] === 1;
+  for (let index = 0; index < MAPPED_COLUMNS.length; index += 1) {
+    const [key, kind] = MAPPED_COLUMNS[index] as readonly [string, ColumnKind];
+    const value = reasoningFromContent && index + 1 === REASONING_INDEX ? row[REASONING_CONTENT_INDEX] : row[index + 1];
     if (value !== null && value !== undefined) {
       message[key] = kind === 'text' || kind === 'number' ? value : JSON.parse(value as string);
-    } else if (nullKeys !== null && nullKeys.has(key)) {
+    } else if (nullKeys !== null && nullKeys.includes(key)) {
       message[key] = null;
     } else if (extra !== null && Object.hasOwn(extra, key)) {
       message[key] = extra[key];

@@ -49,6 +49,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     api_content TEXT,
     platform_message_id TEXT,
     origin TEXT,
+    reasoning_from_content INTEGER,
     null_keys TEXT,
     extra TEXT,
     UNIQUE (session_id, seq)

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { JsonObject } from '../core/json.js';
 import type { RequestRecord, SessionRecord, VerdictRecord } from './session-store.js';
 import { MESSAGE_SELECT_COLUMNS, MESSAGE_VALUE_COLUMNS } from './sqlite-message-codec.js';
-import type { EncodedMessage, MessageRow } from './sqlite-message-codec.js';
+import type { EncodedMessage } from './sqlite-message-codec.js';
 import { parseModelConfig } from './session-store-rules.js';
 
 // Row shapes, row-to-record mapping and the prepared statements of the SQLite store.
@@ -140,9 +140,9 @@ export function prepareStatements(database: Database.Database) {
       `INSERT INTO messages (session_id, seq, ${valueColumns})
        SELECT ?, seq, ${valueColumns} FROM messages WHERE session_id = ? ORDER BY seq`,
     ),
-    listMessages: database.prepare<[string], MessageRow>(
-      `SELECT ${MESSAGE_SELECT_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq`,
-    ),
+    listMessages: database
+      .prepare<[string], unknown[]>(`SELECT ${MESSAGE_SELECT_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq`)
+      .raw(true),
     verdictByKey: database.prepare<[string], VerdictRow>('SELECT * FROM verdicts WHERE route_key = ?'),
     listVerdicts: database.prepare<[], VerdictRow>('SELECT * FROM verdicts ORDER BY route_key'),
     upsertVerdict: database.prepare(

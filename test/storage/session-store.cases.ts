@@ -226,6 +226,21 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
         });
       }
 
+      it('round-trips reasoning equal to reasoning_content, including both empty, and each alone', async () => {
+        const session = await store.createSession();
+        const messages: Message[] = [
+          { role: 'assistant', content: 'a', reasoning: 'same text', reasoning_content: 'same text' },
+          { role: 'assistant', content: 'b', reasoning: '', reasoning_content: '' },
+          { role: 'assistant', content: 'c', reasoning: 'only reasoning' },
+          { role: 'assistant', content: 'd', reasoning_content: 'only content' },
+          { role: 'assistant', content: 'e', reasoning: 'differs', reasoning_content: 'differs ' },
+        ];
+        await store.appendMessages(session.id, messages);
+        const stored = await store.listMessages(session.id);
+        expect(stored).toStrictEqual(messages);
+        expect(stored.map(keysOf)).toEqual(messages.map(keysOf));
+      });
+
       it('keeps strings that SQLite text cannot hold (lone surrogate, NUL) and a __proto__ key', async () => {
         const session = await store.createSession();
         const message = JSON.parse(

@@ -74,9 +74,15 @@ describe('SQLite session store specifics (SPEC §18, issue 4)', () => {
     const message = everyCarrierMessage();
     await store.appendMessage(session.id, message);
     await store.appendMessage(session.id, { role: 'assistant', content: null, reasoning_content: '', reasoning: null });
+    await store.appendMessage(session.id, {
+      role: 'assistant',
+      content: 'c',
+      reasoning_content: 'same',
+      reasoning: 'same',
+    });
     const rows = raw()
       .prepare(
-        'SELECT content, reasoning_content, reasoning_details, tool_calls, origin, null_keys, extra FROM messages ORDER BY seq',
+        'SELECT content, reasoning, reasoning_content, reasoning_details, tool_calls, origin, reasoning_from_content, null_keys, extra FROM messages ORDER BY seq',
       )
       .all() as Array<Record<string, string | null>>;
     // Parsing once yields the list itself, not a string that holds JSON (no double encoding).
@@ -84,6 +90,11 @@ describe('SQLite session store specifics (SPEC §18, issue 4)', () => {
     expect(JSON.parse(rows[0]?.tool_calls ?? 'null')).toEqual(message.tool_calls);
     expect(JSON.parse(rows[0]?.origin ?? 'null')).toEqual(message.origin);
     expect(rows[0]?.content).toBe(message.content);
+    expect([rows[0]?.reasoning, rows[0]?.reasoning_content, rows[0]?.reasoning_from_content]).toEqual([
+      message.reasoning,
+      message.reasoning_content,
+      null,
+    ]);
     expect(JSON.parse(rows[0]?.extra ?? 'null')).toEqual({
       _thinking_signature_invalidated: true,
       _branched_from: { session: '20261129-192233-k3f9qa', seq: 4 },
@@ -91,12 +102,32 @@ describe('SQLite session store specifics (SPEC §18, issue 4)', () => {
     });
     expect(rows[1]).toEqual({
       content: null,
+      reasoning: null,
       reasoning_content: '',
       reasoning_details: null,
       tool_calls: null,
       origin: null,
+      reasoning_from_content: null,
       null_keys: '["content","reasoning"]',
       extra: null,
+    });
+    // SPEC §2.1 usually stores the same text as reasoning and reasoning_content: written once.
+    expect(rows[2]).toEqual({
+      content: 'c',
+      reasoning: null,
+      reasoning_content: 'same',
+      reasoning_details: null,
+      tool_calls: null,
+      origin: null,
+      reasoning_from_content: 1,
+      null_keys: null,
+      extra: null,
+    });
+    expect((await store.listMessages(session.id))[2]).toStrictEqual({
+      role: 'assistant',
+      content: 'c',
+      reasoning_content: 'same',
+      reasoning: 'same',
     });
   });
 
