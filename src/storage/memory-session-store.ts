@@ -100,7 +100,9 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     },
     listSessions: async (listOptions = {}) => {
       const sorted = newestFirst();
-      return (listOptions.limit === undefined ? sorted : sorted.slice(0, listOptions.limit)).map(toRecord);
+      // Like SQLite's LIMIT: a negative limit means no limit.
+      const { limit } = listOptions;
+      return (limit === undefined || limit < 0 ? sorted : sorted.slice(0, limit)).map(toRecord);
     },
     latestSession: async () => {
       const [newest] = newestFirst();
