@@ -52,8 +52,8 @@ export interface ShapeOptions {
   keepRecordType?: string | undefined;
 }
 
-function findRecord(details: JsonValue | undefined): JsonObject | undefined {
-  if (!Array.isArray(details)) return undefined;
+function findRecord(details: readonly JsonValue[] | undefined): JsonObject | undefined {
+  if (details === undefined) return undefined;
   for (const entry of details) {
     if (isJsonObject(entry) && entry.type === NATIVE_ASSISTANT_RECORD_TYPE) return entry;
   }
@@ -77,34 +77,58 @@ export function shapeMessageCarriers(
   reads: RouteReads,
   options: ShapeOptions = {},
 ): ShapeOutcome {
-  const record = findRecord(wire.reasoning_details);
+  const details = Array.isArray(wire.reasoning_details) ? wire.reasoning_details : undefined;
+  const shaped = shapeRecordFields(source, details, reads, options);
+  for (const field of RECORD_FIELDS) delete wire[field];
+  if (shaped.details !== details) {
+    if (shaped.details === undefined) delete wire.reasoning_details;
+    else wire.reasoning_details = shaped.details as JsonValue[];
+  }
+  for (const field of shaped.lifted) wire[field] = shaped.values[field];
+  return shaped;
+}
+
+/** {@link ShapeOutcome} plus the `reasoning_details` list that remains on the wire. */
+export interface ShapedRecordFields extends ShapeOutcome {
+  /** The list without the record (the same array when unchanged; undefined when it emptied). */
+  details: readonly JsonValue[] | undefined;
+}
+
+/**
+ * SPEC §7.5 steps 1–5 as values: finds the record in `details`, overlays live top-level fields
+ * of `source`, removes the record from the list and says which fields the route lifts. Pure.
+ */
+export function shapeRecordFields(
+  source: JsonObject,
+  details: readonly JsonValue[] | undefined,
+  reads: RouteReads,
+  options: ShapeOptions = {},
+): ShapedRecordFields {
+  const record = findRecord(details);
   const values: Partial<Record<RecordField, JsonValue>> = {};
+  let found = record !== undefined;
   for (const field of RECORD_FIELDS) {
     const live = source[field];
     const value = isPresent(live) ? live : record?.[field];
-    if (isPresent(value)) values[field] = value;
-    delete wire[field];
-  }
-  if (record && options.keepRecordType !== NATIVE_ASSISTANT_RECORD_TYPE) {
-    const details = (wire.reasoning_details as JsonValue[]).filter((entry) => entry !== record);
-    if (details.length === 0) delete wire.reasoning_details;
-    else wire.reasoning_details = details;
-  }
-  const lifted: RecordField[] = [];
-  if (options.allowOpaque === false) return { record, values, lifted };
-  if (reads.extraContent && values.extra_content !== undefined) {
-    wire.extra_content = values.extra_content;
-    lifted.push('extra_content');
-  }
-  if (reads.copilot && values.reasoning_opaque !== undefined) {
-    wire.reasoning_opaque = values.reasoning_opaque;
-    lifted.push('reasoning_opaque');
-    if (values.reasoning_text !== undefined) {
-      wire.reasoning_text = values.reasoning_text;
-      lifted.push('reasoning_text');
+    if (isPresent(value)) {
+      values[field] = value;
+      found = true;
     }
   }
-  return { record, values, lifted };
+  let remaining = details;
+  if (record && details && options.keepRecordType !== NATIVE_ASSISTANT_RECORD_TYPE) {
+    const kept = details.filter((entry) => entry !== record);
+    remaining = kept.length === 0 ? undefined : kept;
+  }
+  const lifted: RecordField[] = [];
+  if (found && options.allowOpaque !== false) {
+    if (reads.extraContent && values.extra_content !== undefined) lifted.push('extra_content');
+    if (reads.copilot && values.reasoning_opaque !== undefined) {
+      lifted.push('reasoning_opaque');
+      if (values.reasoning_text !== undefined) lifted.push('reasoning_text');
+    }
+  }
+  return { record, values, lifted, details: remaining };
 }
 
 /**

@@ -7,7 +7,7 @@ import { REASONING_ECHO_PAD } from './replay-must-echo.js';
 import type { OriginVerdict, ScopedEntry } from './replay-origin-scope.js';
 import { replayableText } from './replay-policy.js';
 import type { Carrier, CarrierDecision } from './replay-types.js';
-import { jsonStringBytes, utf8ByteLength } from './replay-utf8.js';
+import { jsonStringBytes } from './replay-utf8.js';
 
 /**
  * Decision records for one assistant message (SPEC §23.3): every carrier or record field that
@@ -39,30 +39,24 @@ export interface AssistantDecisionInput {
   verdict: OriginVerdict;
   scoped: readonly ScopedEntry[];
   shaped: ShapeOutcome;
-  decisions: CarrierDecision[];
+  decisions: DecisionLog;
 }
 
 /** Appends the decisions for the reasoning carriers and the private record of one message. */
 export function recordAssistantDecisions(input: AssistantDecisionInput): void {
   const { message, wire, index, context, decisions } = input;
-  const push = (field: string, action: CarrierDecision['action'], reason: string, bytes?: number): void => {
-    decisions.push(
-      bytes === undefined
-        ? { messageIndex: index, field, action, reason }
-        : { messageIndex: index, field, action, reason, bytes },
-    );
-  };
   const text = replayableText(message);
 
   const sourceContent = message.reasoning_content;
   const wireContent = wire.reasoning_content;
   if (typeof wireContent === 'string') {
-    if (wireContent === REASONING_ECHO_PAD && text === null) push('reasoning_content', 'padded', padReason(context), 1);
+    if (wireContent === REASONING_ECHO_PAD && text === null)
+      decisions.add(index, 'reasoning_content', 'padded', padReason(context), 1);
     else if (wireContent === sourceContent)
-      push('reasoning_content', 'kept', 'route reads it', utf8ByteLength(wireContent));
-    else push('reasoning_content', 'kept', 'route reads it (text from reasoning)', utf8ByteLength(wireContent));
+      decisions.add(index, 'reasoning_content', 'kept', 'route reads it', wireContent);
+    else decisions.add(index, 'reasoning_content', 'kept', 'route reads it (text from reasoning)', wireContent);
   } else if (typeof sourceContent === 'string') {
-    push('reasoning_content', 'dropped', explainDrop('reasoning_content', context), utf8ByteLength(sourceContent));
+    decisions.add(index, 'reasoning_content', 'dropped', explainDrop('reasoning_content', context), sourceContent);
   }
 
   const sourceReasoning = message.reasoning;
@@ -70,9 +64,9 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
   if (typeof wireReasoning === 'string') {
     const reason =
       wireReasoning === sourceReasoning ? 'route reads it' : 'route reads it (text from reasoning_content)';
-    push('reasoning', 'kept', reason, utf8ByteLength(wireReasoning));
+    decisions.add(index, 'reasoning', 'kept', reason, wireReasoning);
   } else if (typeof sourceReasoning === 'string' && sourceReasoning !== '') {
-    push('reasoning', 'dropped', explainDrop('reasoning', context), utf8ByteLength(sourceReasoning));
+    decisions.add(index, 'reasoning', 'dropped', explainDrop('reasoning', context), sourceReasoning);
   }
 
   const sourceDetails = message.reasoning_details;
@@ -82,36 +76,32 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
   if (standardCount > 0) {
     const wireDetails = wire.reasoning_details;
     if (Array.isArray(wireDetails) && context.carriers.includes('reasoning_details')) {
-      push('reasoning_details', 'kept', 'route reads it', jsonStringBytes(wireDetails));
+      decisions.add(index, 'reasoning_details', 'kept', 'route reads it', wireDetails);
     } else {
-      push(
+      decisions.add(
+        index,
         'reasoning_details',
         'dropped',
         explainDrop('reasoning_details', context),
-        jsonStringBytes(sourceDetails as JsonValue),
+        sourceDetails as JsonValue,
       );
     }
   }
   for (const entry of input.scoped) {
     const field = `reasoning_details[${entry.index}]${entry.part === 'signature' ? '.signature' : ''} (${entry.type})`;
-    push(field, 'dropped', 'foreign origin', entry.bytes);
+    decisions.add(index, field, 'dropped', 'foreign origin', entry.bytes);
   }
 
   const { shaped, verdict } = input;
   if (shaped.record && context.profileNativeReasoningDetailsType === NATIVE_ASSISTANT_RECORD_TYPE) {
-    push(
-      NATIVE_ASSISTANT_RECORD_TYPE,
-      'kept',
-      'provider profile owns this record type',
-      jsonStringBytes(shaped.record),
-    );
+    decisions.add(index, NATIVE_ASSISTANT_RECORD_TYPE, 'kept', 'provider profile owns this record type', shaped.record);
   }
   for (const field of ['extra_content', 'reasoning_opaque', 'reasoning_text'] as const) {
     const value = shaped.values[field];
     if (value === undefined) continue;
-    const bytes = jsonStringBytes(value);
+    const bytes = value;
     if (shaped.lifted.includes(field)) {
-      push(field, 'lifted', 'route reads it', bytes);
+      decisions.add(index, field, 'lifted', 'route reads it', bytes);
       continue;
     }
     const read = field === 'extra_content' ? context.reads.extraContent : context.reads.copilot;
@@ -120,6 +110,50 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
       : !verdict.sameIssuer
         ? 'foreign origin'
         : 'sent only with reasoning_opaque';
-    push(field, 'dropped', reason, bytes);
+    decisions.add(index, field, 'dropped', reason, bytes);
+  }
+}
+
+/** What a decision's byte size is measured from: a value (its UTF-8 string bytes) or a known count. */
+export type SizeSource = JsonValue | number | undefined;
+
+/**
+ * The decisions of one request, recorded cheaply and turned into {@link CarrierDecision}
+ * objects only when read. Recording is five array pushes; sizes are measured at
+ * materialisation. Walking every reasoning text and encrypted blob of the history to size it on
+ * each request used to dominate the build (bench/replay-build), yet sizes are only needed when
+ * a request is explained or logged.
+ */
+export class DecisionLog {
+  private readonly indexes: number[] = [];
+  private readonly fields: string[] = [];
+  private readonly actions: CarrierDecision['action'][] = [];
+  private readonly reasons: string[] = [];
+  private readonly sizes: SizeSource[] = [];
+
+  /** Records one decision; `size` is measured later (undefined: no size). */
+  add(messageIndex: number, field: string, action: CarrierDecision['action'], reason: string, size: SizeSource): void {
+    this.indexes.push(messageIndex);
+    this.fields.push(field);
+    this.actions.push(action);
+    this.reasons.push(reason);
+    this.sizes.push(size);
+  }
+
+  /** The recorded decisions as plain objects, in recording order. */
+  materialize(): CarrierDecision[] {
+    const decisions: CarrierDecision[] = new Array<CarrierDecision>(this.indexes.length);
+    for (let position = 0; position < this.indexes.length; position++) {
+      const size = this.sizes[position];
+      const decision: CarrierDecision = {
+        messageIndex: this.indexes[position] as number,
+        field: this.fields[position] as string,
+        action: this.actions[position] as CarrierDecision['action'],
+        reason: this.reasons[position] as string,
+      };
+      if (size !== undefined) decision.bytes = typeof size === 'number' ? size : jsonStringBytes(size);
+      decisions[position] = decision;
+    }
+    return decisions;
   }
 }

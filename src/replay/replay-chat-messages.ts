@@ -2,13 +2,14 @@ import type { JsonObject, JsonValue } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
 import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
 import type { Route } from '../core/route.js';
-import { routeReads, shapeMessageCarriers } from './replay-carrier-shaping.js';
-import { recordAssistantDecisions } from './replay-chat-decisions.js';
+import type { ShapeOutcome } from './replay-carrier-shaping.js';
+import { NATIVE_ASSISTANT_RECORD_TYPE, routeReads, shapeRecordFields } from './replay-carrier-shaping.js';
+import { DecisionLog, recordAssistantDecisions } from './replay-chat-decisions.js';
 import { hostnameMatches, hostnameOf } from './replay-host.js';
-import type { IssuerRoute, OriginVerdict } from './replay-origin-scope.js';
+import type { IssuerRoute, OriginVerdict, ScopedEntry } from './replay-origin-scope.js';
 import { originVerdict, scopeReasoningDetails } from './replay-origin-scope.js';
 import type { ReplayRouteDecision } from './replay-policy.js';
-import { applyReasoningContentPolicy, reasoningReplayRoute } from './replay-policy.js';
+import { policyCarriers, reasoningReplayRoute, recordsOnly } from './replay-policy.js';
 import { routeKeyOf } from './replay-route-key.js';
 import type { Carrier, CarrierDecision, RouteKey, RouteOverride } from './replay-types.js';
 import { CARRIERS } from './replay-types.js';
@@ -99,7 +100,7 @@ export function buildChatCompletionsMessages(
 ): ChatReplayResult {
   const context = chatReplayContext(route, options);
   const messages: JsonObject[] = new Array<JsonObject>(history.length);
-  const decisions: CarrierDecision[] = [];
+  const decisions = new DecisionLog();
   const sent = new Set<Carrier>();
   for (let index = 0; index < history.length; index++) {
     const message = history[index] as Message;
@@ -109,9 +110,14 @@ export function buildChatCompletionsMessages(
     }
     messages[index] = wire;
   }
+  let materialized: CarrierDecision[] | undefined;
   return {
     messages,
-    decisions,
+    // Materialised (and sized) on first read; see DecisionLog.
+    get decisions(): CarrierDecision[] {
+      materialized ??= decisions.materialize();
+      return materialized;
+    },
     carriers: context.carriers,
     pad: context.decision.pad,
     routeKey: routeKeyOf(route.provider, route.baseUrl, route.model),
@@ -124,7 +130,7 @@ export function convertMessage(
   message: Message,
   index: number,
   context: ChatReplayContext,
-  decisions: CarrierDecision[],
+  decisions: DecisionLog,
 ): JsonObject {
   const loose = message as unknown as JsonObject;
   const content = typeof loose.api_content === 'string' ? loose.api_content : (loose.content ?? null);
@@ -141,9 +147,36 @@ function convertAssistant(
   content: JsonValue,
   index: number,
   context: ChatReplayContext,
-  decisions: CarrierDecision[],
+  decisions: DecisionLog,
 ): JsonObject {
   const verdict = originVerdict(message.origin, context.issuer);
+  // SPEC §6.3 as values, then §23.2 scoping, §7.5 record shaping and §7.6 record filtering on the
+  // reasoning_details list; the wire object is then built once, in a fixed key order, without
+  // `delete` (deleting keys drops V8 objects into slow dictionary mode, which JSON.stringify
+  // and the transport then pay for on every request).
+  const policy = policyCarriers(message, context.decision.pad, context.carriers);
+  let details: readonly JsonValue[] | undefined = Array.isArray(message.reasoning_details)
+    ? message.reasoning_details
+    : undefined;
+  if (details && policy.detailsRecordsOnly) details = recordsOnly(details);
+  let scoped: readonly ScopedEntry[] = NO_SCOPED_ENTRIES;
+  if (details && details.length > 0 && !verdict.sameIssuerAndModel) {
+    const result = scopeReasoningDetails(details, verdict);
+    scoped = result.scoped;
+    details = result.details;
+  }
+  const profileType = context.profileNativeReasoningDetailsType;
+  let shaped: ShapeOutcome = NOT_SHAPED;
+  if (needsShaping(loose, details)) {
+    const result = shapeRecordFields(loose, details, context.reads, {
+      allowOpaque: verdict.sameIssuer,
+      keepRecordType: profileType,
+    });
+    shaped = result;
+    details = result.details;
+  }
+  details = withoutForeignNativeRecords(details, profileType);
+
   const wire: JsonObject = { role: 'assistant', content };
   if (typeof loose.name === 'string') wire.name = loose.name;
   if (message.tool_calls && message.tool_calls.length > 0) {
@@ -152,48 +185,45 @@ function convertAssistant(
     );
   }
   if (loose.refusal !== undefined) wire.refusal = loose.refusal;
-  if (message.reasoning_content !== undefined) wire.reasoning_content = message.reasoning_content;
-  if (message.reasoning !== undefined) wire.reasoning = message.reasoning;
-  if (Array.isArray(message.reasoning_details)) wire.reasoning_details = message.reasoning_details;
-  applyReasoningContentPolicy(message, wire, context.decision.pad, context.carriers);
-  let scoped: ReturnType<typeof scopeReasoningDetails>['scoped'] = [];
-  if (Array.isArray(wire.reasoning_details)) {
-    const result = scopeReasoningDetails(wire.reasoning_details, verdict);
-    scoped = result.scoped;
-    if (result.details.length === 0) delete wire.reasoning_details;
-    else if (result.details !== wire.reasoning_details) wire.reasoning_details = result.details as JsonValue[];
-  }
-  const profileType = context.profileNativeReasoningDetailsType;
-  const shaped = shapeMessageCarriers(loose, wire, context.reads, {
-    allowOpaque: verdict.sameIssuer,
-    keepRecordType: profileType,
-  });
-  dropForeignNativeRecords(wire, profileType);
+  if (policy.reasoningContent !== undefined) wire.reasoning_content = policy.reasoningContent;
+  if (policy.reasoning !== undefined) wire.reasoning = policy.reasoning;
+  if (details !== undefined && details.length > 0) wire.reasoning_details = details as JsonValue[];
+  for (const field of shaped.lifted) wire[field] = shaped.values[field];
   recordAssistantDecisions({ message, wire, index, context, verdict, scoped, shaped, decisions });
   return wire;
+}
+
+const NO_SCOPED_ENTRIES: readonly ScopedEntry[] = Object.freeze([]);
+const NOT_SHAPED: ShapeOutcome = { record: undefined, values: {}, lifted: [] };
+
+/** Shaping (SPEC §7.5) has work only when the message holds a record or a live record field. */
+function needsShaping(message: JsonObject, details: readonly JsonValue[] | undefined): boolean {
+  if (message.extra_content !== undefined || message.reasoning_opaque !== undefined) return true;
+  if (message.reasoning_text !== undefined) return true;
+  if (details === undefined) return false;
+  for (const entry of details) {
+    if (isJsonObject(entry) && entry.type === NATIVE_ASSISTANT_RECORD_TYPE) return true;
+  }
+  return false;
 }
 
 /**
  * SPEC §7.6: `reasoning_details` entries whose type ends `.native_assistant` travel only when
  * that type is the provider profile's own `native_reasoning_details_type`.
  */
-function dropForeignNativeRecords(wire: JsonObject, profileType: string | undefined): void {
-  const details = wire.reasoning_details;
-  if (!Array.isArray(details)) return;
-  let foreign = false;
-  for (const entry of details) {
-    if (isJsonObject(entry) && typeof entry.type === 'string' && entry.type.endsWith('.native_assistant')) {
-      if (entry.type !== profileType) foreign = true;
-    }
-  }
-  if (!foreign) return;
-  const kept = details.filter(
-    (entry) =>
-      !(isJsonObject(entry) && typeof entry.type === 'string' && entry.type.endsWith('.native_assistant')) ||
-      (entry as JsonObject).type === profileType,
-  );
-  if (kept.length === 0) delete wire.reasoning_details;
-  else wire.reasoning_details = kept;
+function withoutForeignNativeRecords(
+  details: readonly JsonValue[] | undefined,
+  profileType: string | undefined,
+): readonly JsonValue[] | undefined {
+  if (details === undefined) return undefined;
+  const isForeign = (entry: JsonValue): boolean =>
+    isJsonObject(entry) &&
+    typeof entry.type === 'string' &&
+    entry.type.endsWith('.native_assistant') &&
+    entry.type !== profileType;
+  if (!details.some(isForeign)) return details;
+  const kept = details.filter((entry) => !isForeign(entry));
+  return kept.length === 0 ? undefined : kept;
 }
 
 function usableSignature(extraContent: JsonObject): boolean {
@@ -215,7 +245,7 @@ function convertToolCall(
   index: number,
   verdict: OriginVerdict,
   context: ChatReplayContext,
-  decisions: CarrierDecision[],
+  decisions: DecisionLog,
 ): JsonObject {
   const source = call.function;
   let fn: JsonObject = source as unknown as JsonObject;
@@ -224,13 +254,13 @@ function convertToolCall(
   const signature = source.thought_signature;
   const keepSignature = signature !== undefined && context.reads.copilot && verdict.sameIssuer;
   if (signature !== undefined) {
-    decisions.push({
-      messageIndex: index,
-      field: `tool_calls[${callIndex}].function.thought_signature`,
-      action: keepSignature ? 'kept' : 'dropped',
-      reason: keepSignature ? 'route reads it' : context.reads.copilot ? 'foreign origin' : 'not read by route',
-      bytes: signature.length,
-    });
+    decisions.add(
+      index,
+      `tool_calls[${callIndex}].function.thought_signature`,
+      keepSignature ? 'kept' : 'dropped',
+      keepSignature ? 'route reads it' : context.reads.copilot ? 'foreign origin' : 'not read by route',
+      signature,
+    );
   }
   if (extraKeys || (signature !== undefined && !keepSignature)) {
     fn = { name: source.name, arguments: source.arguments };
@@ -242,18 +272,14 @@ function convertToolCall(
     const usable = isJsonObject(extraContent) && usableSignature(extraContent);
     const keep = context.consumesThoughtSignature && usable && verdict.sameIssuer;
     if (keep) wire.extra_content = extraContent;
-    decisions.push({
-      messageIndex: index,
-      field: `tool_calls[${callIndex}].extra_content`,
-      action: keep ? 'kept' : 'dropped',
-      reason: keep
-        ? 'route reads it'
-        : !context.consumesThoughtSignature
-          ? 'not read by route'
-          : !usable
-            ? 'no usable signature'
-            : 'foreign origin',
-    });
+    const reason = keep
+      ? 'route reads it'
+      : !context.consumesThoughtSignature
+        ? 'not read by route'
+        : !usable
+          ? 'no usable signature'
+          : 'foreign origin';
+    decisions.add(index, `tool_calls[${callIndex}].extra_content`, keep ? 'kept' : 'dropped', reason, undefined);
   }
   return wire;
 }

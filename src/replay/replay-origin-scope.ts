@@ -49,10 +49,16 @@ export interface OriginVerdict {
 
 /** Computes both issuer verdicts for a message's origin stamp (unstamped: both true). */
 export function originVerdict(origin: OriginStamp | undefined, route: IssuerRoute): OriginVerdict {
-  if (!origin) return { sameIssuer: true, sameIssuerAndModel: true };
+  if (!origin) return UNSCOPED;
   const sameIssuer = issuerMatches(origin, route);
-  return { sameIssuer, sameIssuerAndModel: sameIssuer && origin.model === route.model };
+  if (!sameIssuer) return FOREIGN;
+  return origin.model === route.model ? UNSCOPED : SAME_ISSUER_OTHER_MODEL;
 }
+
+// Shared verdict values: one per outcome, so scoping a long history allocates nothing here.
+const UNSCOPED: OriginVerdict = Object.freeze({ sameIssuer: true, sameIssuerAndModel: true });
+const SAME_ISSUER_OTHER_MODEL: OriginVerdict = Object.freeze({ sameIssuer: true, sameIssuerAndModel: false });
+const FOREIGN: OriginVerdict = Object.freeze({ sameIssuer: false, sameIssuerAndModel: false });
 
 /** One `reasoning_details` entry removed or reduced by scoping. */
 export interface ScopedEntry {

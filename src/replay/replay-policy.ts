@@ -1,4 +1,4 @@
-import type { JsonObject } from '../core/json.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
 import type { Route } from '../core/route.js';
 import { resolveCarrierRoute } from './replay-carrier-routes.js';
 import { REASONING_ECHO_PAD, mustEchoFamily } from './replay-must-echo.js';
@@ -65,8 +65,11 @@ export interface PolicySource {
   reasoning_details?: unknown;
 }
 
+// `/\S/` stops at the first non-space character; `trim()` would copy multi-kilobyte texts.
+const NON_SPACE = /\S/;
+
 function isNonBlank(value: unknown): value is string {
-  return typeof value === 'string' && value.trim() !== '';
+  return typeof value === 'string' && NON_SPACE.test(value);
 }
 
 /**
@@ -108,20 +111,49 @@ export function applyReasoningContentPolicy(
     else wire.reasoning_content = REASONING_ECHO_PAD;
     return;
   }
-  const effective: readonly Carrier[] = carriers ?? (pad ? ['reasoning_content'] : []);
-  if (effective.includes('reasoning_content') && (text !== null || pad)) {
-    wire.reasoning_content = text ?? REASONING_ECHO_PAD;
-  } else delete wire.reasoning_content;
-  if (effective.includes('reasoning') && text !== null) wire.reasoning = text;
+  const outcome = policyCarriers(source, pad, carriers, text);
+  if (outcome.reasoningContent !== undefined) wire.reasoning_content = outcome.reasoningContent;
+  else delete wire.reasoning_content;
+  if (outcome.reasoning !== undefined) wire.reasoning = outcome.reasoning;
   else delete wire.reasoning;
-  if (carriers !== null && !carriers.includes('reasoning_details')) {
+  if (outcome.detailsRecordsOnly) {
     const details = wire.reasoning_details;
-    if (Array.isArray(details)) {
-      const records = details.filter(isNativeAssistantRecord);
-      if (records.length === 0) delete wire.reasoning_details;
-      else if (records.length !== details.length) wire.reasoning_details = records;
-    } else if (details !== undefined) delete wire.reasoning_details;
+    const records = Array.isArray(details) ? recordsOnly(details) : undefined;
+    if (records === undefined || records.length === 0) delete wire.reasoning_details;
+    else if (records.length !== (details as JsonValue[]).length) wire.reasoning_details = records as JsonValue[];
   }
+}
+
+/** The normal-branch outcome of SPEC §6.3 for one assistant message (shared by the builder). */
+export interface PolicyCarriers {
+  /** RC to send, or undefined to send none. */
+  reasoningContent: string | undefined;
+  /** R to send, or undefined to send none. */
+  reasoning: string | undefined;
+  /** RD is not read: keep only `*.native_assistant` records (later consumed by SPEC §7 shaping). */
+  detailsRecordsOnly: boolean;
+}
+
+/** SPEC §6.3 normal branch as values, so the builder can assign keys once instead of deleting them. */
+export function policyCarriers(
+  source: PolicySource,
+  pad: boolean,
+  carriers: readonly Carrier[] | null,
+  text: string | null = replayableText(source),
+): PolicyCarriers {
+  const effective: readonly Carrier[] = carriers ?? (pad ? ['reasoning_content'] : []);
+  return {
+    reasoningContent:
+      effective.includes('reasoning_content') && (text !== null || pad) ? (text ?? REASONING_ECHO_PAD) : undefined,
+    reasoning: effective.includes('reasoning') && text !== null ? text : undefined,
+    detailsRecordsOnly: carriers !== null && !carriers.includes('reasoning_details'),
+  };
+}
+
+/** The `*.native_assistant` entries of a `reasoning_details` list (the same array when all are records). */
+export function recordsOnly(details: readonly JsonValue[]): readonly JsonValue[] {
+  const records = details.filter(isNativeAssistantRecord);
+  return records.length === details.length ? details : records;
 }
 
 function hasToolCalls(source: PolicySource): boolean {

@@ -69,7 +69,10 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
   return {
     url: `${baseUrl}/chat/completions`,
     body,
-    decisions: replay.decisions,
+    // Read through, so decisions are materialised only when someone explains or logs them.
+    get decisions() {
+      return replay.decisions;
+    },
     carriersSent: replay.carriersSent,
     routeKey: routeKeyString(replay.routeKey),
   };
