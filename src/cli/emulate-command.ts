@@ -7,6 +7,10 @@ import {
   isChatPersonaName,
   startChatEmulator,
 } from '../emulators/chat-completions/chat-emulator.js';
+import { registerEmulateAnthropicCommand } from './emulate-anthropic-command.js';
+import { registerEmulateBedrockCommand } from './emulate-bedrock-command.js';
+import { registerEmulateGeminiCommand } from './emulate-gemini-command.js';
+import { registerEmulateResponsesCommand } from './emulate-responses-command.js';
 
 /**
  * `hermes emulate FAMILY`: run a provider emulator locally for offline trials and tests. Each
@@ -98,7 +102,13 @@ export function registerEmulateChat(emulate: Command): void {
 }
 
 /** Family registrars, one per wire family. Other families (anthropic, gemini, responses, bedrock) go here. */
-export const FAMILY_REGISTRARS: readonly EmulateFamilyRegistrar[] = [registerEmulateChat];
+export const FAMILY_REGISTRARS: readonly EmulateFamilyRegistrar[] = [
+  registerEmulateChat,
+  registerEmulateAnthropicCommand,
+  registerEmulateBedrockCommand,
+  registerEmulateGeminiCommand,
+  registerEmulateResponsesCommand,
+];
 
 /** Registers `hermes emulate` and every family subcommand under it. */
 export function registerEmulateCommand(program: Command): void {

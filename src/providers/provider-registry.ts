@@ -155,6 +155,15 @@ export const PROVIDERS: readonly ProviderInfo[] = [
   provider('ai-gateway', 'https://ai-gateway.vercel.sh/v1', 'AI_GATEWAY_API_KEY'),
   provider('tencent-tokenhub', 'https://tokenhub.tencentmaas.com/v1', 'TENCENT_TOKENHUB_API_KEY'),
   provider('upstage', 'https://api.upstage.ai/v1', 'UPSTAGE_API_KEY'),
+  // Native (non-chat-completions) wire APIs: the transport of each builds its own request body.
+  provider('anthropic', 'https://api.anthropic.com', 'ANTHROPIC_API_KEY', NONE, { api: 'anthropic_messages' }),
+  // Bedrock and Vertex authenticate with the AWS credential chain / Google ADC (no key variable).
+  provider('bedrock', undefined, undefined, NONE, { api: 'bedrock_converse' }),
+  provider('vertex', undefined, undefined, NONE, { api: 'anthropic_messages' }),
+  provider('foundry', undefined, 'AZURE_API_KEY', NONE, { api: 'anthropic_messages' }),
+  provider('google', 'https://generativelanguage.googleapis.com/v1beta', 'GEMINI_API_KEY', NONE, { api: 'gemini' }),
+  provider('google-vertex', undefined, undefined, NONE, { api: 'gemini' }),
+  provider('openai-responses', 'https://api.openai.com/v1', 'OPENAI_API_KEY', NONE, { api: 'codex_responses' }),
 ];
 
 const BY_ID = new Map(PROVIDERS.map((info) => [info.id, info]));

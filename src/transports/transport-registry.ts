@@ -1,11 +1,19 @@
 import { UsageError } from '../core/errors.js';
 import type { WireApi } from '../core/origin.js';
+import { anthropicMessagesTransport } from './anthropic-messages/anthropic-messages-transport.js';
+import { bedrockConverseTransport } from './bedrock-converse/bedrock-converse-transport.js';
 import { chatCompletionsTransport } from './chat-completions/chat-completions-transport.js';
+import { geminiTransport } from './gemini/gemini-transport.js';
+import { responsesTransport } from './responses/responses-transport.js';
 import type { Transport } from './shared/transport.js';
 
 /** Transports by wire API. A wire API missing here is not built yet. */
 const TRANSPORTS: Partial<Record<WireApi, Transport>> = {
   chat_completions: chatCompletionsTransport,
+  anthropic_messages: anthropicMessagesTransport,
+  bedrock_converse: bedrockConverseTransport,
+  gemini: geminiTransport,
+  codex_responses: responsesTransport,
 };
 
 /** The transport for a wire API; a {@link UsageError} names the APIs available when it is missing. */
