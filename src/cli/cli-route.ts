@@ -39,7 +39,7 @@ export async function openRoute(
     );
     return {
       route: emulator.route,
-      apiKey: undefined,
+      apiKey: emulator.apiKey,
       emulator,
       sessionRoute: { provider: `emulator:${emulator.persona}`, baseUrl: null },
       close: () => emulator.close(),
