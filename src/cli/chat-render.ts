@@ -87,6 +87,10 @@ export function createRenderer(options: RenderOptions): { onEvent: (event: Agent
         stopSpinner();
         options.notes.write(style.yellow(`retrying in ${(event.delayMs / 1000).toFixed(1)} s (${event.reason})\n`));
         break;
+      case 'recovery':
+        stopSpinner();
+        options.notes.write(style.yellow(`${event.message}\n`));
+        break;
       case 'compacted':
         stopSpinner();
         options.notes.write(style.yellow(`${event.message}\n`));

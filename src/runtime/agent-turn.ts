@@ -15,7 +15,10 @@ import { getTransport } from '../transports/transport-registry.js';
 import type { Logger } from '../logging/logger.js';
 import { logRequest } from './runtime-request-log.js';
 import { missingToolResults } from './runtime-history.js';
-import { fieldsToLearn, loadRejectedCarriers, persistVerdict } from './runtime-verdicts.js';
+import { loadRejectedCarriers } from './runtime-verdicts.js';
+import { encryptedReplayOffRoutes, recoverFromError, type Recovery } from './runtime-recovery.js';
+import { readRejectedThinking } from '../replay/anthropic-signature-memory.js';
+import { routeKeyOf, routeKeyString } from '../replay/replay-route-key.js';
 import { errorBodyOf, isContextOverflow } from './runtime-errors.js';
 import type { CompactionSettings } from './compaction-plan.js';
 import { chargeStaleThinkingFor, planCompaction } from './compaction-plan.js';
@@ -53,6 +56,7 @@ export type AgentEvent =
   | StreamEvent
   | { type: 'tool-result'; id: string; name: string; content: string; isError: boolean }
   | { type: 'verdict-learned'; routeKey: string; fields: Carrier[] }
+  | { type: 'recovery'; message: string }
   | { type: 'request-sent'; routeKey: string; attempt: number }
   | { type: 'compacted'; from: string; to: string; message: string };
 
@@ -183,9 +187,13 @@ async function requestOnce(
 ): Promise<{ message: AssistantMessage; usage: Usage | null; config: JsonObject }> {
   let config = modelConfig;
   let rejected = await loadRejectedCarriers(options.store, config, options.route);
+  let stripAllThinking = false;
   for (let attempt = 1; ; attempt += 1) {
     const request = buildRequest(history, rejected, config, options);
-    const prepared = transport.prepare(request);
+    const prepared: PreparedRequest =
+      stripAllThinking && hasPrepareWith(transport)
+        ? transport.prepareWith(request, { stripAllThinking: true })
+        : transport.prepare(request);
     logRequest(options.logger, options.sessionId, options.route, prepared, attempt);
     options.onEvent?.({ type: 'request-sent', routeKey: prepared.routeKey, attempt });
     const outcome = await consume(transport, request, prepared, options);
@@ -202,21 +210,37 @@ async function requestOnce(
     if (error instanceof AbortError || options.signal?.aborted) {
       throw new TurnInterruptedError('turn interrupted; nothing partial was stored');
     }
-    const learnable = attempt === 1 && error instanceof ApiError && error.status >= 400 && error.status < 500;
-    const fields = learnable ? fieldsToLearn(options.route, errorBodyOf(error), prepared.carriersSent, rejected) : [];
-    if (!fields.length) throw decorate(error, attempt);
-    config = await persistVerdict(options.store, options.sessionId, config, options.route, fields, errorBodyOf(error));
-    rejected = [...new Set([...rejected, ...fields])];
+    const recovery: Recovery | null =
+      attempt === 1
+        ? await recoverFromError(error, prepared, options.route, {
+            store: options.store,
+            sessionId: options.sessionId,
+            config,
+            rejected,
+          })
+        : null;
+    if (!recovery) throw decorate(error, attempt);
+    config = recovery.config;
+    rejected = recovery.rejected;
+    stripAllThinking = recovery.stripAllThinking;
     options.logger.warn(
       {
         session: options.sessionId,
         routeKey: prepared.routeKey,
-        fields,
-        status: error instanceof ApiError ? error.status : 0,
+        learned: recovery.learned.kind,
+        fields: recovery.learned.fields,
       },
-      `learned verdict: ${prepared.routeKey} rejects reasoning fields ${fields.join(', ')}; retrying once without them`,
+      recovery.log,
     );
-    options.onEvent?.({ type: 'verdict-learned', routeKey: prepared.routeKey, fields });
+    if (recovery.learned.kind === 'verdict') {
+      options.onEvent?.({
+        type: 'verdict-learned',
+        routeKey: prepared.routeKey,
+        fields: recovery.learned.fields as Carrier[],
+      });
+    } else {
+      options.onEvent?.({ type: 'recovery', message: recovery.log });
+    }
   }
 }
 
@@ -226,8 +250,9 @@ function buildRequest(
   modelConfig: JsonObject,
   options: AgentTurnOptions,
 ): TransportRequest {
-  const fingerprints = modelConfig._anthropic_rejected_thinking;
+  const routeKey = routeKeyString(routeKeyOf(options.route.provider, options.route.baseUrl, options.route.model));
   return {
+    replayEncryptedReasoning: !encryptedReplayOffRoutes(modelConfig).includes(routeKey),
     route: options.route,
     history,
     tools: toolDefinitions(options.tools ?? BUILTIN_TOOLS),
@@ -235,7 +260,7 @@ function buildRequest(
     rejectedCarriers: rejected,
     echoOptIn: options.echoOptIn ?? false,
     routeOverrides: options.routeOverrides ?? [],
-    rejectedThinkingFingerprints: Array.isArray(fingerprints) ? fingerprints.filter((f) => typeof f === 'string') : [],
+    rejectedThinkingFingerprints: readRejectedThinking(modelConfig),
     stream: options.stream ?? true,
     apiKey: options.apiKey,
     signal: options.signal,
@@ -307,6 +332,15 @@ function needsCompaction(history: readonly Message[], options: AgentTurnOptions)
   if (!settings) return false;
   const charge = chargeStaleThinkingFor(options.route, options.routeOverrides ?? [], options.echoOptIn ?? false);
   return planCompaction(history, settings, charge).shouldCompact;
+}
+
+/** Transports that can prepare a one-off variant (Anthropic: strip all thinking for one retry). */
+function hasPrepareWith(
+  transport: Transport,
+): transport is Transport & {
+  prepareWith(request: TransportRequest, options: { stripAllThinking: boolean }): PreparedRequest;
+} {
+  return typeof (transport as { prepareWith?: unknown }).prepareWith === 'function';
 }
 
 function withOrigin(message: AssistantMessage, route: Route, usage: Usage | null): AssistantMessage {

@@ -71,7 +71,12 @@ export async function startInProcessEmulator(persona: string, model: string | un
   switch (persona) {
     case 'anthropic': {
       const emulator = await startAnthropicEmulator();
-      const route: Route = { api: 'anthropic_messages', provider: 'anthropic', model: model || 'claude-opus-4-8', baseUrl: emulator.baseUrl };
+      const route: Route = {
+        api: 'anthropic_messages',
+        provider: 'anthropic',
+        model: model || 'claude-opus-4-8',
+        baseUrl: emulator.baseUrl,
+      };
       return { route, apiKey, baseUrl: emulator.baseUrl, persona, close: () => emulator.close() };
     }
     case 'bedrock': {
@@ -86,7 +91,12 @@ export async function startInProcessEmulator(persona: string, model: string | un
     }
     case 'gemini': {
       const emulator = await startGeminiEmulator();
-      const route: Route = { api: 'gemini', provider: 'google', model: model || 'gemini-3-pro-preview', baseUrl: emulator.baseUrl };
+      const route: Route = {
+        api: 'gemini',
+        provider: 'google',
+        model: model || 'gemini-3-pro-preview',
+        baseUrl: emulator.baseUrl,
+      };
       return { route, apiKey, baseUrl: emulator.baseUrl, persona, close: () => emulator.close() };
     }
     case 'responses': {

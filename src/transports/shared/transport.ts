@@ -21,6 +21,11 @@ export interface TransportRequest {
   routeOverrides?: readonly RouteOverride[];
   /** Anthropic rejected-signature fingerprints (SPEC §9.4). */
   rejectedThinkingFingerprints?: readonly string[];
+  /**
+   * Responses API: replay encrypted reasoning items (default true). Turned off for a route after an
+   * `invalid_encrypted_content` error (SPEC §12 kill switch), scoped and logged by the runtime.
+   */
+  replayEncryptedReasoning?: boolean;
   /** Stream the response (default true). */
   stream?: boolean;
   apiKey?: string | undefined;
