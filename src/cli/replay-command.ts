@@ -15,6 +15,14 @@ import { CARRIERS } from '../replay/replay-types.js';
 import { effectiveBaseUrl, prepareChatCompletions } from '../transports/chat-completions/chat-completions-encode.js';
 import type { PreparedRequest, TransportRequest } from '../transports/shared/transport.js';
 import { getTransport } from '../transports/transport-registry.js';
+import { loadConfig } from '../config/config-load.js';
+import { readRejectedThinking } from '../replay/anthropic-signature-memory.js';
+import { emulatorPreviewRoute } from '../runtime/runtime-emulator.js';
+import { EMULATOR_PREFIX } from '../runtime/runtime-route.js';
+import { loadRejectedCarriers } from '../runtime/runtime-verdicts.js';
+import { hermesHome } from '../storage/store-paths.js';
+import { toolDefinitions } from '../tools/tool-registry.js';
+import { withCliContext } from './cli-context.js';
 
 /**
  * `hermes replay preview`: a dry run of the request a route would receive for a history
@@ -140,6 +148,16 @@ export function formatSummary(flags: PreviewFlags, prepared: PreparedRequest): s
   return parts.join(' · ');
 }
 
+/**
+ * `sessions export` writes a `{"hermes_session": …}` header line before the messages; a history
+ * file may start with it, so exports feed `--history` directly.
+ */
+function withoutExportHeader(text: string): string {
+  const newline = text.indexOf('\n');
+  const first = (newline < 0 ? text : text.slice(0, newline)).trim();
+  return first.startsWith('{"hermes_session"') ? text.slice(newline < 0 ? text.length : newline + 1) : text;
+}
+
 function readHistoryFile(file: string): Message[] {
   let text: string;
   try {
@@ -149,11 +167,12 @@ function readHistoryFile(file: string): Message[] {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
     throw new UsageError(`cannot read history file "${file}": ${why}`);
   }
-  return parseHistory(text);
+  return parseHistory(withoutExportHeader(text));
 }
 
 interface PreviewOptions {
   history?: string;
+  session?: string;
   provider?: string;
   model?: string;
   baseUrl?: string;
@@ -174,22 +193,31 @@ export function registerReplayCommand(program: Command): void {
     .description(
       'Dry run: print the exact request body a route would receive for a history, or explain each carrier decision.',
     )
-    .option('--history <file>', 'canonical history: a JSON array or JSON lines of messages')
-    .option('--provider <id>', 'provider id (required), e.g. openrouter, deepseek, custom')
+    .option(
+      '--history <file>',
+      'canonical history: a JSON array or JSON lines of messages (sessions export output works)',
+    )
+    .option('--session <id>', "a stored session: its messages, route, learned verdicts and the chat's tools")
+    .option('--provider <id>', 'provider id (required with --history), e.g. openrouter, deepseek, custom')
     .option('--model <id>', 'model id')
     .option('--base-url <url>', 'base URL (default: the provider default)')
-    .option('--api <api>', `wire API (${WIRE_APIS.join(', ')})`, 'chat_completions')
+    .option('--api <api>', `wire API (${WIRE_APIS.join(', ')}; default chat_completions, or the session's)`)
     .option('--reasoning-echo', 'opt-in echo padding (model.reasoning_echo)')
     .option('--rejected <fields>', 'simulate learned verdicts: comma-separated carriers never to send')
     .option('--reasoning-effort <level>', `reasoning effort (${EFFORTS.join(', ')})`)
     .option('--no-reasoning', 'preview with reasoning disabled')
     .option('--json', 'print exactly the request body')
     .option('--explain', 'print the per-message carrier table')
-    .action((options: PreviewOptions) => {
-      // `--session ID` (lead engineer): load the session's messages and its learned verdicts
-      // from the store, then call previewRequest() exactly as below.
+    .action(async (options: PreviewOptions) => {
+      if (options.session !== undefined && options.history !== undefined) {
+        throw new UsageError('give either --session ID or --history FILE, not both');
+      }
+      if (options.session !== undefined) {
+        await previewSession(options.session, options);
+        return;
+      }
       if (options.provider === undefined) throw new UsageError('--provider is required (e.g. --provider openrouter)');
-      if (options.history === undefined) throw new UsageError('--history FILE is required');
+      if (options.history === undefined) throw new UsageError('--history FILE or --session ID is required');
       const effort = options.reasoningEffort;
       if (effort !== undefined && !(EFFORTS as readonly string[]).includes(effort)) {
         throw new UsageError(`unknown --reasoning-effort "${effort}" (expected one of: ${EFFORTS.join(', ')})`);
@@ -202,7 +230,9 @@ export function registerReplayCommand(program: Command): void {
         reasoningEcho: options.reasoningEcho === true,
         rejected: parseRejected(options.rejected),
         reasoning: { enabled: options.reasoning, effort: effort as ReasoningEffort | undefined },
+        ...configDefaults(),
       };
+      if (options.reasoningEcho) flags.reasoningEcho = true;
       const history = readHistoryFile(options.history);
       const prepared = previewRequest(history, flags);
       if (options.json) {
@@ -212,4 +242,60 @@ export function registerReplayCommand(program: Command): void {
       process.stdout.write(`${formatExplainTable(history, prepared)}\n`);
       if (!options.explain) process.stdout.write(`${formatSummary(flags, prepared)}\n`);
     });
+}
+
+/** Route rows and echo opt-in from `$HERMES_HOME/config.yaml` (SPEC §23.4), applied to every preview. */
+function configDefaults(): Pick<PreviewFlags, 'overrides' | 'reasoningEcho'> {
+  const config = loadConfig(hermesHome());
+  return { overrides: config.routes, reasoningEcho: config.reasoningEcho };
+}
+
+/**
+ * `replay preview --session ID`: the stored messages on the session's route (flags override it),
+ * with its learned verdicts, rejected-signature fingerprints, config route rows and the chat's
+ * tools — the same request the next `hermes chat --resume` turn builds, minus its new user message.
+ */
+async function previewSession(sessionId: string, options: PreviewOptions): Promise<void> {
+  await withCliContext(async (context) => {
+    const store = context.store();
+    const session = await store.getSession(sessionId);
+    if (!session) throw new UsageError(`no session "${sessionId}" (see hermes sessions list)`);
+    const history = await store.listMessages(sessionId);
+    const provider = options.provider ?? session.provider ?? '';
+    const route = provider.startsWith(EMULATOR_PREFIX)
+      ? emulatorPreviewRoute(provider.slice(EMULATOR_PREFIX.length), options.model ?? session.model ?? undefined)
+      : {
+          api: parseWireApi(options.api ?? session.api ?? undefined),
+          provider,
+          model: options.model ?? session.model ?? '',
+          baseUrl: options.baseUrl ?? session.baseUrl ?? undefined,
+        };
+    const rejected = await loadRejectedCarriers(store, session.modelConfig, route);
+    const request: TransportRequest = {
+      route,
+      history,
+      tools: toolDefinitions(),
+      reasoning: {
+        enabled: options.reasoning && context.config.reasoning.enabled,
+        effort: (options.reasoningEffort as ReasoningEffort | undefined) ?? context.config.reasoning.effort,
+        budgetTokens: context.config.reasoning.budgetTokens,
+      },
+      rejectedCarriers: [...new Set([...rejected, ...parseRejected(options.rejected)])],
+      echoOptIn: options.reasoningEcho === true || context.config.reasoningEcho,
+      routeOverrides: context.config.routes,
+      rejectedThinkingFingerprints: readRejectedThinking(session.modelConfig),
+      stream: true,
+    };
+    const prepared = getTransport(route.api).prepare(request);
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(prepared.body, null, 2)}\n`);
+      return;
+    }
+    process.stdout.write(`${formatExplainTable(history, prepared)}\n`);
+    if (!options.explain) {
+      process.stdout.write(
+        `route ${prepared.routeKey} (${route.api}) · carriers sent: ${prepared.carriersSent.join(', ') || 'none'}\n`,
+      );
+    }
+  });
 }

@@ -39,6 +39,43 @@ const NATIVE_FAMILIES = ['anthropic', 'bedrock', 'gemini', 'responses'] as const
 /** Persona names `--provider emulator:NAME` accepts. */
 export const EMULATOR_PERSONAS = [...Object.keys(CHAT_PERSONA_ROUTES), ...NATIVE_FAMILIES];
 
+/**
+ * The route an emulator session replays to, without starting the emulator (for
+ * `replay preview --session`): same provider, model and host class as a live run.
+ */
+export function emulatorPreviewRoute(persona: string, model: string | undefined): Route {
+  const chat = CHAT_PERSONA_ROUTES[persona];
+  if (chat) {
+    const baseUrl = chat.realOrigin ? `${chat.realOrigin}/v1` : 'http://127.0.0.1/v1';
+    return { api: 'chat_completions', provider: chat.provider, model: model || chat.model, baseUrl };
+  }
+  const native: Record<string, Route> = {
+    anthropic: {
+      api: 'anthropic_messages',
+      provider: 'anthropic',
+      model: 'claude-opus-4-8',
+      baseUrl: 'http://127.0.0.1',
+    },
+    bedrock: {
+      api: 'bedrock_converse',
+      provider: 'bedrock',
+      model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      baseUrl: 'http://127.0.0.1',
+    },
+    gemini: { api: 'gemini', provider: 'google', model: 'gemini-3-pro-preview', baseUrl: 'http://127.0.0.1/v1beta' },
+    responses: {
+      api: 'codex_responses',
+      provider: 'openai-responses',
+      model: 'gpt-5.4',
+      baseUrl: 'https://api.openai.com/v1',
+    },
+  };
+  const route = native[persona];
+  if (!route)
+    throw new UsageError(`unknown emulator persona "${persona}" (expected one of: ${EMULATOR_PERSONAS.join(', ')})`);
+  return model ? { ...route, model } : route;
+}
+
 /** A running in-process emulator and the route that reaches it. */
 export interface InProcessEmulator {
   route: Route;

@@ -222,4 +222,29 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
     for (const text of [JSON.stringify(shown), exported.stdout, logs.stdout])
       expect(text).not.toContain('sk-secret-123');
   });
+
+  it.each([
+    ['deepseek', 'deepseek', 'deepseek-v4-flash'],
+    ['openrouter', 'openrouter', 'anthropic/claude-sonnet-4.5'],
+  ] as const)('%s: replay preview --session shows the body the next turn sends', async (persona, provider, model) => {
+    emulator = await startChatEmulator({ persona });
+    const sandbox = makeSandbox();
+    const route = ['--provider', provider, '--model', model, '--base-url', emulator.baseUrl, '--api-key', 'k'];
+    const first = parseJson<ChatJson>(
+      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox),
+    );
+    const preview = await runHermes(['replay', 'preview', '--session', first.session_id, '--json'], sandbox);
+    expect(preview.code).toBe(0);
+    const body = JSON.parse(preview.stdout) as { messages: unknown[]; tools: unknown[]; model: string };
+    const before = emulator.requests.length;
+    await runHermes(['chat', '--resume', first.session_id, '-q', 'next', '--json', ...route], sandbox);
+    const sent = emulator.requests[before]?.body as { messages: unknown[]; tools: unknown[]; model: string };
+    // The next turn sends exactly the previewed messages plus its new user message, with the same tools.
+    expect(sent.messages.slice(0, -1)).toEqual(body.messages);
+    expect(sent.messages.at(-1)).toMatchObject({ role: 'user', content: 'next' });
+    expect(sent.tools).toEqual(body.tools);
+    expect(sent.model).toBe(body.model);
+    const explain = await runHermes(['replay', 'preview', '--session', first.session_id, '--explain'], sandbox);
+    expect(explain.stdout).toMatch(/reasoning_content/);
+  });
 });
