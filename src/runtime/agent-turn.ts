@@ -19,7 +19,7 @@ import { loadRejectedCarriers } from './runtime-verdicts.js';
 import { encryptedReplayOffRoutes, recoverFromError, type Recovery } from './runtime-recovery.js';
 import { readRejectedThinking } from '../replay/anthropic-signature-memory.js';
 import { routeKeyOf, routeKeyString } from '../replay/replay-route-key.js';
-import { errorBodyOf, isContextOverflow } from './runtime-errors.js';
+import { isContextOverflow } from './runtime-errors.js';
 import type { CompactionSettings } from './compaction-plan.js';
 import { chargeStaleThinkingFor, planCompaction } from './compaction-plan.js';
 import { compressSession } from './compaction-run.js';
