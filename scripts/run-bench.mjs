@@ -18,5 +18,8 @@ if (benches.length === 0) {
 }
 for (const name of benches) {
   console.log(`\n=== bench/${name}`);
-  execFileSync(process.execPath, ['--expose-gc', join(root, 'bench', name, 'run.mjs')], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, ['--expose-gc', join(root, 'bench', name, 'run.mjs')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }

@@ -335,9 +335,7 @@ function needsCompaction(history: readonly Message[], options: AgentTurnOptions)
 }
 
 /** Transports that can prepare a one-off variant (Anthropic: strip all thinking for one retry). */
-function hasPrepareWith(
-  transport: Transport,
-): transport is Transport & {
+function hasPrepareWith(transport: Transport): transport is Transport & {
   prepareWith(request: TransportRequest, options: { stripAllThinking: boolean }): PreparedRequest;
 } {
   return typeof (transport as { prepareWith?: unknown }).prepareWith === 'function';
