@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { HermesError, UsageError } from '../core/errors.js';
 import { registerChatCommand } from './chat-command.js';
 import { registerEmulateCommand } from './emulate-command.js';
+import { registerGatewayCommand } from './gateway-command.js';
 import { registerLogsCommand } from './logs-command.js';
 import { registerReplayCommand } from './replay-command.js';
 import { registerSessionsCommand } from './sessions-command.js';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerRoutesCommand(program);
   registerLogsCommand(program);
   registerEmulateCommand(program);
+  registerGatewayCommand(program);
   return program;
 }
 

@@ -1,0 +1,120 @@
+import type { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { bindRefusal } from '../gateway/gateway-auth.js';
+import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, startGateway } from '../gateway/gateway-serve.js';
+import { openLogger } from '../logging/logger.js';
+import { logsDir } from '../storage/store-paths.js';
+import { openCliContext } from './cli-context.js';
+import { openRoute } from './cli-route.js';
+
+/** Flags of `hermes gateway`. */
+interface GatewayFlags {
+  host: string;
+  port: string;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  api?: string;
+  yolo?: boolean;
+  token?: string;
+}
+
+/** Registers `hermes gateway`. */
+export function registerGatewayCommand(program: Command): void {
+  program
+    .command('gateway')
+    .description(
+      'Serve an OpenAI-compatible /v1/chat/completions whose sessions keep their reasoning (state.db), plus a web inspector at /.',
+    )
+    .option('--host <address>', 'address to bind (non-loopback needs --token)', DEFAULT_GATEWAY_HOST)
+    .option('--port <n>', 'port to listen on (0 picks a free one)', String(DEFAULT_GATEWAY_PORT))
+    .option('--provider <id>', 'provider id (e.g. openrouter, deepseek, anthropic) or emulator:PERSONA')
+    .option('--model <id>', 'model id')
+    .option('--base-url <url>', 'provider base URL')
+    .option('--api-key <key>', "API key (default: the provider's environment variable; never stored or logged)")
+    .option(
+      '--api <api>',
+      'wire API override: chat_completions, anthropic_messages, bedrock_converse, gemini, codex_responses',
+    )
+    .option('--yolo', 'approve every tool call (writing files, shell); without it such tools are refused')
+    .option('--token <token>', 'require "Authorization: Bearer <token>" (default: $HERMES_GATEWAY_TOKEN)')
+    .addHelpText(
+      'after',
+      `
+Sessions: send X-Hermes-Session-Id (or "session_id" in the body) to continue one; without it a
+new session is created and its id returned in the X-Hermes-Session-Id response header.
+With no provider configured the gateway runs offline against the built-in emulator.
+
+Examples:
+  hermes gateway                                       http://127.0.0.1:8642, offline emulator
+  hermes gateway --provider deepseek --model deepseek-v4-flash
+  HERMES_GATEWAY_TOKEN=s3cret hermes gateway --host 0.0.0.0`,
+    )
+    .action(async (flags: GatewayFlags) => {
+      await runGateway(flags);
+    });
+}
+
+async function runGateway(flags: GatewayFlags): Promise<void> {
+  const port = Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError('--port must be a whole number 0-65535');
+  const token = flags.token ?? (process.env.HERMES_GATEWAY_TOKEN || undefined);
+  // Checked before anything opens so a refused bind starts no emulator and writes no state.
+  const refusal = bindRefusal(flags.host, token);
+  if (refusal) throw new UsageError(refusal);
+  const context = openCliContext();
+  const opened = await openRoute(flags, context, null);
+  try {
+    const logger = openLogger(logsDir(context.home), 'gateway');
+    const gateway = await startGateway({
+      host: flags.host,
+      port,
+      token,
+      store: context.store(),
+      route: opened,
+      workspace: process.cwd(),
+      yolo: Boolean(flags.yolo),
+      logger,
+      turn: {
+        reasoning: {
+          enabled: context.config.reasoning.enabled,
+          effort: context.config.reasoning.effort,
+          budgetTokens: context.config.reasoning.budgetTokens,
+        },
+        echoOptIn: context.config.reasoningEcho,
+        routeOverrides: context.config.routes,
+        maxIterations: context.config.maxIterations,
+        compaction: context.config.compaction,
+      },
+    });
+    const { route } = opened;
+    logger.info(
+      { url: gateway.url, provider: route.provider, model: route.model, api: route.api },
+      'gateway listening',
+    );
+    process.stderr.write(
+      `hermes gateway listening on ${gateway.url} (${route.provider} ${route.model}${token ? ', token required' : ''}${flags.yolo ? ', --yolo' : ''}); inspector at ${gateway.url}/\n`,
+    );
+    await waitForSignal();
+    process.stderr.write('hermes gateway: stopping\n');
+    await gateway.close();
+  } finally {
+    await opened.close();
+    await context.close();
+  }
+}
+
+/** Resolves on SIGINT or SIGTERM (the gateway runs until stopped). */
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,110 @@
+import { Hono, type Context } from 'hono';
+import { bearerMatches } from './gateway-auth.js';
+import { chatCompletionsResponse, errorResponse, SESSION_HEADER } from './gateway-chat.js';
+import { GatewayHttpError } from './gateway-errors.js';
+import { INSPECTOR_CSP, INSPECTOR_HTML } from './gateway-inspector-page.js';
+import { SessionTurnLock } from './gateway-session-lock.js';
+import { branchSessionBody, listRequestsBody, listSessionsBody, showSessionBody } from './gateway-sessions.js';
+import type { GatewayOptions, GatewayTurnContext } from './gateway-types.js';
+
+/**
+ * The gateway as a value (STYLE.md rule 7): a hono app mapping web `Request` to `Response`,
+ * testable with `app.request()`; only `gateway-serve.ts` binds a port.
+ *
+ * Routes: `GET /` (inspector page), `GET /v1/models`, `POST /v1/chat/completions`,
+ * `GET /v1/sessions`, `GET /v1/sessions/{id}`, `POST /v1/sessions/{id}/branch`,
+ * `GET /v1/sessions/{id}/requests`. With a token every route but the static page requires
+ * `Authorization: Bearer <token>`.
+ */
+export function createGatewayApp(options: GatewayOptions): Hono {
+  const app = new Hono();
+  const lock = new SessionTurnLock(options.maxWaitingTurns ?? 8);
+  const context: GatewayTurnContext = {
+    store: options.store,
+    route: options.route,
+    workspace: options.workspace,
+    yolo: options.yolo,
+    logger: options.logger,
+    turn: { reasoning: { enabled: true }, ...options.turn },
+  };
+  const { store, logger, token } = options;
+
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    // One line per request: never the Authorization header, a body or a key.
+    logger.info(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        session: c.res.headers.get(SESSION_HEADER) ?? c.req.header(SESSION_HEADER) ?? undefined,
+        ms: Math.round(performance.now() - started),
+      },
+      `${c.req.method} ${c.req.path} ${c.res.status}`,
+    );
+  });
+
+  if (token) {
+    app.use(async (c, next) => {
+      // The page itself is static and holds no data: it must load so it can ask for the token.
+      if (c.req.method === 'GET' && c.req.path === '/') return next();
+      if (!bearerMatches(c.req.header('authorization'), token)) {
+        return errorResponse(
+          new GatewayHttpError(
+            401,
+            'missing or wrong token: send "Authorization: Bearer <token>" (the token the gateway was started with)',
+            'authentication_error',
+            'invalid_token',
+          ),
+          { 'WWW-Authenticate': 'Bearer' },
+        );
+      }
+      return next();
+    });
+  }
+
+  app.get('/', (c) =>
+    c.html(INSPECTOR_HTML, 200, { 'Content-Security-Policy': INSPECTOR_CSP, 'Cache-Control': 'no-store' }),
+  );
+
+  app.get('/v1/models', (c) =>
+    c.json({
+      object: 'list',
+      data: [{ id: options.route.route.model, object: 'model', created: 0, owned_by: options.route.route.provider }],
+    }),
+  );
+
+  app.post('/v1/chat/completions', (c) => chatCompletionsResponse(c.req.raw, { context, lock }));
+
+  app.get('/v1/sessions', async (c) => c.json(await listSessionsBody(store, c.req.query('limit'))));
+  app.get('/v1/sessions/:id', async (c) => c.json(await showSessionBody(store, c.req.param('id'))));
+  app.get('/v1/sessions/:id/requests', async (c) => c.json(await listRequestsBody(store, c.req.param('id'))));
+  app.post('/v1/sessions/:id/branch', async (c) => {
+    const body = await optionalJson(c);
+    return c.json(await branchSessionBody(store, lock, c.req.param('id'), body), 201);
+  });
+
+  app.notFound((c) =>
+    errorResponse(
+      new GatewayHttpError(404, `no route ${c.req.method} ${c.req.path}`, 'not_found_error', 'unknown_route'),
+    ),
+  );
+  app.onError((error) => {
+    if (error instanceof GatewayHttpError) return errorResponse(error);
+    logger.error({ err: error }, 'gateway handler failed');
+    return errorResponse(new GatewayHttpError(500, `unexpected gateway error: ${error.message}`, 'server_error'));
+  });
+  return app;
+}
+
+/** An optional JSON body: empty means `{}`; malformed JSON is a 400. */
+async function optionalJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new GatewayHttpError(400, 'the request body is not valid JSON', 'invalid_request_error', 'invalid_json');
+  }
+}

@@ -1,0 +1,239 @@
+import { randomBytes } from 'node:crypto';
+import type { SessionStore } from '../storage/session-store.js';
+import { parseChatRequest, type GatewayChatRequest } from './gateway-chat-request.js';
+import { badRequest, GatewayHttpError, unknownSession } from './gateway-errors.js';
+import type { SessionTurnLock } from './gateway-session-lock.js';
+import { runGatewayTurn, toHttpError, type GatewayTurnEvent, type GatewayTurnOutcome } from './gateway-turn.js';
+import type { GatewayTurnContext } from './gateway-types.js';
+
+/**
+ * `POST /v1/chat/completions` (issue 10 item 2): picks the session (`X-Hermes-Session-Id`
+ * header, else the `session_id` body field, else a new session whose id comes back in the
+ * `X-Hermes-Session-Id` response header), serializes turns per session, runs the agent turn and
+ * answers as `chat.completion` JSON or `chat.completion.chunk` SSE ending with `data: [DONE]`.
+ * Reasoning travels as `reasoning_content` on the message (and on deltas), as clients expect.
+ */
+
+/** Header that selects the session and reports it back. */
+export const SESSION_HEADER = 'X-Hermes-Session-Id';
+
+/** What the chat handler needs. */
+export interface GatewayChatDependencies {
+  context: GatewayTurnContext;
+  lock: SessionTurnLock;
+}
+
+/** Handles one chat-completions request; never throws (failures are OpenAI error envelopes). */
+export async function chatCompletionsResponse(
+  request: Request,
+  dependencies: GatewayChatDependencies,
+): Promise<Response> {
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    return errorResponse(badRequest('the request body is not valid JSON', null, 'invalid_json'));
+  }
+  let release: (() => void) | null = null;
+  try {
+    const parsed = parseChatRequest(body);
+    const { context, lock } = dependencies;
+    const sessionId = await resolveSession(context, request.headers.get(SESSION_HEADER) ?? parsed.sessionId, parsed);
+    release = await lock.acquire(sessionId);
+    if (!release) {
+      throw new GatewayHttpError(
+        409,
+        `session "${sessionId}" already has ${lock.pending(sessionId)} turns running or queued; ` +
+          'wait for an answer before sending more to this session',
+        'conflict_error',
+        'session_busy',
+      );
+    }
+    const userText = parsed.userTexts.join('\n\n');
+    if (parsed.stream) {
+      const response = streamingResponse(context, sessionId, userText, parsed, release);
+      release = null; // the stream releases the session when the turn ends
+      return response;
+    }
+    const outcome = await runGatewayTurn(context, { sessionId, userText });
+    return Response.json(completionBody(context, outcome), {
+      headers: {
+        [SESSION_HEADER]: outcome.result.sessionId,
+        'Server-Timing': serverTiming(outcome),
+      },
+    });
+  } catch (error) {
+    return errorResponse(toHttpError(error));
+  } finally {
+    release?.();
+  }
+}
+
+/** An OpenAI error envelope response. */
+export function errorResponse(error: GatewayHttpError, headers: Record<string, string> = {}): Response {
+  return Response.json(error.body(), { status: error.status, headers });
+}
+
+/** The session to use: the one named (404 when unknown) or a new one holding the client's system prompt. */
+async function resolveSession(
+  context: GatewayTurnContext,
+  requested: string | undefined,
+  parsed: GatewayChatRequest,
+): Promise<string> {
+  const store: SessionStore = context.store;
+  if (requested) {
+    if (!(await store.getSession(requested))) throw unknownSession(requested);
+    return requested;
+  }
+  const { route, sessionRoute } = context.route;
+  const session = await store.createSession({
+    provider: sessionRoute?.provider ?? route.provider,
+    model: route.model,
+    baseUrl: sessionRoute ? sessionRoute.baseUrl : (route.baseUrl ?? null),
+    api: route.api,
+  });
+  if (parsed.systemTexts.length) {
+    await store.appendMessage(session.id, {
+      role: 'system',
+      content: parsed.systemTexts.join('\n\n'),
+      timestamp: Date.now(),
+    });
+  }
+  return session.id;
+}
+
+function completionId(): string {
+  return `chatcmpl-${randomBytes(12).toString('hex')}`;
+}
+
+function usageOf(outcome: GatewayTurnOutcome) {
+  const usage = outcome.result.usage;
+  return {
+    prompt_tokens: usage.input_tokens,
+    completion_tokens: usage.output_tokens,
+    total_tokens: usage.total_tokens,
+    completion_tokens_details: { reasoning_tokens: usage.reasoning_tokens },
+  };
+}
+
+/**
+ * The `chat.completion` body. `session_id` and `hermes.tool_calls` are extensions (clients
+ * ignore unknown keys): the tools already ran server-side, so they are reported, not requested.
+ */
+function completionBody(context: GatewayTurnContext, outcome: GatewayTurnOutcome) {
+  return {
+    id: completionId(),
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: context.route.route.model,
+    session_id: outcome.result.sessionId,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: outcome.content,
+          ...(outcome.reasoning ? { reasoning_content: outcome.reasoning } : {}),
+        },
+        finish_reason: outcome.result.stoppedAtCap ? 'length' : 'stop',
+        logprobs: null,
+      },
+    ],
+    usage: usageOf(outcome),
+    hermes: { tool_calls: outcome.result.toolCalls, iterations: outcome.result.iterations },
+  };
+}
+
+/** `Server-Timing`: provider time and whole-turn time, so callers (and bench/gateway) see the gateway's own share. */
+function serverTiming(outcome: GatewayTurnOutcome): string {
+  return `provider;dur=${outcome.providerMs.toFixed(2)}`;
+}
+
+function streamingResponse(
+  context: GatewayTurnContext,
+  sessionId: string,
+  userText: string,
+  parsed: GatewayChatRequest,
+  release: () => void,
+): Response {
+  const encoder = new TextEncoder();
+  const abort = new AbortController();
+  const id = completionId();
+  const created = Math.floor(Date.now() / 1000);
+  const model = context.route.route.model;
+  let closed = false;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (payload: unknown) => {
+        if (closed) return;
+        controller.enqueue(
+          encoder.encode(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`),
+        );
+      };
+      const chunk = (
+        delta: Record<string, unknown>,
+        extra: Record<string, unknown> = {},
+        finish: string | null = null,
+      ) => ({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+        ...extra,
+      });
+      const onEvent = (event: GatewayTurnEvent) => {
+        if (event.type === 'reasoning') send(chunk({ reasoning_content: event.text }));
+        else if (event.type === 'content') send(chunk({ content: event.text }));
+        // A tool ran server-side: reported as an extension on an empty delta, never as tool_calls.
+        else
+          send(
+            chunk(
+              {},
+              {
+                hermes: {
+                  type: 'tool-result',
+                  id: event.id,
+                  name: event.name,
+                  is_error: event.isError,
+                  content: event.content,
+                },
+              },
+            ),
+          );
+      };
+      send(chunk({ role: 'assistant', content: '' }));
+      void runGatewayTurn(context, { sessionId, userText, signal: abort.signal, onEvent })
+        .then((outcome) => {
+          send(chunk({}, { session_id: outcome.result.sessionId }, outcome.result.stoppedAtCap ? 'length' : 'stop'));
+          if (parsed.includeUsage)
+            send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(outcome) });
+        })
+        .catch((error: unknown) => {
+          // Once the stream started the status is already 200: the failure is an error event,
+          // which the openai SDK raises as an APIError.
+          send(toHttpError(error).body());
+        })
+        .finally(() => {
+          send('[DONE]');
+          release();
+          if (!closed) {
+            closed = true;
+            controller.close();
+          }
+        });
+    },
+    cancel() {
+      // The client went away: interrupt the turn (nothing partial is stored) and free the session.
+      closed = true;
+      abort.abort();
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      [SESSION_HEADER]: sessionId,
+    },
+  });
+}

@@ -1,0 +1,52 @@
+import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from '../core/errors.js';
+import { createGatewayApp } from './gateway-app.js';
+import { bindRefusal } from './gateway-auth.js';
+import type { GatewayOptions } from './gateway-types.js';
+
+/** Default bind address: loopback only. */
+export const DEFAULT_GATEWAY_HOST = '127.0.0.1';
+/** Default port. */
+export const DEFAULT_GATEWAY_PORT = 8642;
+
+/** A gateway listening on a port. */
+export interface RunningGateway {
+  /** `http://HOST:PORT` (IPv6 hosts bracketed). */
+  url: string;
+  host: string;
+  port: number;
+  /** Stops accepting connections, drops idle keep-alive ones and resolves when closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Binds the gateway app (the only file that opens a port). Refuses a non-loopback host without
+ * a token (a {@link UsageError}: the CLI exits 2). Port 0 picks a free port.
+ */
+export async function startGateway(
+  options: GatewayOptions & { host?: string; port?: number },
+): Promise<RunningGateway> {
+  const host = options.host ?? DEFAULT_GATEWAY_HOST;
+  const refusal = bindRefusal(host, options.token);
+  if (refusal) throw new UsageError(refusal);
+  const app = createGatewayApp(options);
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? DEFAULT_GATEWAY_PORT }, () =>
+      resolve(started),
+    );
+    started.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    host,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        if ('closeIdleConnections' in server) server.closeIdleConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}

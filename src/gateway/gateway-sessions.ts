@@ -1,0 +1,121 @@
+import { sessionJson, type SessionDocument } from '../cli/sessions-show.js';
+import type { SessionStore } from '../storage/session-store.js';
+import { badRequest, GatewayHttpError, unknownSession } from './gateway-errors.js';
+import type { SessionTurnLock } from './gateway-session-lock.js';
+
+/**
+ * Session endpoints (issue 10 item 4): list, show (SPEC §2 message shape, `model_config`,
+ * lineage), branch (SPEC §17) and the request records with their replay decisions (SPEC §23.3).
+ */
+
+/** One row of `GET /v1/sessions`. */
+export interface GatewaySessionSummary {
+  id: string;
+  title: string | null;
+  parent_session_id: string | null;
+  provider: string | null;
+  model: string | null;
+  api: string | null;
+  message_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** `GET /v1/sessions?limit=N`: newest first. */
+export async function listSessionsBody(
+  store: SessionStore,
+  limitText: string | undefined,
+): Promise<{ object: 'list'; data: GatewaySessionSummary[] }> {
+  const limit = limitText === undefined ? 100 : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1) throw badRequest('"limit" must be a positive whole number', 'limit');
+  const sessions = await store.listSessions({ limit });
+  return {
+    object: 'list',
+    data: sessions.map((session) => ({
+      id: session.id,
+      title: session.title,
+      parent_session_id: session.parentSessionId,
+      provider: session.provider,
+      model: session.model,
+      api: session.api,
+      message_count: session.messageCount,
+      created_at: new Date(session.createdAt).toISOString(),
+      updated_at: new Date(session.updatedAt).toISOString(),
+    })),
+  };
+}
+
+/** `GET /v1/sessions/{id}`: the `sessions show --json` document. */
+export async function showSessionBody(store: SessionStore, id: string): Promise<SessionDocument> {
+  if (!(await store.getSession(id))) throw unknownSession(id);
+  return sessionJson(store, id);
+}
+
+/**
+ * `POST /v1/sessions/{id}/branch` with an optional `{"title"}` body. Waits for a running turn
+ * on the source so the copy never holds half a turn; `forkSession` is one transaction, so a
+ * failure leaves no child (SPEC §17).
+ */
+export async function branchSessionBody(
+  store: SessionStore,
+  lock: SessionTurnLock,
+  id: string,
+  body: unknown,
+): Promise<{ id: string; title: string | null; parent_session_id: string; message: string }> {
+  if (!(await store.getSession(id))) throw unknownSession(id);
+  const title = (body as { title?: unknown } | null)?.title;
+  if (title !== undefined && title !== null && typeof title !== 'string') {
+    throw badRequest('"title" must be a string', 'title');
+  }
+  const release = await lock.acquire(id);
+  if (!release) {
+    throw new GatewayHttpError(
+      409,
+      `session "${id}" is busy; branch it after its queued turns`,
+      'conflict_error',
+      'session_busy',
+    );
+  }
+  try {
+    const child = await store.forkSession(id, { title: title ?? null });
+    return {
+      id: child.id,
+      title: child.title,
+      parent_session_id: id,
+      message: `Branched to **${child.title ?? child.id}**`,
+    };
+  } finally {
+    release();
+  }
+}
+
+/** One request record as the API shows it. */
+export interface GatewayRequestRecord {
+  id: number;
+  at: string;
+  api: string;
+  route_key: string;
+  status: number;
+  decisions: unknown[];
+}
+
+/** `GET /v1/sessions/{id}/requests`: every request sent for the session with its carrier decisions (values never). */
+export async function listRequestsBody(
+  store: SessionStore,
+  id: string,
+): Promise<{ object: 'list'; session_id: string; data: GatewayRequestRecord[] }> {
+  if (!(await store.getSession(id))) throw unknownSession(id);
+  const records = await store.listRequests(id);
+  return {
+    object: 'list',
+    session_id: id,
+    data: records.map((record) => ({
+      id: record.id,
+      at: new Date(record.at).toISOString(),
+      api: record.api,
+      route_key: record.routeKey,
+      status: record.status,
+      decisions: record.decisions,
+    })),
+  };
+}

@@ -1,0 +1,50 @@
+import type { Route } from '../core/route.js';
+import type { Logger } from '../logging/logger.js';
+import type { AgentTurnOptions } from '../runtime/agent-turn.js';
+import type { SessionStore } from '../storage/session-store.js';
+
+/**
+ * The route every gateway turn uses (one gateway serves one configured route). `OpenedRoute`
+ * from `cli-route.ts` fits this shape, including an in-process emulator route.
+ */
+export interface GatewayRoute {
+  route: Route;
+  /** Provider key; never logged, never stored. */
+  apiKey: string | undefined;
+  /** What the session record stores when it differs from `route` (in-process emulators: `emulator:PERSONA`). */
+  sessionRoute?: { provider: string; baseUrl: string | null } | undefined;
+}
+
+/** Agent-turn settings the gateway passes through (config.yaml values in the CLI). */
+export type GatewayTurnSettings = Partial<
+  Pick<
+    AgentTurnOptions,
+    'reasoning' | 'echoOptIn' | 'routeOverrides' | 'maxIterations' | 'compaction' | 'stream' | 'tools' | 'transportFor'
+  >
+>;
+
+/** Options of `createGatewayApp`. */
+export interface GatewayOptions {
+  store: SessionStore;
+  route: GatewayRoute;
+  /** Directory the agent's tools work in. */
+  workspace: string;
+  /** Approve every tool that needs approval (writing files, shell); otherwise they are refused. */
+  yolo: boolean;
+  logger: Logger;
+  /** When set, every API route requires `Authorization: Bearer <token>`. */
+  token?: string | undefined;
+  /** Turns allowed to wait behind a running turn on one session before 409 (default 8). */
+  maxWaitingTurns?: number;
+  turn?: GatewayTurnSettings;
+}
+
+/** What one turn needs from the gateway options. */
+export interface GatewayTurnContext {
+  store: SessionStore;
+  route: GatewayRoute;
+  workspace: string;
+  yolo: boolean;
+  logger: Logger;
+  turn: GatewayTurnSettings & Pick<AgentTurnOptions, 'reasoning'>;
+}
