@@ -1,0 +1,173 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/core/errors.js';
+import { bearerMatches, bindRefusal, isLoopbackHost } from '../../src/gateway/gateway-auth.js';
+import { startGateway } from '../../src/gateway/gateway-serve.js';
+import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
+import { makeSandbox, runHermes, spawnHermes } from '../e2e/e2e-helpers.js';
+import { gatewayOptions, makeGatewaySandbox, startPersona, testApp } from './gateway-test-helpers.js';
+
+/**
+ * Issue 10 item 6: loopback needs no token; any other bind refuses to start without one and
+ * then every API route requires `Authorization: Bearer <token>`; the token is never logged.
+ */
+
+let cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+});
+
+async function setup(token?: string) {
+  const { emulator, route } = await startPersona('deepseek');
+  const sandbox = makeGatewaySandbox();
+  const store = openSqliteSessionStore(sandbox.dbPath);
+  cleanups.push(async () => {
+    await emulator.close();
+    await store.close();
+  });
+  return { app: testApp(store, route, sandbox.workspace, token ? { token } : {}), store, route, sandbox };
+}
+
+describe('bind rules (issue 10 item 6)', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['localhost', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['::ffff:127.0.0.1', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['192.168.1.20', false],
+    ['gateway.example.com', false],
+  ])('isLoopbackHost(%s) = %s', (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback);
+    expect(bindRefusal(host, undefined) === null).toBe(loopback);
+    expect(bindRefusal(host, 'tok')).toBeNull();
+  });
+
+  it('startGateway refuses a non-loopback host without a token (before binding anything)', async () => {
+    const { store, route, sandbox } = await setup();
+    await expect(
+      startGateway({ ...gatewayOptions(store, route, sandbox.workspace), host: '0.0.0.0', port: 0 }),
+    ).rejects.toThrow(UsageError);
+  });
+
+  it.each([
+    [undefined, false],
+    ['Bearer s3cret', true],
+    ['bearer s3cret', true],
+    ['Bearer s3cre', false],
+    ['Bearer s3cret0', false],
+    ['Basic s3cret', false],
+    ['Bearer ', false],
+  ])('bearerMatches(%s) = %s', (header, matches) => {
+    expect(bearerMatches(header, 's3cret')).toBe(matches);
+  });
+});
+
+describe('token required (issue 10 item 6)', () => {
+  const unauthorized = {
+    error: {
+      message: 'missing or wrong token: send "Authorization: Bearer <token>" (the token the gateway was started with)',
+      type: 'authentication_error',
+      param: null,
+      code: 'invalid_token',
+    },
+  };
+
+  it.each([
+    ['GET', '/v1/models'],
+    ['GET', '/v1/sessions'],
+    ['GET', '/v1/sessions/x'],
+    ['GET', '/v1/sessions/x/requests'],
+    ['POST', '/v1/sessions/x/branch'],
+    ['POST', '/v1/chat/completions'],
+  ])('%s %s: 401 without and with a wrong bearer, served with the right one', async (method, path) => {
+    const { app } = await setup('s3cret');
+    for (const authorization of [undefined, 'Bearer wrong', 'Bearer s3cret ']) {
+      const headers: Record<string, string> = authorization ? { authorization } : {};
+      const response = await app.request(path, { method, headers });
+      if (authorization === 'Bearer s3cret ') {
+        // Surrounding whitespace is trimmed: the right token passes auth and reaches the route.
+        expect(response.status).not.toBe(401);
+        continue;
+      }
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(await response.json()).toEqual(unauthorized);
+    }
+  });
+
+  it('a chat turn with the right bearer works; the inspector page loads without one (it holds no data)', async () => {
+    const { app } = await setup('s3cret');
+    const turn = await app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer s3cret', 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(turn.status).toBe(200);
+    const page = await app.request('/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
+  it('loopback without a token: no Authorization needed', async () => {
+    const { app } = await setup();
+    expect((await app.request('/v1/sessions')).status).toBe(200);
+  });
+});
+
+describe('hermes gateway (built CLI, issue 10 items 1 and 6)', () => {
+  it('refuses --host 0.0.0.0 without a token: exit 2 with the reason', async () => {
+    const run = await runHermes(['gateway', '--host', '0.0.0.0', '--port', '0'], makeSandbox(), {
+      HERMES_GATEWAY_TOKEN: '',
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'hermes: refusing to bind 0.0.0.0 without a token: anyone who can reach that address could run tools in the workspace. ' +
+        'Pass --token T (or set HERMES_GATEWAY_TOKEN), or bind 127.0.0.1\n',
+    );
+  });
+
+  it('serves the offline emulator on loopback with HERMES_GATEWAY_TOKEN, logs to gateway.log without the token, stops on SIGTERM', async () => {
+    const sandbox = makeSandbox();
+    const child = spawnHermes(['gateway', '--port', '0', '--provider', 'emulator:deepseek'], sandbox, {
+      HERMES_GATEWAY_TOKEN: 'tok-9f8e7d',
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    cleanups.push(async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.once('exit', () => reject(new Error(`gateway exited early: ${stderr}`)));
+    });
+    expect(stderr).toContain('token required');
+    const headers = { authorization: 'Bearer tok-9f8e7d', 'content-type': 'application/json' };
+    expect((await fetch(`${url}/v1/models`)).status).toBe(401);
+    const turn = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'read the file notes.txt' }] }),
+    });
+    expect(turn.status).toBe(200);
+    const body = (await turn.json()) as { choices: { message: { content: string; reasoning_content: string } }[] };
+    expect(body.choices[0]?.message.content).toContain('alpha beta');
+    expect(body.choices[0]?.message.reasoning_content).toContain('[nonce:');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const log = readFileSync(join(sandbox.home, 'logs', 'gateway.log'), 'utf8');
+    expect(log).toContain('"msg":"POST /v1/chat/completions 200"');
+    expect(log).toContain('"msg":"GET /v1/models 401"');
+    expect(log).not.toContain('tok-9f8e7d');
+    expect(log).not.toContain('emulator-key');
+  });
+});
