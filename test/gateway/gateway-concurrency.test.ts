@@ -80,7 +80,7 @@ async function setup(extra: Parameters<typeof testApp>[3] = {}) {
     return {
       status: response.status,
       sessionId: response.headers.get('x-hermes-session-id') ?? '',
-      body: (await response.json()) as Record<string, any>,
+      body: (await response.json()) as unknown,
     };
   };
   return { emulator, sandbox, store, app, ask };

@@ -1,0 +1,140 @@
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startPersona, makeGatewaySandbox, startTestGateway, assistants } from './gateway-test-helpers.js';
+
+/**
+ * Issue 10 item 5 / SPEC §23.3, in a real browser: Debian's chromium driven by playwright-core
+ * opens the inspector, gives it the token, selects a session, expands a reasoning view and
+ * checks the carriers table against `/v1/sessions/{id}/requests`. Model text is shown as text,
+ * never markup. A screenshot is saved to test-artifacts/gateway-inspector.png.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const TOKEN = 'inspector-token-1';
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+/** The skip reason is part of the name, so a skipped run says why (CI installs chromium in .ci/run). */
+const TITLE =
+  'token prompt, session list, reasoning <details>, carriers table per request' +
+  (HAS_CHROMIUM ? '' : ' — skipped: /usr/bin/chromium is not installed (apt-get install chromium)');
+
+let cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+});
+
+interface RequestsJson {
+  data: {
+    id: number;
+    decisions: { messageIndex: number; field: string; action: string; reason: string; bytes?: number }[];
+  }[];
+}
+
+describe('gateway web inspector in chromium (issue 10 item 5)', () => {
+  it.skipIf(!HAS_CHROMIUM)(
+    TITLE,
+    async () => {
+      const { emulator, route } = await startPersona('deepseek');
+      cleanups.push(() => emulator.close());
+      const sandbox = makeGatewaySandbox();
+      const gateway = await startTestGateway(sandbox.dbPath, route, sandbox.workspace, { token: TOKEN });
+      cleanups.push(() => gateway.close());
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(`${gateway.url}${path}`, {
+          ...init,
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        });
+      const ask = async (text: string, sessionId?: string) => {
+        const response = await api('/v1/chat/completions', {
+          method: 'POST',
+          body: JSON.stringify({ messages: [{ role: 'user', content: text }], session_id: sessionId }),
+        });
+        expect(response.status).toBe(200);
+        return response.headers.get('x-hermes-session-id') ?? '';
+      };
+      await ask('an unrelated session');
+      const sessionId = await ask('read the file notes.txt');
+      await ask('list the files', sessionId);
+      await ask('say <img src=x onerror="document.title=1"><b>bold</b>', sessionId);
+      const stored = assistants(await gateway.store.listMessages(sessionId));
+      const requests = (await (await api(`/v1/sessions/${sessionId}/requests`)).json()) as RequestsJson;
+      expect(requests.data.length).toBe(5);
+
+      const context: BrowserContext = await chromium.launchPersistentContext(
+        mkdtempSync(join(tmpdir(), 'hermes-inspector-profile-')),
+        { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 } },
+      );
+      cleanups.push(() => context.close());
+      const page = context.pages()[0] ?? (await context.newPage());
+      await page.goto(`${gateway.url}/`);
+
+      // The API answered 401: the page asks for the token and keeps it in sessionStorage.
+      await page.locator('#token-form').waitFor({ state: 'visible' });
+      await page.fill('#token', TOKEN);
+      await page.click('#token-form button[type=submit]');
+      await page.locator(`#sessions button[data-session-id="${sessionId}"]`).click();
+      expect(await page.evaluate(() => sessionStorage.getItem('hermes-gateway-token'))).toBe(TOKEN);
+      await expect.poll(() => page.locator('#sessions button').count()).toBe(2);
+
+      // Turns: one section per user message; reasoning collapsed until expanded.
+      const turns = page.locator('section.turn');
+      await expect.poll(() => turns.count()).toBe(3);
+      const firstReasoning = page.locator('details.reasoning').first();
+      expect(await firstReasoning.evaluate((node) => (node as HTMLDetailsElement).open)).toBe(false);
+      await firstReasoning.locator('summary').click();
+      expect(await firstReasoning.evaluate((node) => (node as HTMLDetailsElement).open)).toBe(true);
+      expect(await firstReasoning.locator('pre').innerText()).toBe(stored[0]?.reasoning_content);
+      expect(await page.locator('details.reasoning').count()).toBe(stored.length);
+
+      // Model text is text: the markup in the question shows literally and creates no element.
+      expect(await page.locator('#detail img, #detail b').count()).toBe(0);
+      expect(await page.locator('section.turn').nth(2).innerText()).toContain('<b>bold</b>');
+      expect(await page.title()).toBe('Hermes gateway inspector');
+
+      // Carriers table: one per request, rows exactly the recorded decisions.
+      const tables = page.locator('table.carriers');
+      expect(await tables.count()).toBe(requests.data.length);
+      for (const [index, request] of requests.data.entries()) {
+        const rows = await tables
+          .nth(index)
+          .locator('tbody tr')
+          .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+        const expected = request.decisions.length
+          ? request.decisions.map((decision) => [
+              `m${decision.messageIndex} assistant`,
+              decision.field,
+              decision.action,
+              decision.reason,
+              decision.bytes === undefined ? '' : String(decision.bytes),
+            ])
+          : [['no reasoning carriers to replay (first request)']];
+        expect(rows).toEqual(expected);
+      }
+      // DeepSeek (must-echo, SPEC §4): the last request kept reasoning_content on every earlier assistant message.
+      const last = requests.data[requests.data.length - 1];
+      const kept = last?.decisions.filter(
+        (decision) => decision.field === 'reasoning_content' && decision.action === 'kept',
+      );
+      expect(kept?.length).toBe(4);
+
+      const artifacts = resolve(process.cwd(), 'test-artifacts');
+      mkdirSync(artifacts, { recursive: true });
+      await page.screenshot({ path: join(artifacts, 'gateway-inspector.png'), fullPage: true });
+      expect(existsSync(join(artifacts, 'gateway-inspector.png'))).toBe(true);
+    },
+    60_000,
+  );
+});
