@@ -46,9 +46,13 @@ const gateway = await startGateway({
 /** `hermes emulate chat --persona deepseek` in a child process; resolves with its base URL. */
 function startEmulatorProcess() {
   const cli = new URL('../../dist/cli.js', import.meta.url).pathname;
-  const child = spawn(process.execPath, [cli, 'emulate', 'chat', '--persona', 'deepseek', '--host', '127.0.0.1', '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, 'emulate', 'chat', '--persona', 'deepseek', '--host', '127.0.0.1', '--port', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let output = '';
     const onData = (chunk) => {
