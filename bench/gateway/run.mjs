@@ -14,6 +14,7 @@
 // to the emulator → response decoded). So it is the gateway's own cost: HTTP in and out, the
 // session load from state.db, replay shaping, persisting the user and assistant messages, and
 // queueing behind other sessions' work on the one Node thread.
+/* global fetch */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
