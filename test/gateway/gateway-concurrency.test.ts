@@ -1,9 +1,17 @@
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/message.js';
 import type { Tool } from '../../src/tools/tool-types.js';
 import { readFileTool } from '../../src/tools/tool-files.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
-import { boundedAll, makeGatewaySandbox, startPersona, storedMessages, testApp } from './gateway-test-helpers.js';
+import {
+  boundedAll,
+  makeGatewaySandbox,
+  startPersona,
+  startTestGateway,
+  storedMessages,
+  testApp,
+} from './gateway-test-helpers.js';
 
 /**
  * Issue 10 item 3 / SPEC §23.6: turns on one session are serialized (they wait in a queue; past
@@ -22,6 +30,8 @@ class GatedReadFile {
   inside = 0;
   maxInside = 0;
   entered = 0;
+  /** The abort signal of the latest turn that entered (the gateway aborts it when a streaming client leaves). */
+  lastSignal: AbortSignal | undefined;
   private releases: (() => void)[] = [];
   private watchers: { kind: 'inside' | 'entered'; count: number; resolve: () => void }[] = [];
 
@@ -30,6 +40,7 @@ class GatedReadFile {
     run: async (args, context) => {
       this.inside += 1;
       this.entered += 1;
+      this.lastSignal = context.signal;
       this.maxInside = Math.max(this.maxInside, this.inside);
       this.watchers = this.watchers.filter((watcher) => {
         if ((watcher.kind === 'inside' ? this.inside : this.entered) < watcher.count) return true;
@@ -185,5 +196,46 @@ describe('gateway turn serialization (issue 10 item 3, SPEC §23.6)', () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
     expect(answers[0]?.sessionId).not.toBe(answers[1]?.sessionId);
     expect(gate.maxInside).toBe(2);
+  });
+});
+
+describe('a streaming client that goes away (issue 10 item 2)', () => {
+  it('interrupts its turn, frees the session for the next turn, and leaves a valid stored history', async () => {
+    const gate = new GatedReadFile();
+    const { emulator, route } = await startPersona('deepseek');
+    const sandbox = makeGatewaySandbox();
+    const gateway = await startTestGateway(sandbox.dbPath, route, sandbox.workspace, { turn: { tools: [gate.tool] } });
+    cleanups.push(async () => {
+      await gateway.close();
+      await emulator.close();
+    });
+    // A raw socket, destroyed like a browser tab closing (undici keeps an aborted socket around for seconds).
+    const client = request(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
+    const headers = new Promise<Record<string, unknown>>((resolve) =>
+      client.once('response', (response) => resolve(response.headers)),
+    );
+    client.end(JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'read the file notes.txt' }] }));
+    const sessionId = String((await headers)['x-hermes-session-id'] ?? '');
+    await gate.whenEntered(1);
+    client.destroy();
+    // Wait until the gateway has noticed and aborted the turn, then let the tool return.
+    const signal = gate.lastSignal;
+    if (!signal) throw new Error('the gateway passed no abort signal to the tool');
+    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    gate.releaseAll();
+    // The next turn on the same session is served (the first one released the session).
+    const next = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hermes-session-id': sessionId },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hello again' }] }),
+    });
+    expect(next.status).toBe(200);
+    const messages = await gateway.store.listMessages(sessionId);
+    // The interrupted turn kept its tool call and result but no partial answer; the next turn follows it.
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+    expect(messages[4]?.content).toBe('You said: hello again\nReasoning continuity: intact (1/1).');
   });
 });

@@ -86,16 +86,16 @@ describe('gateway web inspector in chromium (issue 10 item 5)', () => {
       await page.fill('#token', TOKEN);
       await page.click('#token-form button[type=submit]');
       await page.locator(`#sessions button[data-session-id="${sessionId}"]`).click();
-      expect(await page.evaluate(() => sessionStorage.getItem('hermes-gateway-token'))).toBe(TOKEN);
+      expect(await page.evaluate("sessionStorage.getItem('hermes-gateway-token')")).toBe(TOKEN);
       await expect.poll(() => page.locator('#sessions button').count()).toBe(2);
 
       // Turns: one section per user message; reasoning collapsed until expanded.
       const turns = page.locator('section.turn');
       await expect.poll(() => turns.count()).toBe(3);
       const firstReasoning = page.locator('details.reasoning').first();
-      expect(await firstReasoning.evaluate((node) => (node as HTMLDetailsElement).open)).toBe(false);
+      expect(await firstReasoning.evaluate((node) => (node as unknown as { open: boolean }).open)).toBe(false);
       await firstReasoning.locator('summary').click();
-      expect(await firstReasoning.evaluate((node) => (node as HTMLDetailsElement).open)).toBe(true);
+      expect(await firstReasoning.evaluate((node) => (node as unknown as { open: boolean }).open)).toBe(true);
       expect(await firstReasoning.locator('pre').innerText()).toBe(stored[0]?.reasoning_content);
       expect(await page.locator('details.reasoning').count()).toBe(stored.length);
 
