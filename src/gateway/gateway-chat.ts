@@ -144,7 +144,7 @@ function completionBody(context: GatewayTurnContext, outcome: GatewayTurnOutcome
   };
 }
 
-/** `Server-Timing`: provider time and whole-turn time, so callers (and bench/gateway) see the gateway's own share. */
+/** `Server-Timing: provider;dur=MS`: time spent waiting on the provider, so callers (and bench/gateway) can tell the gateway's own share of a turn. */
 function serverTiming(outcome: GatewayTurnOutcome): string {
   return `provider;dur=${outcome.providerMs.toFixed(2)}`;
 }
