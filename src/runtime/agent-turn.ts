@@ -127,8 +127,15 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
   const transport = (options.transportFor ?? getTransport)(options.route.api);
   let compactedThisTurn = false;
   const compact = async (force: boolean): Promise<boolean> => {
+    // One attempt per turn (issue 9, g4): a pass that frees nothing used to be retried before
+    // every request of the tool loop, one summary call each time; now it says so once and stops.
+    compactedThisTurn = true;
     const outcome = await compressSession(options, () => undefined, force);
-    if (!outcome.childSessionId) return false;
+    if (!outcome.childSessionId) {
+      options.logger.info({ session: options.sessionId }, outcome.message);
+      options.onEvent?.({ type: 'recovery', message: outcome.message });
+      return false;
+    }
     options.onEvent?.({
       type: 'compacted',
       from: options.sessionId,

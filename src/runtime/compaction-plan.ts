@@ -18,7 +18,10 @@ export interface CompactionSettings {
 
 /** Where the history is cut: `[0, headEnd)` kept, `[headEnd, tailStart)` summarised, `[tailStart, end)` kept. */
 export interface CompactionPlan {
+  /** What the next request would cost: the provider usage anchor when present, else {@link roughEstimate}. */
   estimate: number;
+  /** The SPEC §15 rough estimate alone (sum of the per-message costs), comparable before and after a compaction. */
+  roughEstimate: number;
   limit: number | null;
   shouldCompact: boolean;
   headEnd: number;
@@ -100,7 +103,11 @@ export function planCompaction(
   history.forEach((message, index) => {
     if (message.role === 'user' && index >= headEnd) turnStarts.push(index);
   });
-  const sum = (from: number, to: number) => costs.slice(from, to).reduce((total, cost) => total + cost, 0);
+  const sum = (from: number, to: number): number => {
+    let total = 0;
+    for (let index = from; index < to; index += 1) total += costs[index] ?? 0;
+    return total;
+  };
   const headCost = sum(0, headEnd);
   let keptTurns = Math.min(settings.keepTurns, turnStarts.length);
   // With no later user turn, everything after the first user message is its (current) turn: keep it.
@@ -117,6 +124,7 @@ export function planCompaction(
   const over = limit !== null && estimate > limit;
   return {
     estimate,
+    roughEstimate: sum(0, history.length),
     limit,
     shouldCompact: !middleEmpty && (force || over),
     headEnd,
@@ -149,5 +157,31 @@ export function dropSupersededCheckpoints(messages: readonly Message[]): Message
     return items.length === message.codex_reasoning_items.length
       ? message
       : { ...message, codex_reasoning_items: items };
+  });
+}
+
+/**
+ * The child session's messages: head, summary, tail. Retained turns keep every carrier byte for
+ * byte; only superseded Responses checkpoints go (SPEC §16). The private `_usage` anchor is the
+ * one thing removed from retained copies: it measured the prompt the PARENT sent, which no longer
+ * exists, and an anchor left in the tail made the child look as large as the parent — so
+ * compaction reported "frees nothing" and was attempted again on every request (SPEC §15 anchors
+ * "the last response", which in the child has not happened yet).
+ */
+export function compactedMessages(
+  history: readonly Message[],
+  plan: Pick<CompactionPlan, 'headEnd' | 'tailStart'>,
+  summary: Message,
+): Message[] {
+  const retained = dropSupersededCheckpoints([
+    ...history.slice(0, plan.headEnd),
+    summary,
+    ...history.slice(plan.tailStart),
+  ]);
+  return retained.map((message) => {
+    if (message.role !== 'assistant' || !('_usage' in message)) return message;
+    const copy: AssistantMessage = { ...message };
+    delete copy._usage;
+    return copy;
   });
 }

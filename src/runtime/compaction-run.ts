@@ -4,7 +4,7 @@ import { getTransport } from '../transports/transport-registry.js';
 import type { AgentTurnOptions } from './agent-turn.js';
 import {
   chargeStaleThinkingFor,
-  dropSupersededCheckpoints,
+  compactedMessages,
   planCompaction,
   type CompactionPlan,
   type CompactionSettings,
@@ -67,14 +67,11 @@ export async function compressSession(
     content: SUMMARY_MESSAGE_PREFIX + summary,
     timestamp: Date.now(),
   };
-  const retained = dropSupersededCheckpoints([
-    ...history.slice(0, plan.headEnd),
-    summaryMessage,
-    ...history.slice(plan.tailStart),
-  ]);
+  const retained = compactedMessages(history, plan, summaryMessage);
   const after = planCompaction(retained, settings, charge, false);
-  if (after.estimate >= plan.estimate) {
-    const message = `compaction would free nothing (about ${plan.estimate} tokens before, ${after.estimate} after); stopped`;
+  // Like against like: the rough estimate before and after (the usage anchor only exists before).
+  if (after.roughEstimate >= plan.roughEstimate) {
+    const message = `compaction would free nothing (about ${plan.roughEstimate} tokens before, ${after.roughEstimate} after); stopped`;
     progress(message);
     return { plan, summarisedMessages: 0, message };
   }

@@ -1,0 +1,263 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AssistantMessage, Message } from '../../src/core/message.js';
+import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
+import type { ReceivedRequest, RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
+import { COMPACTION_SUMMARY_PROMPT, SUMMARY_MESSAGE_PREFIX } from '../../src/runtime/compaction-run.js';
+import { assistantsOf, makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+
+/**
+ * Issue 9 end to end (SPEC §15–§16): a session long enough to compact compacts automatically into
+ * a child session, every retained assistant turn keeps its carriers byte for byte on the wire, the
+ * next tool-call turn succeeds with no 400, and the child inherits the parent's model_config.
+ */
+
+let emulator: RunningChatEmulator | null = null;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = null;
+});
+
+interface ChatJson {
+  session_id: string;
+  answer: string;
+}
+
+interface ShownSession {
+  id: string;
+  parent_session_id: string | null;
+  children: string[];
+  model_config: Record<string, unknown>;
+  messages: Message[];
+}
+
+type Sandbox = ReturnType<typeof makeSandbox>;
+
+/** A tool result of ~350 tokens, so a handful of turns crosses a small context window. */
+const NOTES = `${'alpha beta gamma delta '.repeat(60)}\n`;
+
+function prepare(configYaml: string): Sandbox {
+  const sandbox = makeSandbox();
+  writeFileSync(join(sandbox.workspace, 'notes.txt'), NOTES);
+  writeFileSync(join(sandbox.home, 'config.yaml'), configYaml);
+  return sandbox;
+}
+
+async function show(sandbox: Sandbox, id: string): Promise<ShownSession> {
+  return parseJson<ShownSession>(await runHermes(['sessions', 'show', id, '--json'], sandbox));
+}
+
+/**
+ * Runs tool-call turns on one session until automatic compaction moves it to a child session
+ * (bounded: 12 turns at most). Returns the source session id and the child id.
+ */
+async function chatUntilCompacted(sandbox: Sandbox, route: string[]): Promise<{ source: string; child: string }> {
+  let current: string | null = null;
+  for (let turn = 1; turn <= 12; turn += 1) {
+    const resume = current ? ['--resume', current] : [];
+    const run = await runHermes(
+      ['chat', '-q', `turn ${turn}: read the file notes.txt`, '--json', ...resume, ...route],
+      sandbox,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const result = parseJson<ChatJson>(run);
+    if (current && result.session_id !== current) return { source: current, child: result.session_id };
+    current = result.session_id;
+  }
+  throw new Error('the session never compacted within 12 turns');
+}
+
+function isSummaryRequest(request: ReceivedRequest): boolean {
+  const messages = (request.body as { messages?: { content?: unknown }[] }).messages ?? [];
+  return String(messages[0]?.content ?? '').startsWith(COMPACTION_SUMMARY_PROMPT);
+}
+
+function withoutUsage(message: Message): Message {
+  if (message.role !== 'assistant' || !('_usage' in message)) return message;
+  const copy: AssistantMessage = { ...message };
+  delete copy._usage;
+  return copy;
+}
+
+/**
+ * The retained tail as stored in the source (from its second-to-last user message: keep_turns 2),
+ * and the same messages in the child (after the head's first user message and the summary).
+ */
+function retainedPair(source: ShownSession, child: ShownSession): { parentTail: Message[]; childTail: Message[] } {
+  const userIndexes = source.messages.flatMap((message, index) => (message.role === 'user' ? [index] : []));
+  const cut = userIndexes[userIndexes.length - 2] ?? -1;
+  expect(cut).toBeGreaterThan(0);
+  const parentTail = source.messages.slice(cut);
+  return { parentTail, childTail: child.messages.slice(2, 2 + parentTail.length) };
+}
+
+function storedAssistants(messages: readonly Message[]): AssistantMessage[] {
+  return messages.filter((message): message is AssistantMessage => message.role === 'assistant');
+}
+
+/** The checks every persona shares: lineage, head + summary + tail layout, no 400 after, next turn intact. */
+async function expectCompactedLineage(
+  sandbox: Sandbox,
+  source: string,
+  child: string,
+): Promise<{
+  parent: ShownSession;
+  compacted: ShownSession;
+}> {
+  const parent = await show(sandbox, source);
+  const compacted = await show(sandbox, child);
+  expect(compacted.parent_session_id).toBe(source);
+  expect(parent.children).toContain(child);
+  expect(compacted.model_config.compaction).toMatchObject({
+    source_session_id: source,
+    kept_turns: 2,
+    salvaged: false,
+  });
+  // Head: the first user message verbatim; then the summary as a user message.
+  expect(compacted.messages[0]).toEqual(parent.messages.find((message) => message.role === 'user'));
+  expect(compacted.messages[1]?.role).toBe('user');
+  expect(String(compacted.messages[1]?.content)).toMatch(new RegExp(`^${escapeRegExp(SUMMARY_MESSAGE_PREFIX)}`));
+  // The source session is never mutated by compaction (SPEC §21.1): it keeps every turn.
+  expect(parent.messages.length).toBeGreaterThan(compacted.messages.length);
+  return { parent, compacted };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
+  it('DeepSeek: compacts, every retained turn keeps reasoning_content on the wire, the next tool turn has no 400, verdicts carry over', async () => {
+    // DeepSeek on a loopback URL sends {reasoning_content, reasoning} (SPEC §5 local fallback); this
+    // instance rejects `reasoning`, so the session learns a verdict before it compacts.
+    emulator = await startChatEmulator({ persona: 'deepseek', contextWindow: 100_000, rejectKeys: ['reasoning'] });
+    const sandbox = prepare('compaction:\n  context_window: 3000\n  keep_turns: 2\n');
+    const route = [
+      '--provider',
+      'deepseek',
+      '--model',
+      'deepseek-v4-flash',
+      '--base-url',
+      emulator.baseUrl,
+      '--api-key',
+      'k',
+    ];
+    const { source, child } = await chatUntilCompacted(sandbox, route);
+    const { parent, compacted } = await expectCompactedLineage(sandbox, source, child);
+
+    // model_config inherited: the verdict learned before compaction is in the child (SPEC §16).
+    const verdicts = parent.model_config.reasoning_rejected_carriers;
+    expect(verdicts).toEqual([['deepseek', '127.0.0.1', 'deepseek-v4-flash', ['reasoning']]]);
+    expect(compacted.model_config.reasoning_rejected_carriers).toEqual(verdicts);
+
+    // Retained turns are the parent's messages, byte for byte (only the private usage anchor goes).
+    const { parentTail, childTail } = retainedPair(parent, compacted);
+    expect(childTail).toEqual(parentTail.map(withoutUsage));
+    expect(storedAssistants(childTail).every((message) => typeof message.reasoning_content === 'string')).toBe(true);
+
+    // On the wire: the first request after the summary carries each retained reasoning_content verbatim.
+    const summaryAt = emulator.requests.findIndex(isSummaryRequest);
+    expect(summaryAt).toBeGreaterThan(0);
+    const afterSummary = emulator.requests[summaryAt + 1];
+    const retainedAssistants = storedAssistants(childTail);
+    const sent = assistantsOf(afterSummary?.body);
+    expect(sent.map((message) => message.reasoning_content)).toEqual(
+      retainedAssistants.map((message) => message.reasoning_content),
+    );
+    for (const message of retainedAssistants)
+      expect(afterSummary?.raw).toContain(JSON.stringify(message.reasoning_content));
+
+    // The next tool-call turn on the child succeeds, and the model sees every kept turn's reasoning intact.
+    const before = emulator.requests.length;
+    const next = await runHermes(
+      ['chat', '--resume', child, '-q', 'read the file notes.txt', '--json', ...route],
+      sandbox,
+    );
+    expect(next.code, next.stderr).toBe(0);
+    const answer = parseJson<ChatJson>(next);
+    expect(answer.session_id).toBe(child);
+    expect(answer.answer).toMatch(/Reasoning continuity: intact \(\d+\/\d+\)\./);
+    const nextRequests = emulator.requests.slice(before);
+    expect(nextRequests.map((request) => request.status)).toEqual([200, 200]);
+    for (const request of nextRequests) {
+      expect(assistantsOf(request.body).every((message) => typeof message.reasoning_content === 'string')).toBe(true);
+      expect(assistantsOf(request.body).some((message) => 'reasoning' in message)).toBe(false);
+    }
+    // The only 400 of the whole run is the one that taught the verdict on the first tool turn.
+    expect(emulator.requests.filter((request) => request.status >= 400)).toHaveLength(1);
+  });
+
+  it('OpenRouter: retained turns keep reasoning_details byte-identical in the store and on the wire', async () => {
+    emulator = await startChatEmulator({ persona: 'openrouter', contextWindow: 100_000 });
+    const sandbox = prepare('compaction:\n  context_window: 3000\n  keep_turns: 2\n');
+    const route = [
+      '--provider',
+      'openrouter',
+      '--model',
+      'anthropic/claude-sonnet-4.5',
+      '--base-url',
+      emulator.baseUrl,
+      '--api-key',
+      'k',
+    ];
+    const { source, child } = await chatUntilCompacted(sandbox, route);
+    const { parent, compacted } = await expectCompactedLineage(sandbox, source, child);
+
+    const { parentTail, childTail } = retainedPair(parent, compacted);
+    expect(childTail).toEqual(parentTail.map(withoutUsage));
+    const retainedAssistants = storedAssistants(childTail);
+    expect(retainedAssistants.length).toBeGreaterThan(0);
+    for (const [index, message] of storedAssistants(parentTail).entries()) {
+      expect(message.reasoning_details?.length).toBeGreaterThan(0);
+      expect(retainedAssistants[index]?.reasoning_details).toEqual(message.reasoning_details);
+    }
+
+    const summaryAt = emulator.requests.findIndex(isSummaryRequest);
+    const afterSummary = emulator.requests[summaryAt + 1];
+    expect(afterSummary?.status).toBe(200);
+    expect(assistantsOf(afterSummary?.body).map((message) => message.reasoning_details)).toEqual(
+      retainedAssistants.map((message) => message.reasoning_details),
+    );
+    // Byte-identical: the serialised details (signature and sealed data included) are in the raw request.
+    for (const message of retainedAssistants)
+      expect(afterSummary?.raw).toContain(JSON.stringify(message.reasoning_details));
+
+    const before = emulator.requests.length;
+    const next = await runHermes(
+      ['chat', '--resume', child, '-q', 'read the file notes.txt', '--json', ...route],
+      sandbox,
+    );
+    expect(next.code, next.stderr).toBe(0);
+    expect(parseJson<ChatJson>(next).answer).toMatch(/Reasoning continuity: intact \(\d+\/\d+\)\./);
+    expect(emulator.requests.slice(before).map((request) => request.status)).toEqual([200, 200]);
+    expect(emulator.requests.every((request) => request.status === 200)).toBe(true);
+  });
+
+  it('a context-length 400 compacts once and retries the same request, which then succeeds', async () => {
+    // No context_window in config: only the provider's own "maximum context length" 400 can trigger it.
+    emulator = await startChatEmulator({ persona: 'deepseek', contextWindow: 2500 });
+    const sandbox = prepare('compaction:\n  keep_turns: 2\n');
+    const route = [
+      '--provider',
+      'deepseek',
+      '--model',
+      'deepseek-v4-flash',
+      '--base-url',
+      emulator.baseUrl,
+      '--api-key',
+      'k',
+    ];
+    const { source, child } = await chatUntilCompacted(sandbox, route);
+    const compacted = await show(sandbox, child);
+    expect(compacted.parent_session_id).toBe(source);
+    const statuses = emulator.requests.map((request) => request.status);
+    const rejected = statuses.indexOf(400);
+    expect(statuses.filter((status) => status >= 400)).toHaveLength(1);
+    expect(emulator.requests[rejected]?.raw).not.toContain(SUMMARY_MESSAGE_PREFIX.trim());
+    // Right after the 400: the summary request, then the retried request on the compacted child.
+    expect(isSummaryRequest(emulator.requests[rejected + 1]!)).toBe(true);
+    expect(emulator.requests[rejected + 2]?.status).toBe(200);
+    expect(emulator.requests[rejected + 2]?.raw).toContain(SUMMARY_MESSAGE_PREFIX.trim());
+  });
+});
