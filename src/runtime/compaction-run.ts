@@ -60,7 +60,8 @@ export async function compressSession(
     return { plan, summarisedMessages: 0, message };
   }
   const middle = history.slice(plan.headEnd, plan.tailStart);
-  progress(`compacting: summarising ${middle.length} messages, keeping ${plan.keptTurns} recent turns…`);
+  const salvage = plan.salvaged ? ` (salvage: ${settings.keepTurns} would not fit beside a summary)` : '';
+  progress(`compacting: summarising ${middle.length} messages, keeping ${plan.keptTurns} recent turns${salvage}…`);
   const summary = await summarise(middle, options);
   const summaryMessage: UserMessage = {
     role: 'user',
@@ -76,19 +77,22 @@ export async function compressSession(
     return { plan, summarisedMessages: 0, message };
   }
   const source = await options.store.getSession(options.sessionId);
+  // One transaction for the child, its messages and its model_config (inherited verdicts and
+  // fingerprints plus the compaction entry): a failure leaves no half child (issue 9 item 3).
   const child = await options.store.forkSession(options.sessionId, {
     title: `${source?.title ?? options.sessionId} (compacted)`,
     messages: retained,
-  });
-  await options.store.patchModelConfig(child.id, {
-    compaction: {
-      source_session_id: options.sessionId,
-      at: new Date().toISOString(),
-      summarised_messages: middle.length,
-      kept_turns: plan.keptTurns,
-      estimate_before: plan.estimate,
-      estimate_after: after.estimate,
-      salvaged: plan.salvaged,
+    modelConfig: {
+      ...source?.modelConfig,
+      compaction: {
+        source_session_id: options.sessionId,
+        at: new Date().toISOString(),
+        summarised_messages: middle.length,
+        kept_turns: plan.keptTurns,
+        estimate_before: plan.estimate,
+        estimate_after: after.estimate,
+        salvaged: plan.salvaged,
+      },
     },
   });
   const message = `compacted ${options.sessionId} → ${child.id}: ${middle.length} messages summarised, about ${plan.estimate} → ${after.estimate} tokens`;

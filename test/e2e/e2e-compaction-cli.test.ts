@@ -1,0 +1,148 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AssistantMessage, Message } from '../../src/core/message.js';
+import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
+import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
+import { sealReasoning } from '../../src/emulators/shared/scripted-model.js';
+import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
+import { stateDbPath } from '../../src/storage/store-paths.js';
+import { makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+
+/**
+ * Issue 9 item 2 through `hermes sessions compress ID` (SPEC §16): the salvage pass keeps fewer
+ * turns than asked when they do not fit, with the same retention rule; a pass that would free
+ * nothing says so and stops after one summary request; a session with nothing between its first
+ * message and its kept turns sends no request at all.
+ */
+
+let emulator: RunningChatEmulator | null = null;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = null;
+});
+
+type Sandbox = ReturnType<typeof makeSandbox>;
+
+interface ShownSession {
+  parent_session_id: string | null;
+  children: string[];
+  model_config: Record<string, unknown>;
+  messages: Message[];
+}
+
+/** Creates a DeepSeek session on the running emulator holding `messages`, through the store API. */
+async function seedSession(sandbox: Sandbox, baseUrl: string, messages: Message[]): Promise<string> {
+  const store = openSqliteSessionStore(stateDbPath(sandbox.home));
+  try {
+    const session = await store.createSession({
+      title: 'seeded',
+      provider: 'deepseek',
+      model: 'deepseek-v4-flash',
+      baseUrl,
+      api: 'chat_completions',
+    });
+    await store.appendMessages(session.id, messages);
+    return session.id;
+  } finally {
+    await store.close();
+  }
+}
+
+/** One tool-call turn as DeepSeek stores it: RC on the tool turn and on the answer. */
+function toolTurn(turn: number, resultText: string): Message[] {
+  const id = `call_${turn}_1`;
+  return [
+    { role: 'user', content: `turn ${turn}: read the file notes.txt` },
+    {
+      role: 'assistant',
+      content: null,
+      reasoning_content: sealReasoning(`Turn ${turn}: I should call read_file.`),
+      tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } }],
+      finish_reason: 'tool_calls',
+    },
+    { role: 'tool', tool_call_id: id, tool_name: 'read_file', content: resultText },
+    {
+      role: 'assistant',
+      content: `The tool returned: ${resultText.slice(0, 40)}`,
+      reasoning_content: sealReasoning(`Turn ${turn}: the tool answered.`),
+      finish_reason: 'stop',
+    },
+  ];
+}
+
+const route = (baseUrl: string) => ['--base-url', baseUrl, '--api-key', 'k'];
+
+describe('hermes sessions compress (issue 9 item 2, SPEC §16)', () => {
+  it('salvage: keep-turns larger than fits keeps fewer whole turns, each with its reasoning_content', async () => {
+    emulator = await startChatEmulator({ persona: 'deepseek' });
+    const sandbox = makeSandbox();
+    // Limit 0.8 × 2000 = 1600 tokens; each turn is ~370, so 6 kept turns cannot fit beside a summary.
+    writeFileSync(join(sandbox.home, 'config.yaml'), 'compaction:\n  context_window: 2000\n');
+    const history: Message[] = [];
+    for (let turn = 1; turn <= 8; turn += 1) history.push(...toolTurn(turn, 'alpha beta gamma delta '.repeat(60)));
+    const id = await seedSession(sandbox, emulator.baseUrl, history);
+
+    const run = await runHermes(['sessions', 'compress', id, '--keep-turns', '6', ...route(emulator.baseUrl)], sandbox);
+    expect(run.code, run.stderr).toBe(0);
+    const childId = run.stdout.trim();
+    const child = parseJson<ShownSession>(await runHermes(['sessions', 'show', childId, '--json'], sandbox));
+    const entry = child.model_config.compaction as { kept_turns: number; salvaged: boolean };
+    expect(entry.salvaged).toBe(true);
+    expect(entry.kept_turns).toBeGreaterThanOrEqual(1);
+    expect(entry.kept_turns).toBeLessThan(6);
+    expect(run.stderr).toContain(
+      `keeping ${entry.kept_turns} recent turns (salvage: 6 would not fit beside a summary)`,
+    );
+    expect(child.parent_session_id).toBe(id);
+
+    // Same retention rule: whole turns from a user message on, identical to the source's last turns.
+    const tail = history.slice(history.length - 4 * entry.kept_turns);
+    expect(child.messages).toEqual([history[0], expect.objectContaining({ role: 'user' }), ...tail]);
+    const kept = child.messages.filter((message): message is AssistantMessage => message.role === 'assistant');
+    expect(kept.every((message) => typeof message.reasoning_content === 'string')).toBe(true);
+    expect(emulator.requests.map((request) => request.status)).toEqual([200]);
+
+    // The compacted child continues: a tool-call turn on it succeeds with no 400 (must-echo RC kept).
+    const next = await runHermes(
+      ['chat', '--resume', childId, '-q', 'read the file notes.txt', '--json', ...route(emulator.baseUrl)],
+      sandbox,
+    );
+    expect(next.code, next.stderr).toBe(0);
+    expect(parseJson<{ answer: string }>(next).answer).toMatch(/Reasoning continuity: intact/);
+    expect(emulator.requests.map((request) => request.status)).toEqual([200, 200, 200]);
+  });
+
+  it('a pass that would free nothing says so and stops after one summary request, leaving no child', async () => {
+    emulator = await startChatEmulator({ persona: 'deepseek' });
+    const sandbox = makeSandbox();
+    // The middle (three one-word messages) is smaller than any summary the model writes.
+    const id = await seedSession(sandbox, emulator.baseUrl, [
+      { role: 'user', content: 'start' },
+      { role: 'assistant', content: 'ok', reasoning_content: '' },
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: 'y', reasoning_content: ' ' },
+      { role: 'user', content: 'last' },
+      { role: 'assistant', content: 'fine', reasoning_content: 'r' },
+    ]);
+    const run = await runHermes(['sessions', 'compress', id, '--keep-turns', '1', ...route(emulator.baseUrl)], sandbox);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/compaction would free nothing \(about \d+ tokens before, \d+ after\); stopped/);
+    expect(emulator.requests).toHaveLength(1);
+    const shown = parseJson<ShownSession>(await runHermes(['sessions', 'show', id, '--json'], sandbox));
+    expect(shown.children).toEqual([]);
+    expect(shown.messages).toHaveLength(6);
+  });
+
+  it('nothing between the first message and the kept turns: says so, sends no request', async () => {
+    emulator = await startChatEmulator({ persona: 'deepseek' });
+    const sandbox = makeSandbox();
+    const id = await seedSession(sandbox, emulator.baseUrl, toolTurn(1, 'alpha'));
+    const run = await runHermes(['sessions', 'compress', id, ...route(emulator.baseUrl)], sandbox);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('nothing to compact');
+    expect(emulator.requests).toHaveLength(0);
+  });
+});
