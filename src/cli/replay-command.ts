@@ -20,6 +20,8 @@ import { readRejectedThinking } from '../replay/anthropic-signature-memory.js';
 import { emulatorPreviewRoute } from '../runtime/runtime-emulator.js';
 import { EMULATOR_PREFIX } from '../runtime/runtime-route.js';
 import { loadRejectedCarriers } from '../runtime/runtime-verdicts.js';
+import { encryptedReplayOffRoutes } from '../runtime/runtime-recovery.js';
+import { routeKeyOf, routeKeyString } from '../replay/replay-route-key.js';
 import { hermesHome } from '../storage/store-paths.js';
 import { toolDefinitions } from '../tools/tool-registry.js';
 import { withCliContext } from './cli-context.js';
@@ -284,6 +286,11 @@ async function previewSession(sessionId: string, options: PreviewOptions): Promi
       echoOptIn: options.reasoningEcho === true || context.config.reasoningEcho,
       routeOverrides: context.config.routes,
       rejectedThinkingFingerprints: readRejectedThinking(session.modelConfig),
+      // The Responses kill switch (SPEC §12) persisted after invalid_encrypted_content: without it the preview
+      // would show encrypted items the next turn no longer sends (found by test/e2e/e2e-responses-continuity).
+      replayEncryptedReasoning: !encryptedReplayOffRoutes(session.modelConfig).includes(
+        routeKeyString(routeKeyOf(route.provider, route.baseUrl, route.model)),
+      ),
       stream: true,
     };
     const prepared = getTransport(route.api).prepare(request);

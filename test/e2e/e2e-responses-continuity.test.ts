@@ -221,12 +221,20 @@ describe('hermes chat against the Responses emulator (issue 8, SPEC §12)', () =
     expect(warnLines.length).toBe(1);
     expect(warnLines[0]).toContain(`encrypted reasoning rejected on ${routeKey} (invalid_encrypted_content)`);
 
+    // `replay preview --session` honours the persisted switch: it shows what the next turn sends.
+    const preview = await runHermes(['replay', 'preview', '--session', first.session_id, '--json'], sandbox);
+    expect(preview.code).toBe(0);
+    const previewBody = parseJson<Json & { input: Json[] }>(preview);
+    expect(JSON.stringify(previewBody.input)).not.toContain('encrypted_content');
+
     // The switch persists: the next resume sends no encrypted item and needs no retry.
     const nextBefore = emulator.requests.length;
     const again = await runHermes(chat(first.session_id, 'and again', emulator.baseUrl), sandbox);
     expect(again.code).toBe(0);
     expect(emulator.requests.slice(nextBefore).map((request) => request.status)).toEqual([200]);
-    expect(JSON.stringify(inputOf(emulator.requests[nextBefore]?.body))).not.toContain('encrypted_content');
+    const next = emulator.requests[nextBefore]?.body as Json & { input: Json[] };
+    expect(JSON.stringify(next.input)).not.toContain('encrypted_content');
+    expect(previewBody).toEqual({ ...next, input: next.input.slice(0, -1) });
   });
 
   it('replay preview --api codex_responses on an exported session prints the body the next turn sends', async () => {
