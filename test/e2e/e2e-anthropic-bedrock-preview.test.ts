@@ -1,0 +1,113 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startAnthropicEmulator } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
+import { startBedrockEmulator } from '../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
+import type { ReceivedRequest } from '../../src/emulators/shared/emulator-request-log.js';
+import { makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+
+/**
+ * Issue 6 item 6 and issue 7 item 6: `hermes replay preview --api anthropic_messages` and
+ * `--api bedrock_converse` print the exact body the next turn sends. A stored session is exported
+ * with `hermes sessions export` (its `{"hermes_session": …}` header line is accepted by
+ * `--history`), the next user message is appended, and the preview is compared with the body the
+ * emulator received when the same turn ran through `hermes chat --resume`.
+ *
+ * Not deterministic from a history file: the tool list. A `--history` file carries messages only,
+ * so the preview has no `tools` (Anthropic) / `toolConfig` (Converse); everything else, in the same
+ * key order, is byte-equal. The bodies hold no timestamps, request ids or random fields.
+ */
+
+interface Running {
+  baseUrl: string;
+  requests: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+interface PreviewCase {
+  api: 'anthropic_messages' | 'bedrock_converse';
+  start: () => Promise<Running>;
+  /** Route flags for the emulator; the API key is passed only to `chat`. */
+  route: (baseUrl: string) => string[];
+  chatOnly: string[];
+  /** Body key the preview cannot know from a history file. */
+  toolsKey: string;
+}
+
+const AWS_ENV = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' };
+
+const CASES: PreviewCase[] = [
+  {
+    api: 'anthropic_messages',
+    start: () => startAnthropicEmulator(),
+    route: (baseUrl) => ['--provider', 'anthropic', '--model', 'claude-opus-4-8', '--base-url', baseUrl],
+    chatOnly: ['--api-key', 'x'],
+    toolsKey: 'tools',
+  },
+  {
+    api: 'bedrock_converse',
+    start: () => startBedrockEmulator(),
+    route: (baseUrl) => [
+      '--provider',
+      'bedrock',
+      '--model',
+      'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      '--base-url',
+      baseUrl,
+    ],
+    chatOnly: [],
+    toolsKey: 'toolConfig',
+  },
+];
+
+let running: Running | null = null;
+afterEach(async () => {
+  await running?.close();
+  running = null;
+});
+
+describe('hermes replay preview equals the next turn (issues 6 and 7)', () => {
+  it.each(CASES)(
+    '--api $api: the preview of an exported session plus the next user message is the body the emulator receives',
+    async (testCase) => {
+      running = await testCase.start();
+      const sandbox = makeSandbox();
+      const route = testCase.route(running.baseUrl);
+      const first = parseJson<{ session_id: string }>(
+        await runHermes(
+          ['chat', '-q', 'read the file notes.txt', '--json', ...route, ...testCase.chatOnly],
+          sandbox,
+          AWS_ENV,
+        ),
+      );
+      const exported = await runHermes(['sessions', 'export', first.session_id], sandbox);
+      expect(exported.code).toBe(0);
+      expect(Object.keys(JSON.parse(exported.stdout.split('\n')[0] ?? '{}') as object)).toEqual(['hermes_session']);
+      const historyFile = join(sandbox.workspace, 'history.jsonl');
+      writeFileSync(historyFile, `${exported.stdout}${JSON.stringify({ role: 'user', content: 'thanks' })}\n`);
+
+      const preview = await runHermes(
+        ['replay', 'preview', '--history', historyFile, ...route, '--api', testCase.api, '--json'],
+        sandbox,
+        AWS_ENV,
+      );
+      expect(preview.code, preview.stderr).toBe(0);
+      const previewBody = parseJson(preview);
+
+      const before = running.requests.length;
+      const resumed = await runHermes(
+        ['chat', '--resume', first.session_id, '-q', 'thanks', '--json', ...route, ...testCase.chatOnly],
+        sandbox,
+        AWS_ENV,
+      );
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const received = running.requests[before];
+      expect(received?.status).toBe(200);
+      const { [testCase.toolsKey]: tools, ...withoutTools } = received?.body as Record<string, unknown>;
+      expect(tools).toBeDefined();
+      expect(previewBody).toEqual(withoutTools);
+      // Same key order and value bytes, not only deep equality.
+      expect(JSON.stringify(previewBody)).toBe(JSON.stringify(withoutTools));
+    },
+  );
+});
