@@ -183,79 +183,116 @@ describe('hermes chat against the Gemini emulator (issue 8, SPEC §11)', () => {
     expect(afterResume.raw).not.toMatch(/extra_content|hermes\.native_assistant|gemini_content_parts/);
   });
 
-  it('AI Studio → Vertex → AI Studio: Vertex never receives an AI Studio signature, AI Studio gets its own back', async () => {
-    emulator = await startGeminiEmulator();
-    const sandbox = makeSandbox();
-    const first = parseJson<ChatJson>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...aiStudioRoute(emulator.baseUrl)], sandbox),
-    );
-    const studioSignatures = assistants(await show(sandbox, first.session_id)).flatMap(storedSignatures);
-    expect(studioSignatures.length).toBe(2);
-
-    // Same session, Vertex path of the emulator (its own signing key): another tool loop.
-    const onVertexFrom = emulator.requests.length;
-    const onVertex = parseJson<ChatJson>(
-      await runHermes(
-        [
-          'chat',
-          '--resume',
-          first.session_id,
-          '-q',
-          'read the file notes.txt',
-          '--json',
-          ...vertexRoute(emulator.vertexBaseUrl),
-        ],
-        sandbox,
-      ),
-    );
-    expect(onVertex.tool_calls.map((call) => call.name)).toEqual(['read_file']);
-    const vertexRequests = emulator.requests.slice(onVertexFrom);
-    expect(vertexRequests.map((request) => [request.issuer, request.status])).toEqual([
-      ['vertex', 200],
-      ['vertex', 200],
-    ]);
-    for (const request of vertexRequests) {
-      for (const signature of studioSignatures) expect(request.raw).not.toContain(signature);
-      // The earlier AI Studio steps are previous turns, which Gemini does not validate (WIRE.md §4.4), and the
-      // current-turn step carries Vertex's own signature: no signature is missing, so no sentinel either.
-      expect(request.raw).not.toContain(GEMINI_SKIP_SIGNATURE_SENTINEL);
-    }
-    const shownAfterVertex = await show(sandbox, first.session_id);
-    const [studioTool, studioAnswer, vertexTool] = assistants(shownAfterVertex);
-    expect(vertexTool?.gemini_issuer).toMatch(/^vertex@/);
-    // The foreign turns are rebuilt from their canonical fields: visible text and calls only.
-    expect(modelContents(vertexRequests[1]?.body)).toEqual([
-      {
-        role: 'model',
-        parts: [
-          { functionCall: { name: 'read_file', args: { path: 'notes.txt' }, id: studioTool?.tool_calls?.[0]?.id } },
-        ],
+  /** Where each issuer lives: the emulator's loopback URLs, or the real Google hosts connected to it. */
+  interface SwitchSetup {
+    name: string;
+    studioBaseUrl: (running: GeminiEmulator) => string;
+    vertexBaseUrl: (running: GeminiEmulator) => string;
+    env: (running: GeminiEmulator) => Record<string, string>;
+    studioIssuer: string;
+    vertexIssuer: string;
+  }
+  const realVertex = 'https://us-central1-aiplatform.googleapis.com';
+  const realStudio = 'https://generativelanguage.googleapis.com';
+  const switchSetups: SwitchSetup[] = [
+    {
+      name: 'loopback URLs (issuer kind from the path shape, scoped to the host)',
+      studioBaseUrl: (running) => running.baseUrl,
+      vertexBaseUrl: (running) => running.vertexBaseUrl,
+      env: () => ({}),
+      studioIssuer: 'ai-studio@127.0.0.1',
+      vertexIssuer: 'vertex@127.0.0.1',
+    },
+    {
+      name: 'the real Google hosts through HERMES_CONNECT_TO (issuer kind from the host)',
+      studioBaseUrl: () => `${realStudio}/v1beta`,
+      vertexBaseUrl: () => `${realVertex}/v1/projects/hermes-emulator/locations/us-central1`,
+      env: (running) => {
+        const origin = new URL(running.baseUrl).origin;
+        return { HERMES_CONNECT_TO: `${realStudio}=${origin},${realVertex}=${origin}` };
       },
-      { role: 'model', parts: [{ text: studioAnswer?.content }] },
-      { role: 'model', parts: sameIssuerParts(vertexTool!) },
-    ]);
+      studioIssuer: 'ai-studio',
+      vertexIssuer: 'vertex',
+    },
+  ];
 
-    // Back on AI Studio: its own signatures travel again, Vertex's never.
-    const backFrom = emulator.requests.length;
-    const back = await runHermes(
-      ['chat', '--resume', first.session_id, '-q', 'thanks', '--json', ...aiStudioRoute(emulator.baseUrl)],
-      sandbox,
-    );
-    expect(back.code).toBe(0);
-    const studioAgain = emulator.requests.slice(backFrom);
-    expect(studioAgain.map((request) => [request.issuer, request.status])).toEqual([['ai-studio', 200]]);
-    const raw = studioAgain[0]!.raw;
-    for (const signature of studioSignatures) expect(raw).toContain(JSON.stringify(signature));
-    const [, , vertexToolNow, vertexAnswer] = assistants(await show(sandbox, first.session_id));
-    for (const signature of [...storedSignatures(vertexToolNow!), ...storedSignatures(vertexAnswer!)]) {
-      expect(raw).not.toContain(signature);
-    }
-    expect(modelContents(studioAgain[0]?.body).slice(0, 2)).toEqual([
-      { role: 'model', parts: sameIssuerParts(studioTool!) },
-      { role: 'model', parts: sameIssuerParts(studioAnswer!) },
-    ]);
-    expect(emulator.requests.every((request) => request.status === 200)).toBe(true);
-  });
+  it.each(switchSetups)(
+    'AI Studio → Vertex → AI Studio via $name: Vertex never receives an AI Studio signature, AI Studio gets its own back (SPEC §23.2)',
+    async (setup) => {
+      const running = await startGeminiEmulator();
+      emulator = running;
+      const sandbox = makeSandbox();
+      const env = setup.env(running);
+      const studio = aiStudioRoute(setup.studioBaseUrl(running));
+      const vertex = vertexRoute(setup.vertexBaseUrl(running));
+      const first = parseJson<ChatJson>(
+        await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...studio], sandbox, env),
+      );
+      const studioSignatures = assistants(await show(sandbox, first.session_id)).flatMap(storedSignatures);
+      expect(studioSignatures.length).toBe(2);
+
+      // Same session, Vertex (the emulator signs with another key there): another tool loop.
+      const onVertexFrom = running.requests.length;
+      const onVertex = parseJson<ChatJson>(
+        await runHermes(
+          ['chat', '--resume', first.session_id, '-q', 'read the file notes.txt', '--json', ...vertex],
+          sandbox,
+          env,
+        ),
+      );
+      expect(onVertex.tool_calls.map((call) => call.name)).toEqual(['read_file']);
+      const vertexRequests = running.requests.slice(onVertexFrom);
+      expect(vertexRequests.map((request) => [request.issuer, request.status])).toEqual([
+        ['vertex', 200],
+        ['vertex', 200],
+      ]);
+      for (const request of vertexRequests) {
+        for (const signature of studioSignatures) expect(request.raw).not.toContain(signature);
+        // The earlier AI Studio steps are previous turns, which Gemini does not validate (WIRE.md §4.4), and the
+        // current-turn step carries Vertex's own signature: no signature is missing, so no sentinel either.
+        expect(request.raw).not.toContain(GEMINI_SKIP_SIGNATURE_SENTINEL);
+      }
+      const [studioTool, studioAnswer, vertexTool] = assistants(await show(sandbox, first.session_id));
+      expect([studioTool?.gemini_issuer, studioAnswer?.gemini_issuer, vertexTool?.gemini_issuer]).toEqual([
+        setup.studioIssuer,
+        setup.studioIssuer,
+        setup.vertexIssuer,
+      ]);
+      // The foreign turns are rebuilt from their canonical fields: visible text and calls only.
+      expect(modelContents(vertexRequests[1]?.body)).toEqual([
+        {
+          role: 'model',
+          parts: [
+            { functionCall: { name: 'read_file', args: { path: 'notes.txt' }, id: studioTool?.tool_calls?.[0]?.id } },
+          ],
+        },
+        { role: 'model', parts: [{ text: studioAnswer?.content }] },
+        { role: 'model', parts: sameIssuerParts(vertexTool!) },
+      ]);
+
+      // Back on AI Studio: its own signatures travel again, Vertex's never.
+      const backFrom = running.requests.length;
+      const back = await runHermes(
+        ['chat', '--resume', first.session_id, '-q', 'thanks', '--json', ...studio],
+        sandbox,
+        env,
+      );
+      expect(back.code).toBe(0);
+      const studioAgain = running.requests.slice(backFrom);
+      expect(studioAgain.map((request) => [request.issuer, request.status])).toEqual([['ai-studio', 200]]);
+      const raw = studioAgain[0]!.raw;
+      for (const signature of studioSignatures) expect(raw).toContain(JSON.stringify(signature));
+      const [, , vertexToolNow, vertexAnswer] = assistants(await show(sandbox, first.session_id));
+      const vertexSignatures = [...storedSignatures(vertexToolNow!), ...storedSignatures(vertexAnswer!)];
+      expect(vertexSignatures.length).toBe(2);
+      for (const signature of vertexSignatures) expect(raw).not.toContain(signature);
+      expect(modelContents(studioAgain[0]?.body).slice(0, 2)).toEqual([
+        { role: 'model', parts: sameIssuerParts(studioTool!) },
+        { role: 'model', parts: sameIssuerParts(studioAnswer!) },
+      ]);
+      expect(running.requests.every((request) => request.status === 200)).toBe(true);
+    },
+  );
 
   it('replay preview --api gemini on an exported session prints the body the next turn sends', async () => {
     emulator = await startGeminiEmulator();
