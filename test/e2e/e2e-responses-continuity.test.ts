@@ -180,6 +180,49 @@ describe('hermes chat against the Responses emulator (issue 8, SPEC §12)', () =
     for (const request of [...one.requests, ...two.requests]) expect(request.status).toBe(200);
   });
 
+  it('GitHub Copilot /responses rotates item ids: the .done copy is replayed (it verifies), no item id is sent (WIRE.md §5.3)', async () => {
+    const emulator = await startResponsesEmulator({ issuer: 'github', rotateIds: true });
+    emulators.push(emulator);
+    const sandbox = makeSandbox();
+    // The route keeps its real host, so the github_responses issuer rules apply; the bytes go to the emulator.
+    const env = { HERMES_CONNECT_TO: `https://api.githubcopilot.com=${new URL(emulator.baseUrl).origin}` };
+    const copilot = (sessionId: string | null, query: string) => {
+      const resume = sessionId === null ? [] : ['--resume', sessionId];
+      return [
+        'chat',
+        ...resume,
+        '-q',
+        query,
+        '--json',
+        '--provider',
+        'copilot',
+        '--api',
+        'codex_responses',
+        '--model',
+        MODEL,
+        '--base-url',
+        'https://api.githubcopilot.com/v1',
+        '--api-key',
+        'gho_x',
+      ];
+    };
+    const first = parseJson<ChatJson>(await runHermes(copilot(null, 'read the file notes.txt'), sandbox, env));
+    const resumed = parseJson<ChatJson>(await runHermes(copilot(first.session_id, 'thanks'), sandbox, env));
+    // The provisional blob of `output_item.added` never verifies: intact means the `.done` copy was kept.
+    expect(resumed.answer).toContain('Reasoning continuity: intact (2/2).');
+    expect(emulator.requests.map((request) => request.status)).toEqual([200, 200, 200]);
+    const stored = assistants(await show(sandbox, first.session_id));
+    expect(
+      stored.flatMap((message) => message.codex_reasoning_items ?? []).map((item) => item['_issuer_kind']),
+    ).toEqual(['github_responses', 'github_responses', 'github_responses']);
+    const input = inputOf(emulator.requests[2]?.body);
+    expect(input.filter((item) => item['type'] === 'reasoning')).toEqual(
+      stored.slice(0, 2).map((message) => wireItem(reasoningItem(message))),
+    );
+    // Copilot rejects the ids it handed out: neither reasoning nor message items carry one.
+    expect(input.filter((item) => 'id' in item)).toEqual([]);
+  });
+
   it('kill switch: a tampered stored blob → invalid_encrypted_content once, encrypted replay off for the route (model_config + WARN), one retry succeeds', async () => {
     const emulator = await startEmulator('openai');
     const sandbox = makeSandbox();
