@@ -1,6 +1,7 @@
 import type { JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message } from '../core/message.js';
 import type { SessionStore } from '../storage/session-store.js';
+import { GEMINI_CONTENT_PARTS_KEY } from '../transports/gemini/gemini-wire.js';
 import { formatTime } from './cli-output.js';
 
 /** The `sessions show --json` document. */
@@ -46,9 +47,22 @@ function bytes(text: unknown): number {
   return typeof text === 'string' ? new TextEncoder().encode(text).length : 0;
 }
 
+/** Assistant-message keys that can hold opaque bytes, every carrier kind (SPEC §2, §23.5). */
+const OPAQUE_CARRIER_KEYS = [
+  'reasoning_details',
+  'anthropic_content_blocks',
+  'bedrock_content_blocks',
+  'codex_reasoning_items',
+  'tool_calls',
+  // Gemini native keeps its parts (and their `thoughtSignature`s) under this key.
+  GEMINI_CONTENT_PARTS_KEY,
+] as const;
+
 /**
  * Bytes of opaque carriers an assistant message keeps (SPEC §23.5): signatures, redacted data,
- * encrypted content, Copilot opaque, Gemini thought signatures.
+ * encrypted content (Responses reasoning items and compaction checkpoints), Copilot opaque,
+ * Gemini thought signatures (tool-call `extra_content`, Copilot per-call, native parts), Bedrock
+ * redacted content. Readable text is never counted.
  */
 export function opaqueBytes(message: AssistantMessage): number {
   let total = 0;
@@ -67,15 +81,8 @@ export function opaqueBytes(message: AssistantMessage): number {
     else if (value && typeof value === 'object')
       for (const [child, inner] of Object.entries(value)) visit(inner, child);
   };
-  for (const key of [
-    'reasoning_details',
-    'anthropic_content_blocks',
-    'bedrock_content_blocks',
-    'codex_reasoning_items',
-    'tool_calls',
-  ] as const) {
-    visit(message[key], key);
-  }
+  const fields = message as unknown as Record<string, unknown>;
+  for (const key of OPAQUE_CARRIER_KEYS) visit(fields[key], key);
   return total;
 }
 
@@ -95,6 +102,10 @@ export function carriersOf(message: AssistantMessage): string[] {
     present.push(`bedrock_content_blocks(${message.bedrock_content_blocks.length})`);
   if (message.codex_reasoning_items?.length)
     present.push(`codex_reasoning_items(${message.codex_reasoning_items.length})`);
+  if (message.codex_message_items?.length) present.push(`codex_message_items(${message.codex_message_items.length})`);
+  const geminiParts = (message as unknown as Record<string, unknown>)[GEMINI_CONTENT_PARTS_KEY];
+  if (Array.isArray(geminiParts) && geminiParts.length)
+    present.push(`${GEMINI_CONTENT_PARTS_KEY}(${geminiParts.length})`);
   return present;
 }
 
