@@ -181,6 +181,10 @@ describe('hermes chat against the Gemini emulator (issue 8, SPEC §11)', () => {
       expect(afterResume.raw).toContain(JSON.stringify(signature));
     expect(afterResume.raw).not.toContain(GEMINI_SKIP_SIGNATURE_SENTINEL);
     expect(afterResume.raw).not.toMatch(/extra_content|hermes\.native_assistant|gemini_content_parts/);
+    // SPEC §23.3: the request log explains each decision with sizes, never the signature values.
+    const logs = await runHermes(['logs', '-n', '1000'], sandbox);
+    expect(logs.stdout).toContain('thought_signature kept (same issuer and model family');
+    for (const signature of [callSignature!, textSignature!]) expect(logs.stdout).not.toContain(signature);
   });
 
   /** Where each issuer lives: the emulator's loopback URLs, or the real Google hosts connected to it. */

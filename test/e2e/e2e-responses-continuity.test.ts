@@ -139,6 +139,10 @@ describe('hermes chat against the Responses emulator (issue 8, SPEC §12)', () =
     for (const blob of blobsOf([toolTurn!, answerTurn!])) expect(afterResume.raw).toContain(JSON.stringify(blob));
     expect(afterResume.raw).not.toMatch(/"id":"rs_|_issuer_kind|_precedes_call_id/);
     expect(afterResume.body).toMatchObject({ store: false, include: ['reasoning.encrypted_content'] });
+    // SPEC §23.3: the request log explains each decision with sizes, never the blobs.
+    const logs = await runHermes(['logs', '-n', '1000'], sandbox);
+    expect(logs.stdout).toContain('kept (same issuer');
+    for (const blob of blobsOf([toolTurn!, answerTurn!])) expect(logs.stdout).not.toContain(blob);
   });
 
   it('issuer one → issuer two → issuer one: no foreign blob is ever sent, zero 4xx', async () => {
