@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../src/core/json.js';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { Route } from '../../src/core/route.js';
 import { estimateRequestTokens, estimateTextTokens } from '../../src/replay/replay-token-estimate.js';
@@ -252,9 +251,9 @@ describe('opaque bytes never count (SPEC §15, §21.6)', () => {
 
   it('the readable text beside the blobs does count (the property above is not vacuous)', () => {
     const history = opaqueHeavyHistory(1);
-    const longer = history.map((message) =>
+    const longer = history.map((message): Message =>
       message.role === 'assistant' && message.reasoning === 'Summarising.'
-        ? ({ ...message, reasoning: 'Summarising. '.repeat(400) } as JsonObject as unknown as Message)
+        ? { ...message, reasoning: 'Summarising. '.repeat(400) }
         : message,
     );
     const charge = true;
