@@ -111,3 +111,44 @@ describe('hermes replay preview equals the next turn (issues 6 and 7)', () => {
     },
   );
 });
+
+describe('hermes replay preview: an in-flight tool-call turn without thinking (WIRE.md §2.6a)', () => {
+  it('the body goes with thinking off, and --explain says why', async () => {
+    const sandbox = makeSandbox();
+    const historyFile = join(sandbox.workspace, 'loop.jsonl');
+    const history = [
+      { role: 'user', content: 'read the file notes.txt' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'toolu_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'toolu_1', content: 'alpha beta\n' },
+    ];
+    writeFileSync(historyFile, history.map((message) => JSON.stringify(message)).join('\n'));
+    const route = ['--history', historyFile, '--provider', 'anthropic', '--model', 'claude-opus-4-8'];
+    const preview = await runHermes(['replay', 'preview', ...route, '--api', 'anthropic_messages', '--json'], sandbox);
+    expect(parseJson(preview)).toEqual({
+      model: 'claude-opus-4-8',
+      max_tokens: 16384,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'read the file notes.txt' }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'notes.txt' } }],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'alpha beta\n' }] },
+      ],
+      stream: true,
+    });
+    const explained = await runHermes(
+      ['replay', 'preview', ...route, '--api', 'anthropic_messages', '--explain'],
+      sandbox,
+    );
+    expect(explained.stdout).toContain(
+      'dropped thinking (thinking off for this request: the in-flight tool-call turn has no valid thinking block)',
+    );
+  });
+});

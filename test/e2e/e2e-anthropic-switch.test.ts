@@ -215,6 +215,45 @@ describe('a forced signature rejection (SPEC §9.4)', () => {
   });
 });
 
+describe('a forced signature rejection inside the in-flight tool loop (SPEC §9.4, WIRE.md §2.6a)', () => {
+  it('the single retry goes without thinking (the loop turn lost its only block), succeeds, and thinking is back on the next turn', async () => {
+    // Request 2 answers the tool result; its tool-call turn's signature is rejected.
+    anthropic = await startAnthropicEmulator({ rejectSignaturesOnRequests: [2] });
+    const sandbox = makeSandbox();
+    const route = anthropicRouteFor(anthropic);
+    const first = await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox);
+    expect(first.code, first.stderr).toBe(0);
+    const sessionId = parseJson<ChatJson>(first).session_id;
+    expect(parseJson<ChatJson>(first).answer).toContain('alpha beta');
+    expect(anthropic.requests.map((received) => received.status)).toEqual([200, 400, 200]);
+
+    const rejected = storedSignedBlocks(await showSession(sandbox, sessionId))[0] ?? [];
+    expect(rejected.map((block) => block.type)).toEqual(['thinking']);
+    const retry = anthropic.requests[2]?.body as Block;
+    // Anthropic: "To avoid this requirement, disable `thinking`" — the retry carries no thinking at all.
+    expect(retry.thinking).toBeUndefined();
+    expect(retry.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'read the file notes.txt' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_call_1_1', name: 'read_file', input: { path: 'notes.txt' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_call_1_1', content: 'alpha beta\n' }] },
+    ]);
+    expect((await showSession(sandbox, sessionId)).model_config._anthropic_rejected_thinking).toEqual(
+      rejected.map(fingerprint),
+    );
+
+    const resumed = await runHermes(['chat', '--resume', sessionId, '-q', 'thanks', '--json', ...route], sandbox);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const later = anthropic.requests[3];
+    expect(later?.status).toBe(200);
+    expect((later?.body as Block).thinking).toEqual({ type: 'adaptive' });
+    for (const block of rejected) expect(later?.raw).not.toContain(signatureOf(block));
+    expect(anthropic.requests.length).toBe(4);
+  });
+});
+
 describe('Bedrock InvokeModel framing of the Anthropic transport (WIRE.md §2.5)', () => {
   it('a tool loop and a resume through SigV4 + AWS event-stream framing, zero errors, signatures byte-identical', async () => {
     anthropic = await startAnthropicEmulator();

@@ -4,7 +4,7 @@
  * rawPredict, Microsoft Foundry, Anthropic-compatible hosts). No I/O: `replay preview` and logs
  * call this; the transport adds headers and auth.
  */
-import type { JsonObject } from '../../core/json.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { ReasoningEffort, ReasoningOptions } from '../../core/reasoning-options.js';
 import type { Route } from '../../core/route.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
@@ -15,8 +15,9 @@ import {
   type AnthropicPlatform,
   type AnthropicRouteTreatment,
   classifyAnthropicRoute,
+  isSignedReplayRoute,
 } from '../../replay/anthropic-endpoint-route.js';
-import { buildAnthropicMessages } from '../../replay/anthropic-replay.js';
+import { type AnthropicReplayResult, buildAnthropicMessages } from '../../replay/anthropic-replay.js';
 import {
   INTERLEAVED_THINKING_BETA,
   needsInterleavedThinkingBeta,
@@ -148,14 +149,33 @@ export function prepareAnthropicMessages(
   const stream = request.stream ?? true;
   const endpoint = resolveAnthropicEndpoint(route, options);
   const parameters = anthropicThinkingParameters(route.model, request.reasoning, request.maxTokens);
-  const conversation = buildAnthropicMessages(request.history, {
-    treatment: endpoint.treatment,
-    model: route.model,
-    endpointClass: endpoint.endpointClass,
-    thinkingEnabled: request.reasoning.enabled,
-    rejectedFingerprints: request.rejectedThinkingFingerprints,
-    stripAllThinking: options.stripAllThinking,
-  });
+  const build = (thinkingEnabled: boolean): AnthropicReplayResult =>
+    buildAnthropicMessages(request.history, {
+      treatment: endpoint.treatment,
+      model: route.model,
+      endpointClass: endpoint.endpointClass,
+      thinkingEnabled,
+      rejectedFingerprints: request.rejectedThinkingFingerprints,
+      stripAllThinking: options.stripAllThinking,
+    });
+  let conversation = build(request.reasoning.enabled);
+  let thinkingOn = parameters.thinking !== undefined;
+  if (thinkingOn && isSignedReplayRoute(endpoint.treatment) && inFlightTurnLacksThinking(conversation.messages)) {
+    // WIRE.md §2.6a: with thinking on, the assistant turn answered by the trailing tool_result
+    // must start with a thinking block ("Expected `thinking` or `redacted_thinking`, but found
+    // `tool_use`. … To avoid this requirement, disable `thinking`."). Its block is gone when a
+    // signature was rejected mid-loop (SPEC §9.4 retry), a strip-all retry ran, or the loop
+    // started with thinking off; sending thinking would be a certain 400, so this request
+    // goes without it, as Anthropic's error advises.
+    conversation = build(false);
+    thinkingOn = false;
+    conversation.decisions.push({
+      messageIndex: lastAssistantIndex(request.history),
+      field: 'thinking',
+      action: 'dropped',
+      reason: 'thinking off for this request: the in-flight tool-call turn has no valid thinking block',
+    });
+  }
 
   const body: JsonObject = {};
   if (endpoint.platform === 'bedrock') body.anthropic_version = BEDROCK_ANTHROPIC_VERSION;
@@ -165,10 +185,10 @@ export function prepareAnthropicMessages(
   if (conversation.system !== undefined) body.system = conversation.system;
   body.messages = conversation.messages;
   if (request.tools.length > 0) body.tools = anthropicTools(request.tools) as unknown as JsonObject[];
-  if (parameters.thinking) body.thinking = { ...parameters.thinking };
-  if (parameters.outputConfig) body.output_config = { ...parameters.outputConfig };
+  if (thinkingOn && parameters.thinking) body.thinking = { ...parameters.thinking };
+  if (thinkingOn && parameters.outputConfig) body.output_config = { ...parameters.outputConfig };
   if (endpoint.platform === 'bedrock') {
-    if (parameters.betas.length > 0) body.anthropic_beta = [...parameters.betas];
+    if (thinkingOn && parameters.betas.length > 0) body.anthropic_beta = [...parameters.betas];
   } else if (stream) body.stream = true;
 
   return {
@@ -178,4 +198,23 @@ export function prepareAnthropicMessages(
     carriersSent: [],
     routeKey: routeKeyString(routeKeyOf(route.provider, route.baseUrl, route.model)),
   };
+}
+
+/**
+ * True when the request ends with a `tool_result` turn whose preceding assistant turn does not
+ * start with a `thinking` / `redacted_thinking` block: Anthropic rejects that with thinking on
+ * (WIRE.md §2.6a).
+ */
+export function inFlightTurnLacksThinking(messages: readonly JsonObject[]): boolean {
+  const last = messages[messages.length - 1];
+  const previous = messages[messages.length - 2];
+  if (last?.role !== 'user' || previous?.role !== 'assistant' || !Array.isArray(last.content)) return false;
+  if (!last.content.some((block) => isJsonObject(block) && block.type === 'tool_result')) return false;
+  const first = Array.isArray(previous.content) ? previous.content[0] : undefined;
+  return !(isJsonObject(first) && (first.type === 'thinking' || first.type === 'redacted_thinking'));
+}
+
+function lastAssistantIndex(history: TransportRequest['history']): number {
+  for (let index = history.length - 1; index >= 0; index -= 1) if (history[index]?.role === 'assistant') return index;
+  return -1;
 }

@@ -125,7 +125,7 @@ describe.each(framings)('tool loop with signed thinking over %s', (framing, prov
 });
 
 describe('Anthropic emulator rules through the transport', () => {
-  it('a tool-loop turn without its thinking gets WIRE.md §2.6a verbatim', async () => {
+  it('a tool-loop turn without its thinking gets WIRE.md §2.6a verbatim; the transport sends that history with thinking off instead', async () => {
     const model = 'claude-sonnet-4-5';
     const history: Message[] = [SYSTEM, { role: 'user', content: 'please read the file a.txt' }];
     const first = await transport.send(request('anthropic', model, history)).result();
@@ -136,14 +136,25 @@ describe('Anthropic emulator rules through the transport', () => {
       origin: first.origin!,
     };
     history.push(stripped, toolResultFor(first, 'x'));
-    const error = (await transport
-      .send(request('anthropic', model, history))
-      .result()
-      .catch((caught: unknown) => caught)) as BadRequestError;
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect(JSON.parse(error.body).error.message).toBe(
+    const prepared = transport.prepare(request('anthropic', model, history));
+    expect(prepared.body.thinking).toBeUndefined();
+
+    // The emulator rule itself: the same body with thinking on is the exact 400 (WIRE.md §2.6a).
+    const forced = await fetch(prepared.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ ...prepared.body, thinking: { type: 'enabled', budget_tokens: 2048 } }),
+    });
+    expect(forced.status).toBe(400);
+    expect(((await forced.json()) as { error: { message: string } }).error.message).toBe(
       'messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking',
     );
+
+    // Through the transport: "To avoid this requirement, disable `thinking`" — one request, 200.
+    const before = emulator.requests.length;
+    const answer = await transport.send(request('anthropic', model, history)).result();
+    expect(answer.content).toContain('The tool returned: x');
+    expect(emulator.requests.slice(before).map((received) => received.status)).toEqual([200]);
   });
 
   it('redacted_thinking round-trips verbatim (non-streaming too)', async () => {
