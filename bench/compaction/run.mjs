@@ -5,6 +5,8 @@
 // call. Medians of BENCH_RUNS timed runs after warm-up, per-message cost, and the growth ratio
 // between sizes (linear scaling = the size ratio). Run: `npm run bench -- compaction` (builds
 // first) or `node bench/compaction/run.mjs` after `npm run build`.
+import { Buffer } from 'node:buffer';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
