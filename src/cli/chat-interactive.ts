@@ -1,4 +1,4 @@
-import { createInterface, type Interface } from 'node:readline/promises';
+import { createInterface, type Interface } from 'node:readline';
 import { HermesError } from '../core/errors.js';
 import { runAgentTurn, TurnInterruptedError, type AgentTurnOptions } from '../runtime/agent-turn.js';
 import type { SessionRecord } from '../storage/session-store.js';
@@ -33,6 +33,7 @@ export async function runInteractiveChat(
     output: process.stdout,
     terminal: Boolean(process.stdin.isTTY),
   });
+  const ask = lineReader(readline);
   let showReasoning = true;
   let options = { ...baseOptions };
   let current: AbortController | null = null;
@@ -45,15 +46,12 @@ export async function runInteractiveChat(
   );
   try {
     for (;;) {
-      let line: string;
-      try {
-        line = (await readline.question(style.bold('you> '))).trim();
-      } catch {
-        break; // Ctrl-D / closed input
-      }
+      const input = await ask(style.bold('you> '));
+      if (input === null) break; // Ctrl-D / end of piped input
+      const line = input.trim();
       if (!line) continue;
       if (line.startsWith('/')) {
-        const outcome = await runSlashCommand(line, { options, context, style, readline });
+        const outcome = await runSlashCommand(line, { options, context, style });
         if (outcome === 'exit') break;
         if (typeof outcome === 'object') options = outcome;
         if (line.startsWith('/reasoning')) showReasoning = line.endsWith('on');
@@ -70,7 +68,7 @@ export async function runInteractiveChat(
           ...options,
           signal: current.signal,
           onEvent: renderer.onEvent,
-          approve: yolo ? async () => true : (name, args) => askApproval(readline, name, args),
+          approve: yolo ? async () => true : (name, args) => askApproval(ask, name, args),
         });
         // Automatic compaction moves the conversation to a child session.
         if (turn.sessionId !== options.sessionId) options = { ...options, sessionId: turn.sessionId };
@@ -93,7 +91,7 @@ type TurnOptions = Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'>;
 
 async function runSlashCommand(
   line: string,
-  state: { options: TurnOptions; context: CliContext; style: ReturnType<typeof styles>; readline: Interface },
+  state: { options: TurnOptions; context: CliContext; style: ReturnType<typeof styles> },
 ): Promise<'exit' | 'ok' | TurnOptions> {
   const [command, ...rest] = line.split(/\s+/);
   const argument = rest.join(' ').trim();
@@ -146,7 +144,40 @@ async function runSlashCommand(
   }
 }
 
-async function askApproval(readline: Interface, name: string, args: Record<string, unknown>): Promise<boolean> {
-  const answer = await readline.question(`allow ${name} ${JSON.stringify(args)}? [y/N] `);
-  return /^y(es)?$/i.test(answer.trim());
+async function askApproval(ask: LineReader, name: string, args: Record<string, unknown>): Promise<boolean> {
+  const answer = await ask(`allow ${name} ${JSON.stringify(args)}? [y/N] `);
+  return /^y(es)?$/i.test((answer ?? '').trim());
+}
+
+/** Prompts and resolves with the next line, or null once input ended. */
+type LineReader = (prompt: string) => Promise<string | null>;
+
+/**
+ * Lines are queued as they arrive, so piped input (a script feeding several lines at once) loses
+ * none while a turn is running; a TTY gets readline's prompt and line editing.
+ */
+function lineReader(readline: Interface): LineReader {
+  const queued: string[] = [];
+  const waiting: ((line: string | null) => void)[] = [];
+  let closed = false;
+  readline.on('line', (line) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter(line);
+    else queued.push(line);
+  });
+  readline.on('close', () => {
+    closed = true;
+    for (const waiter of waiting.splice(0)) waiter(null);
+  });
+  return (prompt) => {
+    readline.setPrompt(prompt);
+    readline.prompt();
+    const line = queued.shift();
+    if (line !== undefined) {
+      if (!process.stdin.isTTY) process.stdout.write(`${line}\n`);
+      return Promise.resolve(line);
+    }
+    if (closed) return Promise.resolve(null);
+    return new Promise((resolve) => waiting.push(resolve));
+  };
 }
