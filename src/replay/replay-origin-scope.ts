@@ -111,7 +111,10 @@ function scopeEntry(entry: JsonValue, index: number, verdict: OriginVerdict, sco
   const allowed = isAnthropicFormat(entry) ? verdict.sameIssuerAndModel : verdict.sameIssuer;
   if (allowed) return entry;
   const type = typeof entry.type === 'string' ? entry.type : 'unknown';
-  if (isOpaqueOnly(entry)) {
+  // A foreign entry in another API's native shape (Anthropic `thinking` from a Messages-API turn,
+  // say) is not an OpenRouter-style detail at all: drop it whole. Its readable text already
+  // travels in `reasoning` / `reasoning_content` where the route reads them.
+  if (isOpaqueOnly(entry) || !type.startsWith('reasoning.')) {
     scoped.push({ index, part: 'entry', type, bytes: jsonStringBytes(entry) });
     return null;
   }

@@ -231,6 +231,30 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
     origin: openRouterOrigin,
   };
 
+  test('a foreign Anthropic-native thinking entry is dropped whole on a chat route; its text travels in reasoning', () => {
+    const anthropicTurn: Message = {
+      role: 'assistant',
+      content: 'a',
+      reasoning: 'native thought',
+      reasoning_content: 'native thought',
+      reasoning_details: [
+        { type: 'thinking', thinking: 'native thought', signature: 'EqQB' },
+        { type: 'redacted_thinking', data: 'EmwK' },
+      ],
+      origin: { api: 'anthropic_messages', provider: 'anthropic', host: 'api.anthropic.com', model: 'claude-opus-4-8' },
+    };
+    const result = buildChatCompletionsMessages(
+      [anthropicTurn],
+      route('openrouter', 'anthropic/claude-opus-4.8', 'https://openrouter.ai/api/v1'),
+    );
+    expect(result.messages[0]).toEqual({
+      role: 'assistant',
+      content: 'a',
+      reasoning_content: 'native thought',
+      reasoning: 'native thought',
+    });
+  });
+
   test('same issuer and model: every blob verbatim', () => {
     const result = buildChatCompletionsMessages(
       [message],
