@@ -85,12 +85,19 @@ function verifyDetails(message: JsonObject): DetailsVerdict {
 function checkReplay(context: PersonaRequestContext): EmulatorAnswer | undefined {
   const { messages } = context.request;
   const requestId = anthropicRequestId(context.raw);
+  // Anthropic (WIRE.md §2.4, §2.6a) requires thinking only on the in-flight tool loop: the
+  // assistant tool-call turns after the last user message. Earlier turns may lack it.
+  let lastUser = -1;
+  messages.forEach((message, index) => {
+    if (message['role'] === 'user') lastUser = index;
+  });
   for (const [index, message] of messages.entries()) {
     if (message['role'] !== 'assistant') continue;
     const verdict = verifyDetails(message);
     const turn = nativeTurnIndex(messages, index);
     if (verdict.kind === 'invalid') return openRouterInvalidSignatureError(turn, requestId);
-    const requiresThinking = !context.rejectedKeys.has('reasoning_details') && toolCallsOf(message).length > 0;
+    const requiresThinking =
+      index > lastUser && !context.rejectedKeys.has('reasoning_details') && toolCallsOf(message).length > 0;
     if (verdict.kind === 'none' && requiresThinking) {
       const found = contentText(message['content']) === '' ? 'tool_use' : 'text';
       return openRouterMissingThinkingError(turn, found, requestId);

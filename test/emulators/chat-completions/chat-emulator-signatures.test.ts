@@ -155,6 +155,17 @@ describe('OpenRouter reasoning_details verification (WIRE.md §1.7, §2.6)', () 
     );
   });
 
+  it('an earlier tool loop without thinking is accepted: only the in-flight loop must carry it (§2.4, §2.6a)', async () => {
+    const emulator = await start({ persona: 'openrouter' });
+    const body = secondTurn({ role: 'assistant', content: '', reasoning: 'plain text only', tool_calls: [CALL] });
+    (body.messages as JsonObject[]).push(
+      { role: 'assistant', content: 'It says hello.' },
+      { role: 'user', content: 'thanks' },
+    );
+    const result = await postJson(`${emulator.baseUrl}/chat/completions`, body);
+    expect(result.status).toBe(200);
+  });
+
   it('told to reject reasoning_details: unknown-field error, then the retry without them succeeds (issue 5)', async () => {
     const emulator = await start({ persona: 'openrouter', rejectKeys: ['reasoning_details'] });
     const first = await firstTurnMessage(emulator);
