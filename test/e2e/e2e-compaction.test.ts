@@ -130,8 +130,10 @@ function escapeRegExp(text: string): string {
 describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
   it('DeepSeek: compacts, every retained turn keeps reasoning_content on the wire, the next tool turn has no 400, verdicts carry over', async () => {
     // DeepSeek on a loopback URL sends {reasoning_content, reasoning} (SPEC §5 local fallback); this
-    // instance rejects `reasoning`, so the session learns a verdict before it compacts.
-    emulator = await startChatEmulator({ persona: 'deepseek', contextWindow: 100_000, rejectKeys: ['reasoning'] });
+    // instance rejects `reasoning`, so the session learns a verdict before it compacts. The emulator
+    // enforces its own 4,000-token window: had automatic compaction (limit 0.8 × 3,000) not run
+    // first, its context-length 400 would show up in the status count below.
+    emulator = await startChatEmulator({ persona: 'deepseek', contextWindow: 4000, rejectKeys: ['reasoning'] });
     const sandbox = prepare('compaction:\n  context_window: 3000\n  keep_turns: 2\n');
     const route = [
       '--provider',
@@ -189,7 +191,7 @@ describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
   });
 
   it('OpenRouter: retained turns keep reasoning_details byte-identical in the store and on the wire', async () => {
-    emulator = await startChatEmulator({ persona: 'openrouter', contextWindow: 100_000 });
+    emulator = await startChatEmulator({ persona: 'openrouter', contextWindow: 4000 });
     const sandbox = prepare('compaction:\n  context_window: 3000\n  keep_turns: 2\n');
     const route = [
       '--provider',
