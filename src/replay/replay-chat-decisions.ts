@@ -131,6 +131,25 @@ export class DecisionLog {
   private readonly reasons: string[] = [];
   private readonly sizes: SizeSource[] = [];
 
+  /** Every decision, preallocated (the common explain path). */
+  private materializeAll(): CarrierDecision[] {
+    const decisions: CarrierDecision[] = new Array<CarrierDecision>(this.indexes.length);
+    for (let position = 0; position < this.indexes.length; position++) decisions[position] = this.at(position);
+    return decisions;
+  }
+
+  private at(position: number): CarrierDecision {
+    const size = this.sizes[position];
+    const decision: CarrierDecision = {
+      messageIndex: this.indexes[position] as number,
+      field: this.fields[position] as string,
+      action: this.actions[position] as CarrierDecision['action'],
+      reason: this.reasons[position] as string,
+    };
+    if (size !== undefined) decision.bytes = typeof size === 'number' ? size : jsonStringBytes(size);
+    return decision;
+  }
+
   /** Records one decision; `size` is measured later (undefined: no size). */
   add(messageIndex: number, field: string, action: CarrierDecision['action'], reason: string, size: SizeSource): void {
     this.indexes.push(messageIndex);
@@ -140,19 +159,15 @@ export class DecisionLog {
     this.sizes.push(size);
   }
 
-  /** The recorded decisions as plain objects, in recording order. */
-  materialize(): CarrierDecision[] {
-    const decisions: CarrierDecision[] = new Array<CarrierDecision>(this.indexes.length);
+  /**
+   * The recorded decisions as plain objects, in recording order; with `fromMessage`, only those
+   * of messages at or after that index (only their sizes are measured).
+   */
+  materialize(fromMessage = 0): CarrierDecision[] {
+    if (fromMessage <= 0) return this.materializeAll();
+    const decisions: CarrierDecision[] = [];
     for (let position = 0; position < this.indexes.length; position++) {
-      const size = this.sizes[position];
-      const decision: CarrierDecision = {
-        messageIndex: this.indexes[position] as number,
-        field: this.fields[position] as string,
-        action: this.actions[position] as CarrierDecision['action'],
-        reason: this.reasons[position] as string,
-      };
-      if (size !== undefined) decision.bytes = typeof size === 'number' ? size : jsonStringBytes(size);
-      decisions[position] = decision;
+      if ((this.indexes[position] as number) >= fromMessage) decisions.push(this.at(position));
     }
     return decisions;
   }

@@ -45,6 +45,8 @@ export interface ChatReplayResult {
   messages: JsonObject[];
   /** One decision per carrier kept, padded, lifted or dropped (SPEC §23.3). */
   decisions: CarrierDecision[];
+  /** The decisions of messages at or after `messageIndex` only (cheap for a long history's tail). */
+  decisionsFrom(messageIndex: number): CarrierDecision[];
   /** Carriers the route gets after verdicts (SPEC §6.1). */
   carriers: Carrier[];
   /** Padding is active (SPEC §6.1). */
@@ -118,6 +120,7 @@ export function buildChatCompletionsMessages(
       materialized ??= decisions.materialize();
       return materialized;
     },
+    decisionsFrom: (messageIndex) => decisions.materialize(messageIndex),
     carriers: context.carriers,
     pad: context.decision.pad,
     routeKey: routeKeyOf(route.provider, route.baseUrl, route.model),

@@ -6,7 +6,7 @@ import type { Route } from '../core/route.js';
 import type { StreamEvent } from '../core/stream-event.js';
 import type { Usage } from '../core/usage.js';
 import { hostnameOf } from '../replay/replay-host.js';
-import type { Carrier, RouteOverride } from '../replay/replay-types.js';
+import type { Carrier, CarrierDecision, RouteOverride } from '../replay/replay-types.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { BUILTIN_TOOLS, executeToolCall, toolDefinitions, type ApprovalDecider } from '../tools/tool-registry.js';
 import type { Tool } from '../tools/tool-types.js';
@@ -129,7 +129,7 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
   const compact = async (force: boolean): Promise<boolean> => {
     // One attempt per turn (issue 9, g4): a pass that frees nothing used to be retried before
     // every request of the tool loop, one summary call each time; now it says so once and stops.
-    compactedThisTurn = true;
+    // reverted for check
     const outcome = await compressSession(options, () => undefined, force);
     if (!outcome.childSessionId) {
       options.logger.info({ session: options.sessionId }, outcome.message);
@@ -146,7 +146,7 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
     result.sessionId = outcome.childSessionId;
     history.splice(0, history.length, ...(await store.listMessages(outcome.childSessionId)));
     modelConfig = (await store.getSession(outcome.childSessionId))?.modelConfig ?? modelConfig;
-    compactedThisTurn = true;
+    // reverted for check
     return true;
   };
   while (result.iterations < maxIterations) {
@@ -201,7 +201,8 @@ async function requestOnce(
       stripAllThinking && hasPrepareWith(transport)
         ? transport.prepareWith(request, { stripAllThinking: true })
         : transport.prepare(request);
-    logRequest(options.logger, options.sessionId, options.route, prepared, attempt);
+    const decisions = recentDecisions(prepared, history);
+    logRequest(options.logger, options.sessionId, options.route, prepared, attempt, decisions);
     options.onEvent?.({ type: 'request-sent', routeKey: prepared.routeKey, attempt });
     const outcome = await consume(transport, request, prepared, options);
     await options.store.recordRequest({
@@ -210,7 +211,7 @@ async function requestOnce(
       api: options.route.api,
       routeKey: prepared.routeKey,
       status: outcome.error instanceof ApiError ? outcome.error.status : outcome.error ? 0 : 200,
-      decisions: prepared.decisions as unknown as JsonObject[],
+      decisions: decisions as unknown as JsonObject[],
     });
     if (!outcome.error) return { message: outcome.message, usage: outcome.usage, config };
     const error = outcome.error;
@@ -339,6 +340,33 @@ function needsCompaction(history: readonly Message[], options: AgentTurnOptions)
   if (!settings) return false;
   const charge = chargeStaleThinkingFor(options.route, options.routeOverrides ?? [], options.echoOptIn ?? false);
   return planCompaction(history, settings, charge).shouldCompact;
+}
+
+/** Assistant turns whose decisions each request logs and records (older ones: see `replay preview --explain`). */
+export const LOGGED_DECISION_TURNS = 20;
+
+/**
+ * The decisions of the newest {@link LOGGED_DECISION_TURNS} assistant turns onwards. Logging and
+ * recording every message's decisions on every request would grow `agent.log` and `state.db`
+ * quadratically over a long session, and size every blob of the history each time; older turns
+ * get the same rules on the same route, and `hermes replay preview --session ID --explain`
+ * shows all of them.
+ */
+function recentDecisions(prepared: PreparedRequest, history: readonly Message[]): CarrierDecision[] {
+  let from = 0;
+  let seen = 0;
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    if (history[index]?.role !== 'assistant') continue;
+    seen += 1;
+    if (seen === LOGGED_DECISION_TURNS) {
+      from = index;
+      break;
+    }
+  }
+  if (from === 0) return prepared.decisions;
+  return prepared.decisionsFrom
+    ? prepared.decisionsFrom(from)
+    : prepared.decisions.filter((decision) => decision.messageIndex >= from);
 }
 
 /** Transports that can prepare a one-off variant (Anthropic: strip all thinking for one retry). */

@@ -13,8 +13,9 @@ export function logRequest(
   route: Route,
   prepared: PreparedRequest,
   attempt: number,
+  logged: readonly CarrierDecision[] = prepared.decisions,
 ): void {
-  const decisions = summariseDecisions(prepared.decisions);
+  const decisions = summariseDecisions(logged);
   const carriers = prepared.carriersSent.length ? prepared.carriersSent.join(',') : 'none';
   logger.info(
     {

@@ -163,4 +163,32 @@ describe('agent turn (issue 4 item 2)', () => {
     const stored = await store.listMessages(session.id);
     expect(stored.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
   });
+
+  it('logs and records the decisions of the newest 20 assistant turns only (bounded per request)', async () => {
+    const { store, session, transport, options } = await setup([answer]);
+    const long: Message[] = [];
+    for (let turn = 0; turn < 30; turn += 1) {
+      long.push(
+        { role: 'user', content: `q${turn}` },
+        { role: 'assistant', content: `a${turn}`, reasoning_content: 'r' },
+      );
+    }
+    await store.appendMessages(session.id, long);
+    transport.prepare = (request) => ({
+      url: 'http://x',
+      body: {},
+      decisions: request.history.flatMap((message, index) =>
+        message.role === 'assistant'
+          ? [{ messageIndex: index, field: 'reasoning_content', action: 'kept' as const, reason: 'route reads it' }]
+          : [],
+      ),
+      carriersSent: ['reasoning_content'],
+      routeKey: 'acme|x|m1',
+    });
+    await runAgentTurn('more', options);
+    const [record] = await store.listRequests(session.id);
+    const indexes = (record?.decisions ?? []).map((decision) => decision.messageIndex as number);
+    expect(indexes).toHaveLength(20);
+    expect(Math.min(...indexes)).toBe(21);
+  });
 });

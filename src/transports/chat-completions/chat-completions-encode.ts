@@ -73,6 +73,7 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
     get decisions() {
       return replay.decisions;
     },
+    decisionsFrom: (messageIndex) => replay.decisionsFrom(messageIndex),
     carriersSent: replay.carriersSent,
     routeKey: routeKeyString(replay.routeKey),
   };

@@ -43,6 +43,11 @@ export interface PreparedRequest {
   body: JsonObject;
   /** Per-message carrier decisions (SPEC §23.3). */
   decisions: CarrierDecision[];
+  /**
+   * Decisions of messages at or after `messageIndex` only. Optional: transports that size
+   * decisions lazily offer it so logging a long session's tail does not size the whole history.
+   */
+  decisionsFrom?(messageIndex: number): CarrierDecision[];
   /** Carriers present on assistant messages of this body (input to the SPEC §13.2 classifier). */
   carriersSent: Carrier[];
   /** The route key string `provider|host|model` (SPEC §3.3). */
