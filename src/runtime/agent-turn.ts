@@ -129,7 +129,7 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
   const compact = async (force: boolean): Promise<boolean> => {
     // One attempt per turn (issue 9, g4): a pass that frees nothing used to be retried before
     // every request of the tool loop, one summary call each time; now it says so once and stops.
-    // reverted for check
+    compactedThisTurn = true;
     const outcome = await compressSession(options, () => undefined, force);
     if (!outcome.childSessionId) {
       options.logger.info({ session: options.sessionId }, outcome.message);
@@ -146,7 +146,7 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
     result.sessionId = outcome.childSessionId;
     history.splice(0, history.length, ...(await store.listMessages(outcome.childSessionId)));
     modelConfig = (await store.getSession(outcome.childSessionId))?.modelConfig ?? modelConfig;
-    // reverted for check
+    compactedThisTurn = true;
     return true;
   };
   while (result.iterations < maxIterations) {
