@@ -1,0 +1,91 @@
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EventStream } from '../../src/core/event-stream.js';
+import type { AssistantMessage } from '../../src/core/message.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { runAgentTurn, type AgentEvent } from '../../src/runtime/agent-turn.js';
+import { COMPACTION_SUMMARY_PROMPT } from '../../src/runtime/compaction-run.js';
+import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
+import type { Transport, TransportRequest } from '../../src/transports/shared/transport.js';
+
+/**
+ * Issue 9 "compaction never loops", inside one agent turn: a compaction pass that frees nothing is
+ * reported once and not attempted again before the later requests of the same tool loop.
+ */
+
+function scriptedTransport(replies: AssistantMessage[]): Transport & { requests: TransportRequest[] } {
+  const requests: TransportRequest[] = [];
+  return {
+    api: 'chat_completions',
+    requests,
+    prepare: () => ({
+      url: 'http://x/v1/chat/completions',
+      body: {},
+      decisions: [],
+      carriersSent: [],
+      routeKey: 'acme|x|m1',
+    }),
+    send(request) {
+      requests.push(request);
+      const stream = new EventStream();
+      const reply = replies.shift();
+      queueMicrotask(() => {
+        if (!reply) return stream.fail(new Error('script ended'));
+        stream.push({ type: 'start' });
+        stream.end({ type: 'finish', message: reply, finishReason: { unified: 'stop', raw: 'stop' }, usage: null });
+      });
+      return stream;
+    },
+  };
+}
+
+describe('automatic compaction inside a turn (issue 9)', () => {
+  it('a pass that frees nothing is tried once per turn, says so, and the tool loop goes on in the same session', async () => {
+    const store = createMemorySessionStore();
+    const session = await store.createSession({});
+    // A tiny middle (three one-word messages) and a huge current turn: no summary can free anything.
+    await store.appendMessages(session.id, [
+      { role: 'user', content: 'start' },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: 'y' },
+    ]);
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-compaction-turn-')));
+    writeFileSync(join(workspace, 'notes.txt'), 'alpha beta\n');
+    const transport = scriptedTransport([
+      { role: 'assistant', content: 'A summary far longer than the three words it summarises. '.repeat(5) },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } },
+        ],
+      },
+      { role: 'assistant', content: 'It says alpha beta.' },
+    ]);
+    const events: AgentEvent[] = [];
+    const result = await runAgentTurn(`read the file notes.txt ${'padding '.repeat(2000)}`, {
+      store,
+      sessionId: session.id,
+      route: { api: 'chat_completions', provider: 'acme', model: 'm1', baseUrl: 'http://x/v1' },
+      reasoning: { enabled: true },
+      workspace,
+      approve: async () => true,
+      logger: silentLogger(),
+      transportFor: () => transport,
+      compaction: { contextWindow: 1000, threshold: 0.8, keepTurns: 1 },
+      onEvent: (event) => events.push(event),
+    });
+    const isSummary = (request: TransportRequest) =>
+      String(request.history[0]?.content ?? '').startsWith(COMPACTION_SUMMARY_PROMPT);
+    expect(transport.requests.map(isSummary)).toEqual([true, false, false]);
+    expect(result.sessionId).toBe(session.id);
+    expect(result.answer).toBe('It says alpha beta.');
+    const notices = events.filter((event) => event.type === 'recovery');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ message: expect.stringMatching(/^compaction would free nothing/) });
+    expect(await store.childSessions(session.id)).toEqual([]);
+  });
+});
