@@ -3,7 +3,8 @@ import { UsageError } from '../core/errors.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { withCliContext } from './cli-context.js';
 import { formatTime, printJson } from './cli-output.js';
-import { describeSession, sessionJson } from './sessions-show.js';
+import { describeSession } from './sessions-show.js';
+import { sessionDocument, sessionSummaryDocument } from '../storage/session-documents.js';
 import { openRoute } from './cli-route.js';
 import { compressSession } from '../runtime/compaction-run.js';
 import type { RouteFlags } from '../runtime/runtime-route.js';
@@ -25,19 +26,7 @@ export function registerSessionsCommand(program: Command): void {
       await withCliContext(async (context) => {
         const list = await context.store().listSessions({ limit });
         if (flags.json) {
-          printJson(
-            list.map((session) => ({
-              id: session.id,
-              title: session.title,
-              parent_session_id: session.parentSessionId,
-              provider: session.provider,
-              model: session.model,
-              api: session.api,
-              message_count: session.messageCount,
-              created_at: new Date(session.createdAt).toISOString(),
-              updated_at: new Date(session.updatedAt).toISOString(),
-            })),
-          );
+          printJson(list.map(sessionSummaryDocument));
           return;
         }
         if (!list.length) {
@@ -61,7 +50,7 @@ export function registerSessionsCommand(program: Command): void {
       await withCliContext(async (context) => {
         const store = context.store();
         await requireSession(store, id);
-        if (flags.json) printJson(await sessionJson(store, id));
+        if (flags.json) printJson(await sessionDocument(store, id));
         else process.stdout.write(await describeSession(store, id));
       });
     });
@@ -74,7 +63,7 @@ export function registerSessionsCommand(program: Command): void {
     .action(async (id: string) => {
       await withCliContext(async (context) => {
         const store = context.store();
-        const json = await sessionJson(store, id);
+        const json = await sessionDocument(store, id);
         const { messages, ...header } = json;
         process.stdout.write(`${JSON.stringify({ hermes_session: header })}\n`);
         for (const message of messages) process.stdout.write(`${JSON.stringify(message)}\n`);

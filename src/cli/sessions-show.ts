@@ -1,46 +1,7 @@
-import type { JsonObject } from '../core/json.js';
-import type { AssistantMessage, Message } from '../core/message.js';
+import type { AssistantMessage } from '../core/message.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { GEMINI_CONTENT_PARTS_KEY } from '../transports/gemini/gemini-wire.js';
 import { formatTime } from './cli-output.js';
-
-/** The `sessions show --json` document. */
-export interface SessionDocument {
-  id: string;
-  title: string | null;
-  parent_session_id: string | null;
-  children: string[];
-  provider: string | null;
-  model: string | null;
-  base_url: string | null;
-  api: string | null;
-  created_at: string;
-  updated_at: string;
-  model_config: JsonObject;
-  messages: Message[];
-}
-
-/** Builds the `sessions show --json` document: session fields, model_config, lineage and messages (SPEC §2 shape). */
-export async function sessionJson(store: SessionStore, id: string): Promise<SessionDocument> {
-  const session = await store.getSession(id);
-  if (!session) throw new Error(`no session ${id}`);
-  const children = await store.childSessions(id);
-  const messages = await store.listMessages(id);
-  return {
-    id: session.id,
-    title: session.title,
-    parent_session_id: session.parentSessionId,
-    children: children.map((child) => child.id),
-    provider: session.provider,
-    model: session.model,
-    base_url: session.baseUrl,
-    api: session.api,
-    created_at: new Date(session.createdAt).toISOString(),
-    updated_at: new Date(session.updatedAt).toISOString(),
-    model_config: session.modelConfig,
-    messages,
-  };
-}
 
 /** UTF-8 bytes of a string. */
 function bytes(text: unknown): number {

@@ -1,4 +1,9 @@
-import { sessionJson, type SessionDocument } from '../cli/sessions-show.js';
+import {
+  sessionDocument,
+  sessionSummaryDocument,
+  type SessionDocument,
+  type SessionSummaryDocument,
+} from '../storage/session-documents.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { badRequest, GatewayHttpError, unknownSession } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
@@ -9,17 +14,7 @@ import type { SessionTurnLock } from './gateway-session-lock.js';
  */
 
 /** One row of `GET /v1/sessions`. */
-export interface GatewaySessionSummary {
-  id: string;
-  title: string | null;
-  parent_session_id: string | null;
-  provider: string | null;
-  model: string | null;
-  api: string | null;
-  message_count: number;
-  created_at: string;
-  updated_at: string;
-}
+export type GatewaySessionSummary = SessionSummaryDocument;
 
 /** `GET /v1/sessions?limit=N`: newest first. */
 export async function listSessionsBody(
@@ -31,24 +26,14 @@ export async function listSessionsBody(
   const sessions = await store.listSessions({ limit });
   return {
     object: 'list',
-    data: sessions.map((session) => ({
-      id: session.id,
-      title: session.title,
-      parent_session_id: session.parentSessionId,
-      provider: session.provider,
-      model: session.model,
-      api: session.api,
-      message_count: session.messageCount,
-      created_at: new Date(session.createdAt).toISOString(),
-      updated_at: new Date(session.updatedAt).toISOString(),
-    })),
+    data: sessions.map(sessionSummaryDocument),
   };
 }
 
 /** `GET /v1/sessions/{id}`: the `sessions show --json` document. */
 export async function showSessionBody(store: SessionStore, id: string): Promise<SessionDocument> {
   if (!(await store.getSession(id))) throw unknownSession(id);
-  return sessionJson(store, id);
+  return sessionDocument(store, id);
 }
 
 /**

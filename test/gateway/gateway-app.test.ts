@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sessionJson } from '../../src/cli/sessions-show.js';
+import { sessionDocument } from '../../src/storage/session-documents.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { makeGatewaySandbox, startPersona, testApp } from './gateway-test-helpers.js';
 
@@ -277,7 +277,7 @@ describe('models and session endpoints (issue 10 items 2 and 4)', () => {
     ]);
 
     const shown = await (await app.request(`/v1/sessions/${sessionId}`)).json();
-    expect(shown).toEqual(JSON.parse(JSON.stringify(await sessionJson(store, sessionId))));
+    expect(shown).toEqual(JSON.parse(JSON.stringify(await sessionDocument(store, sessionId))));
 
     const requests = (await (await app.request(`/v1/sessions/${sessionId}/requests`)).json()) as {
       data: {
