@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -63,6 +63,35 @@ describe('built-in tools (issue 4 item 3)', () => {
     const viaLink = await executeToolCall('read_file', '{"path":"link/passwd"}', { workspace, approve: allow });
     expect(viaLink.isError).toBe(true);
     expect(viaLink.content).toMatch(/outside the workspace/);
+  });
+
+  it('a dangling symlink is refused, so write_file cannot create a file outside the workspace', async () => {
+    const outsideDirectory = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-outside-')));
+    symlinkSync(join(outsideDirectory, 'escaped.txt'), join(workspace, 'link'));
+    symlinkSync(join(outsideDirectory, 'new-directory'), join(workspace, 'directory-link'));
+    for (const path of ['link', 'directory-link/inner.txt']) {
+      const outcome = await executeToolCall('write_file', JSON.stringify({ path, content: 'x' }), {
+        workspace,
+        approve: allow,
+      });
+      expect(outcome).toEqual({
+        content: `error: path "${path}" goes through a dangling symlink; tools only follow links that stay in the workspace`,
+        isError: true,
+      });
+    }
+    expect(readdirSync(outsideDirectory)).toEqual([]);
+  });
+
+  it('a workspace reached through a symlink still works (real paths are compared)', async () => {
+    const alias = join(realpathSync(mkdtempSync(join(tmpdir(), 'hermes-alias-'))), 'workspace');
+    symlinkSync(workspace, alias);
+    const outcome = await executeToolCall('read_file', '{"path":"notes.txt"}', { workspace: alias, approve: deny });
+    expect(outcome).toEqual({ content: 'alpha beta\ngamma\n', isError: false });
+    const written = await executeToolCall('write_file', '{"path":"b/out.txt","content":"hi"}', {
+      workspace: alias,
+      approve: allow,
+    });
+    expect(written).toEqual({ content: 'wrote 2 bytes to b/out.txt', isError: false });
   });
 
   it('unknown tools and invalid arguments are tool errors, never crashes', async () => {
