@@ -134,6 +134,7 @@ async function runOneTurn(
     answer: flags.json ? null : answerStream,
     notes: process.stderr,
     showReasoning: () => Boolean(process.stderr.isTTY),
+    revealHint: 'shown on a terminal; stored in the session (hermes sessions show)',
   });
   try {
     const result = await runAgentTurn(flags.query ?? '', {

@@ -9,6 +9,8 @@ export interface RenderOptions {
   notes: NodeJS.WriteStream;
   /** Show reasoning text (dimmed) or collapse it to a one-line summary. */
   showReasoning: () => boolean;
+  /** How the collapsed line tells the user to see reasoning (default: the interactive /reasoning command). */
+  revealHint?: string;
 }
 
 const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -45,7 +47,10 @@ export function createRenderer(options: RenderOptions): { onEvent: (event: Agent
     if (!inReasoning) return;
     inReasoning = false;
     if (options.showReasoning()) options.notes.write('\n');
-    else options.notes.write(style.dim(`[reasoning: ${reasoningChars} characters hidden — /reasoning on to show]\n`));
+    else {
+      const hint = options.revealHint ?? '/reasoning on to show';
+      options.notes.write(style.dim(`[reasoning: ${reasoningChars} characters hidden — ${hint}]\n`));
+    }
     reasoningChars = 0;
   };
 
