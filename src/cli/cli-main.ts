@@ -15,7 +15,13 @@ export function buildProgram(): Command {
     .description('Hermes TS: an agent runtime and CLI that replays reasoning exactly as each provider route needs it.')
     .version(CLI_VERSION)
     .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `
+Shortcuts: hermes -c, hermes -r ID, hermes --resume ID and hermes -q TEXT mean hermes chat ….
+Data lives in $HERMES_HOME (default ~/.hermes): state.db, config.yaml, logs/.`,
+    );
   registerChatCommand(program);
   registerSessionsCommand(program);
   registerReplayCommand(program);
@@ -32,6 +38,7 @@ export function buildProgram(): Command {
  */
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
+  argv = withChatShortcut(argv);
   program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
   try {
     await program.parseAsync(argv);
@@ -55,4 +62,16 @@ export async function runCli(argv: string[]): Promise<number> {
     );
     return 1;
   }
+}
+
+/** Flags that, given first, mean `hermes chat …` (SPEC §20: `hermes -c`, `hermes --resume ID`, `hermes -r ID`). */
+const CHAT_SHORTCUT_FLAGS = new Set(['-c', '--continue', '-r', '--resume', '-q', '--query']);
+
+/** `hermes -c …` → `hermes chat -c …`; anything else is left as it is. */
+export function withChatShortcut(argv: string[]): string[] {
+  const first = argv[2];
+  if (first === undefined) return argv;
+  const flag = first.includes('=') ? first.slice(0, first.indexOf('=')) : first;
+  if (!CHAT_SHORTCUT_FLAGS.has(flag)) return argv;
+  return [...argv.slice(0, 2), 'chat', ...argv.slice(2)];
 }
