@@ -1,7 +1,7 @@
 import { AbortError, ApiError, ConnectionError, HermesError, StreamError } from '../../core/errors.js';
 import { EventStream } from '../../core/event-stream.js';
 import { resolveGeminiRoute } from '../../replay/gemini-replay-policy.js';
-import { hostnameOf, originStampFor } from '../shared/transport-http.js';
+import { hostnameOf, originStampFor, redactSecret } from '../shared/transport-http.js';
 import { readServerSentEvents } from '../shared/transport-sse-reader.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { GeminiDecoder, type GeminiDecodeContext } from './gemini-decode.js';
@@ -101,7 +101,13 @@ async function run(
       continue;
     }
     if (!response.ok) {
-      const body = await response.text().catch(() => '');
+      // The key (or Vertex access token) never reaches an error message, a log or state.db, even
+      // if a proxy in front of Google echoes the credential it rejected.
+      const rawBody = await response.text().catch(() => '');
+      const body = redactSecret(
+        redactSecret(rawBody, headers['x-goog-api-key']),
+        headers['authorization']?.replace(/^Bearer /, ''),
+      );
       const error = geminiApiError(response.status, body, {
         requestId: response.headers.get('x-goog-request-id') ?? response.headers.get('x-request-id') ?? undefined,
         retryAfterMs: retryAfterMs(response.headers.get('retry-after'), body),
