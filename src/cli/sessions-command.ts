@@ -63,6 +63,7 @@ export function registerSessionsCommand(program: Command): void {
     .action(async (id: string) => {
       await withCliContext(async (context) => {
         const store = context.store();
+        await requireSession(store, id);
         const json = await sessionDocument(store, id);
         const { messages, ...header } = json;
         process.stdout.write(`${JSON.stringify({ hermes_session: header })}\n`);
