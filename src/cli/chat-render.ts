@@ -118,6 +118,10 @@ export function createRenderer(options: RenderOptions): { onEvent: (event: Agent
       case 'error':
         stopSpinner();
         endReasoning();
+        // A stream that broke mid-answer leaves its partial line open: end it so the error (or
+        // the retried answer) starts on a line of its own instead of after "half an ans".
+        if (answerStarted) options.answer?.write('\n');
+        answerStarted = false;
         break;
       default:
         break;
