@@ -41,6 +41,10 @@ export function resolveRoute(
   session: SessionRecord | null,
   env: NodeJS.ProcessEnv,
 ): ResolvedRoute {
+  // A typo in --api or --base-url is a usage error up front, not something silently ignored
+  // (emulator routes pick their own API) or three "could not reach notaurl/chat/completions" retries.
+  if (flags.api !== undefined) parseApi(flags.api);
+  if (flags.baseUrl !== undefined) parseBaseUrl(flags.baseUrl, '--base-url');
   const fromSession = !flags.provider && session?.provider ? session : null;
   const provider = flags.provider ?? fromSession?.provider ?? config.provider;
   if (!provider || provider.startsWith(EMULATOR_PREFIX)) {
@@ -73,4 +77,16 @@ export function resolveRoute(
 export function parseApi(value: string): WireApi {
   if ((WIRE_APIS as readonly string[]).includes(value)) return value as WireApi;
   throw new UsageError(`unknown --api "${value}" (expected one of: ${WIRE_APIS.join(', ')})`);
+}
+
+/** Validates a base URL: absolute http(s), so a typo fails before any request is made. */
+export function parseBaseUrl(value: string, source: string): string {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(value);
+  } catch {
+    parsed = null;
+  }
+  if (parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:')) return value;
+  throw new UsageError(`${source} "${value}" is not an http(s) URL (e.g. https://api.example.com/v1)`);
 }
