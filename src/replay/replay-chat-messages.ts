@@ -75,18 +75,19 @@ export function chatReplayContext(route: Route, options: ChatReplayOptions = {})
   const decision = reasoningReplayRoute(chatRoute, options);
   const host = hostnameOf(route.baseUrl);
   const provider = route.provider.trim().toLowerCase();
+  const reads = routeReads(route);
   return {
     route: chatRoute,
     decision,
     carriers: decision.carriers ?? [],
     rejected: options.rejected ?? [],
     issuer: { api: 'chat_completions', provider, host, model: route.model },
-    reads: routeReads(route),
-    // SPEC §7.6 [T/I]: Gemini/Gemma models, and provider `gemini` on the Google endpoint even
-    // with an alias model id (the prior art's tests keep it there).
+    reads,
+    // SPEC §7.6 [T/I]: Gemini/Gemma models (the same model test as the §7.4 `extra_content`
+    // read, kept in routeReads only), and provider `gemini` on the Google endpoint even with an
+    // alias model id (the prior art's tests keep it there).
     consumesThoughtSignature:
-      /gemini|gemma/i.test(route.model) ||
-      (provider === 'gemini' && hostnameMatches(host, 'generativelanguage.googleapis.com')),
+      reads.extraContent || (provider === 'gemini' && hostnameMatches(host, 'generativelanguage.googleapis.com')),
     profileNativeReasoningDetailsType: options.profileNativeReasoningDetailsType,
   };
 }
