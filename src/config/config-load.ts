@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
 import type { WireApi } from '../core/origin.js';
 import type { ReasoningEffort } from '../core/reasoning-options.js';
@@ -98,8 +98,37 @@ function describeIssue(error: z.ZodError): string {
   if (!issue) return 'invalid config';
   if (issue.code === 'unrecognized_keys') {
     const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
-    return `${where}unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
+    const known = knownKeysAt(configSchema, issue.path);
+    const hint = known.length ? ` (check the spelling; known keys here: ${known.join(', ')})` : '';
+    return `${where}unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')}${hint}`;
   }
   const where = issue.path.length ? issue.path.join('.') : '(top level)';
   return `${where}: ${issue.message}`;
+}
+
+/**
+ * The keys the schema accepts at `path` (a zod issue path), so an unknown-key error can show
+ * what was probably meant. Walks optional wrappers, arrays (numeric segments) and unions (the
+ * object member); empty when the path leads nowhere known.
+ */
+function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current: z.ZodType | undefined = schema;
+  let remaining = [...path];
+  for (let step = 0; current && step < 32; step++) {
+    if (current instanceof z.ZodOptional) current = current.unwrap() as z.ZodType;
+    else if (current instanceof z.ZodUnion) {
+      current = (current.options as z.ZodType[]).find((option) => option instanceof z.ZodObject);
+    } else if (current instanceof z.ZodArray) {
+      if (typeof remaining[0] !== 'number') return [];
+      remaining = remaining.slice(1);
+      current = current.element as z.ZodType;
+    } else if (current instanceof z.ZodObject) {
+      const shape = current.shape as Record<string, z.ZodType>;
+      if (!remaining.length) return Object.keys(shape);
+      const [head, ...rest] = remaining;
+      current = typeof head === 'string' ? shape[head] : undefined;
+      remaining = rest;
+    } else return [];
+  }
+  return [];
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/config-load.js';
+import { UsageError } from '../../src/core/errors.js';
 
 describe('config.yaml (issue 4 item 4, SPEC §20, §23.4)', () => {
   it('reads provider, model, reasoning, echo opt-in and route overrides', () => {
@@ -35,5 +36,22 @@ compaction: { context_window: 8000, keep_turns: 4 }
     ['model: [1, 2\n', 'config.yaml: not valid YAML'],
   ])('a bad config names the bad key: %j', (text, expected) => {
     expect(() => parseConfigText(text)).toThrow(expected);
+  });
+
+  it.each([
+    [
+      'provdier: x\n',
+      'config.yaml: unknown key "provdier" (check the spelling; known keys here: provider, model, base_url, api, reasoning, reasoning_echo, routes, compaction, max_iterations)',
+    ],
+    [
+      'model: { nme: x }\n',
+      'config.yaml: model: unknown key "nme" (check the spelling; known keys here: name, provider, base_url, reasoning_echo)',
+    ],
+    [
+      'routes: [{ providers: [a], carriers: [reasoning], mustecho: true }]\n',
+      'config.yaml: routes.0: unknown key "mustecho" (check the spelling; known keys here: providers, hosts, carriers, must_echo, keep_thinking)',
+    ],
+  ])('an unknown key lists the keys accepted there: %j', (text, expected) => {
+    expect(() => parseConfigText(text)).toThrow(new UsageError(expected));
   });
 });
