@@ -102,7 +102,13 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
       try {
         return { kind: 'json', json: JSON.parse(bodyText) };
       } catch {
-        throw new StreamError(`${provider} answered with a body that is not JSON`, { body: bodyText.slice(0, 2000) });
+        // Typically a web page or proxy answering 200 at a base URL that is not the API root.
+        const contentType = response.headers.get('content-type') ?? 'no content-type';
+        throw new StreamError(
+          `${provider} answered with a body that is not JSON (${contentType}) at ${response.url || 'the base URL'}; ` +
+            'check that the base URL is the API root (for OpenAI-compatible servers it usually ends in /v1)',
+          { body: bodyText.slice(0, 2000) },
+        );
       }
     }
     const decoder = createChatCompletionsDecoder({ mustEcho: mustEcho(request), provider });

@@ -302,6 +302,26 @@ describe('chat-completions transport over loopback HTTP (issue 3)', () => {
     expect((error as StreamError).message).toMatch(/^openrouter sent a malformed stream chunk \(not JSON\)/);
   });
 
+  it('a 200 answer that is not JSON (a web page at the base URL) says so and points at the base URL', async () => {
+    handlers = [
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        response.end('<html>welcome</html>');
+      },
+    ];
+    const { transport } = setup();
+    const error = await transport
+      .send(transportRequest(), prepared(false))
+      .result()
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StreamError);
+    expect((error as StreamError).message).toBe(
+      `openrouter answered with a body that is not JSON (text/html) at ${baseUrl}/chat/completions; ` +
+        'check that the base URL is the API root (for OpenAI-compatible servers it usually ends in /v1)',
+    );
+    expect((error as StreamError).body).toBe('<html>welcome</html>');
+  });
+
   it('OpenRouter error chunk: terminal StreamError with the upstream text', async () => {
     handlers = [
       sseHandler([
