@@ -54,7 +54,7 @@ export async function compressSession(
   if (!plan.shouldCompact) {
     const message =
       plan.tailStart <= plan.headEnd
-        ? `nothing to compact: the last ${plan.keptTurns} turns are all there is after the first message`
+        ? nothingToCompactMessage(plan.keptTurns)
         : `no compaction needed: about ${plan.estimate} tokens, limit ${plan.limit ?? 'not set'}`;
     progress(message);
     return { plan, summarisedMessages: 0, message };
@@ -143,4 +143,14 @@ async function summarise(middle: readonly Message[], options: CompactionOptions)
   } catch (error) {
     throw new HermesError(`compaction failed while summarising: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/**
+ * Why a session is too short to compact. The first message and the recent turns are always
+ * kept, so "the last 0 turns are all there is" told the user nothing; this names what is kept.
+ */
+function nothingToCompactMessage(keptTurns: number): string {
+  if (keptTurns === 0) return 'nothing to compact: the session holds only its first turn, which is always kept';
+  const turns = keptTurns === 1 ? 'turn' : `${keptTurns} turns`;
+  return `nothing to compact: the first message and the last ${turns} are always kept, and nothing lies between them`;
 }
