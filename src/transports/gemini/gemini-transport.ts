@@ -34,6 +34,9 @@ export interface GeminiTransportOptions {
 
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
+/** Longest `retry-after` / `RetryInfo.retryDelay` slept through before retrying (as in transport-retry.ts). */
+const MAX_RETRY_AFTER_MS = 60_000;
+
 // ---------------------------------------------------------------------------------------------
 // Transport
 // ---------------------------------------------------------------------------------------------
@@ -113,7 +116,10 @@ async function run(
         retryAfterMs: retryAfterMs(response.headers.get('retry-after'), body),
         provider: request.route.provider,
       });
-      if (!error.retryable || attempt >= maxAttempts) throw error;
+      // A wait longer than MAX_RETRY_AFTER_MS (a daily quota's RetryInfo, say) surfaces the error
+      // instead of an agent that silently sleeps for hours — the shared retry policy's rule.
+      const waitsTooLong = error.retryAfterMs !== undefined && error.retryAfterMs > MAX_RETRY_AFTER_MS;
+      if (!error.retryable || attempt >= maxAttempts || waitsTooLong) throw error;
       await retryPause(stream, sleep, attempt, error.message, error.retryAfterMs, request.signal);
       continue;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError, type ApiError } from '../../../src/core/errors.js';
+import { AuthenticationError, RateLimitError, type ApiError } from '../../../src/core/errors.js';
 import { createGeminiTransport } from '../../../src/transports/gemini/gemini-transport.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
 
@@ -69,5 +69,54 @@ describe('Gemini transport: a rejected credential is redacted from the error (WI
     expect(apiError.status).toBe(401);
     expect(apiError.message).toMatch(/credential (Bearer )?\[redacted\] is not valid/);
     expect(JSON.stringify({ message: apiError.message, body: apiError.body })).not.toContain(secret);
+  });
+});
+
+describe('Gemini transport: 429 retry timing (WIRE.md §4.5)', () => {
+  const request: TransportRequest = {
+    route: { api: 'gemini', provider: 'gemini', model: 'gemini-3-pro-preview', baseUrl: 'http://127.0.0.1:9/v1beta' },
+    history: [{ role: 'user', content: 'hi' }],
+    tools: [],
+    reasoning: { enabled: false },
+    apiKey: 'key',
+    stream: false,
+  };
+  const quotaFetch = (retryDelay: string, calls: string[]): typeof globalThis.fetch => {
+    return async (url) => {
+      calls.push(String(url));
+      const body = JSON.stringify({
+        error: {
+          code: 429,
+          message: 'Resource has been exhausted (e.g. check quota).',
+          status: 'RESOURCE_EXHAUSTED',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay }],
+        },
+      });
+      return new Response(body, { status: 429, headers: { 'content-type': 'application/json' } });
+    };
+  };
+
+  it.each([
+    {
+      name: 'a short RetryInfo delay is slept through, then the attempts run out',
+      retryDelay: '2s',
+      sleeps: [2000, 2000],
+    },
+    { name: 'a delay over 60 s (daily quota) is surfaced at once, not slept through', retryDelay: '3600s', sleeps: [] },
+  ])('$name', async ({ retryDelay, sleeps }) => {
+    const calls: string[] = [];
+    const slept: number[] = [];
+    const transport = createGeminiTransport({
+      fetch: quotaFetch(retryDelay, calls),
+      environment: {},
+      sleep: async (milliseconds) => void slept.push(milliseconds),
+    });
+    const error = await transport
+      .send(request)
+      .result()
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(slept).toEqual(sleeps);
+    expect(calls).toHaveLength(sleeps.length + 1);
   });
 });
