@@ -16,7 +16,7 @@ export function registerEmulateAnthropicCommand(emulate: Command): void {
   emulate
     .command('anthropic')
     .description(
-      'run a local Anthropic Messages emulator (signed and redacted thinking, direct and Bedrock InvokeModel)',
+      'Run a local Anthropic Messages emulator (signed and redacted thinking, direct and Bedrock InvokeModel)',
     )
     .option('--port <number>', 'port to listen on (0 = any free port)', '0')
     .option('--host <host>', 'interface to bind', '127.0.0.1')

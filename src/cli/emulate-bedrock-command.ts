@@ -11,7 +11,7 @@ import { startBedrockEmulator } from '../emulators/bedrock-converse/bedrock-conv
 export function registerEmulateBedrockCommand(emulate: Command): void {
   emulate
     .command('bedrock')
-    .description('run a local AWS Bedrock Converse / ConverseStream emulator (signed Claude thinking, per-model rules)')
+    .description('Run a local AWS Bedrock Converse / ConverseStream emulator (signed Claude thinking, per-model rules)')
     .option('--port <number>', 'port to listen on (0 = any free port)', '0')
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .action(async (options: { port: string; host: string }) => {

@@ -58,7 +58,7 @@ export function registerEmulateChat(emulate: Command): void {
     .join('\n');
   emulate
     .command('chat')
-    .description('run an OpenAI-compatible chat-completions emulator (POST /v1/chat/completions) playing one provider')
+    .description('Run an OpenAI-compatible chat-completions emulator (POST /v1/chat/completions) playing one provider')
     .addOption(new Option('--persona <name>', 'provider behaviour to play (see the list below)').makeOptionMandatory())
     .option('--port <port>', 'port to listen on (0 = any free port)', parseEmulatorPort, 0)
     .option('--host <host>', 'address to bind', '127.0.0.1')
@@ -114,6 +114,6 @@ export const FAMILY_REGISTRARS: readonly EmulateFamilyRegistrar[] = [
 export function registerEmulateCommand(program: Command): void {
   const emulate = program
     .command('emulate')
-    .description('run a local provider emulator (offline trials, tests); see `hermes emulate FAMILY --help`');
+    .description('Run a local provider emulator (offline trials, tests). See `hermes emulate FAMILY --help`.');
   for (const register of FAMILY_REGISTRARS) register(emulate);
 }

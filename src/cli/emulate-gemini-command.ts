@@ -9,7 +9,7 @@ import { startGeminiEmulator } from '../emulators/gemini/gemini-emulator.js';
 export function registerEmulateGeminiCommand(emulate: Command): void {
   emulate
     .command('gemini')
-    .description('run a local Gemini emulator (AI Studio + Vertex AI paths, thought signatures enforced)')
+    .description('Run a local Gemini emulator (AI Studio + Vertex AI paths, thought signatures enforced)')
     .option('--port <port>', 'port to listen on (0 = any free port)', '0')
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .action(async (options: { port: string; host: string }) => {

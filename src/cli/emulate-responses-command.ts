@@ -19,7 +19,7 @@ interface EmulateResponsesFlags {
 export function registerEmulateResponsesCommand(emulate: Command): void {
   emulate
     .command('responses')
-    .description('run an OpenAI Responses API emulator (POST /v1/responses, encrypted reasoning items)')
+    .description('Run an OpenAI Responses API emulator (POST /v1/responses, encrypted reasoning items)')
     .option('--port <port>', 'port to listen on (0 = any free port)', parseEmulatorPort, 0)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--issuer <name>', 'issuer identity sealed into encrypted_content', 'openai')

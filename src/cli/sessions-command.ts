@@ -19,7 +19,7 @@ export function registerSessionsCommand(program: Command): void {
     .command('list')
     .description('List sessions, newest first.')
     .option('--json', 'print JSON')
-    .option('-n, --limit <n>', 'how many (default 50)', '50')
+    .option('-n, --limit <n>', 'how many sessions to show', '50')
     .action(async (flags: { json?: boolean; limit: string }) => {
       const limit = Number.parseInt(flags.limit, 10);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number');
