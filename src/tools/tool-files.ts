@@ -30,6 +30,8 @@ export const readFileTool: Tool = {
     const info = await stat(path).catch(() => null);
     if (!info) throw new ToolError(`no such file: ${displayPath(context.workspace, path)}`);
     if (info.isDirectory()) throw new ToolError(`${displayPath(context.workspace, path)} is a directory`);
+    // A FIFO or device would block readFile forever (a hung turn), so only regular files are read.
+    if (!info.isFile()) throw new ToolError(`${displayPath(context.workspace, path)} is not a regular file`);
     return limitOutput(await readFile(path, 'utf8'));
   },
 };

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +93,12 @@ describe('built-in tools (issue 4 item 3)', () => {
       approve: allow,
     });
     expect(written).toEqual({ content: 'wrote 2 bytes to b/out.txt', isError: false });
+  });
+
+  it('read_file refuses a FIFO instead of blocking the turn forever', async () => {
+    execFileSync('mkfifo', [join(workspace, 'pipe')]);
+    const outcome = await executeToolCall('read_file', '{"path":"pipe"}', { workspace, approve: deny });
+    expect(outcome).toEqual({ content: 'error: pipe is not a regular file', isError: true });
   });
 
   it('unknown tools and invalid arguments are tool errors, never crashes', async () => {
