@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { bearerMatches } from './gateway-auth.js';
+import { bearerMatches, browserRequestRefusal } from './gateway-auth.js';
 import { chatCompletionsResponse, errorResponse, SESSION_HEADER } from './gateway-chat.js';
 import { GatewayHttpError } from './gateway-errors.js';
 import { INSPECTOR_CSP, INSPECTOR_HTML } from './gateway-inspector-page.js';
@@ -43,6 +43,17 @@ export function createGatewayApp(options: GatewayOptions): Hono {
       },
       `${c.req.method} ${c.req.path} ${c.res.status}`,
     );
+  });
+
+  app.use(async (c, next) => {
+    const refusal = browserRequestRefusal({
+      method: c.req.method,
+      url: c.req.url,
+      origin: c.req.header('origin'),
+      tokenRequired: Boolean(token),
+    });
+    if (refusal) return errorResponse(new GatewayHttpError(403, refusal, 'permission_error', 'forbidden_origin'));
+    return next();
   });
 
   if (token) {

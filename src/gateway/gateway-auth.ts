@@ -39,3 +39,34 @@ export function bearerMatches(authorization: string | undefined, token: string):
   const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
   return timingSafeEqual(digest(presented), digest(token)) && presented !== '';
 }
+
+/**
+ * Refuses requests a web page in the user's browser could forge against the gateway. Returns the
+ * refusal message, or null when the request may proceed.
+ *
+ * - Cross-site request forgery: a page on any site can POST a "simple" request (`text/plain`, no
+ *   CORS preflight) to `http://127.0.0.1:8642/v1/chat/completions`, and the gateway would run a
+ *   whole agent turn (tools included, and `run_shell` under `--yolo`) even though the page cannot
+ *   read the answer. Browsers send `Origin` on such requests, so a state-changing request whose
+ *   `Origin` is not the gateway itself is refused. Clients that are not browsers (the `openai` SDK,
+ *   curl) send no `Origin` and are unaffected.
+ * - DNS rebinding: a hostile name that resolves to 127.0.0.1 makes the page same-origin with the
+ *   gateway, so the `Origin` check passes and responses become readable. Without a token the
+ *   gateway only serves requests addressed to a loopback name (`Host: 127.0.0.1:…`, `localhost`).
+ */
+export function browserRequestRefusal(request: {
+  method: string;
+  url: string;
+  origin: string | undefined;
+  tokenRequired: boolean;
+}): string | null {
+  const target = new URL(request.url);
+  if (!request.tokenRequired && !isLoopbackHost(target.hostname)) {
+    return `requests must be addressed to a loopback host (127.0.0.1 or localhost), not "${target.host}"; bind another address with --token to serve other names`;
+  }
+  const safeMethod = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
+  if (!safeMethod && request.origin !== undefined && request.origin !== target.origin) {
+    return `cross-origin request from ${request.origin} refused: web pages other than the gateway's own inspector may not drive it`;
+  }
+  return null;
+}

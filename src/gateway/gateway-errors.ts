@@ -8,6 +8,7 @@
 export type GatewayErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
+  | 'permission_error'
   | 'not_found_error'
   | 'conflict_error'
   | 'provider_error'
@@ -23,7 +24,7 @@ export class GatewayHttpError extends Error {
   override readonly name = 'GatewayHttpError';
 
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 500 | 502,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 500 | 502,
     message: string,
     readonly type: GatewayErrorType,
     readonly code: string | null = null,

@@ -171,3 +171,59 @@ describe('hermes gateway (built CLI, issue 10 items 1 and 6)', () => {
     expect(log).not.toContain('emulator-key');
   });
 });
+
+describe('browser-forged requests are refused (issue 10 item 6: CSRF and DNS rebinding)', () => {
+  const chat = JSON.stringify({ messages: [{ role: 'user', content: 'read the file notes.txt' }] });
+
+  it.each([
+    {
+      name: 'a cross-site text/plain POST (no CORS preflight) from another origin',
+      url: 'http://127.0.0.1:8642/v1/chat/completions',
+      headers: { origin: 'https://evil.example', 'content-type': 'text/plain' },
+      message:
+        "cross-origin request from https://evil.example refused: web pages other than the gateway's own inspector may not drive it",
+    },
+    {
+      name: 'a page on a rebound name (same origin as itself, Host not loopback)',
+      url: 'http://rebind.evil.example:8642/v1/chat/completions',
+      headers: { origin: 'http://rebind.evil.example:8642', 'content-type': 'application/json' },
+      message:
+        'requests must be addressed to a loopback host (127.0.0.1 or localhost), not "rebind.evil.example:8642"; bind another address with --token to serve other names',
+    },
+  ])('$name: 403, no turn runs, no session is created', async ({ url, headers, message }) => {
+    const { app, store } = await setup();
+    const response = await app.request(url, { method: 'POST', headers, body: chat });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({
+      error: { message, type: 'permission_error', param: null, code: 'forbidden_origin' },
+    });
+    expect(await store.listSessions({ limit: 10 })).toEqual([]);
+  });
+
+  it('a rebound name cannot read sessions either (GET)', async () => {
+    const { app } = await setup();
+    const response = await app.request('http://rebind.evil.example:8642/v1/sessions');
+    expect(response.status).toBe(403);
+  });
+
+  it.each([
+    { name: 'no Origin (the openai SDK, curl)', headers: {} as Record<string, string> },
+    { name: "the gateway's own inspector page", headers: { origin: 'http://127.0.0.1:8642' } },
+  ])('$name is served', async ({ headers }) => {
+    const { app } = await setup();
+    const response = await app.request('http://127.0.0.1:8642/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: chat,
+    });
+    expect(response.status).toBe(200);
+  });
+
+  it('with a token, any Host name is served (the token is what a forged page lacks)', async () => {
+    const { app } = await setup('s3cret');
+    const response = await app.request('http://gateway.lan:8642/v1/sessions', {
+      headers: { authorization: 'Bearer s3cret' },
+    });
+    expect(response.status).toBe(200);
+  });
+});
