@@ -18,18 +18,23 @@ interface PersonaRoute {
 
 /**
  * Chat persona → route facts. Provider ids are the real ones, so replay takes exactly the
- * production decisions; only Copilot needs its real host (SPEC §7.4 lifts `reasoning_opaque` by
- * host), which the connect-to mapping routes to the loopback emulator.
+ * production decisions. Where a rule depends on the real host — Copilot's lift (SPEC §7.4), and
+ * DeepSeek's and Gemini's rows, which a loopback URL would turn into the local fallback (SPEC §5)
+ * — the route names the real host and the connect-to mapping routes it to the loopback emulator.
  */
 const CHAT_PERSONA_ROUTES: Record<string, PersonaRoute> = {
   openrouter: { provider: 'openrouter', model: 'anthropic/claude-sonnet-4.5' },
-  deepseek: { provider: 'deepseek', model: 'deepseek-v4-flash' },
+  deepseek: { provider: 'deepseek', model: 'deepseek-v4-flash', realOrigin: 'https://api.deepseek.com' },
   'strict-mistral': { provider: 'mistral', model: 'magistral-medium-latest' },
   'strict-groq': { provider: 'groq', model: 'openai/gpt-oss-120b' },
   'strict-cerebras': { provider: 'cerebras', model: 'gpt-oss-120b' },
   'strict-fireworks': { provider: 'fireworks', model: 'accounts/fireworks/models/deepseek-v3p1' },
   copilot: { provider: 'copilot', model: 'claude-sonnet-4.5', realOrigin: 'https://api.githubcopilot.com' },
-  'gemini-openai': { provider: 'gemini', model: 'gemini-3-pro-preview' },
+  'gemini-openai': {
+    provider: 'gemini',
+    model: 'gemini-3-pro-preview',
+    realOrigin: 'https://generativelanguage.googleapis.com',
+  },
   local: { provider: 'custom', model: 'qwen3:8b' },
 };
 
