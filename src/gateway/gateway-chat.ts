@@ -23,14 +23,53 @@ export interface GatewayChatDependencies {
   lock: SessionTurnLock;
 }
 
+/**
+ * Largest request body accepted. Clients resend whole conversations, so this is generous; the
+ * gateway only uses the new user message(s), and an unbounded read would let one request take
+ * the process's memory.
+ */
+export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+
+/** The body as text, or null when it exceeds {@link MAX_REQUEST_BYTES} (read stops there). */
+async function readLimitedBody(request: Request): Promise<string | null> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_REQUEST_BYTES) return null;
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_REQUEST_BYTES) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** Handles one chat-completions request; never throws (failures are OpenAI error envelopes). */
 export async function chatCompletionsResponse(
   request: Request,
   dependencies: GatewayChatDependencies,
 ): Promise<Response> {
   let body: unknown;
+  const text = await readLimitedBody(request);
+  if (text === null) {
+    return errorResponse(
+      new GatewayHttpError(
+        413,
+        `the request body is larger than ${MAX_REQUEST_BYTES / 1024 / 1024} MiB; send only the new user message`,
+        'invalid_request_error',
+        'request_too_large',
+      ),
+    );
+  }
   try {
-    body = await request.json();
+    body = JSON.parse(text);
   } catch {
     return errorResponse(badRequest('the request body is not valid JSON', null, 'invalid_json'));
   }

@@ -22,6 +22,7 @@ const REDACT_PATHS = [
   'headers.authorization',
   'headers["x-api-key"]',
   'headers["api-key"]',
+  'headers["x-goog-api-key"]',
 ];
 
 /**

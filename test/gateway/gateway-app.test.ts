@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_REQUEST_BYTES } from '../../src/gateway/gateway-chat.js';
 import { sessionDocument } from '../../src/storage/session-documents.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { makeGatewaySandbox, startPersona, testApp } from './gateway-test-helpers.js';
@@ -174,6 +175,15 @@ describe('POST /v1/chat/completions (issue 10 item 2)', () => {
     const response = await post('/v1/chat/completions', body, headers);
     expect(response.status).toBe(status);
     expect(await response.json()).toEqual({ error });
+  });
+
+  it('413 for a body over the size limit, without reading it all', async () => {
+    const { post } = await setup();
+    const huge = 'x'.repeat(MAX_REQUEST_BYTES + 1);
+    const response = await post('/v1/chat/completions', ask(huge));
+    expect(response.status).toBe(413);
+    const body = (await response.json()) as { error: { code: string } };
+    expect(body.error.code).toBe('request_too_large');
   });
 
   it('502 with the provider text when the provider fails', async () => {
