@@ -81,6 +81,25 @@ export const listDirectoryTool: Tool = {
 };
 
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
+const MAX_PATTERN_LENGTH = 500;
+/** A quantified group that is itself quantified — `(a+)+`, `(x*)*`, `(a|b+){2,}` — can backtrack for ever. */
+const NESTED_QUANTIFIER = /\([^()]*[+*}][^()]*\)\s*[+*{]/;
+
+/**
+ * The model's pattern as a regular expression. JavaScript regexes cannot be interrupted, so a
+ * catastrophic pattern would hang the whole process: patterns with nested quantifiers, invalid
+ * ones, and overlong ones are searched as plain text instead.
+ */
+export function searchExpression(pattern: string): RegExp {
+  const literal = () => new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  if (pattern.length > MAX_PATTERN_LENGTH) throw new ToolError(`pattern longer than ${MAX_PATTERN_LENGTH} characters`);
+  if (NESTED_QUANTIFIER.test(pattern)) return literal();
+  try {
+    return new RegExp(pattern);
+  } catch {
+    return literal();
+  }
+}
 const MAX_MATCHES = 200;
 
 /** `search_files {pattern, path}`: lines matching a regular expression (or plain text), grep-style. */
@@ -99,12 +118,7 @@ export const searchFilesTool: Tool = {
   async run(args, context) {
     const pattern = stringArgument(args, 'pattern');
     const root = resolveInWorkspace(context.workspace, stringArgument(args, 'path', '.'));
-    let expression: RegExp;
-    try {
-      expression = new RegExp(pattern);
-    } catch {
-      expression = new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-    }
+    const expression = searchExpression(pattern);
     const matches: string[] = [];
     const walk = async (directory: string): Promise<void> => {
       if (matches.length >= MAX_MATCHES || context.signal?.aborted) return;

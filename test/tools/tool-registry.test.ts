@@ -33,6 +33,15 @@ describe('built-in tools (issue 4 item 3)', () => {
     expect(outcome.content.split('\n').sort()).toEqual(['notes.txt:1: alpha beta', 'src/main.ts:1: const alpha = 1;']);
   });
 
+  it('search_files treats a catastrophic pattern as plain text instead of hanging the process', async () => {
+    writeFileSync(join(workspace, 'long.txt'), `${'a'.repeat(40)}!\n`);
+    const outcome = await executeToolCall('search_files', JSON.stringify({ pattern: '(a+)+$' }), {
+      workspace,
+      approve: deny,
+    });
+    expect(outcome).toEqual({ content: 'no matches', isError: false });
+  });
+
   it('write_file needs approval: refused without it, written with it', async () => {
     const refused = await executeToolCall('write_file', '{"path":"out.txt","content":"x"}', {
       workspace,
