@@ -14,8 +14,12 @@ const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A realistic mixed history: user, assistant tool calls with 2–8 KB reasoning, tool results, answers. */
-function buildHistory(count) {
+/**
+ * A realistic mixed history: user, assistant tool calls with 2–8 KB reasoning, tool results,
+ * answers. `openrouter` shape: reasoning three times (reasoning, reasoning_content, a signed
+ * reasoning.text detail) plus an encrypted detail; `deepseek` shape: reasoning_content only.
+ */
+function buildHistory(count, shape) {
   const messages = [];
   for (let index = 0; messages.length < count; index += 1) {
     const size = 2048 + ((index * 2_654_435_761) % 6144);
@@ -32,7 +36,7 @@ function buildHistory(count) {
       content: `question ${index}: what does file ${index} say?`,
       timestamp: 1_764_444_000 + index,
     });
-    messages.push({
+    const toolTurn = {
       role: 'assistant',
       content: null,
       reasoning,
@@ -62,7 +66,13 @@ function buildHistory(count) {
       ],
       finish_reason: 'tool_calls',
       origin,
-    });
+    };
+    if (shape === 'deepseek') {
+      delete toolTurn.reasoning;
+      delete toolTurn.reasoning_details;
+      toolTurn.origin = { ...origin, provider: 'deepseek', host: 'api.deepseek.com', model: 'deepseek-v4-flash' };
+    }
+    messages.push(toolTurn);
     messages.push({
       role: 'tool',
       tool_call_id: `call_${index}`,
@@ -82,7 +92,7 @@ function buildHistory(count) {
 }
 
 const child = `
-const [mode, path, sessionId] = process.argv.slice(1);
+const [mode, path, sessionId, shape] = process.argv.slice(1);
 const { prepareChatCompletions } = await import(${JSON.stringify(join(root, 'dist/transports/chat-completions/chat-completions-encode.js'))});
 const { toolDefinitions } = await import(${JSON.stringify(join(root, 'dist/tools/tool-registry.js'))});
 const { openSqliteSessionStore } = await import(${JSON.stringify(join(root, 'dist/storage/sqlite-session-store.js'))});
@@ -100,7 +110,9 @@ if (mode === 'sqlite') {
 }
 const loaded = performance.now();
 const prepared = prepareChatCompletions({
-  route: { api: 'chat_completions', provider: 'openrouter', model: 'anthropic/claude-sonnet-4.5', baseUrl: 'https://openrouter.ai/api/v1' },
+  route: shape === 'deepseek'
+    ? { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4-flash', baseUrl: 'https://api.deepseek.com' }
+    : { api: 'chat_completions', provider: 'openrouter', model: 'anthropic/claude-sonnet-4.5', baseUrl: 'https://openrouter.ai/api/v1' },
   history, tools: toolDefinitions(), reasoning: { enabled: true }, stream: true,
 });
 const built = performance.now();
@@ -110,56 +122,62 @@ console.log(JSON.stringify({ load: loaded - start, build: built - loaded, total:
 `;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const directory = mkdtempSync(join(tmpdir(), 'hermes-bench-resume-'));
-try {
-  const history = buildHistory(MESSAGES);
-  const { openSqliteSessionStore } = await import(join(root, 'dist/storage/sqlite-session-store.js'));
-  const dbPath = join(directory, 'state.db');
-  const store = openSqliteSessionStore(dbPath);
-  const session = await store.createSession({ provider: 'openrouter', model: 'anthropic/claude-sonnet-4.5' });
-  await store.appendMessages(session.id, history);
-  await store.close();
-  const jsonlPath = join(directory, 'session.jsonl');
-  writeFileSync(jsonlPath, history.map((message) => JSON.stringify(message)).join('\n') + '\n');
-  console.log(
-    `session: ${MESSAGES} messages; state.db ${(statSync(dbPath).size / 1048576).toFixed(1)} MB, ` +
-      `JSON lines ${(statSync(jsonlPath).size / 1048576).toFixed(1)} MB; ${RUNS} fresh processes each`,
-  );
-  const results = {};
-  for (const mode of ['sqlite', 'jsonl']) {
-    const samples = [];
-    for (let run = 0; run < RUNS; run += 1) {
-      const output = execFileSync(process.execPath, [
-        '--expose-gc',
-        '--input-type=module',
-        '-e',
-        child,
-        mode,
-        mode === 'sqlite' ? dbPath : jsonlPath,
-        session.id,
-      ]);
-      samples.push(JSON.parse(output.toString()));
-    }
-    results[mode] = {
-      load: median(samples.map((sample) => sample.load)),
-      build: median(samples.map((sample) => sample.build)),
-      total: median(samples.map((sample) => sample.total)),
-      rss: median(samples.map((sample) => sample.rss)),
-      heap: median(samples.map((sample) => sample.heap)),
-    };
-  }
-  console.log('source        load ms  build ms  total ms  RSS growth MB  heap growth MB');
-  for (const [mode, figures] of Object.entries(results)) {
+
+async function measure(shape) {
+  const directory = mkdtempSync(join(tmpdir(), 'hermes-bench-resume-'));
+  try {
+    const history = buildHistory(MESSAGES, shape);
+    const { openSqliteSessionStore } = await import(join(root, 'dist/storage/sqlite-session-store.js'));
+    const dbPath = join(directory, 'state.db');
+    const store = openSqliteSessionStore(dbPath);
+    const session = await store.createSession({ provider: 'openrouter', model: 'anthropic/claude-sonnet-4.5' });
+    await store.appendMessages(session.id, history);
+    await store.close();
+    const jsonlPath = join(directory, 'session.jsonl');
+    writeFileSync(jsonlPath, history.map((message) => JSON.stringify(message)).join('\n') + '\n');
     console.log(
-      `${mode.padEnd(12)} ${figures.load.toFixed(1).padStart(8)} ${figures.build.toFixed(1).padStart(9)} ${figures.total
-        .toFixed(1)
-        .padStart(9)} ${figures.rss.toFixed(1).padStart(14)} ${figures.heap.toFixed(1).padStart(15)}`,
+      `\n${shape}-shaped session: ${MESSAGES} messages; state.db ${(statSync(dbPath).size / 1048576).toFixed(1)} MB, ` +
+        `JSON lines ${(statSync(jsonlPath).size / 1048576).toFixed(1)} MB; ${RUNS} fresh processes each`,
     );
+    const results = {};
+    for (const mode of ['sqlite', 'jsonl']) {
+      const samples = [];
+      for (let run = 0; run < RUNS; run += 1) {
+        const output = execFileSync(process.execPath, [
+          '--expose-gc',
+          '--input-type=module',
+          '-e',
+          child,
+          mode,
+          mode === 'sqlite' ? dbPath : jsonlPath,
+          session.id,
+          shape,
+        ]);
+        samples.push(JSON.parse(output.toString()));
+      }
+      results[mode] = {
+        load: median(samples.map((sample) => sample.load)),
+        build: median(samples.map((sample) => sample.build)),
+        total: median(samples.map((sample) => sample.total)),
+        rss: median(samples.map((sample) => sample.rss)),
+        heap: median(samples.map((sample) => sample.heap)),
+      };
+    }
+    console.log('source        load ms  build ms  total ms  RSS growth MB  heap growth MB');
+    for (const [mode, figures] of Object.entries(results)) {
+      console.log(
+        `${mode.padEnd(12)} ${figures.load.toFixed(1).padStart(8)} ${figures.build.toFixed(1).padStart(9)} ${figures.total
+          .toFixed(1)
+          .padStart(9)} ${figures.rss.toFixed(1).padStart(14)} ${figures.heap.toFixed(1).padStart(15)}`,
+      );
+    }
+    console.log(
+      `ratio sqlite/jsonl total: ${(results.sqlite.total / results.jsonl.total).toFixed(2)}x; ` +
+        `targets: total < 150 ms (${results.sqlite.total < 150 ? 'met' : 'missed'}), heap growth < 60 MB (${results.sqlite.heap < 60 ? 'met' : 'missed'})`,
+    );
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
   }
-  console.log(
-    `ratio sqlite/jsonl total: ${(results.sqlite.total / results.jsonl.total).toFixed(2)}x; ` +
-      `targets: total < 150 ms (${results.sqlite.total < 150 ? 'met' : 'missed'}), heap growth < 60 MB (${results.sqlite.heap < 60 ? 'met' : 'missed'})`,
-  );
-} finally {
-  rmSync(directory, { recursive: true, force: true });
 }
+
+for (const shape of (process.env.BENCH_SHAPES ?? 'deepseek,openrouter').split(',')) await measure(shape);
