@@ -79,13 +79,17 @@ export function isLocalEndpoint(baseUrl: string | undefined): boolean {
   return looksLikePrivateDottedQuad(host);
 }
 
-/** Parses a strict dotted-quad IPv4 literal (four decimal octets 0–255), else null. */
+/**
+ * Parses a strict dotted-quad IPv4 literal (four decimal octets 0–255), else null. A leading
+ * zero fails, as in Python's `ipaddress` (the prior art's parser): `127.0.0.01` is then judged by
+ * SPEC §3.2 rule 5 only.
+ */
 function parseIpv4(host: string): number[] | null {
   const parts = host.split('.');
   if (parts.length !== 4) return null;
   const octets: number[] = [];
   for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part)) return null;
+    if (!/^(?:0|[1-9]\d{0,2})$/.test(part)) return null;
     const value = Number(part);
     if (value > 255) return null;
     octets.push(value);
@@ -98,34 +102,75 @@ function parseIpv4(host: string): number[] | null {
  * `ipaddress.is_private` reports (the prior art's test), plus 100.64.0.0/10 (Tailscale).
  */
 function isPrivateIpv4(octets: number[]): boolean {
-  const [a = 0, b = 0, c = 0] = octets;
+  const [a = 0, b = 0, c = 0, d = 0] = octets;
   if (a === 0 || a === 10 || a === 127) return true;
   if (a === 169 && b === 254) return true;
   if (a === 172 && b >= 16 && b <= 31) return true;
   if (a === 192 && b === 168) return true;
   if (a === 100 && b >= 64 && b <= 127) return true;
-  if (a === 192 && b === 0 && (c === 0 || c === 2)) return true;
+  // 192.0.0.0/29 and 192.0.0.170/31 (not the whole /24), 192.0.2.0/24 documentation.
+  if (a === 192 && b === 0 && c === 0 && (d < 8 || d === 170 || d === 171)) return true;
+  if (a === 192 && b === 0 && c === 2) return true;
   if (a === 198 && (b === 18 || b === 19)) return true;
   if (a === 198 && b === 51 && c === 100) return true;
   if (a === 203 && b === 0 && c === 113) return true;
   return a >= 240;
 }
 
-/** Loopback `::1`, unspecified `::`, unique-local fc00::/7, link-local fe80::/10, v4-mapped private. */
+/**
+ * The non-global IPv6 ranges of Python's `ipaddress` `is_private` / `is_link_local` (the prior
+ * art's test): unspecified `::`, loopback `::1` (in any spelling, `0:0:0:0:0:0:0:1` too),
+ * v4-mapped addresses judged by their IPv4 part, `100::/64`, `2001::/23` (includes
+ * `2001:db8::/32`), unique-local `fc00::/7` and link-local `fe80::/10`. A zone id
+ * (`fe80::1%eth0`, URL-encoded `%25eth0`) is ignored, as Python does.
+ */
 function isPrivateIpv6(host: string): boolean {
-  if (!/^[0-9a-f:.]+$/.test(host) || !host.includes(':')) return false;
-  if (host === '::' || host === '::1') return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
-  if (mapped?.[1]) {
-    const octets = parseIpv4(mapped[1]);
-    return octets ? isPrivateIpv4(octets) : false;
+  const groups = parseIpv6(host.replace(/%.*$/, ''));
+  if (groups === null) return false;
+  const [first = 0, second = 0, third = 0, fourth = 0, fifth = 0, sixth = 0, seventh = 0, eighth = 0] = groups;
+  if (first === 0 && second === 0 && third === 0 && fourth === 0 && fifth === 0) {
+    if (sixth === 0xffff) return isPrivateIpv4([seventh >> 8, seventh & 0xff, eighth >> 8, eighth & 0xff]);
+    if (sixth === 0 && seventh === 0 && eighth <= 1) return true;
   }
-  const first = host.split(':')[0] ?? '';
-  if (first === '') return false;
-  const value = Number.parseInt(first, 16);
-  if (Number.isNaN(value) || first.length > 4) return false;
-  if ((value & 0xfe00) === 0xfc00) return true;
-  return (value & 0xffc0) === 0xfe80;
+  if (first === 0x0100 && second === 0 && third === 0 && fourth === 0) return true;
+  if (first === 0x2001 && second < 0x0200) return true;
+  if (first === 0x2001 && second === 0x0db8) return true;
+  if ((first & 0xfe00) === 0xfc00) return true;
+  return (first & 0xffc0) === 0xfe80;
+}
+
+/** Expands an IPv6 literal (with `::` and an optional trailing dotted quad) to 8 groups, else null. */
+function parseIpv6(host: string): number[] | null {
+  if (!/^[0-9a-f:.]+$/.test(host) || !host.includes(':')) return null;
+  let text = host;
+  const tail: number[] = [];
+  const lastColon = text.lastIndexOf(':');
+  if (text.slice(lastColon + 1).includes('.')) {
+    const octets = parseIpv4(text.slice(lastColon + 1));
+    if (octets === null) return null;
+    const [a = 0, b = 0, c = 0, d = 0] = octets;
+    tail.push((a << 8) | b, (c << 8) | d);
+    // Keep a `::` that ends right before the quad; otherwise drop the separating colon.
+    const prefix = text.slice(0, lastColon + 1);
+    text = prefix.endsWith('::') ? prefix : prefix.slice(0, -1);
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const parse = (part: string): number[] | null => {
+    if (part === '') return [];
+    const groups: number[] = [];
+    for (const group of part.split(':')) {
+      if (!/^[0-9a-f]{1,4}$/.test(group)) return null;
+      groups.push(Number.parseInt(group, 16));
+    }
+    return groups;
+  };
+  const head = parse(halves[0] ?? '');
+  const rest = halves.length === 2 ? parse(halves[1] ?? '') : [];
+  if (head === null || rest === null) return null;
+  const explicit = head.length + rest.length + tail.length;
+  if (halves.length === 2 ? explicit > 7 : explicit !== 8) return null;
+  return [...head, ...new Array<number>(8 - explicit).fill(0), ...rest, ...tail];
 }
 
 /** SPEC §3.2 rule 5: a dotted quad that failed IP parsing but starts like a private range. */

@@ -69,6 +69,35 @@ describe('SPEC §3.2 local endpoint detection', () => {
   });
 });
 
+describe('SPEC §3.2 rules 4–5: IP literals are classified as Python ipaddress parses them', () => {
+  test.each([
+    // rule 4, IPv6 in every spelling the prior art's parser accepts
+    ['http://[0:0:0:0:0:0:0:1]:8000', true],
+    ['http://[0::1]', true],
+    ['http://[::ffff:7f00:1]', true],
+    ['http://[::ffff:10.0.0.1]', true],
+    ['http://[::ffff:8.8.8.8]', false],
+    ['http://[fe80::1%25eth0]:8080', true],
+    ['http://[FEBF::1]', true],
+    ['http://[fec0::1]', false],
+    ['http://[2001:db8::1]', true],
+    ['http://[100::1]', true],
+    ['http://[2001:4860::8888]', false],
+    ['http://[::ffff:not-an-ip]', false],
+    // rule 4, IPv4 special ranges: 192.0.0.0/29 and 192.0.0.170/31 only
+    ['http://192.0.0.7', true],
+    ['http://192.0.0.9', false],
+    ['http://192.0.0.171', true],
+    // rule 5: leading zeros fail IP parsing, so only the first-two-octet test applies
+    ['http://127.0.0.01', false],
+    ['http://010.0.0.1', true],
+    ['http://192.168.01.1', true],
+    ['http://0.0.0.00', false],
+  ])('%s is local: %s', (baseUrl, expected) => {
+    expect(isLocalEndpoint(baseUrl)).toBe(expected);
+  });
+});
+
 describe('SPEC §3.3 route key', () => {
   test('provider lower-cased and trimmed, host from the URL, model trimmed but not lower-cased', () => {
     const key = routeKeyOf('  OpenRouter ', 'https://OpenRouter.ai/api/v1', ' Anthropic/Claude-Sonnet-4 ');
