@@ -225,6 +225,8 @@ async function requestOnce(
             sessionId: options.sessionId,
             config,
             rejected,
+            // SPEC §13.3 + §23.4: a user row's must-echo setting also gates what is learned.
+            routeOverrides: options.routeOverrides,
           })
         : null;
     if (!recovery) throw decorate(error, attempt);

@@ -9,7 +9,7 @@ import {
   readRejectedThinking,
   withRejectedThinking,
 } from '../replay/anthropic-signature-memory.js';
-import type { Carrier } from '../replay/replay-types.js';
+import type { Carrier, RouteOverride } from '../replay/replay-types.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { PreparedRequest } from '../transports/shared/transport.js';
 import { isInvalidEncryptedContentError } from '../transports/responses/responses-errors.js';
@@ -42,12 +42,19 @@ export async function recoverFromError(
   error: HermesError,
   prepared: PreparedRequest,
   route: Route,
-  state: { store: SessionStore; sessionId: string; config: JsonObject; rejected: readonly Carrier[] },
+  state: {
+    store: SessionStore;
+    sessionId: string;
+    config: JsonObject;
+    rejected: readonly Carrier[];
+    /** User route rows (SPEC §23.4): their must-echo setting decides the §13.3 RC exception. */
+    routeOverrides?: readonly RouteOverride[] | undefined;
+  },
 ): Promise<Recovery | null> {
   if (!(error instanceof ApiError) || error.status < 400 || error.status >= 500) return null;
   const body = errorBodyOf(error);
   if (route.api === 'chat_completions') {
-    const fields = fieldsToLearn(route, body, prepared.carriersSent, state.rejected);
+    const fields = fieldsToLearn(route, body, prepared.carriersSent, state.rejected, state.routeOverrides);
     if (!fields.length) return null;
     const config = await persistVerdict(state.store, state.sessionId, state.config, route, fields, body);
     return {

@@ -3,7 +3,7 @@ import type { Route } from '../core/route.js';
 import { classifyFieldRejection } from '../replay/replay-field-rejection.js';
 import { isMustEcho } from '../replay/replay-must-echo.js';
 import { routeKeyOf, routeKeyString } from '../replay/replay-route-key.js';
-import type { Carrier, RouteKey } from '../replay/replay-types.js';
+import type { Carrier, RouteKey, RouteOverride } from '../replay/replay-types.js';
 import { CARRIERS } from '../replay/replay-types.js';
 import type { SessionStore } from '../storage/session-store.js';
 
@@ -43,16 +43,19 @@ export async function loadRejectedCarriers(
 /**
  * Decides which carriers a 4xx error body teaches us to stop sending (SPEC §13.1–§13.3): only on
  * chat-completions, never `reasoning_content` on a must-echo route, and only fields not already
- * known — an empty result means "no retry" (prevents loops).
+ * known — an empty result means "no retry" (prevents loops). `overrides` are the user route rows.
  */
 export function fieldsToLearn(
   route: Route,
   errorBody: string,
   carriersSent: readonly Carrier[],
   alreadyRejected: readonly Carrier[],
+  overrides?: readonly RouteOverride[],
 ): Carrier[] {
   if (route.api !== 'chat_completions') return [];
-  const mustEcho = isMustEcho(route.provider, route.model, route.baseUrl);
+  // The same must-echo answer the request was built with: a user route row (SPEC §23.4) may
+  // declare or deny must-echo, and that decides here too.
+  const mustEcho = isMustEcho(route.provider, route.model, route.baseUrl, { overrides });
   const named = classifyFieldRejection(errorBody, carriersSent, { mustEcho });
   return named.filter((field) => !alreadyRejected.includes(field) && !(mustEcho && field === 'reasoning_content'));
 }

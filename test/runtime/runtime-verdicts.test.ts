@@ -34,6 +34,16 @@ describe('SPEC §13.3 recording', () => {
     ]);
   });
 
+  test('SPEC §23.4: a user route row that declares must-echo is must-echo for recording too', () => {
+    const acme: Route = { api: 'chat_completions', provider: 'acme', model: 'm', baseUrl: 'https://llm.acme.test' };
+    const mustEchoRow = [{ providers: ['acme'], carriers: ['reasoning_content' as const], mustEcho: true }];
+    expect(fieldsToLearn(acme, rcBody, ['reasoning_content'], [])).toEqual(['reasoning_content']);
+    expect(fieldsToLearn(acme, rcBody, ['reasoning_content'], [], mustEchoRow)).toEqual([]);
+    const notMustEcho = [{ providers: ['deepseek'], carriers: ['reasoning_content' as const], mustEcho: false }];
+    const deepseek: Route = { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4' };
+    expect(fieldsToLearn(deepseek, rcBody, ['reasoning_content'], [], notMustEcho)).toEqual(['reasoning_content']);
+  });
+
   test('fields already recorded for the route key are removed; nothing new → empty (no retry)', () => {
     expect(fieldsToLearn(groq, rcBody, ['reasoning_content', 'reasoning'], ['reasoning_content'])).toEqual([
       'reasoning',
