@@ -40,12 +40,14 @@ export interface AssistantDecisionInput {
   scoped: readonly ScopedEntry[];
   shaped: ShapeOutcome;
   decisions: DecisionLog;
+  /** The message's replayable text when the caller already has it (SPEC §6.2). */
+  text?: string | null;
 }
 
 /** Appends the decisions for the reasoning carriers and the private record of one message. */
 export function recordAssistantDecisions(input: AssistantDecisionInput): void {
   const { message, wire, index, context, decisions } = input;
-  const text = replayableText(message);
+  const text = input.text !== undefined ? input.text : replayableText(message);
 
   const sourceContent = message.reasoning_content;
   const wireContent = wire.reasoning_content;
@@ -70,9 +72,10 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
   }
 
   const sourceDetails = message.reasoning_details;
-  const standardCount = Array.isArray(sourceDetails)
-    ? sourceDetails.filter((entry) => entry.type !== NATIVE_ASSISTANT_RECORD_TYPE).length
-    : 0;
+  let standardCount = 0;
+  if (Array.isArray(sourceDetails)) {
+    for (const entry of sourceDetails) if (entry.type !== NATIVE_ASSISTANT_RECORD_TYPE) standardCount += 1;
+  }
   if (standardCount > 0) {
     const wireDetails = wire.reasoning_details;
     if (Array.isArray(wireDetails) && context.carriers.includes('reasoning_details')) {

@@ -9,7 +9,7 @@ import { hostnameMatches, hostnameOf } from './replay-host.js';
 import type { IssuerRoute, OriginVerdict, ScopedEntry } from './replay-origin-scope.js';
 import { originVerdict, scopeReasoningDetails } from './replay-origin-scope.js';
 import type { ReplayRouteDecision } from './replay-policy.js';
-import { policyCarriers, reasoningReplayRoute, recordsOnly } from './replay-policy.js';
+import { replayableText, policyCarriers, reasoningReplayRoute, recordsOnly } from './replay-policy.js';
 import { routeKeyOf } from './replay-route-key.js';
 import type { Carrier, CarrierDecision, RouteKey, RouteOverride } from './replay-types.js';
 import { CARRIERS } from './replay-types.js';
@@ -158,7 +158,8 @@ function convertAssistant(
   // reasoning_details list; the wire object is then built once, in a fixed key order, without
   // `delete` (deleting keys drops V8 objects into slow dictionary mode, which JSON.stringify
   // and the transport then pay for on every request).
-  const policy = policyCarriers(message, context.decision.pad, context.carriers);
+  const text = replayableText(message);
+  const policy = policyCarriers(message, context.decision.pad, context.carriers, text);
   let details: readonly JsonValue[] | undefined = Array.isArray(message.reasoning_details)
     ? message.reasoning_details
     : undefined;
@@ -193,7 +194,7 @@ function convertAssistant(
   if (policy.reasoning !== undefined) wire.reasoning = policy.reasoning;
   if (details !== undefined && details.length > 0) wire.reasoning_details = details as JsonValue[];
   for (const field of shaped.lifted) wire[field] = shaped.values[field];
-  recordAssistantDecisions({ message, wire, index, context, verdict, scoped, shaped, decisions });
+  recordAssistantDecisions({ message, wire, index, context, verdict, scoped, shaped, decisions, text });
   return wire;
 }
 
