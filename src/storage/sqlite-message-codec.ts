@@ -18,6 +18,11 @@ import type { Message } from '../core/message.js';
  *   reasoning text in both keys on nearly every reasoning turn, so writing it twice doubled the
  *   file and the resume load. Then the `reasoning` column is NULL, `reasoning_from_content` is 1,
  *   and decoding reads `reasoning_content` for both keys.
+ * - A `reasoning_details` entry whose `text` equals `reasoning_content` (OpenRouter-style turns
+ *   carry the same reasoning three times) keeps its `text` key, in place, with "" on disk; its
+ *   index is listed in `details_text_from_content`, and decoding puts `reasoning_content` back
+ *   (the same string, so a loaded session holds it once in memory too). Key order is unchanged,
+ *   so the entry replays byte for byte.
  * - JSON columns (`tool_calls`, `reasoning_details`, the native block lists, the codex item lists,
  *   `origin`) hold `JSON.stringify(value)` written ONCE and read back with one `JSON.parse`. A list
  *   is never pre-encoded and then encoded again, which is how the prior art ended up with
@@ -61,6 +66,7 @@ export const MESSAGE_VALUE_COLUMNS: readonly string[] = [
   'reasoning_from_content',
   'null_keys',
   'extra',
+  'details_text_from_content',
 ];
 
 /** One encoded message: column values in {@link MESSAGE_VALUE_COLUMNS} order. */
@@ -72,6 +78,8 @@ export const MESSAGE_SELECT_COLUMNS: string = MESSAGE_VALUE_COLUMNS.join(', ');
 const REASONING_FROM_CONTENT_INDEX = MAPPED_COLUMNS.length + 1;
 const NULL_KEYS_INDEX = MAPPED_COLUMNS.length + 2;
 const EXTRA_INDEX = MAPPED_COLUMNS.length + 3;
+const DETAILS_FROM_CONTENT_INDEX = MAPPED_COLUMNS.length + 4;
+const REASONING_DETAILS_INDEX = MAPPED_COLUMNS.findIndex(([key]) => key === 'reasoning_details') + 1;
 // Row positions (role is 0) of the two reasoning text columns.
 const REASONING_INDEX = MAPPED_COLUMNS.findIndex(([key]) => key === 'reasoning') + 1;
 const REASONING_CONTENT_INDEX = MAPPED_COLUMNS.findIndex(([key]) => key === 'reasoning_content') + 1;
@@ -142,7 +150,29 @@ export function encodeMessage(message: Message): EncodedMessage {
   values.push(reasoningFromContent);
   values.push(nullKeys.length === 0 ? null : JSON.stringify(nullKeys));
   values.push(extra === null ? null : stringifyJson(extra, 'message'));
+  values.push(dedupeDetailsText(record, values));
   return values;
+}
+
+/**
+ * Rewrites the encoded `reasoning_details` with "" for every entry `text` equal to a non-empty
+ * `reasoning_content`, returning the JSON list of those indexes (null when none).
+ */
+function dedupeDetailsText(record: Record<string, unknown>, values: EncodedMessage): string | null {
+  const content = record.reasoning_content;
+  const details = record.reasoning_details;
+  if (typeof content !== 'string' || content === '' || !Array.isArray(details)) return null;
+  if (values[REASONING_DETAILS_INDEX] === null) return null;
+  const indexes: number[] = [];
+  const stored = details.map((entry: unknown, index) => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return entry;
+    if ((entry as Record<string, unknown>).text !== content) return entry;
+    indexes.push(index);
+    return { ...(entry as Record<string, unknown>), text: '' };
+  });
+  if (indexes.length === 0) return null;
+  values[REASONING_DETAILS_INDEX] = stringifyJson(stored, 'message key "reasoning_details"');
+  return JSON.stringify(indexes);
 }
 
 /** Sets `key` on `target` as an own data property (also when the key is `__proto__`). */
@@ -179,6 +209,14 @@ export function decodeMessageRow(row: readonly unknown[]): Message {
   if (extra !== null) {
     for (const key of Object.keys(extra)) {
       if (!MAPPED_KIND.has(key)) defineKey(message, key, extra[key]);
+    }
+  }
+  const detailsFromContent = row[DETAILS_FROM_CONTENT_INDEX];
+  if (typeof detailsFromContent === 'string' && Array.isArray(message.reasoning_details)) {
+    const details = message.reasoning_details as Record<string, unknown>[];
+    for (const index of JSON.parse(detailsFromContent) as number[]) {
+      const entry = details[index];
+      if (entry) entry.text = message.reasoning_content;
     }
   }
   return message as unknown as Message;

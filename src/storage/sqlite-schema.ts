@@ -77,6 +77,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX requests_session_id ON requests(session_id, id);
   `,
+  // 2: reasoning_details entries whose `text` equals reasoning_content are stored once (see
+  // sqlite-message-codec.ts): the entry keeps its key with "" and this lists the entry indexes.
+  `
+  ALTER TABLE messages ADD COLUMN details_text_from_content TEXT;
+  `,
 ];
 
 /** The schema version this build writes. */

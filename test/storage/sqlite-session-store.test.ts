@@ -131,6 +131,36 @@ describe('SQLite session store specifics (SPEC §18, issue 4)', () => {
     });
   });
 
+  it('stores a reasoning_details text equal to reasoning_content once, and replays the entry byte for byte', async () => {
+    const store = open();
+    const session = await store.createSession({});
+    const reasoning = 'the same thinking, carried three times by OpenRouter-style turns';
+    const message = {
+      role: 'assistant' as const,
+      content: 'ok',
+      reasoning,
+      reasoning_content: reasoning,
+      reasoning_details: [
+        { type: 'reasoning.text', text: reasoning, signature: 'EvAB', format: 'anthropic-claude-v1', index: 0 },
+        { type: 'reasoning.text', text: 'a different text stays as it is', index: 1 },
+        { type: 'reasoning.encrypted', data: 'gAAAA', index: 2 },
+      ],
+    };
+    await store.appendMessage(session.id, message);
+    const [loaded] = await store.listMessages(session.id);
+    expect(loaded).toEqual(message);
+    expect(JSON.stringify(loaded)).toBe(JSON.stringify(message));
+    const row = raw()
+      .prepare('SELECT reasoning, reasoning_details, details_text_from_content FROM messages')
+      .get() as Record<string, string | null>;
+    expect(row.reasoning).toBeNull();
+    expect(row.details_text_from_content).toBe('[0]');
+    expect(row.reasoning_details).not.toContain(reasoning);
+    // A branch copies the rows as they are and still decodes exactly.
+    const child = await store.forkSession(session.id);
+    expect(await store.listMessages(child.id)).toEqual([message]);
+  });
+
   it('reopening the file preserves sessions, messages, model config, verdicts and requests', async () => {
     const first = open();
     const session = await first.createSession({ title: 'kept', modelConfig: { a: 1 } });
