@@ -157,6 +157,13 @@ async function runOneTurn(
       process.stdout.write(`${result.answer}\n`);
     }
     process.stderr.write(`session ${result.sessionId} (resume with: hermes chat --resume ${result.sessionId})\n`);
+  } catch (error) {
+    renderer.stop();
+    // The question is stored; say where, so the user can retry with --resume once the cause is fixed.
+    process.stderr.write(
+      `session ${turnOptions.sessionId} keeps your message (retry with: hermes chat --resume ${turnOptions.sessionId})\n`,
+    );
+    throw error;
   } finally {
     renderer.stop();
     process.removeListener('SIGINT', onSigint);
