@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../core/errors.js';
+import { parseEmulatorPort, waitForStopSignal } from './emulate-command.js';
 import {
   REDACTED_THINKING_TRIGGER,
   startAnthropicEmulator,
@@ -25,10 +25,7 @@ export function registerEmulateAnthropicCommand(emulate: Command): void {
       'answer invalid signatures with the 2026 "bound to a different conversation" text',
     )
     .action(async (options: { port: string; host: string; boundSignatureWording?: boolean }) => {
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        throw new UsageError(`--port must be an integer between 0 and 65535, got "${options.port}"`);
-      }
+      const port = parseEmulatorPort(options.port);
       const emulator = await startAnthropicEmulator({
         host: options.host,
         port,
@@ -36,14 +33,7 @@ export function registerEmulateAnthropicCommand(emulate: Command): void {
       });
       process.stdout.write(`emulator anthropic listening on ${emulator.baseUrl}\n`);
       process.stdout.write(`redacted thinking trigger: ${REDACTED_THINKING_TRIGGER}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          void emulator.close().then(resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await waitForStopSignal();
+      await emulator.close();
     });
 }

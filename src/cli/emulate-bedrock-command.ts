@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../core/errors.js';
+import { parseEmulatorPort, waitForStopSignal } from './emulate-command.js';
 import { startBedrockEmulator } from '../emulators/bedrock-converse/bedrock-converse-emulator.js';
 
 /**
@@ -15,20 +15,10 @@ export function registerEmulateBedrockCommand(emulate: Command): void {
     .option('--port <number>', 'port to listen on (0 = any free port)', '0')
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .action(async (options: { port: string; host: string }) => {
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        throw new UsageError(`--port must be an integer between 0 and 65535, got "${options.port}"`);
-      }
+      const port = parseEmulatorPort(options.port);
       const emulator = await startBedrockEmulator({ host: options.host, port });
       process.stdout.write(`emulator bedrock listening on ${emulator.baseUrl}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          void emulator.close().then(resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await waitForStopSignal();
+      await emulator.close();
     });
 }

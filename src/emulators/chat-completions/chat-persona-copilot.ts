@@ -11,7 +11,13 @@ import {
 } from './chat-emulator-errors.js';
 import { nativeTurnIndex, stringField, toolCallsOf } from './chat-emulator-request.js';
 import type { ChatPersona, PersonaRequestContext } from './chat-persona.js';
-import { fragmentDeltas, messageToolCalls, openAiContextLengthMessage, toolCallDeltas } from './chat-persona.js';
+import {
+  firstRejection,
+  fragmentDeltas,
+  messageToolCalls,
+  openAiContextLengthMessage,
+  toolCallDeltas,
+} from './chat-persona.js';
 
 /**
  * GitHub Copilot `/chat/completions` (WIRE.md §1.8): message-level `reasoning_text` and
@@ -64,8 +70,7 @@ export const copilotPersona: ChatPersona = {
   acceptedAssistantKeys: [],
   acceptedToolCallKeys: [],
   rejectKeys: (rejections) => {
-    const rejection = rejections[0];
-    if (!rejection) throw new Error('rejectKeys called without a rejection');
+    const rejection = firstRejection(rejections);
     return copilotUnknownFieldError(rejection);
   },
   readReasoning: (message) => stringField(message, 'reasoning_text'),

@@ -11,7 +11,7 @@ import {
 } from './chat-emulator-errors.js';
 import { nativeTurnIndex, toolCallsOf } from './chat-emulator-request.js';
 import type { ChatPersona, PersonaRequestContext } from './chat-persona.js';
-import { fragmentDeltas, messageToolCalls, toolCallDeltas } from './chat-persona.js';
+import { firstRejection, fragmentDeltas, messageToolCalls, toolCallDeltas } from './chat-persona.js';
 
 /**
  * Gemini through Google's OpenAI compatibility endpoint (WIRE.md §1.9). Gemini 3 puts the thought
@@ -80,8 +80,7 @@ export const geminiOpenAiPersona: ChatPersona = {
   acceptedAssistantKeys: [],
   acceptedToolCallKeys: [],
   rejectKeys: (rejections) => {
-    const rejection = rejections[0];
-    if (!rejection) throw new Error('rejectKeys called without a rejection');
+    const rejection = firstRejection(rejections);
     return geminiUnknownFieldError(rejection);
   },
   readReasoning,

@@ -12,7 +12,7 @@ import {
 } from './chat-emulator-errors.js';
 import { contentText, nativeTurnIndex, stringField, toolCallsOf } from './chat-emulator-request.js';
 import type { ChatPersona, PersonaRequestContext } from './chat-persona.js';
-import { fragmentDeltas, messageToolCalls, toolCallDeltas } from './chat-persona.js';
+import { firstRejection, fragmentDeltas, messageToolCalls, toolCallDeltas } from './chat-persona.js';
 
 /**
  * OpenRouter in front of a reasoning model that signs its thinking (WIRE.md §1.7). Every answer
@@ -115,8 +115,7 @@ export const openRouterPersona: ChatPersona = {
   acceptedAssistantKeys: [],
   acceptedToolCallKeys: [],
   rejectKeys: (rejections, context) => {
-    const rejection = rejections[0];
-    if (!rejection) throw new Error('rejectKeys called without a rejection');
+    const rejection = firstRejection(rejections);
     return openRouterExtraInputError(rejection, anthropicRequestId(context.raw));
   },
   readReasoning(message) {

@@ -12,6 +12,7 @@ import {
 import { stringField, toolCallsOf } from './chat-emulator-request.js';
 import type { ChatPersona, PersonaRequestContext } from './chat-persona.js';
 import {
+  firstRejection,
   fragmentDeltas,
   messageToolCalls,
   openAiContextLengthMessage,
@@ -104,12 +105,6 @@ function deepseekMustEcho(context: PersonaRequestContext): EmulatorAnswer | unde
   return undefined;
 }
 
-function first(rejections: readonly KeyRejection[]): KeyRejection {
-  const rejection = rejections[0];
-  if (!rejection) throw new Error('rejectKeys called without a rejection');
-  return rejection;
-}
-
 /** DeepSeek: returns and reads `reasoning_content`; lenient on extras; must-echo on tool-call turns. */
 export const deepseekPersona: ChatPersona = plainPersona({
   name: 'deepseek',
@@ -119,7 +114,7 @@ export const deepseekPersona: ChatPersona = plainPersona({
   returns: ['reasoning_content'],
   reads: ['reasoning_content'],
   acceptedAssistantKeys: [],
-  rejectKeys: (rejections) => deepseekUnknownFieldError(first(rejections)),
+  rejectKeys: (rejections) => deepseekUnknownFieldError(firstRejection(rejections)),
   checkReplay: deepseekMustEcho,
   deepseekNulls: true,
 });
@@ -133,7 +128,7 @@ export const localPersona: ChatPersona = plainPersona({
   returns: ['reasoning', 'reasoning_content'],
   reads: ['reasoning_content', 'reasoning'],
   acceptedAssistantKeys: [],
-  rejectKeys: (rejections) => openAiUnknownParameterError(first(rejections)),
+  rejectKeys: (rejections) => openAiUnknownParameterError(firstRejection(rejections)),
 });
 
 /** Groq: returns `reasoning` (reasoning_format parsed) but accepts no carrier back. */
@@ -145,7 +140,7 @@ export const strictGroqPersona: ChatPersona = plainPersona({
   returns: ['reasoning'],
   reads: [],
   acceptedAssistantKeys: [],
-  rejectKeys: (rejections) => groqUnsupportedError(first(rejections)),
+  rejectKeys: (rejections) => groqUnsupportedError(firstRejection(rejections)),
 });
 
 /** Cerebras: returns and accepts `reasoning`; rejects every other carrier. */
@@ -157,7 +152,7 @@ export const strictCerebrasPersona: ChatPersona = plainPersona({
   returns: ['reasoning'],
   reads: ['reasoning'],
   acceptedAssistantKeys: ['reasoning'],
-  rejectKeys: (rejections) => cerebrasUnsupportedError(first(rejections)),
+  rejectKeys: (rejections) => cerebrasUnsupportedError(firstRejection(rejections)),
 });
 
 /** Fireworks: returns and accepts `reasoning_content` (SPEC §5 row 2); rejects other extras. */
@@ -170,5 +165,5 @@ export const strictFireworksPersona: ChatPersona = plainPersona({
   returns: ['reasoning_content'],
   reads: ['reasoning_content'],
   acceptedAssistantKeys: ['reasoning_content'],
-  rejectKeys: (rejections) => fireworksExtraInputsError(first(rejections)),
+  rejectKeys: (rejections) => fireworksExtraInputsError(firstRejection(rejections)),
 });

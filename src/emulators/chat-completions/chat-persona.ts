@@ -141,3 +141,10 @@ export function toolCallDeltas(output: ScriptOutput, options: ToolCallDeltaOptio
 export function fragmentDeltas(text: string, build: (fragment: string) => JsonObject, size = 12): JsonObject[] {
   return splitIntoFragments(text, size).map(build);
 }
+
+/** The first key rejection; `rejectKeys` is only called with at least one. */
+export function firstRejection(rejections: readonly KeyRejection[]): KeyRejection {
+  const rejection = rejections[0];
+  if (!rejection) throw new Error('rejectKeys called without a rejection');
+  return rejection;
+}
