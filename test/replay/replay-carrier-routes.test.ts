@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFixtureJson } from '../support/fixtures.js';
 import { describe, expect, test } from 'vitest';
 import { CARRIER_ROUTE_ROWS, resolveCarrierRoute, routeCarriers } from '../../src/replay/replay-carrier-routes.js';
 import type { Carrier } from '../../src/replay/replay-types.js';
@@ -125,13 +125,9 @@ describe('SPEC §5 consequences and post-step', () => {
 
 describe('SPEC §23.7 Cerebras refinement (evidence: WIRE.md §1.6, §6)', () => {
   test('the recorded Cerebras turn 2 request replays `reasoning` only, and Cerebras answered 200', () => {
-    const file = new URL(
-      '../../../shared/fixtures/cerebras/pydantic-thinking-part-survives-multiturn.cassette.json',
-      import.meta.url,
-    );
-    const cassette = JSON.parse(readFileSync(file, 'utf8')) as {
+    const cassette = readFixtureJson<{
       interactions: { request: { body: { messages: Record<string, unknown>[] } }; response: { status: number } }[];
-    };
+    }>('cerebras/pydantic-thinking-part-survives-multiturn.cassette.json');
     const second = cassette.interactions[1];
     const assistant = second?.request.body.messages.find((message) => message.role === 'assistant');
     expect(second?.response.status).toBe(200);

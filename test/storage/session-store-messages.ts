@@ -1,17 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { readFixtureJson as readFixture } from '../support/fixtures.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 
 /**
  * Messages for the storage tests: one of every role and every carrier kind of SPEC §2. The
  * Anthropic blocks (signed `thinking`, `redacted_thinking`) come from recorded provider traffic
- * in `../shared/fixtures/`, so the stored bytes are real signatures, not made-up strings.
+ * in `test/fixtures/`, so the stored bytes are real signatures, not made-up strings.
  */
 
-const fixturesRoot = new URL('../../../shared/fixtures/', import.meta.url);
-
 function readFixtureJson(relativePath: string): JsonObject {
-  return JSON.parse(readFileSync(new URL(relativePath, fixturesRoot), 'utf8')) as JsonObject;
+  return readFixture<JsonObject>(relativePath);
 }
 
 /** `thinking` (with signature) + `text` blocks of a real Anthropic response. */

@@ -1,10 +1,11 @@
 /**
  * WIRE.md §2.2 / §2.3 and SPEC §2.1: every recorded Anthropic response in
- * ../shared/fixtures/anthropic/ decodes to the blocks exactly as received (signatures and thinking
+ * test/fixtures/anthropic/ decodes to the blocks exactly as received (signatures and thinking
  * byte for byte), streamed whole and split at random byte boundaries (seeded PRNG).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { fixturePath } from '../../support/fixtures.js';
 import type { JsonObject } from '../../../src/core/json.js';
 import type { OriginStamp } from '../../../src/core/origin.js';
 import type { StreamEvent } from '../../../src/core/stream-event.js';
@@ -14,7 +15,7 @@ import {
 } from '../../../src/transports/anthropic-messages/anthropic-messages-decode.js';
 import { ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
 
-const FIXTURES = new URL('../../../../shared/fixtures/anthropic/', import.meta.url);
+const FIXTURES = new URL(`file://${fixturePath('anthropic')}/`);
 const ORIGIN: OriginStamp = { api: 'anthropic_messages', provider: 'anthropic', host: 'api.anthropic.com', model: 'm' };
 
 interface StreamFixture {

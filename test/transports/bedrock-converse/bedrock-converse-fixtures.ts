@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
+import { fixturePath } from '../../support/fixtures.js';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { JsonObject } from '../../../src/core/json.js';
@@ -9,7 +10,7 @@ import type { BedrockStreamEvent } from '../../../src/transports/bedrock-convers
 
 /** Helpers shared by the Bedrock Converse tests: recorded fixtures, frames, a seeded PRNG. */
 
-const FIXTURES = new URL('../../../../shared/fixtures/bedrock-converse/', import.meta.url);
+const FIXTURES = new URL(`file://${fixturePath('bedrock-converse')}/`);
 
 /** Parsed JSON of a fixture file. */
 export function readFixture(name: string): JsonObject {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFixtureText } from '../../support/fixtures.js';
 import { ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
 import {
   createChatCompletionsDecoder,
@@ -6,13 +6,11 @@ import {
 } from '../../../src/transports/chat-completions/chat-completions-decode.js';
 import type { StreamEvent } from '../../../src/core/stream-event.js';
 
-/** Test helpers: load recorded fixtures from ../shared/fixtures and replay them through the decoder. */
-
-const FIXTURES = new URL('../../../../shared/fixtures/', import.meta.url);
+/** Test helpers: load recorded fixtures (test/fixtures) and replay them through the decoder. */
 
 /** Reads a fixture file as text. */
 export function fixtureText(relativePath: string): string {
-  return readFileSync(new URL(relativePath, FIXTURES), 'utf8');
+  return readFixtureText(relativePath);
 }
 
 /** One cassette interaction (see fixtures/INDEX.md). */

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fixturePath } from '../../support/fixtures.js';
 import type { GeminiResponse } from '../../../src/transports/gemini/gemini-wire.js';
 
 /** Shared helpers for Gemini tests: the recorded fixtures and a seeded PRNG. */
 
-/** `../shared/fixtures/gemini/` beside the clone (read-only in CI). */
-export const GEMINI_FIXTURE_DIRECTORY = fileURLToPath(new URL('../../../../shared/fixtures/gemini/', import.meta.url));
+/** `test/fixtures/gemini/`. */
+export const GEMINI_FIXTURE_DIRECTORY = fixturePath('gemini/');
 
 /** One recorded response: SSE bytes of a stream, or a whole JSON body. */
 export interface RecordedResponse {

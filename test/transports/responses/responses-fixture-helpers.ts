@@ -1,14 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { FIXTURES_ROOT } from '../../support/fixtures.js';
 
 /**
- * Loading of the recorded Responses traffic in `../shared/fixtures/` for decoder tests: every
+ * Loading of the recorded Responses traffic in `test/fixtures/` for decoder tests: every
  * streamed response as SSE text (one per `response.created`), every non-streaming body as JSON.
  */
 
-/** Absolute path of the shared fixtures directory (beside the clone, read-only). */
-export const FIXTURES_DIRECTORY = fileURLToPath(new URL('../../../../shared/fixtures/', import.meta.url));
+/** Absolute path of `test/fixtures/`. */
+export const FIXTURES_DIRECTORY = FIXTURES_ROOT;
 
 /** One recorded streamed response. */
 export interface StreamFixture {
