@@ -1,6 +1,6 @@
 /** Whether colour/ANSI styling is allowed on a stream (NO_COLOR and non-TTY disable it). */
 export function useColor(stream: NodeJS.WriteStream): boolean {
-  return Boolean(stream.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+  return Boolean(stream.isTTY) && !process.env['NO_COLOR'] && process.env['TERM'] !== 'dumb';
 }
 
 /** ANSI helpers that degrade to plain text when colour is off. */

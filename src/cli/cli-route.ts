@@ -29,7 +29,7 @@ export async function openRoute(
   notes: NodeJS.WritableStream = process.stderr,
 ): Promise<OpenedRoute> {
   // Emulation aid: HERMES_CONNECT_TO maps a real origin onto a loopback emulator (runtime-connect-to.ts).
-  installConnectTo(parseConnectTo(process.env.HERMES_CONNECT_TO));
+  installConnectTo(parseConnectTo(process.env['HERMES_CONNECT_TO']));
   const resolved = resolveRoute(flags, context.config, session, process.env);
   if (resolved.emulatorPersona) {
     const emulator = await startInProcessEmulator(resolved.emulatorPersona, resolved.route.model || undefined);

@@ -60,7 +60,7 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new UsageError('--port must be a whole number 0-65535');
-  const token = flags.token ?? (process.env.HERMES_GATEWAY_TOKEN || undefined);
+  const token = flags.token ?? (process.env['HERMES_GATEWAY_TOKEN'] || undefined);
   // Checked before anything opens so a refused bind starts no emulator and writes no state.
   const refusal = bindRefusal(flags.host, token);
   if (refusal) throw new UsageError(refusal);

@@ -26,13 +26,13 @@ export function formatLogLine(line: string, filter: LogFilter, style: ReturnType
   } catch {
     return filter.grep && !line.toLowerCase().includes(filter.grep) ? null : line;
   }
-  const level = typeof record.level === 'number' ? record.level : 30;
+  const level = typeof record['level'] === 'number' ? record['level'] : 30;
   if (filter.minimumLevel !== undefined && level < filter.minimumLevel) return null;
-  if (filter.session && record.session !== filter.session) return null;
-  const time = typeof record.time === 'string' ? record.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '';
+  if (filter.session && record['session'] !== filter.session) return null;
+  const time = typeof record['time'] === 'string' ? record['time'].replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '';
   const name = NAMES[level] ?? String(level);
   const colour = level >= 50 ? style.red : level >= 40 ? style.yellow : (text: string) => text;
-  const session = typeof record.session === 'string' ? ` [${record.session}]` : '';
+  const session = typeof record['session'] === 'string' ? ` [${record['session']}]` : '';
   const details: string[] = [];
   for (const [key, value] of Object.entries(record)) {
     if (['level', 'time', 'pid', 'hostname', 'msg', 'session', 'family'].includes(key)) continue;
@@ -42,9 +42,10 @@ export function formatLogLine(line: string, filter: LogFilter, style: ReturnType
       details.push(`    ${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
     }
   }
-  const text = [`${style.dim(time)} ${colour(name.padEnd(5))}${session} ${String(record.msg ?? '')}`, ...details].join(
-    '\n',
-  );
+  const text = [
+    `${style.dim(time)} ${colour(name.padEnd(5))}${session} ${String(record['msg'] ?? '')}`,
+    ...details,
+  ].join('\n');
   if (filter.grep && !text.toLowerCase().includes(filter.grep)) return null;
   return text;
 }

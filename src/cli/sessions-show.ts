@@ -54,7 +54,7 @@ export function carriersOf(message: AssistantMessage): string[] {
     present.push(`reasoning_content(${bytes(message.reasoning_content)} B)`);
   if (message.reasoning) present.push(`reasoning(${bytes(message.reasoning)} B)`);
   if (message.reasoning_details?.length) {
-    const record = message.reasoning_details.some((entry) => String(entry.type ?? '').endsWith('.native_assistant'));
+    const record = message.reasoning_details.some((entry) => String(entry['type'] ?? '').endsWith('.native_assistant'));
     present.push(`reasoning_details(${message.reasoning_details.length}${record ? ', carrier record' : ''})`);
   }
   if (message.anthropic_content_blocks?.length)
@@ -78,7 +78,7 @@ export async function describeSession(store: SessionStore, id: string): Promise<
   const children = await store.childSessions(id);
   const assistants = messages.filter((message): message is AssistantMessage => message.role === 'assistant');
   const hasRecord = assistants.some((message) =>
-    message.reasoning_details?.some((entry) => String(entry.type ?? '').endsWith('.native_assistant')),
+    message.reasoning_details?.some((entry) => String(entry['type'] ?? '').endsWith('.native_assistant')),
   );
   const turns = messages.filter((message) => message.role === 'user').length;
   const lines = [
@@ -89,7 +89,7 @@ export async function describeSession(store: SessionStore, id: string): Promise<
     `created   ${formatTime(session.createdAt)}   updated ${formatTime(session.updatedAt)}`,
     `lineage   parent ${session.parentSessionId ?? '-'}; children ${children.map((child) => child.id).join(', ') || '-'}`,
   ];
-  const verdicts = session.modelConfig.reasoning_rejected_carriers;
+  const verdicts = session.modelConfig['reasoning_rejected_carriers'];
   if (Array.isArray(verdicts) && verdicts.length) lines.push(`verdicts  ${JSON.stringify(verdicts)}`);
   lines.push('');
   messages.forEach((message, index) => {

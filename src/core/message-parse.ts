@@ -34,21 +34,21 @@ function validateToolCalls(value: unknown, index: number): void {
   value.forEach((call: unknown, callIndex) => {
     const at = `tool_calls[${callIndex}]`;
     if (!isJsonObject(call)) fail(index, at, 'must be an object');
-    if (typeof call.id !== 'string') fail(index, `${at}.id`, 'must be a string');
-    if (call.type !== undefined && call.type !== 'function') fail(index, `${at}.type`, 'must be "function"');
+    if (typeof call['id'] !== 'string') fail(index, `${at}.id`, 'must be a string');
+    if (call['type'] !== undefined && call['type'] !== 'function') fail(index, `${at}.type`, 'must be "function"');
     for (const key of ['call_id', 'response_item_id'] as const) {
       if (call[key] !== undefined && call[key] !== null && typeof call[key] !== 'string') {
         fail(index, `${at}.${key}`, 'must be a string');
       }
     }
-    if (call.extra_content !== undefined && !isJsonObject(call.extra_content)) {
+    if (call['extra_content'] !== undefined && !isJsonObject(call['extra_content'])) {
       fail(index, `${at}.extra_content`, 'must be an object');
     }
-    const fn = call.function;
+    const fn = call['function'];
     if (!isJsonObject(fn)) fail(index, `${at}.function`, 'must be an object');
-    if (typeof fn.name !== 'string') fail(index, `${at}.function.name`, 'must be a string');
-    if (typeof fn.arguments !== 'string') fail(index, `${at}.function.arguments`, 'must be a string');
-    if (fn.thought_signature !== undefined && typeof fn.thought_signature !== 'string') {
+    if (typeof fn['name'] !== 'string') fail(index, `${at}.function.name`, 'must be a string');
+    if (typeof fn['arguments'] !== 'string') fail(index, `${at}.function.arguments`, 'must be a string');
+    if (fn['thought_signature'] !== undefined && typeof fn['thought_signature'] !== 'string') {
       fail(index, `${at}.function.thought_signature`, 'must be a string');
     }
   });
@@ -56,7 +56,7 @@ function validateToolCalls(value: unknown, index: number): void {
 
 function validateOrigin(value: unknown, index: number): void {
   if (!isJsonObject(value)) fail(index, 'origin', 'must be an object {api, provider, host, model}');
-  if (typeof value.api !== 'string' || !(WIRE_APIS as readonly string[]).includes(value.api)) {
+  if (typeof value['api'] !== 'string' || !(WIRE_APIS as readonly string[]).includes(value['api'])) {
     fail(index, 'origin.api', `must be one of ${WIRE_APIS.join(', ')}`);
   }
   for (const key of ['provider', 'host', 'model'] as const) {
@@ -68,7 +68,7 @@ function validateContentParts(value: unknown, index: number): void {
   if (!Array.isArray(value)) return;
   value.forEach((part: unknown, partIndex) => {
     if (!isJsonObject(part)) fail(index, `content[${partIndex}]`, 'must be an object');
-    if (part.type === 'text' && typeof part.text !== 'string')
+    if (part['type'] === 'text' && typeof part['text'] !== 'string')
       fail(index, `content[${partIndex}].text`, 'must be a string');
   });
 }
@@ -85,7 +85,7 @@ export function validateMessage(value: unknown, index: number): Message {
 
 function checkMessage(value: unknown, index: number): Message {
   if (!isJsonObject(value)) throw new HistoryProblem(`message ${index}: must be a JSON object`);
-  const role = value.role;
+  const role = value['role'];
   if (typeof role !== 'string' || !ROLES.has(role)) fail(index, 'role', 'must be one of system, user, assistant, tool');
   expect(value, index, 'name', isString, 'must be a string');
   expect(
@@ -98,18 +98,19 @@ function checkMessage(value: unknown, index: number): Message {
   expect(value, index, 'platform_message_id', isStringOrNull, 'must be a string');
   expect(value, index, 'api_content', isString, 'must be a string');
   if (role === 'system') {
-    if (typeof value.content !== 'string') fail(index, 'content', 'must be a string');
+    if (typeof value['content'] !== 'string') fail(index, 'content', 'must be a string');
   } else if (role === 'user') {
-    if (typeof value.content !== 'string' && !Array.isArray(value.content))
+    if (typeof value['content'] !== 'string' && !Array.isArray(value['content']))
       fail(index, 'content', 'must be a string or a list of parts');
-    validateContentParts(value.content, index);
+    validateContentParts(value['content'], index);
   } else if (role === 'tool') {
-    if (typeof value.tool_call_id !== 'string') fail(index, 'tool_call_id', 'must be a string');
-    if (typeof value.content !== 'string') fail(index, 'content', 'must be a string');
+    if (typeof value['tool_call_id'] !== 'string') fail(index, 'tool_call_id', 'must be a string');
+    if (typeof value['content'] !== 'string') fail(index, 'content', 'must be a string');
     expect(value, index, 'tool_name', isString, 'must be a string');
   } else {
     expect(value, index, 'content', isStringOrNull, 'must be a string or null');
-    if (value.tool_calls !== undefined && value.tool_calls !== null) validateToolCalls(value.tool_calls, index);
+    if (value['tool_calls'] !== undefined && value['tool_calls'] !== null)
+      validateToolCalls(value['tool_calls'], index);
     expect(value, index, 'reasoning', isStringOrNull, 'must be a string or null');
     expect(value, index, 'reasoning_content', isStringOrNull, 'must be a string or null');
     expect(
@@ -128,7 +129,7 @@ function checkMessage(value: unknown, index: number): Message {
       expect(value, index, key, isObjectList, 'must be a list of objects');
     }
     expect(value, index, 'finish_reason', isStringOrNull, 'must be a string');
-    if (value.origin !== undefined) validateOrigin(value.origin, index);
+    if (value['origin'] !== undefined) validateOrigin(value['origin'], index);
   }
   return value as unknown as Message;
 }

@@ -35,7 +35,7 @@ export function parseChatRequest(body: unknown): GatewayChatRequest {
     throw badRequest('the request body must be a JSON object with a "messages" array');
   }
   const record = body as Record<string, unknown>;
-  const messages = record.messages;
+  const messages = record['messages'];
   if (!Array.isArray(messages) || messages.length === 0) {
     throw badRequest('"messages" must be a non-empty array of chat messages', 'messages');
   }
@@ -46,11 +46,11 @@ export function parseChatRequest(body: unknown): GatewayChatRequest {
     const role = roleOf(message);
     if (role === undefined) throw badRequest(`messages[${index}] must be an object with a "role"`, 'messages');
     if (role === 'system' || role === 'developer') {
-      const text = textOf((message as Record<string, unknown>).content);
+      const text = textOf((message as Record<string, unknown>)['content']);
       if (text) systemTexts.push(text);
     }
     if (role === 'user' && index > lastAssistant) {
-      const text = textOf((message as Record<string, unknown>).content);
+      const text = textOf((message as Record<string, unknown>)['content']);
       if (text === null) {
         throw badRequest(`messages[${index}].content must be a string or an array of text parts`, 'messages');
       }
@@ -64,17 +64,17 @@ export function parseChatRequest(body: unknown): GatewayChatRequest {
       'no_user_message',
     );
   }
-  const sessionId = record.session_id;
+  const sessionId = record['session_id'];
   if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
     throw badRequest('"session_id" must be a non-empty string', 'session_id');
   }
-  const streamOptions = record.stream_options as { include_usage?: unknown } | undefined;
+  const streamOptions = record['stream_options'] as { include_usage?: unknown } | undefined;
   return {
     userTexts,
     systemTexts,
-    stream: record.stream === true,
+    stream: record['stream'] === true,
     sessionId,
-    model: typeof record.model === 'string' ? record.model : undefined,
+    model: typeof record['model'] === 'string' ? record['model'] : undefined,
     includeUsage: streamOptions?.include_usage === true,
   };
 }

@@ -56,7 +56,7 @@ function deepSeekReasoning(_model: string, reasoning: ReasoningOptions): JsonObj
   if (!reasoning.enabled) return {};
   const body: JsonObject = { thinking: { type: 'enabled' } };
   const map: EffortMap = { minimal: 'low', low: 'low', medium: 'high', high: 'high', max: 'max' };
-  if (reasoning.effort !== undefined) body.reasoning_effort = map[reasoning.effort] ?? 'high';
+  if (reasoning.effort !== undefined) body['reasoning_effort'] = map[reasoning.effort] ?? 'high';
   return body;
 }
 
@@ -70,7 +70,8 @@ function kimiReasoning(model: string, reasoning: ReasoningOptions): JsonObject {
   if (!reasoning.enabled) return {};
   const body: JsonObject = { thinking: { type: 'enabled' } };
   const map: EffortMap = { minimal: 'low', low: 'low', medium: 'high', high: 'high', max: 'max' };
-  if (reasoning.effort !== undefined && /kimi-k3/i.test(model)) body.reasoning_effort = map[reasoning.effort] ?? 'high';
+  if (reasoning.effort !== undefined && /kimi-k3/i.test(model))
+    body['reasoning_effort'] = map[reasoning.effort] ?? 'high';
   return body;
 }
 
@@ -78,7 +79,7 @@ function kimiReasoning(model: string, reasoning: ReasoningOptions): JsonObject {
 function dashScopeReasoning(_model: string, reasoning: ReasoningOptions): JsonObject {
   if (!reasoning.enabled) return {};
   const body: JsonObject = { enable_thinking: true };
-  if (reasoning.budgetTokens !== undefined) body.thinking_budget = reasoning.budgetTokens;
+  if (reasoning.budgetTokens !== undefined) body['thinking_budget'] = reasoning.budgetTokens;
   return body;
 }
 

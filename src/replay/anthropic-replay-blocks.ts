@@ -56,19 +56,19 @@ function byteLength(text: string): number {
  * from thinking blocks (Anthropic does not accept it there) and kept on text and tool_use.
  */
 export function sanitizeBlock(block: JsonObject): JsonObject | null {
-  switch (block.type) {
+  switch (block['type']) {
     case 'thinking':
-      return typeof block.thinking === 'string' ? pick(block, ['type', 'thinking', 'signature']) : null;
+      return typeof block['thinking'] === 'string' ? pick(block, ['type', 'thinking', 'signature']) : null;
     case 'redacted_thinking':
-      return typeof block.data === 'string' && block.data !== '' ? pick(block, ['type', 'data']) : null;
+      return typeof block['data'] === 'string' && block['data'] !== '' ? pick(block, ['type', 'data']) : null;
     case 'text':
-      return typeof block.text === 'string' ? pick(block, ['type', 'text', 'citations', 'cache_control']) : null;
+      return typeof block['text'] === 'string' ? pick(block, ['type', 'text', 'citations', 'cache_control']) : null;
     case 'tool_use':
       return pick(block, ['type', 'id', 'name', 'input', 'cache_control']);
     case 'server_tool_use':
       return pick(block, ['type', 'id', 'name', 'input']);
     default:
-      return typeof block.type === 'string' && SERVER_RESULT_TYPES.has(block.type)
+      return typeof block['type'] === 'string' && SERVER_RESULT_TYPES.has(block['type'])
         ? pick(block, ['type', 'tool_use_id', 'content'])
         : null;
   }
@@ -84,23 +84,23 @@ function parseArguments(text: string): JsonObject | null {
 }
 
 function thinkingMetaOf(block: JsonObject, synthesized = false): ThinkingMeta | undefined {
-  if (block.type === 'thinking') {
-    const signature = block.signature;
+  if (block['type'] === 'thinking') {
+    const signature = block['signature'];
     return {
       signed: typeof signature === 'string' && signature !== '',
-      readable: typeof block.thinking === 'string' ? block.thinking : '',
+      readable: typeof block['thinking'] === 'string' ? block['thinking'] : '',
       synthesized,
     };
   }
-  if (block.type === 'redacted_thinking') return { signed: true, readable: '', synthesized };
+  if (block['type'] === 'redacted_thinking') return { signed: true, readable: '', synthesized };
   return undefined;
 }
 
 function anthropicReasoningDetails(message: AssistantMessage): JsonObject[] {
   return (message.reasoning_details ?? []).filter(
     (entry) =>
-      (entry.type === 'thinking' && typeof entry.thinking === 'string') ||
-      (entry.type === 'redacted_thinking' && typeof entry.data === 'string' && entry.data !== ''),
+      (entry['type'] === 'thinking' && typeof entry['thinking'] === 'string') ||
+      (entry['type'] === 'redacted_thinking' && typeof entry['data'] === 'string' && entry['data'] !== ''),
   );
 }
 
@@ -109,11 +109,11 @@ function sourceBlocks(message: AssistantMessage, historyIndex: number, decisions
   const sidecar = message.anthropic_content_blocks ?? [];
   const details = anthropicReasoningDetails(message);
   if (sidecar.length > 0) {
-    const redactedFallback = details.filter((entry) => entry.type === 'redacted_thinking');
+    const redactedFallback = details.filter((entry) => entry['type'] === 'redacted_thinking');
     const out: JsonObject[] = [];
     for (const raw of sidecar) {
       if (!isJsonObject(raw)) continue;
-      if (raw.type === 'redacted_thinking' && (typeof raw.data !== 'string' || raw.data === '')) {
+      if (raw['type'] === 'redacted_thinking' && (typeof raw['data'] !== 'string' || raw['data'] === '')) {
         // SPEC §9.3: a redacted block without data is dropped; conversion falls back to reasoning_details.
         const fallback = redactedFallback.shift();
         if (fallback) out.push(fallback);
@@ -131,7 +131,7 @@ function sourceBlocks(message: AssistantMessage, historyIndex: number, decisions
       else
         decisions.push({
           messageIndex: historyIndex,
-          field: String(raw.type),
+          field: String(raw['type']),
           action: 'dropped',
           reason: 'unknown block type',
         });
@@ -139,9 +139,9 @@ function sourceBlocks(message: AssistantMessage, historyIndex: number, decisions
     return out;
   }
   const out: JsonObject[] = details.map((entry) =>
-    entry.type === 'thinking'
+    entry['type'] === 'thinking'
       ? pick(entry, ['type', 'thinking', 'signature'])
-      : { type: 'redacted_thinking', data: entry.data ?? '' },
+      : { type: 'redacted_thinking', data: entry['data'] ?? '' },
   );
   const text = message.api_content ?? message.content;
   if (typeof text === 'string' && text !== '') out.push({ type: 'text', text });
@@ -162,7 +162,7 @@ export function assistantDraftBlocks(
   rejectedFingerprints: ReadonlySet<string>,
   decisions: CarrierDecision[],
 ): DraftBlock[] {
-  const invalidated = message._thinking_signature_invalidated === true;
+  const invalidated = message['_thinking_signature_invalidated'] === true;
   const argumentsById = new Map<string, JsonObject>();
   for (const call of message.tool_calls ?? []) {
     const parsed = parseArguments(call.function.arguments);
@@ -175,23 +175,23 @@ export function assistantDraftBlocks(
   for (const block of sourceBlocks(message, historyIndex, decisions)) {
     const fingerprint = fingerprintOfBlock(block);
     if (fingerprint !== null && rejectedFingerprints.has(fingerprint)) {
-      const readable = typeof block.thinking === 'string' ? block.thinking : '';
+      const readable = typeof block['thinking'] === 'string' ? block['thinking'] : '';
       if (readable !== '') droppedMirror.push(readable);
       decisions.push({
         messageIndex: historyIndex,
-        field: String(block.type),
+        field: String(block['type']),
         action: 'dropped',
         reason: 'fingerprint rejected',
-        bytes: byteLength(String(block.signature ?? block.data ?? '')),
+        bytes: byteLength(String(block['signature'] ?? block['data'] ?? '')),
       });
       continue;
     }
-    if (block.type === 'tool_use' && typeof block.id === 'string') {
-      seenToolUse.add(block.id);
+    if (block['type'] === 'tool_use' && typeof block['id'] === 'string') {
+      seenToolUse.add(block['id']);
       // SPEC §9.3: tool_use.input is re-sourced from the stored tool call's arguments.
-      const input = argumentsById.get(block.id);
+      const input = argumentsById.get(block['id']);
       drafts.push({
-        block: { ...block, input: input ?? (isJsonObject(block.input) ? block.input : {}) },
+        block: { ...block, input: input ?? (isJsonObject(block['input']) ? block['input'] : {}) },
         historyIndex,
       });
       continue;
@@ -240,8 +240,8 @@ export function userDraftBlocks(content: string | readonly JsonValue[], historyI
   const drafts: DraftBlock[] = [];
   for (const part of content) {
     if (!isJsonObject(part)) continue;
-    if (part.type === 'text' && typeof part.text === 'string') {
-      if (part.text !== '') drafts.push({ block: { type: 'text', text: part.text }, historyIndex });
+    if (part['type'] === 'text' && typeof part['text'] === 'string') {
+      if (part['text'] !== '') drafts.push({ block: { type: 'text', text: part['text'] }, historyIndex });
     } else drafts.push({ block: part, historyIndex });
   }
   return drafts;

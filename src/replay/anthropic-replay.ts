@@ -108,13 +108,13 @@ function removeOrphans(turns: Turn[], decisions: CarrierDecision[]): void {
     const next = turns[index + 1];
     const answered = new Set(
       (next?.blocks ?? [])
-        .filter((draft) => draft.block.type === 'tool_result')
-        .map((draft) => draft.block.tool_use_id),
+        .filter((draft) => draft.block['type'] === 'tool_result')
+        .map((draft) => draft.block['tool_use_id']),
     );
     const kept: DraftBlock[] = [];
     let removed = false;
     for (const draft of turn.blocks) {
-      if (draft.block.type === 'tool_use' && !answered.has(draft.block.id)) {
+      if (draft.block['type'] === 'tool_use' && !answered.has(draft.block['id'])) {
         removed = true;
         decisions.push({
           messageIndex: draft.historyIndex,
@@ -132,11 +132,11 @@ function removeOrphans(turns: Turn[], decisions: CarrierDecision[]): void {
     const previous = turns[index - 1];
     const issued = new Set(
       previous?.role === 'assistant'
-        ? previous.blocks.filter((draft) => draft.block.type === 'tool_use').map((draft) => draft.block.id)
+        ? previous.blocks.filter((draft) => draft.block['type'] === 'tool_use').map((draft) => draft.block['id'])
         : [],
     );
     turn.blocks = turn.blocks.filter((draft) => {
-      if (draft.block.type !== 'tool_result' || issued.has(draft.block.tool_use_id)) return true;
+      if (draft.block['type'] !== 'tool_result' || issued.has(draft.block['tool_use_id'])) return true;
       decisions.push({
         messageIndex: draft.historyIndex,
         field: 'tool_result',
@@ -152,7 +152,7 @@ function removeOrphans(turns: Turn[], decisions: CarrierDecision[]): void {
 function loopStart(turns: readonly Turn[]): number {
   for (let index = turns.length - 1; index >= 0; index -= 1) {
     const turn = turns[index];
-    if (turn?.role === 'user' && !turn.blocks.some((draft) => draft.block.type === 'tool_result')) return index + 1;
+    if (turn?.role === 'user' && !turn.blocks.some((draft) => draft.block['type'] === 'tool_result')) return index + 1;
   }
   return 0;
 }
@@ -169,8 +169,8 @@ function treatThinking(
   options: AnthropicReplayOptions,
 ): { block: JsonObject | null; decision: Omit<CarrierDecision, 'messageIndex'> } {
   const meta = draft.thinking!;
-  const field = meta.synthesized ? 'reasoning_content' : String(draft.block.type);
-  const signatureBytes = anthropicByteLength(String(draft.block.signature ?? draft.block.data ?? ''));
+  const field = meta.synthesized ? 'reasoning_content' : String(draft.block['type']);
+  const signatureBytes = anthropicByteLength(String(draft.block['signature'] ?? draft.block['data'] ?? ''));
   const readableBytes = anthropicByteLength(meta.readable);
   const drop = (reason: string) => ({
     block: null,
@@ -246,14 +246,15 @@ export function buildAnthropicMessages(
     for (const draft of turn.blocks) {
       if (!draft.thinking) {
         // Server-tool blocks are Anthropic-issued; only a signed route of the same issuer reads them.
-        const serverBlock = draft.block.type === 'server_tool_use' || String(draft.block.type).endsWith('_tool_result');
+        const serverBlock =
+          draft.block['type'] === 'server_tool_use' || String(draft.block['type']).endsWith('_tool_result');
         if (
           serverBlock &&
           (foreign.has(draft.historyIndex) || (options.treatment !== 'native' && options.treatment !== 'minimax'))
         ) {
           decisions.push({
             messageIndex: draft.historyIndex,
-            field: String(draft.block.type),
+            field: String(draft.block['type']),
             action: 'dropped',
             reason: 'server tool block: foreign route',
           });

@@ -32,11 +32,11 @@ export function fingerprintOf(type: 'thinking' | 'redacted_thinking', signatureO
 
 /** Fingerprint of a block when it is signed (`thinking` with a signature, `redacted_thinking` with data). */
 export function fingerprintOfBlock(block: JsonObject): string | null {
-  if (block.type === 'thinking' && typeof block.signature === 'string' && block.signature !== '') {
-    return fingerprintOf('thinking', block.signature);
+  if (block['type'] === 'thinking' && typeof block['signature'] === 'string' && block['signature'] !== '') {
+    return fingerprintOf('thinking', block['signature']);
   }
-  if (block.type === 'redacted_thinking' && typeof block.data === 'string' && block.data !== '') {
-    return fingerprintOf('redacted_thinking', block.data);
+  if (block['type'] === 'redacted_thinking' && typeof block['data'] === 'string' && block['data'] !== '') {
+    return fingerprintOf('redacted_thinking', block['data']);
   }
   return null;
 }
@@ -57,14 +57,14 @@ function collectFrom(value: JsonValue | undefined, into: Set<string>): void {
  */
 export function fingerprintSignedBlocks(body: JsonObject): string[] {
   const found = new Set<string>();
-  const messages = body.messages;
+  const messages = body['messages'];
   if (Array.isArray(messages)) {
     for (const message of messages) {
       if (!isJsonObject(message)) continue;
-      collectFrom(message.content, found);
-      collectFrom(message.reasoning_details, found);
-      collectFrom(message.anthropic_content_blocks, found);
-      collectFrom(message._anthropic_content_blocks, found);
+      collectFrom(message['content'], found);
+      collectFrom(message['reasoning_details'], found);
+      collectFrom(message['anthropic_content_blocks'], found);
+      collectFrom(message['_anthropic_content_blocks'], found);
     }
   }
   return [...found].sort();
@@ -77,7 +77,7 @@ export function fingerprintSignedBlocks(body: JsonObject): string[] {
  */
 export function readRejectedThinking(modelConfig: JsonObject | null | undefined): string[] {
   const value = modelConfig?.[ANTHROPIC_REJECTED_THINKING_KEY];
-  const list = Array.isArray(value) ? value : isJsonObject(value) ? value.fingerprints : undefined;
+  const list = Array.isArray(value) ? value : isJsonObject(value) ? value['fingerprints'] : undefined;
   if (!Array.isArray(list)) return [];
   return [...new Set(list.filter((entry): entry is string => typeof entry === 'string'))].sort();
 }

@@ -128,7 +128,7 @@ function signedReplayVerdict(
 ): true | string {
   if (policy.replay !== 'signed') return `${policy.replay} policy`;
   if (!target.reasoningEnabled) return 'thinking disabled for this request';
-  if (message._thinking_signature_invalidated === true) return 'signature invalidated';
+  if (message['_thinking_signature_invalidated'] === true) return 'signature invalidated';
   if (!bedrockIssuerMatches(message.origin, target))
     return 'foreign origin: signature bound to another model or endpoint';
   return true;
@@ -187,29 +187,29 @@ function applyApiContent(blocks: SourceBlock[], apiContent: string | undefined):
 }
 
 function readSidecarBlock(raw: JsonObject): SourceBlock | null {
-  if (typeof raw.text === 'string') return { kind: 'text', text: raw.text };
-  const toolUse = raw.toolUse;
+  if (typeof raw['text'] === 'string') return { kind: 'text', text: raw['text'] };
+  const toolUse = raw['toolUse'];
   if (isJsonObject(toolUse)) {
     return {
       kind: 'tool-use',
-      id: typeof toolUse.toolUseId === 'string' ? toolUse.toolUseId : '',
-      name: typeof toolUse.name === 'string' ? toolUse.name : '',
-      input: toolUse.input ?? {},
+      id: typeof toolUse['toolUseId'] === 'string' ? toolUse['toolUseId'] : '',
+      name: typeof toolUse['name'] === 'string' ? toolUse['name'] : '',
+      input: toolUse['input'] ?? {},
     };
   }
-  const reasoning = raw.reasoningContent;
+  const reasoning = raw['reasoningContent'];
   if (!isJsonObject(reasoning)) return null;
-  if (typeof reasoning.redactedContent === 'string') return { kind: 'redacted', data: reasoning.redactedContent };
+  if (typeof reasoning['redactedContent'] === 'string') return { kind: 'redacted', data: reasoning['redactedContent'] };
   // Legacy flat sidecar of the prior art (SPEC §10): {text, signature, redactedContentBase64}.
-  if (typeof reasoning.redactedContentBase64 === 'string') {
-    return { kind: 'redacted', data: reasoning.redactedContentBase64 };
+  if (typeof reasoning['redactedContentBase64'] === 'string') {
+    return { kind: 'redacted', data: reasoning['redactedContentBase64'] };
   }
-  const body = isJsonObject(reasoning.reasoningText) ? reasoning.reasoningText : reasoning;
-  if (typeof body.text !== 'string') return null;
+  const body = isJsonObject(reasoning['reasoningText']) ? reasoning['reasoningText'] : reasoning;
+  if (typeof body['text'] !== 'string') return null;
   return {
     kind: 'reasoning',
-    text: body.text,
-    signature: typeof body.signature === 'string' ? body.signature : undefined,
+    text: body['text'],
+    signature: typeof body['signature'] === 'string' ? body['signature'] : undefined,
   };
 }
 
@@ -217,11 +217,11 @@ function readSidecarBlock(raw: JsonObject): SourceBlock | null {
 function reasoningFromDetails(message: AssistantMessage): SourceBlock[] {
   const blocks: SourceBlock[] = [];
   for (const entry of message.reasoning_details ?? []) {
-    if (entry.type === 'thinking' && typeof entry.thinking === 'string') {
-      const signature = typeof entry.signature === 'string' ? entry.signature : undefined;
-      blocks.push({ kind: 'reasoning', text: entry.thinking, signature });
-    } else if (entry.type === 'redacted_thinking' && typeof entry.data === 'string') {
-      blocks.push({ kind: 'redacted', data: entry.data });
+    if (entry['type'] === 'thinking' && typeof entry['thinking'] === 'string') {
+      const signature = typeof entry['signature'] === 'string' ? entry['signature'] : undefined;
+      blocks.push({ kind: 'reasoning', text: entry['thinking'], signature });
+    } else if (entry['type'] === 'redacted_thinking' && typeof entry['data'] === 'string') {
+      blocks.push({ kind: 'redacted', data: entry['data'] });
     }
   }
   if (blocks.length > 0) return blocks;

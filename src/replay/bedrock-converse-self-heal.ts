@@ -26,16 +26,18 @@ export interface BedrockHealResult {
 
 /** Returns a copy of a Converse request body without redacted reasoning blocks (input untouched). */
 export function stripBedrockRedactedReasoning(body: JsonObject): BedrockHealResult {
-  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const messages = Array.isArray(body['messages']) ? body['messages'] : [];
   let removedBlocks = 0;
   let droppedTurns = 0;
   const kept: JsonObject[] = [];
   for (const message of messages) {
     if (!isJsonObject(message)) continue;
-    const content = Array.isArray(message.content) ? message.content : [];
+    const content = Array.isArray(message['content']) ? message['content'] : [];
     const remaining = content.filter((block) => {
       const redacted =
-        isJsonObject(block) && isJsonObject(block.reasoningContent) && 'redactedContent' in block.reasoningContent;
+        isJsonObject(block) &&
+        isJsonObject(block['reasoningContent']) &&
+        'redactedContent' in block['reasoningContent'];
       if (redacted) removedBlocks += 1;
       return !redacted;
     });
@@ -44,8 +46,8 @@ export function stripBedrockRedactedReasoning(body: JsonObject): BedrockHealResu
       continue;
     }
     const previous = kept[kept.length - 1];
-    if (previous !== undefined && previous.role === message.role && Array.isArray(previous.content)) {
-      kept[kept.length - 1] = { ...previous, content: [...previous.content, ...remaining] };
+    if (previous !== undefined && previous['role'] === message['role'] && Array.isArray(previous['content'])) {
+      kept[kept.length - 1] = { ...previous, content: [...previous['content'], ...remaining] };
     } else {
       kept.push({ ...message, content: remaining as JsonValue[] });
     }

@@ -43,13 +43,13 @@ function isNonEmpty(value: unknown): value is string {
  * `gemini-openai-compat/pydantic-compatible-api-tool-calls-without-id`).
  */
 export function messageThoughtSignature(source: JsonObject): string | undefined {
-  const extra = source.extra_content;
+  const extra = source['extra_content'];
   if (isJsonObject(extra)) {
-    const google = extra.google;
-    if (isJsonObject(google) && isNonBlank(google.thought_signature)) return google.thought_signature;
-    if (isNonBlank(extra.thought_signature)) return extra.thought_signature;
+    const google = extra['google'];
+    if (isJsonObject(google) && isNonBlank(google['thought_signature'])) return google['thought_signature'];
+    if (isNonBlank(extra['thought_signature'])) return extra['thought_signature'];
   }
-  if (isNonBlank(source.thought_signature)) return source.thought_signature;
+  if (isNonBlank(source['thought_signature'])) return source['thought_signature'];
   return undefined;
 }
 
@@ -81,8 +81,8 @@ export function carrierRecordFromMessage(message: unknown): CarrierRecord | unde
   if (!isJsonObject(message)) return undefined;
   return buildCarrierRecord({
     signature: messageThoughtSignature(message),
-    opaque: typeof message.reasoning_opaque === 'string' ? message.reasoning_opaque : undefined,
-    text: typeof message.reasoning_text === 'string' ? message.reasoning_text : undefined,
+    opaque: typeof message['reasoning_opaque'] === 'string' ? message['reasoning_opaque'] : undefined,
+    text: typeof message['reasoning_text'] === 'string' ? message['reasoning_text'] : undefined,
   });
 }
 
@@ -105,11 +105,11 @@ export class StreamCarriers {
   feed(delta: JsonObject, reasoningFragment?: string): string | undefined {
     const signature = messageThoughtSignature(delta);
     if (signature !== undefined) this.signature = signature;
-    if (isNonEmpty(delta.reasoning_opaque)) this.opaque = delta.reasoning_opaque;
+    if (isNonEmpty(delta['reasoning_opaque'])) this.opaque = delta['reasoning_opaque'];
     let carrierFragment: string | undefined;
-    if (isNonEmpty(delta.reasoning_text)) {
-      this.text += delta.reasoning_text;
-      carrierFragment = delta.reasoning_text;
+    if (isNonEmpty(delta['reasoning_text'])) {
+      this.text += delta['reasoning_text'];
+      carrierFragment = delta['reasoning_text'];
     }
     return isNonEmpty(reasoningFragment) ? reasoningFragment : carrierFragment;
   }
@@ -122,14 +122,14 @@ export class StreamCarriers {
 
 /** True for any private native record entry (a type ending in `.native_assistant`, SPEC §7.6). */
 export function isNativeRecordEntry(entry: unknown): boolean {
-  return isJsonObject(entry) && typeof entry.type === 'string' && entry.type.endsWith('.native_assistant');
+  return isJsonObject(entry) && typeof entry['type'] === 'string' && entry['type'].endsWith('.native_assistant');
 }
 
 /** The Hermes record inside a message's `reasoning_details`, if there is one. */
 export function findCarrierRecord(details: readonly unknown[] | null | undefined): CarrierRecord | undefined {
   if (!details) return undefined;
   for (const entry of details) {
-    if (isJsonObject(entry) && entry.type === NATIVE_RECORD_TYPE) return entry as CarrierRecord;
+    if (isJsonObject(entry) && entry['type'] === NATIVE_RECORD_TYPE) return entry as CarrierRecord;
   }
   return undefined;
 }

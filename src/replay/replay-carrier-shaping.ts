@@ -55,7 +55,7 @@ export interface ShapeOptions {
 function findRecord(details: readonly JsonValue[] | undefined): JsonObject | undefined {
   if (details === undefined) return undefined;
   for (const entry of details) {
-    if (isJsonObject(entry) && entry.type === NATIVE_ASSISTANT_RECORD_TYPE) return entry;
+    if (isJsonObject(entry) && entry['type'] === NATIVE_ASSISTANT_RECORD_TYPE) return entry;
   }
   return undefined;
 }
@@ -77,12 +77,12 @@ export function shapeMessageCarriers(
   reads: RouteReads,
   options: ShapeOptions = {},
 ): ShapeOutcome {
-  const details = Array.isArray(wire.reasoning_details) ? wire.reasoning_details : undefined;
+  const details = Array.isArray(wire['reasoning_details']) ? wire['reasoning_details'] : undefined;
   const shaped = shapeRecordFields(source, details, reads, options);
   for (const field of RECORD_FIELDS) delete wire[field];
   if (shaped.details !== details) {
-    if (shaped.details === undefined) delete wire.reasoning_details;
-    else wire.reasoning_details = shaped.details as JsonValue[];
+    if (shaped.details === undefined) delete wire['reasoning_details'];
+    else wire['reasoning_details'] = shaped.details as JsonValue[];
   }
   for (const field of shaped.lifted) wire[field] = shaped.values[field];
   return shaped;
@@ -143,17 +143,18 @@ export function shapeWireCarriers(
   const reads = routeReads(route);
   let result: JsonObject[] | undefined;
   messages.forEach((message, index) => {
-    if (message.role !== 'assistant') return;
+    if (message['role'] !== 'assistant') return;
     const wire: JsonObject = { ...message };
     shapeMessageCarriers(message, wire, reads);
-    if (!reads.copilot && Array.isArray(message.tool_calls)) {
-      const calls = message.tool_calls.map((call) => {
-        if (!isJsonObject(call) || !isJsonObject(call.function) || !('thought_signature' in call.function)) return call;
-        const { thought_signature: _dropped, ...rest } = call.function;
+    if (!reads.copilot && Array.isArray(message['tool_calls'])) {
+      const calls = message['tool_calls'].map((call) => {
+        if (!isJsonObject(call) || !isJsonObject(call['function']) || !('thought_signature' in call['function']))
+          return call;
+        const { thought_signature: _dropped, ...rest } = call['function'];
         return { ...call, function: rest };
       });
-      if (calls.some((call, callIndex) => call !== (message.tool_calls as JsonValue[])[callIndex]))
-        wire.tool_calls = calls;
+      if (calls.some((call, callIndex) => call !== (message['tool_calls'] as JsonValue[])[callIndex]))
+        wire['tool_calls'] = calls;
     }
     if (!shallowEqual(message, wire)) {
       result ??= [...messages];

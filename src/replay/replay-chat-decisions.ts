@@ -50,7 +50,7 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
   const text = input.text !== undefined ? input.text : replayableText(message);
 
   const sourceContent = message.reasoning_content;
-  const wireContent = wire.reasoning_content;
+  const wireContent = wire['reasoning_content'];
   if (typeof wireContent === 'string') {
     if (wireContent === REASONING_ECHO_PAD && text === null)
       decisions.add(index, 'reasoning_content', 'padded', padReason(context), 1);
@@ -62,7 +62,7 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
   }
 
   const sourceReasoning = message.reasoning;
-  const wireReasoning = wire.reasoning;
+  const wireReasoning = wire['reasoning'];
   if (typeof wireReasoning === 'string') {
     const reason =
       wireReasoning === sourceReasoning ? 'route reads it' : 'route reads it (text from reasoning_content)';
@@ -74,10 +74,10 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
   const sourceDetails = message.reasoning_details;
   let standardCount = 0;
   if (Array.isArray(sourceDetails)) {
-    for (const entry of sourceDetails) if (entry.type !== NATIVE_ASSISTANT_RECORD_TYPE) standardCount += 1;
+    for (const entry of sourceDetails) if (entry['type'] !== NATIVE_ASSISTANT_RECORD_TYPE) standardCount += 1;
   }
   if (standardCount > 0) {
-    const wireDetails = wire.reasoning_details;
+    const wireDetails = wire['reasoning_details'];
     if (Array.isArray(wireDetails) && context.carriers.includes('reasoning_details')) {
       decisions.add(index, 'reasoning_details', 'kept', 'route reads it', wireDetails);
     } else {

@@ -137,11 +137,11 @@ export function convertMessage(
   decisions: DecisionLog,
 ): JsonObject {
   const loose = message as unknown as JsonObject;
-  const content = typeof loose.api_content === 'string' ? loose.api_content : (loose.content ?? null);
+  const content = typeof loose['api_content'] === 'string' ? loose['api_content'] : (loose['content'] ?? null);
   if (message.role === 'assistant') return convertAssistant(message, loose, content, index, context, decisions);
   const wire: JsonObject = { role: message.role, content };
-  if (message.role === 'tool') wire.tool_call_id = message.tool_call_id;
-  if (typeof loose.name === 'string') wire.name = loose.name;
+  if (message.role === 'tool') wire['tool_call_id'] = message.tool_call_id;
+  if (typeof loose['name'] === 'string') wire['name'] = loose['name'];
   return wire;
 }
 
@@ -183,16 +183,16 @@ function convertAssistant(
   details = withoutForeignNativeRecords(details, profileType);
 
   const wire: JsonObject = { role: 'assistant', content };
-  if (typeof loose.name === 'string') wire.name = loose.name;
+  if (typeof loose['name'] === 'string') wire['name'] = loose['name'];
   if (message.tool_calls && message.tool_calls.length > 0) {
-    wire.tool_calls = message.tool_calls.map((call, callIndex) =>
+    wire['tool_calls'] = message.tool_calls.map((call, callIndex) =>
       convertToolCall(call, callIndex, index, verdict, context, decisions),
     );
   }
-  if (loose.refusal !== undefined) wire.refusal = loose.refusal;
-  if (policy.reasoningContent !== undefined) wire.reasoning_content = policy.reasoningContent;
-  if (policy.reasoning !== undefined) wire.reasoning = policy.reasoning;
-  if (details !== undefined && details.length > 0) wire.reasoning_details = details as JsonValue[];
+  if (loose['refusal'] !== undefined) wire['refusal'] = loose['refusal'];
+  if (policy.reasoningContent !== undefined) wire['reasoning_content'] = policy.reasoningContent;
+  if (policy.reasoning !== undefined) wire['reasoning'] = policy.reasoning;
+  if (details !== undefined && details.length > 0) wire['reasoning_details'] = details as JsonValue[];
   for (const field of shaped.lifted) wire[field] = shaped.values[field];
   recordAssistantDecisions({ message, wire, index, context, verdict, scoped, shaped, decisions, text });
   return wire;
@@ -203,11 +203,11 @@ const NOT_SHAPED: ShapeOutcome = { record: undefined, values: {}, lifted: [] };
 
 /** Shaping (SPEC §7.5) has work only when the message holds a record or a live record field. */
 function needsShaping(message: JsonObject, details: readonly JsonValue[] | undefined): boolean {
-  if (message.extra_content !== undefined || message.reasoning_opaque !== undefined) return true;
-  if (message.reasoning_text !== undefined) return true;
+  if (message['extra_content'] !== undefined || message['reasoning_opaque'] !== undefined) return true;
+  if (message['reasoning_text'] !== undefined) return true;
   if (details === undefined) return false;
   for (const entry of details) {
-    if (isJsonObject(entry) && entry.type === NATIVE_ASSISTANT_RECORD_TYPE) return true;
+    if (isJsonObject(entry) && entry['type'] === NATIVE_ASSISTANT_RECORD_TYPE) return true;
   }
   return false;
 }
@@ -223,18 +223,18 @@ function withoutForeignNativeRecords(
   if (details === undefined) return undefined;
   const isForeign = (entry: JsonValue): boolean =>
     isJsonObject(entry) &&
-    typeof entry.type === 'string' &&
-    entry.type.endsWith('.native_assistant') &&
-    entry.type !== profileType;
+    typeof entry['type'] === 'string' &&
+    entry['type'].endsWith('.native_assistant') &&
+    entry['type'] !== profileType;
   if (!details.some(isForeign)) return details;
   const kept = details.filter((entry) => !isForeign(entry));
   return kept.length === 0 ? undefined : kept;
 }
 
 function usableSignature(extraContent: JsonObject): boolean {
-  const google = extraContent.google;
-  const nested = isJsonObject(google) ? google.thought_signature : undefined;
-  const signature = nested ?? extraContent.thought_signature;
+  const google = extraContent['google'];
+  const nested = isJsonObject(google) ? google['thought_signature'] : undefined;
+  const signature = nested ?? extraContent['thought_signature'];
   return typeof signature === 'string' && signature.trim() !== '';
 }
 
@@ -269,14 +269,14 @@ function convertToolCall(
   }
   if (extraKeys || (signature !== undefined && !keepSignature)) {
     fn = { name: source.name, arguments: source.arguments };
-    if (keepSignature) fn.thought_signature = signature;
+    if (keepSignature) fn['thought_signature'] = signature;
   }
   const wire: JsonObject = { id: call.id, type: 'function', function: fn };
   const extraContent = call.extra_content;
   if (extraContent !== undefined) {
     const usable = isJsonObject(extraContent) && usableSignature(extraContent);
     const keep = context.consumesThoughtSignature && usable && verdict.sameIssuer;
-    if (keep) wire.extra_content = extraContent;
+    if (keep) wire['extra_content'] = extraContent;
     const reason = keep
       ? 'route reads it'
       : !context.consumesThoughtSignature

@@ -91,9 +91,9 @@ export function unwrapOpenRouterRaw(body: string): string {
   if (!trimmed.startsWith('{') || !trimmed.includes('"raw"')) return body;
   try {
     const parsed: unknown = JSON.parse(trimmed);
-    if (!isJsonObject(parsed) || !isJsonObject(parsed.error)) return body;
-    const metadata = parsed.error.metadata;
-    if (isJsonObject(metadata) && typeof metadata.raw === 'string' && metadata.raw !== '') return metadata.raw;
+    if (!isJsonObject(parsed) || !isJsonObject(parsed['error'])) return body;
+    const metadata = parsed['error']['metadata'];
+    if (isJsonObject(metadata) && typeof metadata['raw'] === 'string' && metadata['raw'] !== '') return metadata['raw'];
   } catch {
     // Not JSON after all: classify the text as it is.
   }

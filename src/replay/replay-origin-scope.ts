@@ -70,12 +70,16 @@ export interface ScopedEntry {
 }
 
 function isAnthropicFormat(entry: JsonObject): boolean {
-  return entry.format === 'anthropic-claude-v1' || entry.type === 'thinking' || entry.type === 'redacted_thinking';
+  return (
+    entry['format'] === 'anthropic-claude-v1' || entry['type'] === 'thinking' || entry['type'] === 'redacted_thinking'
+  );
 }
 
 function isOpaqueOnly(entry: JsonObject): boolean {
-  if (entry.type === 'reasoning.encrypted' || entry.type === 'redacted_thinking') return true;
-  return (typeof entry.data === 'string' || typeof entry.encrypted_content === 'string') && !hasReadableText(entry);
+  if (entry['type'] === 'reasoning.encrypted' || entry['type'] === 'redacted_thinking') return true;
+  return (
+    (typeof entry['data'] === 'string' || typeof entry['encrypted_content'] === 'string') && !hasReadableText(entry)
+  );
 }
 
 function hasReadableText(entry: JsonObject): boolean {
@@ -110,7 +114,7 @@ function scopeEntry(entry: JsonValue, index: number, verdict: OriginVerdict, sco
   if (!isJsonObject(entry) || isNativeAssistantRecord(entry)) return entry;
   const allowed = isAnthropicFormat(entry) ? verdict.sameIssuerAndModel : verdict.sameIssuer;
   if (allowed) return entry;
-  const type = typeof entry.type === 'string' ? entry.type : 'unknown';
+  const type = typeof entry['type'] === 'string' ? entry['type'] : 'unknown';
   // A foreign entry in another API's native shape (Anthropic `thinking` from a Messages-API turn,
   // say) is not an OpenRouter-style detail at all: drop it whole. Its readable text already
   // travels in `reasoning` / `reasoning_content` where the route reads them.
@@ -118,7 +122,7 @@ function scopeEntry(entry: JsonValue, index: number, verdict: OriginVerdict, sco
     scoped.push({ index, part: 'entry', type, bytes: jsonStringBytes(entry) });
     return null;
   }
-  const signature = entry.signature;
+  const signature = entry['signature'];
   if (typeof signature !== 'string' || signature === '') return entry;
   const { signature: _signature, ...rest } = entry;
   const keep = hasReadableText(rest);

@@ -85,7 +85,7 @@ export function replayableText(source: PolicySource): string | null {
 /** True for a private carrier record type (`hermes.native_assistant` and provider variants). */
 export function isNativeAssistantRecord(entry: unknown): boolean {
   if (typeof entry !== 'object' || entry === null) return false;
-  const type = (entry as JsonObject).type;
+  const type = (entry as JsonObject)['type'];
   return typeof type === 'string' && type.endsWith('.native_assistant');
 }
 
@@ -106,21 +106,21 @@ export function applyReasoningContentPolicy(
   if (carriers === null && pad) {
     // Legacy/pad-only branch (non-chat wire APIs).
     const existing = source.reasoning_content;
-    if (typeof existing === 'string') wire.reasoning_content = existing === '' ? REASONING_ECHO_PAD : existing;
-    else if (isNonBlank(source.reasoning) && !hasToolCalls(source)) wire.reasoning_content = source.reasoning;
-    else wire.reasoning_content = REASONING_ECHO_PAD;
+    if (typeof existing === 'string') wire['reasoning_content'] = existing === '' ? REASONING_ECHO_PAD : existing;
+    else if (isNonBlank(source.reasoning) && !hasToolCalls(source)) wire['reasoning_content'] = source.reasoning;
+    else wire['reasoning_content'] = REASONING_ECHO_PAD;
     return;
   }
   const outcome = policyCarriers(source, pad, carriers, text);
-  if (outcome.reasoningContent !== undefined) wire.reasoning_content = outcome.reasoningContent;
-  else delete wire.reasoning_content;
-  if (outcome.reasoning !== undefined) wire.reasoning = outcome.reasoning;
-  else delete wire.reasoning;
+  if (outcome.reasoningContent !== undefined) wire['reasoning_content'] = outcome.reasoningContent;
+  else delete wire['reasoning_content'];
+  if (outcome.reasoning !== undefined) wire['reasoning'] = outcome.reasoning;
+  else delete wire['reasoning'];
   if (outcome.detailsRecordsOnly) {
-    const details = wire.reasoning_details;
+    const details = wire['reasoning_details'];
     const records = Array.isArray(details) ? recordsOnly(details) : undefined;
-    if (records === undefined || records.length === 0) delete wire.reasoning_details;
-    else if (records.length !== (details as JsonValue[]).length) wire.reasoning_details = records as JsonValue[];
+    if (records === undefined || records.length === 0) delete wire['reasoning_details'];
+    else if (records.length !== (details as JsonValue[]).length) wire['reasoning_details'] = records as JsonValue[];
   }
 }
 
@@ -173,13 +173,18 @@ export function reapplyReasoningEcho(
 ): number {
   let changed = 0;
   for (const message of apiMessages) {
-    if (message.role !== 'assistant') continue;
-    if (carriers === null && pad && typeof message.reasoning_content === 'string' && message.reasoning_content !== '') {
+    if (message['role'] !== 'assistant') continue;
+    if (
+      carriers === null &&
+      pad &&
+      typeof message['reasoning_content'] === 'string' &&
+      message['reasoning_content'] !== ''
+    ) {
       continue;
     }
-    const before = [message.reasoning_content, message.reasoning, message.reasoning_details];
+    const before = [message['reasoning_content'], message['reasoning'], message['reasoning_details']];
     applyReasoningContentPolicy(message, message, pad, carriers);
-    const after = [message.reasoning_content, message.reasoning, message.reasoning_details];
+    const after = [message['reasoning_content'], message['reasoning'], message['reasoning_details']];
     if (before.some((value, index) => value !== after[index])) changed += 1;
   }
   return changed;

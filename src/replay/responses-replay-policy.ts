@@ -142,7 +142,7 @@ function newestCompaction(history: readonly Message[]): [number, number] | null 
   history.forEach((message, messageIndex) => {
     if (message.role !== 'assistant') return;
     (message.codex_reasoning_items ?? []).forEach((item, itemIndex) => {
-      if (isJsonObject(item) && item.type === 'compaction') newest = [messageIndex, itemIndex];
+      if (isJsonObject(item) && item['type'] === 'compaction') newest = [messageIndex, itemIndex];
     });
   });
   return newest;
@@ -178,8 +178,8 @@ export function planResponsesReplay(history: readonly Message[], options: Respon
     (message.codex_reasoning_items ?? []).forEach((item, itemIndex) => {
       const field = `codex_reasoning_items[${itemIndex}]`;
       if (!isJsonObject(item)) return decide(field, 'dropped', 'not an item object');
-      const encrypted = item.encrypted_content;
-      if (item.type === 'compaction') {
+      const encrypted = item['encrypted_content'];
+      if (item['type'] === 'compaction') {
         if (newest === null || newest[0] !== messageIndex || newest[1] !== itemIndex) {
           return decide(field, 'dropped', 'compaction checkpoint superseded by a newer one', encrypted);
         }
@@ -194,8 +194,8 @@ export function planResponsesReplay(history: readonly Message[], options: Respon
         plan.compactionItems.push(wireCopy(item, true));
         return decide(field, 'kept', 'newest compaction checkpoint', encrypted);
       }
-      if (item.type !== 'reasoning') return decide(field, 'dropped', `unknown item type ${String(item.type)}`);
-      const id = typeof item.id === 'string' ? item.id : undefined;
+      if (item['type'] !== 'reasoning') return decide(field, 'dropped', `unknown item type ${String(item['type'])}`);
+      const id = typeof item['id'] === 'string' ? item['id'] : undefined;
       if (id?.startsWith(TEMPORARY_REASONING_ID_PREFIX)) {
         return decide(field, 'dropped', 'temporary rs_tmp_ item', encrypted);
       }
@@ -240,8 +240,8 @@ function planMessageItem(
   const items = (message.codex_message_items ?? []).filter(isJsonObject);
   const last = items[items.length - 1];
   if (last === undefined) return;
-  if (typeof last.phase === 'string') plan.messageItemPhase = last.phase;
-  const id = last.id;
+  if (typeof last['phase'] === 'string') plan.messageItemPhase = last['phase'];
+  const id = last['id'];
   if (typeof id !== 'string' || id === '') return;
   const field = 'codex_message_items.id';
   // Copilot rotates item ids between events and rejects the ones it handed out (WIRE.md §5.3).

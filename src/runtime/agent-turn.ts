@@ -381,7 +381,7 @@ function hasPrepareWith(transport: Transport): transport is Transport & {
 function withOrigin(message: AssistantMessage, route: Route, usage: Usage | null): AssistantMessage {
   const stamped: AssistantMessage = { ...message, timestamp: message.timestamp ?? Date.now() };
   // The provider usage anchors later estimates (SPEC §15); a private key, never sent.
-  if (usage) stamped._usage = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
+  if (usage) stamped['_usage'] = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
   if (!stamped.origin) {
     stamped.origin = {
       api: route.api,

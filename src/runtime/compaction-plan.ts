@@ -47,7 +47,7 @@ export function chargeStaleThinkingFor(
   route: Route,
   overrides: readonly RouteOverride[] = [],
   echoOptIn = false,
-  nousInferenceBaseUrl: string | undefined = process.env.NOUS_INFERENCE_BASE_URL,
+  nousInferenceBaseUrl: string | undefined = process.env['NOUS_INFERENCE_BASE_URL'],
 ): boolean {
   const pad = echoOptIn || isMustEcho(route.provider, route.model, route.baseUrl, { overrides });
   if (route.api === 'anthropic_messages') {
@@ -98,9 +98,9 @@ export function anchoredEstimate(history: readonly Message[], costs: readonly nu
   for (let index = history.length - 1; index >= 0; index -= 1) {
     const message = history[index];
     const usage =
-      message?.role === 'assistant' ? ((message as AssistantMessage)._usage as JsonObject | undefined) : undefined;
-    if (usage && typeof usage.input_tokens === 'number' && typeof usage.output_tokens === 'number') {
-      return total + usage.input_tokens + usage.output_tokens;
+      message?.role === 'assistant' ? ((message as AssistantMessage)['_usage'] as JsonObject | undefined) : undefined;
+    if (usage && typeof usage['input_tokens'] === 'number' && typeof usage['output_tokens'] === 'number') {
+      return total + usage['input_tokens'] + usage['output_tokens'];
     }
     total += costs[index] ?? 0;
   }
@@ -169,7 +169,7 @@ export function dropSupersededCheckpoints(messages: readonly Message[]): Message
   messages.forEach((message, messageIndex) => {
     if (message.role !== 'assistant') return;
     message.codex_reasoning_items?.forEach((item, itemIndex) => {
-      if (item.type === 'compaction') newest = { message: messageIndex, item: itemIndex };
+      if (item['type'] === 'compaction') newest = { message: messageIndex, item: itemIndex };
     });
   });
   if (!newest) return [...messages];
@@ -177,7 +177,7 @@ export function dropSupersededCheckpoints(messages: readonly Message[]): Message
   return messages.map((message, messageIndex) => {
     if (message.role !== 'assistant' || !message.codex_reasoning_items) return message;
     const items = message.codex_reasoning_items.filter(
-      (item, itemIndex) => item.type !== 'compaction' || (messageIndex === keep.message && itemIndex === keep.item),
+      (item, itemIndex) => item['type'] !== 'compaction' || (messageIndex === keep.message && itemIndex === keep.item),
     );
     return items.length === message.codex_reasoning_items.length
       ? message
@@ -206,7 +206,7 @@ export function compactedMessages(
   return retained.map((message) => {
     if (message.role !== 'assistant' || !('_usage' in message)) return message;
     const copy: AssistantMessage = { ...message };
-    delete copy._usage;
+    delete copy['_usage'];
     return copy;
   });
 }

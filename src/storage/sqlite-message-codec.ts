@@ -110,7 +110,7 @@ function fitsColumn(kind: ColumnKind, value: unknown): boolean {
  */
 export function encodeMessage(message: Message): EncodedMessage {
   const record = message as unknown as Record<string, unknown>;
-  const role = record.role;
+  const role = record['role'];
   if (typeof role !== 'string') throw new UsageError('cannot store a message without a string "role"');
   const values: EncodedMessage = [role];
   const nullKeys: string[] = [];
@@ -159,14 +159,14 @@ export function encodeMessage(message: Message): EncodedMessage {
  * `reasoning_content`, returning the JSON list of those indexes (null when none).
  */
 function dedupeDetailsText(record: Record<string, unknown>, values: EncodedMessage): string | null {
-  const content = record.reasoning_content;
-  const details = record.reasoning_details;
+  const content = record['reasoning_content'];
+  const details = record['reasoning_details'];
   if (typeof content !== 'string' || content === '' || !Array.isArray(details)) return null;
   if (values[REASONING_DETAILS_INDEX] === null) return null;
   const indexes: number[] = [];
   const stored = details.map((entry: unknown, index) => {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return entry;
-    if ((entry as Record<string, unknown>).text !== content) return entry;
+    if ((entry as Record<string, unknown>)['text'] !== content) return entry;
     indexes.push(index);
     return { ...(entry as Record<string, unknown>), text: '' };
   });
@@ -212,11 +212,11 @@ export function decodeMessageRow(row: readonly unknown[]): Message {
     }
   }
   const detailsFromContent = row[DETAILS_FROM_CONTENT_INDEX];
-  if (typeof detailsFromContent === 'string' && Array.isArray(message.reasoning_details)) {
-    const details = message.reasoning_details as Record<string, unknown>[];
+  if (typeof detailsFromContent === 'string' && Array.isArray(message['reasoning_details'])) {
+    const details = message['reasoning_details'] as Record<string, unknown>[];
     for (const index of JSON.parse(detailsFromContent) as number[]) {
       const entry = details[index];
-      if (entry) entry.text = message.reasoning_content;
+      if (entry) entry['text'] = message['reasoning_content'];
     }
   }
   return message as unknown as Message;

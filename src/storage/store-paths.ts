@@ -9,7 +9,7 @@ import type { SqliteSessionStore } from './sqlite-session-store.js';
  * config file or a quoted shell assignment reaches us unexpanded.
  */
 export function hermesHome(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.HERMES_HOME?.trim();
+  const configured = env['HERMES_HOME']?.trim();
   if (configured === undefined || configured === '') return join(homedir(), '.hermes');
   if (configured === '~') return homedir();
   if (configured.startsWith('~/')) return join(homedir(), configured.slice(2));

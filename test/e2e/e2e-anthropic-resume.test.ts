@@ -46,7 +46,7 @@ function storedReasoningBlocks(session: ShownSession): Block[][] {
   return session.messages
     .filter((message) => message.role === 'assistant')
     .map((message) =>
-      (message.anthropic_content_blocks ?? []).filter((block) => String(block.type).endsWith('thinking')),
+      (message.anthropic_content_blocks ?? []).filter((block) => String(block['type']).endsWith('thinking')),
     );
 }
 
@@ -57,16 +57,16 @@ function sentReasoningBlocks(body: unknown): Block[][] {
     .filter((message) => message.role === 'assistant')
     .map((message) =>
       (Array.isArray(message.content) ? (message.content as Block[]) : []).filter((block) =>
-        String(block.type).endsWith('thinking'),
+        String(block['type']).endsWith('thinking'),
       ),
     );
 }
 
 /** The exact JSON text a signed block has in the stored record; must occur in the raw request bytes. */
 function carrierText(block: Block): string {
-  return block.type === 'thinking'
-    ? `"signature":${JSON.stringify(block.signature)}`
-    : `"data":${JSON.stringify(block.data)}`;
+  return block['type'] === 'thinking'
+    ? `"signature":${JSON.stringify(block['signature'])}`
+    : `"data":${JSON.stringify(block['data'])}`;
 }
 
 function routeFor(model: string): string[] {
@@ -96,7 +96,7 @@ describe('hermes chat --provider anthropic, then --resume (issue 6)', () => {
     const session = await showSession(sandbox, first.session_id);
     const stored = storedReasoningBlocks(session);
     // Three assistant turns (tool call, answer, resumed answer); the first two went back on resume.
-    expect(stored.map((blocks) => blocks.map((block) => block.type))).toEqual([
+    expect(stored.map((blocks) => blocks.map((block) => block['type']))).toEqual([
       ['thinking'],
       ['thinking'],
       ['thinking'],
@@ -156,7 +156,7 @@ describe('hermes chat --provider anthropic, then --resume (issue 6)', () => {
     );
     expect(resumed.answer).toContain('Reasoning continuity: intact (2/2).');
     const stored = storedReasoningBlocks(await showSession(sandbox, first.session_id));
-    expect(stored.slice(0, 2).map((blocks) => blocks.map((block) => block.type))).toEqual([
+    expect(stored.slice(0, 2).map((blocks) => blocks.map((block) => block['type']))).toEqual([
       ['redacted_thinking'],
       ['redacted_thinking'],
     ]);

@@ -45,7 +45,7 @@ function storedSignedBlocks(session: ShownSession): Block[][] {
   return session.messages
     .filter((message) => message.role === 'assistant')
     .map((message) =>
-      (message.anthropic_content_blocks ?? []).filter((block) => String(block.type).endsWith('thinking')),
+      (message.anthropic_content_blocks ?? []).filter((block) => String(block['type']).endsWith('thinking')),
     );
 }
 
@@ -56,19 +56,19 @@ function sentSignedBlocks(body: unknown): Block[][] {
     .filter((message) => message.role === 'assistant')
     .map((message) =>
       (Array.isArray(message.content) ? (message.content as Block[]) : []).filter((block) =>
-        String(block.type).endsWith('thinking'),
+        String(block['type']).endsWith('thinking'),
       ),
     );
 }
 
 function signatureOf(block: Block): string {
-  return String(block.type === 'thinking' ? block.signature : block.data);
+  return String(block['type'] === 'thinking' ? block['signature'] : block['data']);
 }
 
 /** SPEC §9.4 fingerprint: SHA-256 hex of `type\0signature-or-data`. */
 function fingerprint(block: Block): string {
   return createHash('sha256')
-    .update(`${String(block.type)}\0${signatureOf(block)}`)
+    .update(`${String(block['type'])}\0${signatureOf(block)}`)
     .digest('hex');
 }
 
@@ -100,7 +100,7 @@ describe('one session across routes (SPEC §23.2 origin scoping)', () => {
       await runHermes(['chat', '-q', 'hello there', '--json', ...anthropicRouteFor(anthropic)], sandbox),
     );
     const anthropicSigned = storedSignedBlocks(await showSession(sandbox, first.session_id)).flat();
-    expect(anthropicSigned.map((block) => block.type)).toEqual(['thinking']);
+    expect(anthropicSigned.map((block) => block['type'])).toEqual(['thinking']);
 
     const switched = await runHermes(
       ['chat', '--resume', first.session_id, '-q', 'read the file notes.txt', '--json', ...openRouterRouteFor(chat)],
@@ -202,7 +202,7 @@ describe('a forced signature rejection (SPEC §9.4)', () => {
     expect(sentSignedBlocks(anthropic.requests[3]?.body)).toEqual([[], []]);
 
     const session = await showSession(sandbox, first.session_id);
-    expect(session.model_config._anthropic_rejected_thinking).toEqual(rejectedBlocks.map(fingerprint).sort());
+    expect(session.model_config['_anthropic_rejected_thinking']).toEqual(rejectedBlocks.map(fingerprint).sort());
 
     await runHermes(['chat', '--resume', first.session_id, '-q', 'once more', '--json', ...route], sandbox);
     const later = anthropic.requests[4];
@@ -228,11 +228,11 @@ describe('a forced signature rejection inside the in-flight tool loop (SPEC §9.
     expect(anthropic.requests.map((received) => received.status)).toEqual([200, 400, 200]);
 
     const rejected = storedSignedBlocks(await showSession(sandbox, sessionId))[0] ?? [];
-    expect(rejected.map((block) => block.type)).toEqual(['thinking']);
+    expect(rejected.map((block) => block['type'])).toEqual(['thinking']);
     const retry = anthropic.requests[2]?.body as Block;
     // Anthropic: "To avoid this requirement, disable `thinking`" — the retry carries no thinking at all.
-    expect(retry.thinking).toBeUndefined();
-    expect(retry.messages).toEqual([
+    expect(retry['thinking']).toBeUndefined();
+    expect(retry['messages']).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'read the file notes.txt' }] },
       {
         role: 'assistant',
@@ -240,7 +240,7 @@ describe('a forced signature rejection inside the in-flight tool loop (SPEC §9.
       },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_call_1_1', content: 'alpha beta\n' }] },
     ]);
-    expect((await showSession(sandbox, sessionId)).model_config._anthropic_rejected_thinking).toEqual(
+    expect((await showSession(sandbox, sessionId)).model_config['_anthropic_rejected_thinking']).toEqual(
       rejected.map(fingerprint),
     );
 
@@ -248,7 +248,7 @@ describe('a forced signature rejection inside the in-flight tool loop (SPEC §9.
     expect(resumed.code, resumed.stderr).toBe(0);
     const later = anthropic.requests[3];
     expect(later?.status).toBe(200);
-    expect((later?.body as Block).thinking).toEqual({ type: 'adaptive' });
+    expect((later?.body as Block)['thinking']).toEqual({ type: 'adaptive' });
     for (const block of rejected) expect(later?.raw).not.toContain(signatureOf(block));
     expect(anthropic.requests.length).toBe(4);
   });
@@ -286,10 +286,10 @@ describe('Bedrock InvokeModel framing of the Anthropic transport (WIRE.md §2.5)
       [path, 200],
       [path, 200],
     ]);
-    expect(anthropic.requests[0]?.headers.authorization).toBe('REDACTED');
+    expect(anthropic.requests[0]?.headers['authorization']).toBe('REDACTED');
     const stored = storedSignedBlocks(await showSession(sandbox, first.session_id));
     const request = anthropic.requests[2];
-    expect((request?.body as Block).anthropic_version).toBe('bedrock-2023-05-31');
+    expect((request?.body as Block)['anthropic_version']).toBe('bedrock-2023-05-31');
     expect(sentSignedBlocks(request?.body)).toEqual(stored.slice(0, 2));
     for (const block of stored.slice(0, 2).flat())
       expect(request?.raw).toContain(`"signature":${JSON.stringify(signatureOf(block))}`);

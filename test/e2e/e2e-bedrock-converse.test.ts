@@ -75,7 +75,7 @@ function sentTexts(body: unknown): string[][] {
   return messages
     .filter((message) => message.role === 'assistant')
     .map((message) =>
-      message.content.filter((block) => typeof block.text === 'string').map((block) => String(block.text)),
+      message.content.filter((block) => typeof block['text'] === 'string').map((block) => String(block['text'])),
     );
 }
 
@@ -105,7 +105,7 @@ describe('Claude on Bedrock Converse: tool loop, --resume, and the sidecar delet
     const request = emulator.requests[2];
     expect(sentReasoningBlocks(request?.body)).toEqual(stored.slice(0, 2));
     for (const block of stored.slice(0, 2).flat()) {
-      const signature = (block.reasoningContent as { reasoningText: { signature: string } }).reasoningText.signature;
+      const signature = (block['reasoningContent'] as { reasoningText: { signature: string } }).reasoningText.signature;
       expect(request?.raw).toContain(`"signature":${JSON.stringify(signature)}`);
     }
 
@@ -119,7 +119,7 @@ describe('Claude on Bedrock Converse: tool loop, --resume, and the sidecar delet
     const reloaded = await showSession(sandbox, first.session_id);
     expect(assistantsOf(reloaded).every((message) => message.bedrock_content_blocks === undefined)).toBe(true);
     const details = assistantsOf(reloaded).map((message) => message.reasoning_details ?? []);
-    expect(details.map((entries) => entries.map((entry) => entry.type))).toEqual([
+    expect(details.map((entries) => entries.map((entry) => entry['type']))).toEqual([
       ['thinking'],
       ['thinking'],
       ['thinking'],
@@ -133,7 +133,7 @@ describe('Claude on Bedrock Converse: tool loop, --resume, and the sidecar delet
     expect(
       details.map((entries) =>
         entries.map((entry) => ({
-          reasoningContent: { reasoningText: { text: entry.thinking, signature: entry.signature } },
+          reasoningContent: { reasoningText: { text: entry['thinking'], signature: entry['signature'] } },
         })),
       ),
     ).toEqual(stored);
@@ -147,7 +147,7 @@ describe('Claude on Bedrock Converse: tool loop, --resume, and the sidecar delet
     const first = await chat(sandbox, ['-q', `read the file notes.txt ${REDACTED_TRIGGER}`, ...route]);
     expect(first.tool_calls.map((call) => call.name)).toEqual(['read_file']);
     const stored = storedReasoningBlocks(await showSession(sandbox, first.session_id));
-    expect(stored.flat().map((block) => Object.keys(block.reasoningContent as Block))).toEqual([
+    expect(stored.flat().map((block) => Object.keys(block['reasoningContent'] as Block))).toEqual([
       ['redactedContent'],
       ['redactedContent'],
     ]);

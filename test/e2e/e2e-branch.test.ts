@@ -249,9 +249,9 @@ describe('hermes sessions branch (issue 9 item 4, SPEC §17)', () => {
     for (const [index, message] of storedOpenRouter.entries()) {
       // The private record never travels off its route (SPEC §7.5); the provider entries travel verbatim.
       const providerEntries = (message.reasoning_details ?? []).filter(
-        (entry) => entry.type !== 'hermes.native_assistant',
+        (entry) => entry['type'] !== 'hermes.native_assistant',
       );
-      expect(sent[index]?.reasoning_details).toEqual(providerEntries);
+      expect(sent[index]?.['reasoning_details']).toEqual(providerEntries);
       expect(first?.raw).toContain(JSON.stringify(providerEntries));
     }
     // The child replays exactly what the parent would: the resumed request (minus the new user

@@ -83,7 +83,7 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
     const sent = assistantsOf(request?.body);
     expect(sent.length).toBe(4);
     // Stored reasoning_content goes back verbatim; the bare tool turn and the bare answer are padded with " ".
-    expect(sent.map((message) => message.reasoning_content)).toEqual([
+    expect(sent.map((message) => message['reasoning_content'])).toEqual([
       stored[0]?.reasoning_content,
       stored[1]?.reasoning_content,
       ' ',
@@ -112,8 +112,8 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
       (message): message is AssistantMessage => message.role === 'assistant',
     );
     const details = stored.map((message) => message.reasoning_details);
-    expect(details.every((entries) => entries?.some((entry) => entry.type === 'reasoning.encrypted'))).toBe(true);
-    expect(details.every((entries) => entries?.some((entry) => typeof entry.signature === 'string'))).toBe(true);
+    expect(details.every((entries) => entries?.some((entry) => entry['type'] === 'reasoning.encrypted'))).toBe(true);
+    expect(details.every((entries) => entries?.some((entry) => typeof entry['signature'] === 'string'))).toBe(true);
 
     const before = emulator.requests.length;
     const resumed = parseJson<ChatJson>(
@@ -124,7 +124,7 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
     // Byte-identical: the serialised details inside the raw request equal the stored ones.
     for (const [index, entries] of details.entries()) {
       expect(request?.raw).toContain(JSON.stringify(entries));
-      expect(sent[index]?.reasoning_details).toEqual(entries);
+      expect(sent[index]?.['reasoning_details']).toEqual(entries);
     }
     expect(resumed.answer).toContain('Reasoning continuity: intact (2/2).');
     expect(emulator.requests.every((received) => received.status === 200)).toBe(true);
@@ -150,8 +150,8 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
     const toolTurn = (await storedMessages(sandbox.home, first.session_id)).find(
       (message): message is AssistantMessage => message.role === 'assistant' && Boolean(message.tool_calls?.length),
     );
-    const record = toolTurn?.reasoning_details?.find((entry) => entry.type === 'hermes.native_assistant');
-    expect(typeof record?.reasoning_opaque).toBe('string');
+    const record = toolTurn?.reasoning_details?.find((entry) => entry['type'] === 'hermes.native_assistant');
+    expect(typeof record?.['reasoning_opaque']).toBe('string');
 
     const before = emulator.requests.length;
     const resumed = await runHermes(
@@ -161,7 +161,7 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
     );
     expect(resumed.code).toBe(0);
     const sent = assistantsOf(emulator.requests[before]?.body);
-    expect(sent[0]?.reasoning_opaque).toBe(record?.reasoning_opaque);
+    expect(sent[0]?.['reasoning_opaque']).toBe(record?.['reasoning_opaque']);
     // The private record itself never reaches the wire.
     expect(emulator.requests[before]?.raw).not.toContain('hermes.native_assistant');
     expect(emulator.requests.every((received) => received.status === 200)).toBe(true);

@@ -87,7 +87,7 @@ describe('hermes sessions compress (issue 9 item 2, SPEC §16)', () => {
     expect(run.code, run.stderr).toBe(0);
     const childId = run.stdout.trim();
     const child = parseJson<ShownSession>(await runHermes(['sessions', 'show', childId, '--json'], sandbox));
-    const entry = child.model_config.compaction as { kept_turns: number; salvaged: boolean };
+    const entry = child.model_config['compaction'] as { kept_turns: number; salvaged: boolean };
     expect(entry.salvaged).toBe(true);
     expect(entry.kept_turns).toBeGreaterThanOrEqual(1);
     expect(entry.kept_turns).toBeLessThan(6);

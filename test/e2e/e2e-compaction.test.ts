@@ -76,7 +76,7 @@ function isSummaryRequest(request: ReceivedRequest): boolean {
 function withoutUsage(message: Message): Message {
   if (message.role !== 'assistant' || !('_usage' in message)) return message;
   const copy: AssistantMessage = { ...message };
-  delete copy._usage;
+  delete copy['_usage'];
   return copy;
 }
 
@@ -109,7 +109,7 @@ async function expectCompactedLineage(
   const compacted = await show(sandbox, child);
   expect(compacted.parent_session_id).toBe(source);
   expect(parent.children).toContain(child);
-  expect(compacted.model_config.compaction).toMatchObject({
+  expect(compacted.model_config['compaction']).toMatchObject({
     source_session_id: source,
     kept_turns: 2,
     salvaged: false,
@@ -149,9 +149,9 @@ describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
     const { parent, compacted } = await expectCompactedLineage(sandbox, source, child);
 
     // model_config inherited: the verdict learned before compaction is in the child (SPEC §16).
-    const verdicts = parent.model_config.reasoning_rejected_carriers;
+    const verdicts = parent.model_config['reasoning_rejected_carriers'];
     expect(verdicts).toEqual([['deepseek', '127.0.0.1', 'deepseek-v4-flash', ['reasoning']]]);
-    expect(compacted.model_config.reasoning_rejected_carriers).toEqual(verdicts);
+    expect(compacted.model_config['reasoning_rejected_carriers']).toEqual(verdicts);
 
     // Retained turns are the parent's messages, byte for byte (only the private usage anchor goes).
     const { parentTail, childTail } = retainedPair(parent, compacted);
@@ -164,7 +164,7 @@ describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
     const afterSummary = emulator.requests[summaryAt + 1];
     const retainedAssistants = storedAssistants(childTail);
     const sent = assistantsOf(afterSummary?.body);
-    expect(sent.map((message) => message.reasoning_content)).toEqual(
+    expect(sent.map((message) => message['reasoning_content'])).toEqual(
       retainedAssistants.map((message) => message.reasoning_content),
     );
     for (const message of retainedAssistants)
@@ -183,7 +183,9 @@ describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
     const nextRequests = emulator.requests.slice(before);
     expect(nextRequests.map((request) => request.status)).toEqual([200, 200]);
     for (const request of nextRequests) {
-      expect(assistantsOf(request.body).every((message) => typeof message.reasoning_content === 'string')).toBe(true);
+      expect(assistantsOf(request.body).every((message) => typeof message['reasoning_content'] === 'string')).toBe(
+        true,
+      );
       expect(assistantsOf(request.body).some((message) => 'reasoning' in message)).toBe(false);
     }
     // The only 400 of the whole run is the one that taught the verdict on the first tool turn.
@@ -218,7 +220,7 @@ describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
     const summaryAt = emulator.requests.findIndex(isSummaryRequest);
     const afterSummary = emulator.requests[summaryAt + 1];
     expect(afterSummary?.status).toBe(200);
-    expect(assistantsOf(afterSummary?.body).map((message) => message.reasoning_details)).toEqual(
+    expect(assistantsOf(afterSummary?.body).map((message) => message['reasoning_details'])).toEqual(
       retainedAssistants.map((message) => message.reasoning_details),
     );
     // Byte-identical: the serialised details (signature and sealed data included) are in the raw request.

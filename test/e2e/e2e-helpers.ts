@@ -69,5 +69,5 @@ export function parseJson<T = Record<string, unknown>>(run: CliRun): T {
 /** Assistant messages of a chat-completions request body. */
 export function assistantsOf(body: unknown): Record<string, unknown>[] {
   const messages = (body as { messages?: Record<string, unknown>[] }).messages ?? [];
-  return messages.filter((message) => message.role === 'assistant');
+  return messages.filter((message) => message['role'] === 'assistant');
 }

@@ -46,14 +46,14 @@ describe('unknown-field fallback end to end (issue 5)', () => {
     // SPEC §13.2: a named RD teaches sent ∩ {reasoning, reasoning_details}; RC still travels.
     expect(retried?.raw).not.toContain('reasoning_details');
     expect(assistantsOf(retried?.body).some((message) => 'reasoning' in message)).toBe(false);
-    expect(assistantsOf(retried?.body).every((message) => typeof message.reasoning_content === 'string')).toBe(true);
+    expect(assistantsOf(retried?.body).every((message) => typeof message['reasoning_content'] === 'string')).toBe(true);
 
     const sessionId = parseJson<ChatJson>(first).session_id;
     const shown = parseJson<{ model_config: Record<string, unknown>; messages: Message[] }>(
       await runHermes(['sessions', 'show', sessionId, '--json'], sandbox),
     );
     const host = new URL(emulator.baseUrl).hostname;
-    expect(shown.model_config.reasoning_rejected_carriers).toEqual([
+    expect(shown.model_config['reasoning_rejected_carriers']).toEqual([
       ['openrouter', host, 'z-ai/glm-5', ['reasoning', 'reasoning_details']],
     ]);
     // History is never mutated: every stored assistant message still holds its details.

@@ -282,7 +282,7 @@ describe('models and session endpoints (issue 10 items 2 and 4)', () => {
       data: Record<string, unknown>[];
     };
     expect(list.object).toBe('list');
-    expect(list.data.map((row) => [row.id, row.title, row.message_count])).toEqual([
+    expect(list.data.map((row) => [row['id'], row['title'], row['message_count']])).toEqual([
       [sessionId, 'read the file notes.txt', 4],
     ]);
 

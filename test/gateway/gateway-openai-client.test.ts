@@ -157,11 +157,11 @@ function expectCarriersReplayed(
       if (persona === 'deepseek') {
         // DeepSeek is must-echo (SPEC §4): reasoning_content on every replayed assistant message, verbatim.
         expect(typeof original?.reasoning_content).toBe('string');
-        expect(message.reasoning_content).toBe(original?.reasoning_content);
+        expect(message['reasoning_content']).toBe(original?.reasoning_content);
       } else {
         // OpenRouter reads reasoning_details (SPEC §5): byte-identical in the raw request.
         expect(original?.reasoning_details?.length).toBeGreaterThan(0);
-        expect(message.reasoning_details).toEqual(original?.reasoning_details);
+        expect(message['reasoning_details']).toEqual(original?.reasoning_details);
         expect(request.raw).toContain(JSON.stringify(original?.reasoning_details));
       }
     });

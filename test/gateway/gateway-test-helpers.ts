@@ -98,7 +98,7 @@ export function assistants(messages: readonly Message[]): AssistantMessage[] {
 /** Assistant messages of a chat-completions request body. */
 export function sentAssistants(body: unknown): Record<string, unknown>[] {
   const messages = (body as { messages?: Record<string, unknown>[] }).messages ?? [];
-  return messages.filter((message) => message.role === 'assistant');
+  return messages.filter((message) => message['role'] === 'assistant');
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; results in input order. */

@@ -59,9 +59,9 @@ function matrixHistory(origin: OriginStamp): Message[] {
 
 /** Which assistant turns (by order) carry a signed thinking block on the wire. */
 function signedTurns(messages: ReturnType<typeof buildAnthropicMessages>['messages']): string {
-  const assistants = messages.filter((message) => message.role === 'assistant');
+  const assistants = messages.filter((message) => message['role'] === 'assistant');
   const signed = assistants.map((message) =>
-    (message.content as { type: string; signature?: string }[]).some(
+    (message['content'] as { type: string; signature?: string }[]).some(
       (block) => block.type === 'thinking' && typeof block.signature === 'string' && block.signature !== '',
     ),
   );
@@ -385,7 +385,7 @@ describe('SPEC §9.3 conversion rules (exact messages)', () => {
       ['chat-completions issuer', { ...origin, api: 'chat_completions', host: 'openrouter.ai' }, demotedBlock],
     ];
     for (const [name, stamp, expected] of cases) {
-      const content = buildAnthropicMessages(history(stamp), direct).messages[1]?.content as object[];
+      const content = buildAnthropicMessages(history(stamp), direct).messages[1]?.['content'] as object[];
       expect([name, content[0]]).toEqual([name, expected]);
     }
   });

@@ -129,7 +129,7 @@ describe('SPEC §23.7 Cerebras refinement (evidence: WIRE.md §1.6, §6)', () =>
       interactions: { request: { body: { messages: Record<string, unknown>[] } }; response: { status: number } }[];
     }>('cerebras/pydantic-thinking-part-survives-multiturn.cassette.json');
     const second = cassette.interactions[1];
-    const assistant = second?.request.body.messages.find((message) => message.role === 'assistant');
+    const assistant = second?.request.body.messages.find((message) => message['role'] === 'assistant');
     expect(second?.response.status).toBe(200);
     const carriersInFixture = (['reasoning_content', 'reasoning', 'reasoning_details'] as const).filter(
       (key) => assistant !== undefined && key in assistant,

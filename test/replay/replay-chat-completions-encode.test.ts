@@ -82,7 +82,7 @@ describe('chat-completions encoding (SPEC §6–§8, WIRE.md §1)', () => {
       base({ route: { api: 'chat_completions', provider: 'vllm', model: 'Qwen/Qwen3.6-35B' } }),
     );
     expect(prepared.url).toBe('http://localhost:8000/v1/chat/completions');
-    expect(prepared.body.chat_template_kwargs).toEqual({ enable_thinking: true, preserve_thinking: true });
+    expect(prepared.body['chat_template_kwargs']).toEqual({ enable_thinking: true, preserve_thinking: true });
   });
 
   test('custom without a base URL is a usage error', () => {

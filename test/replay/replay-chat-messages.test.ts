@@ -11,7 +11,7 @@ const route = (provider: string, model: string, baseUrl?: string): Route => ({
   model,
   baseUrl,
 });
-const assistants = (messages: JsonObject[]) => messages.filter((message) => message.role === 'assistant');
+const assistants = (messages: JsonObject[]) => messages.filter((message) => message['role'] === 'assistant');
 const toolCall = { id: 'c1', type: 'function' as const, function: { name: 'ls', arguments: '{}' } };
 
 const RECORD = {
@@ -164,15 +164,15 @@ describe('SPEC §7.6 chat-completions conversion', () => {
     const foreign = { type: 'acme.native_assistant', blob: 'b' };
     const history: Message[] = [{ role: 'assistant', content: 'x', reasoning_details: [STANDARD, foreign, RECORD] }];
     const none = buildChatCompletionsMessages(history, route('openrouter', 'm'));
-    expect(none.messages[0]?.reasoning_details).toEqual([STANDARD]);
+    expect(none.messages[0]?.['reasoning_details']).toEqual([STANDARD]);
     const owner = buildChatCompletionsMessages(history, route('openrouter', 'm'), {
       profileNativeReasoningDetailsType: 'acme.native_assistant',
     });
-    expect(owner.messages[0]?.reasoning_details).toEqual([STANDARD, foreign]);
+    expect(owner.messages[0]?.['reasoning_details']).toEqual([STANDARD, foreign]);
     const hermesOwner = buildChatCompletionsMessages(history, route('openrouter', 'm'), {
       profileNativeReasoningDetailsType: 'hermes.native_assistant',
     });
-    expect(hermesOwner.messages[0]?.reasoning_details).toEqual([STANDARD, RECORD]);
+    expect(hermesOwner.messages[0]?.['reasoning_details']).toEqual([STANDARD, RECORD]);
     const onlyForeign = buildChatCompletionsMessages(
       [{ role: 'assistant', content: 'x', reasoning_details: [foreign] }],
       route('openrouter', 'm'),
@@ -203,7 +203,7 @@ describe('SPEC §7.6 chat-completions conversion', () => {
       { role: 'assistant', content: null, tool_calls: [{ ...toolCall, extra_content: extraContent }] },
     ];
     const [wire] = buildChatCompletionsMessages(history, target).messages;
-    const calls = wire?.tool_calls as JsonObject[];
+    const calls = wire?.['tool_calls'] as JsonObject[];
     expect(calls[0]).toEqual(kept ? { ...toolCall, extra_content: extraContent } : toolCall);
   });
 });
@@ -260,7 +260,7 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
       [message],
       route('openrouter', 'anthropic/claude-sonnet-4', 'https://openrouter.ai/api/v1'),
     );
-    expect(result.messages[0]?.reasoning_details).toEqual([summary, encrypted, signedText]);
+    expect(result.messages[0]?.['reasoning_details']).toEqual([summary, encrypted, signedText]);
     expect(result.decisions.filter((decision) => decision.reason === 'foreign origin')).toEqual([]);
   });
 
@@ -269,7 +269,7 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
       [message],
       route('openrouter', 'anthropic/claude-opus-4', 'https://openrouter.ai/api/v1'),
     );
-    expect(result.messages[0]?.reasoning_details).toEqual([
+    expect(result.messages[0]?.['reasoning_details']).toEqual([
       summary,
       encrypted,
       { type: 'reasoning.text', text: 'claude thinks', format: 'anthropic-claude-v1' },
@@ -312,7 +312,7 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
       [legacy as Message],
       route('kilocode', 'x', 'https://api.kilo.ai/api/openrouter'),
     );
-    expect(result.messages[0]?.reasoning_details).toEqual([summary, encrypted, signedText]);
+    expect(result.messages[0]?.['reasoning_details']).toEqual([summary, encrypted, signedText]);
   });
 
   test('a Copilot opaque record lifts only back to the Copilot issuer', () => {
@@ -353,9 +353,9 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
       [geminiMessage],
       route('gemini', 'gemini-3-pro', 'https://generativelanguage.googleapis.com/v1beta/openai'),
     );
-    expect((home.messages[0]?.tool_calls as JsonObject[])[0]).toHaveProperty('extra_content');
+    expect((home.messages[0]?.['tool_calls'] as JsonObject[])[0]).toHaveProperty('extra_content');
     const away = buildChatCompletionsMessages([geminiMessage], route('openrouter', 'google/gemini-3-pro'));
-    expect((away.messages[0]?.tool_calls as JsonObject[])[0]).toEqual(toolCall);
+    expect((away.messages[0]?.['tool_calls'] as JsonObject[])[0]).toEqual(toolCall);
     expect(away.decisions).toContainEqual({
       messageIndex: 0,
       field: 'tool_calls[0].extra_content',
@@ -441,7 +441,7 @@ describe('SPEC §6 + §23.3 builder: decisions, purity, idempotence', () => {
     const snapshot = structuredClone(history);
     const result = buildChatCompletionsMessages(history, route('openrouter', 'm'));
     expect(history).toEqual(snapshot);
-    expect(result.messages[1]?.reasoning_details).toBe(
+    expect(result.messages[1]?.['reasoning_details']).toBe(
       history[1] && (history[1] as { reasoning_details: unknown }).reasoning_details,
     );
   });

@@ -123,15 +123,16 @@ describe('SPEC §6.3 per-message policy', () => {
     const other = { type: 'acme.native_assistant', x: 1 };
     const standard = { type: 'reasoning.text', text: 't' };
     expect(
-      applied({ role: 'assistant', content: 'a', reasoning_details: [standard, record, other] }, false, [RC])
-        .reasoning_details,
+      applied({ role: 'assistant', content: 'a', reasoning_details: [standard, record, other] }, false, [RC])[
+        'reasoning_details'
+      ],
     ).toEqual([record, other]);
     expect(
       'reasoning_details' in applied({ role: 'assistant', content: 'a', reasoning_details: [standard] }, false, [RC]),
     ).toBe(false);
     const details = [standard];
     expect(
-      applied({ role: 'assistant', content: 'a', reasoning_details: details }, false, [RC, RD]).reasoning_details,
+      applied({ role: 'assistant', content: 'a', reasoning_details: details }, false, [RC, RD])['reasoning_details'],
     ).toBe(details);
   });
 
@@ -143,7 +144,7 @@ describe('SPEC §6.3 per-message policy', () => {
     [{ role: 'assistant', content: null, reasoning: 'not promoted', tool_calls: [call] }, ' '],
     [{ role: 'assistant', content: 'a' }, ' '],
   ])('legacy branch %j → RC %j', (source, expected) => {
-    expect(applied(source as JsonObject, true, null).reasoning_content).toBe(expected);
+    expect(applied(source as JsonObject, true, null)['reasoning_content']).toBe(expected);
   });
 
   test('idempotent: applying twice changes nothing more', () => {

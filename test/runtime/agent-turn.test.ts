@@ -118,7 +118,7 @@ describe('agent turn (issue 4 item 2)', () => {
     expect(result.answer).toBe('It says alpha beta.');
     expect(transport.requests.map((request) => request.rejectedCarriers)).toEqual([[], ['reasoning_details']]);
     const config = (await store.getSession(session.id))?.modelConfig;
-    expect(config?.reasoning_rejected_carriers).toEqual([['acme', 'x', 'm1', ['reasoning_details']]]);
+    expect(config?.['reasoning_rejected_carriers']).toEqual([['acme', 'x', 'm1', ['reasoning_details']]]);
     expect((await store.getVerdict('acme|x|m1'))?.fields).toEqual(['reasoning_details']);
   });
 
@@ -187,7 +187,7 @@ describe('agent turn (issue 4 item 2)', () => {
     });
     await runAgentTurn('more', options);
     const [record] = await store.listRequests(session.id);
-    const indexes = (record?.decisions ?? []).map((decision) => decision.messageIndex as number);
+    const indexes = (record?.decisions ?? []).map((decision) => decision['messageIndex'] as number);
     expect(indexes).toHaveLength(20);
     expect(Math.min(...indexes)).toBe(21);
   });

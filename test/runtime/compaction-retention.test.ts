@@ -38,7 +38,7 @@ describe('compactedMessages (SPEC §16)', () => {
     const strip = (message: Message): Message => {
       if (message.role !== 'assistant') return message;
       const copy: AssistantMessage = { ...message };
-      delete copy._usage;
+      delete copy['_usage'];
       return copy;
     };
     const supersededDropped = (message: Message): Message =>
@@ -46,7 +46,7 @@ describe('compactedMessages (SPEC §16)', () => {
         ? {
             ...message,
             codex_reasoning_items: message.codex_reasoning_items.filter(
-              (item) => item.type !== 'compaction' || item.encrypted_content === 'checkpoint-6',
+              (item) => item['type'] !== 'compaction' || item['encrypted_content'] === 'checkpoint-6',
             ),
           }
         : message;
@@ -55,7 +55,7 @@ describe('compactedMessages (SPEC §16)', () => {
     const items = child.flatMap((message) =>
       message.role === 'assistant' ? (message.codex_reasoning_items ?? []) : [],
     );
-    expect(items.filter((item) => item.type === 'compaction')).toEqual([
+    expect(items.filter((item) => item['type'] === 'compaction')).toEqual([
       { type: 'compaction', encrypted_content: 'checkpoint-6' },
     ]);
   });

@@ -14,16 +14,16 @@ function readFixtureJson(relativePath: string): JsonObject {
 
 /** `thinking` (with signature) + `text` blocks of a real Anthropic response. */
 function recordedThinkingBlocks(): JsonObject[] {
-  return readFixtureJson('anthropic/vercel-clear-thinking.1.json').content as JsonObject[];
+  return readFixtureJson('anthropic/vercel-clear-thinking.1.json')['content'] as JsonObject[];
 }
 
 /** The `redacted_thinking` block of a real Anthropic response. */
 function recordedRedactedThinkingBlock(): JsonObject {
   const cassette = readFixtureJson('anthropic/pydantic-thinking-part-redacted.cassette.json');
-  const interactions = cassette.interactions as JsonObject[];
-  const response = interactions[0]?.response as JsonObject;
-  const content = (response.body as JsonObject).content as JsonObject[];
-  const redacted = content.find((block) => block.type === 'redacted_thinking');
+  const interactions = cassette['interactions'] as JsonObject[];
+  const response = interactions[0]?.['response'] as JsonObject;
+  const content = (response['body'] as JsonObject)['content'] as JsonObject[];
+  const redacted = content.find((block) => block['type'] === 'redacted_thinking');
   if (redacted === undefined) throw new Error('fixture lost its redacted_thinking block');
   return redacted;
 }

@@ -211,7 +211,7 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
           const session = await store.createSession();
           const messages = variants.map(([, value]) => {
             const message: Record<string, unknown> = { role: 'assistant' };
-            if (key !== 'content') message.content = 'text';
+            if (key !== 'content') message['content'] = 'text';
             if (value !== undefined) message[key] = value;
             return message as unknown as Message;
           });

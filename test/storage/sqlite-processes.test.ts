@@ -101,8 +101,8 @@ function expectedMessage(n: number, stored: Record<string, unknown>, writer = 's
     reasoning_details: [{ type: 'reasoning.text', text: `step ${n}`, signature: `sig-${n}` }],
     _writer: writer,
     _n: n,
-    _batch: stored._batch,
-    _batch_size: stored._batch_size,
+    _batch: stored['_batch'],
+    _batch_size: stored['_batch_size'],
   };
 }
 
@@ -145,8 +145,8 @@ describe('several processes on one state.db (issue 4, issue 10, SPEC §18)', () 
     messages.forEach((message, index) => expect(message).toStrictEqual(expectedMessage(index + 1, message)));
     // Every batch is whole: a batch of 3 is stored entirely or not at all.
     const batchSizes = new Map<unknown, number>();
-    for (const message of messages) batchSizes.set(message._batch, (batchSizes.get(message._batch) ?? 0) + 1);
-    for (const message of messages) expect(batchSizes.get(message._batch)).toBe(message._batch_size);
+    for (const message of messages) batchSizes.set(message['_batch'], (batchSizes.get(message['_batch']) ?? 0) + 1);
+    for (const message of messages) expect(batchSizes.get(message['_batch'])).toBe(message['_batch_size']);
     // The store still takes writes after the crash.
     expect(await store.appendMessage(session.id, { role: 'user', content: 'after the crash' })).toBe(
       messages.length + 1,
@@ -172,15 +172,15 @@ describe('several processes on one state.db (issue 4, issue 10, SPEC §18)', () 
     const messages = (await store.listMessages(session.id)) as unknown as Array<Record<string, unknown>>;
     await store.close();
     for (const writer of ['cli', 'gateway']) {
-      const own = messages.filter((message) => message._writer === writer);
+      const own = messages.filter((message) => message['_writer'] === writer);
       // Each writer's messages are all there, whole, and in the order that writer appended them.
-      expect(own.map((message) => message._n)).toEqual(Array.from({ length: 240 }, (_, index) => index + 1));
+      expect(own.map((message) => message['_n'])).toEqual(Array.from({ length: 240 }, (_, index) => index + 1));
       own.forEach((message, index) => expect(message).toStrictEqual(expectedMessage(index + 1, message, writer)));
     }
     // A batch is one transaction: its messages sit on consecutive sequence numbers.
     const positions = new Map<string, number[]>();
     messages.forEach((message, index) => {
-      const batchKey = `${String(message._writer)}/${String(message._batch)}`;
+      const batchKey = `${String(message['_writer'])}/${String(message['_batch'])}`;
       positions.set(batchKey, [...(positions.get(batchKey) ?? []), index]);
     });
     expect(positions.size).toBe(2 * 120);

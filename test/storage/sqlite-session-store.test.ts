@@ -86,16 +86,16 @@ describe('SQLite session store specifics (SPEC §18, issue 4)', () => {
       )
       .all() as Array<Record<string, string | null>>;
     // Parsing once yields the list itself, not a string that holds JSON (no double encoding).
-    expect(JSON.parse(rows[0]?.reasoning_details ?? 'null')).toEqual(message.reasoning_details);
-    expect(JSON.parse(rows[0]?.tool_calls ?? 'null')).toEqual(message.tool_calls);
-    expect(JSON.parse(rows[0]?.origin ?? 'null')).toEqual(message.origin);
-    expect(rows[0]?.content).toBe(message.content);
-    expect([rows[0]?.reasoning, rows[0]?.reasoning_content, rows[0]?.reasoning_from_content]).toEqual([
+    expect(JSON.parse(rows[0]?.['reasoning_details'] ?? 'null')).toEqual(message.reasoning_details);
+    expect(JSON.parse(rows[0]?.['tool_calls'] ?? 'null')).toEqual(message.tool_calls);
+    expect(JSON.parse(rows[0]?.['origin'] ?? 'null')).toEqual(message.origin);
+    expect(rows[0]?.['content']).toBe(message.content);
+    expect([rows[0]?.['reasoning'], rows[0]?.['reasoning_content'], rows[0]?.['reasoning_from_content']]).toEqual([
       message.reasoning,
       message.reasoning_content,
       null,
     ]);
-    expect(JSON.parse(rows[0]?.extra ?? 'null')).toEqual({
+    expect(JSON.parse(rows[0]?.['extra'] ?? 'null')).toEqual({
       _thinking_signature_invalidated: true,
       _branched_from: { session: '20261129-192233-k3f9qa', seq: 4 },
       vendor_future_key: { nested: [1, 'two', null, { three: 3 }] },
@@ -153,9 +153,9 @@ describe('SQLite session store specifics (SPEC §18, issue 4)', () => {
     const row = raw()
       .prepare('SELECT reasoning, reasoning_details, details_text_from_content FROM messages')
       .get() as Record<string, string | null>;
-    expect(row.reasoning).toBeNull();
-    expect(row.details_text_from_content).toBe('[0]');
-    expect(row.reasoning_details).not.toContain(reasoning);
+    expect(row['reasoning']).toBeNull();
+    expect(row['details_text_from_content']).toBe('[0]');
+    expect(row['reasoning_details']).not.toContain(reasoning);
     // A branch copies the rows as they are and still decodes exactly.
     const child = await store.forkSession(session.id);
     expect(await store.listMessages(child.id)).toEqual([message]);

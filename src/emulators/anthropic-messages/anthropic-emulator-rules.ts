@@ -86,7 +86,7 @@ export function invalidSignatureMessage(messageIndex: number, blockIndex: number
 
 function systemText(system: unknown): string {
   if (typeof system === 'string') return system;
-  if (Array.isArray(system)) return system.map((block) => String((block as Block).text ?? '')).join('\n\n');
+  if (Array.isArray(system)) return system.map((block) => String((block as Block)['text'] ?? '')).join('\n\n');
   return '';
 }
 
@@ -98,7 +98,7 @@ function blocksOf(content: unknown): Block[] {
 function toolResultText(content: unknown): string {
   if (typeof content === 'string') return content;
   return blocksOf(content)
-    .map((block) => String(block.text ?? ''))
+    .map((block) => String(block['text'] ?? ''))
     .join('');
 }
 
@@ -116,26 +116,26 @@ export function checkAnthropicRequest(
         : TOP_LEVEL_KEYS.has(key);
     if (!allowed) return reject(`${key}: Extra inputs are not permitted`);
   }
-  if (options.framing === 'bedrock' && request.anthropic_version !== 'bedrock-2023-05-31') {
+  if (options.framing === 'bedrock' && request['anthropic_version'] !== 'bedrock-2023-05-31') {
     return reject('anthropic_version: Input should be "bedrock-2023-05-31"');
   }
-  if (typeof request.max_tokens !== 'number') return reject('max_tokens: Field required');
-  if (!Array.isArray(request.messages)) return reject('messages: Field required');
-  const thinking = request.thinking as Block | undefined;
-  const thinkingEnabled = thinking?.type === 'enabled' || thinking?.type === 'adaptive';
-  if (thinking?.type === 'enabled') {
-    const budget = thinking.budget_tokens;
+  if (typeof request['max_tokens'] !== 'number') return reject('max_tokens: Field required');
+  if (!Array.isArray(request['messages'])) return reject('messages: Field required');
+  const thinking = request['thinking'] as Block | undefined;
+  const thinkingEnabled = thinking?.['type'] === 'enabled' || thinking?.['type'] === 'adaptive';
+  if (thinking?.['type'] === 'enabled') {
+    const budget = thinking['budget_tokens'];
     if (typeof budget !== 'number' || budget < 1024)
       return reject('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
-    if (budget >= request.max_tokens) return reject('`max_tokens` must be greater than `thinking.budget_tokens`');
+    if (budget >= request['max_tokens']) return reject('`max_tokens` must be greater than `thinking.budget_tokens`');
   }
-  const system = systemText(request.system);
-  const messages = request.messages as Block[];
+  const system = systemText(request['system']);
+  const messages = request['messages'] as Block[];
 
   // The in-flight tool loop: assistant turns after the last user turn without tool_result blocks.
   let loopStart = 0;
   messages.forEach((message, index) => {
-    if (message.role === 'user' && !blocksOf(message.content).some((block) => block.type === 'tool_result'))
+    if (message['role'] === 'user' && !blocksOf(message['content']).some((block) => block['type'] === 'tool_result'))
       loopStart = index + 1;
   });
   const keepsPrior = options.keepsPriorThinking(options.model);
@@ -143,9 +143,9 @@ export function checkAnthropicRequest(
   const script: ScriptMessage[] = system === '' ? [] : [{ role: 'system', text: system }];
 
   for (const [messageIndex, message] of messages.entries()) {
-    const blocks = blocksOf(message.content);
+    const blocks = blocksOf(message['content']);
     for (const [blockIndex, block] of blocks.entries()) {
-      const type = String(block.type);
+      const type = String(block['type']);
       const allowed = BLOCK_KEYS[type];
       if (!allowed)
         return reject(
@@ -157,17 +157,21 @@ export function checkAnthropicRequest(
             `messages.${messageIndex}.content.${blockIndex}.${type}.${key}: Extra inputs are not permitted`,
           );
       }
-      if (type === 'thinking' && typeof block.signature !== 'string') {
+      if (type === 'thinking' && typeof block['signature'] !== 'string') {
         return reject(`messages.${messageIndex}.content.${blockIndex}.thinking.signature: Field required`);
       }
     }
-    if (message.role === 'user') {
-      const results = blocks.filter((block) => block.type === 'tool_result');
+    if (message['role'] === 'user') {
+      const results = blocks.filter((block) => block['type'] === 'tool_result');
       for (const result of results)
-        script.push({ role: 'tool', text: toolResultText(result.content), toolCallId: String(result.tool_use_id) });
+        script.push({
+          role: 'tool',
+          text: toolResultText(result['content']),
+          toolCallId: String(result['tool_use_id']),
+        });
       const text = blocks
-        .filter((block) => block.type === 'text')
-        .map((block) => String(block.text))
+        .filter((block) => block['type'] === 'text')
+        .map((block) => String(block['text']))
         .join('\n');
       if (text !== '' || results.length === 0) script.push({ role: 'user', text });
       continue;
@@ -177,18 +181,18 @@ export function checkAnthropicRequest(
     const reasoning: string[] = [];
     for (const [blockIndex, block] of blocks.entries()) {
       if (!readsThinking) break;
-      if (block.type === 'thinking') {
+      if (block['type'] === 'thinking') {
         const valid = verifyThinkingSignature(
           options.secret,
-          String(block.thinking ?? ''),
+          String(block['thinking'] ?? ''),
           system,
-          String(block.signature),
+          String(block['signature']),
         );
         if (!valid || faultPending)
           return reject(invalidSignatureMessage(messageIndex, blockIndex, options.boundWording));
-        if (block.thinking !== '') reasoning.push(String(block.thinking));
-      } else if (block.type === 'redacted_thinking') {
-        const hidden = openRedactedThinking(options.secret, String(block.data ?? ''), system);
+        if (block['thinking'] !== '') reasoning.push(String(block['thinking']));
+      } else if (block['type'] === 'redacted_thinking') {
+        const hidden = openRedactedThinking(options.secret, String(block['data'] ?? ''), system);
         if (hidden === undefined || faultPending)
           return reject(
             `messages.${messageIndex}.content.${blockIndex}: Invalid \`data\` in \`redacted_thinking\` block`,
@@ -199,22 +203,22 @@ export function checkAnthropicRequest(
     if (
       !thinkingEnabled &&
       messageIndex === messages.length - 1 &&
-      blocks.some((block) => String(block.type).endsWith('thinking'))
+      blocks.some((block) => String(block['type']).endsWith('thinking'))
     ) {
       return reject(
         `messages.${messageIndex}.content.0: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`,
       );
     }
     const toolCalls = blocks
-      .filter((block) => block.type === 'tool_use')
+      .filter((block) => block['type'] === 'tool_use')
       .map((block) => ({
-        id: String(block.id),
-        name: String(block.name),
-        arguments: JSON.stringify(block.input ?? {}),
+        id: String(block['id']),
+        name: String(block['name']),
+        arguments: JSON.stringify(block['input'] ?? {}),
       }));
     const text = blocks
-      .filter((block) => block.type === 'text')
-      .map((block) => String(block.text))
+      .filter((block) => block['type'] === 'text')
+      .map((block) => String(block['text']))
       .join('');
     script.push({
       role: 'assistant',
@@ -229,15 +233,17 @@ export function checkAnthropicRequest(
   const previous = messages[messages.length - 2];
   if (
     thinkingEnabled &&
-    last?.role === 'user' &&
-    blocksOf(last.content).some((block) => block.type === 'tool_result') &&
-    previous?.role === 'assistant'
+    last?.['role'] === 'user' &&
+    blocksOf(last['content']).some((block) => block['type'] === 'tool_result') &&
+    previous?.['role'] === 'assistant'
   ) {
-    const first = blocksOf(previous.content)[0];
-    const firstType = String(first?.type ?? 'text');
+    const first = blocksOf(previous['content'])[0];
+    const firstType = String(first?.['type'] ?? 'text');
     if (firstType !== 'thinking' && firstType !== 'redacted_thinking')
       return reject(missingThinkingMessage(messages.length - 2, firstType));
   }
-  const tools = Array.isArray(request.tools) ? (request.tools as Block[]).map((tool) => String(tool.name)) : [];
-  return { ok: true, system, script: { messages: script, tools }, thinkingEnabled, maxTokens: request.max_tokens };
+  const tools = Array.isArray(request['tools'])
+    ? (request['tools'] as Block[]).map((tool) => String(tool['name']))
+    : [];
+  return { ok: true, system, script: { messages: script, tools }, thinkingEnabled, maxTokens: request['max_tokens'] };
 }

@@ -98,7 +98,7 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
     } else if (!String(request.headers.authorization ?? '').startsWith('AWS4-HMAC-SHA256 Credential=')) {
       return fail(403, 'Missing Authentication Token');
     }
-    const model = bedrock ? decodeURIComponent(bedrock[1] ?? '') : String((body as Block | undefined)?.model ?? '');
+    const model = bedrock ? decodeURIComponent(bedrock[1] ?? '') : String((body as Block | undefined)?.['model'] ?? '');
     const checked = checkAnthropicRequest(body, {
       framing,
       secret,
@@ -148,7 +148,7 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
       usage,
     };
     const streaming =
-      framing === 'bedrock' ? bedrock?.[2] === 'invoke-with-response-stream' : (body as Block).stream === true;
+      framing === 'bedrock' ? bedrock?.[2] === 'invoke-with-response-stream' : (body as Block)['stream'] === true;
     entry.status = 200;
     if (!streaming) {
       sendJson(response, 200, message, { 'request-id': requestId });
@@ -163,7 +163,7 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
     }
     const writer = new EmulatorSseWriter(response);
     writer.start(200, { 'request-id': requestId });
-    for (const event of events) writer.data(event, String(event.type));
+    for (const event of events) writer.data(event, String(event['type']));
     writer.end();
   };
 
@@ -201,30 +201,30 @@ function streamEvents(
     { type: 'ping' },
   ];
   blocks.forEach((block, index) => {
-    if (block.type === 'thinking') {
+    if (block['type'] === 'thinking') {
       events.push({
         type: 'content_block_start',
         index,
         content_block: { type: 'thinking', thinking: '', signature: '' },
       });
-      for (const piece of splitIntoFragments(String(block.thinking)))
+      for (const piece of splitIntoFragments(String(block['thinking'])))
         events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
       // Anthropic sends an empty thinking_delta right before the one signature_delta.
       events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: '' } });
       events.push({
         type: 'content_block_delta',
         index,
-        delta: { type: 'signature_delta', signature: block.signature },
+        delta: { type: 'signature_delta', signature: block['signature'] },
       });
-    } else if (block.type === 'redacted_thinking') {
+    } else if (block['type'] === 'redacted_thinking') {
       events.push({ type: 'content_block_start', index, content_block: block });
-    } else if (block.type === 'text') {
+    } else if (block['type'] === 'text') {
       events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      for (const piece of splitIntoFragments(String(block.text)))
+      for (const piece of splitIntoFragments(String(block['text'])))
         events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
     } else {
       events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
-      for (const piece of splitIntoFragments(JSON.stringify(block.input), 8))
+      for (const piece of splitIntoFragments(JSON.stringify(block['input']), 8))
         events.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
     }
     events.push({ type: 'content_block_stop', index });

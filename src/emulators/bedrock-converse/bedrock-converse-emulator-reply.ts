@@ -92,20 +92,20 @@ export function converseStreamFrames(blocks: JsonObject[], output: ScriptOutput,
   blocks.forEach((block, contentBlockIndex) => {
     const delta = (value: JsonObject) =>
       frames.push(eventFrame('contentBlockDelta', padded({ contentBlockIndex, delta: value })));
-    const reasoning = block.reasoningContent as JsonObject | undefined;
-    const toolUse = block.toolUse as JsonObject | undefined;
-    if (reasoning && typeof reasoning.redactedContent === 'string') {
-      delta({ reasoningContent: { redactedContent: reasoning.redactedContent } });
+    const reasoning = block['reasoningContent'] as JsonObject | undefined;
+    const toolUse = block['toolUse'] as JsonObject | undefined;
+    if (reasoning && typeof reasoning['redactedContent'] === 'string') {
+      delta({ reasoningContent: { redactedContent: reasoning['redactedContent'] } });
     } else if (reasoning) {
-      const reasoningText = reasoning.reasoningText as { text: string; signature?: string };
+      const reasoningText = reasoning['reasoningText'] as { text: string; signature?: string };
       for (const fragment of splitIntoFragments(reasoningText.text)) delta({ reasoningContent: { text: fragment } });
       if (reasoningText.signature !== undefined) delta({ reasoningContent: { signature: reasoningText.signature } });
-    } else if (typeof block.text === 'string') {
-      for (const fragment of splitIntoFragments(block.text)) delta({ text: fragment });
+    } else if (typeof block['text'] === 'string') {
+      for (const fragment of splitIntoFragments(block['text'])) delta({ text: fragment });
     } else if (toolUse) {
-      const start = { toolUse: { toolUseId: toolUse.toolUseId ?? '', name: toolUse.name ?? '' } };
+      const start = { toolUse: { toolUseId: toolUse['toolUseId'] ?? '', name: toolUse['name'] ?? '' } };
       frames.push(eventFrame('contentBlockStart', padded({ contentBlockIndex, start })));
-      for (const fragment of splitIntoFragments(JSON.stringify(toolUse.input ?? {}), 8))
+      for (const fragment of splitIntoFragments(JSON.stringify(toolUse['input'] ?? {}), 8))
         delta({ toolUse: { input: fragment } });
     }
     frames.push(eventFrame('contentBlockStop', padded({ contentBlockIndex })));

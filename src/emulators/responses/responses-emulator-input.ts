@@ -43,7 +43,7 @@ export function sealReasoningBlob(issuer: string, blob: ReasoningBlob): string {
 export function openReasoningBlob(issuer: string, encrypted: string): ReasoningBlob | undefined {
   if (!encrypted.startsWith(BLOB_PREFIX)) return undefined;
   const payload = openPayload(REASONING_PURPOSE, encrypted.slice(BLOB_PREFIX.length), issuerSecret(issuer));
-  if (!isJsonObject(payload) || payload.provisional !== false) return undefined;
+  if (!isJsonObject(payload) || payload['provisional'] !== false) return undefined;
   const { id, text, next } = payload;
   if (typeof id !== 'string' || typeof text !== 'string' || typeof next !== 'string') return undefined;
   return { id, text, next, provisional: false };
@@ -122,19 +122,19 @@ function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return content
     .filter(isJsonObject)
-    .map((part) => (typeof part.text === 'string' ? part.text : ''))
+    .map((part) => (typeof part['text'] === 'string' ? part['text'] : ''))
     .join('');
 }
 
 function isAssistantMessage(item: JsonObject): boolean {
-  return item.role === 'assistant' && (item.type === undefined || item.type === 'message');
+  return item['role'] === 'assistant' && (item['type'] === undefined || item['type'] === 'message');
 }
 
 /** Does `item` satisfy a blob's `next` (the call it preceded, or the message)? */
 function followsCorrectly(item: JsonObject | undefined, next: string): boolean {
   if (item === undefined) return false;
   if (next === 'message') return isAssistantMessage(item);
-  return item.type === 'function_call' && item.call_id === next;
+  return item['type'] === 'function_call' && item['call_id'] === next;
 }
 
 /**
@@ -160,10 +160,10 @@ export function scriptMessagesFromInput(input: unknown, issuer: string): ScriptM
 
   for (let index = 0; index < items.length; index += 1) {
     const item = items[index] as JsonObject;
-    if (item.type === 'reasoning') {
-      const encrypted = item.encrypted_content;
+    if (item['type'] === 'reasoning') {
+      const encrypted = item['encrypted_content'];
       if (typeof encrypted !== 'string' || encrypted === '') {
-        if (typeof item.id === 'string') return itemNotFoundError(item.id);
+        if (typeof item['id'] === 'string') return itemNotFoundError(item['id']);
         return invalidRequest(
           400,
           `Missing required parameter: 'input[${index}].encrypted_content'.`,
@@ -173,28 +173,28 @@ export function scriptMessagesFromInput(input: unknown, issuer: string): ScriptM
       }
       const blob = openReasoningBlob(issuer, encrypted);
       if (blob === undefined) return invalidEncryptedContentError(encrypted);
-      const follower = items.slice(index + 1).find((candidate) => candidate.type !== 'reasoning');
+      const follower = items.slice(index + 1).find((candidate) => candidate['type'] !== 'reasoning');
       if (!followsCorrectly(follower, blob.next))
-        return missingFollowingItemError(typeof item.id === 'string' ? item.id : blob.id);
+        return missingFollowingItemError(typeof item['id'] === 'string' ? item['id'] : blob.id);
       const turn = currentAssistant();
       turn.reasoning = turn.reasoning === undefined ? blob.text : `${turn.reasoning}\n\n${blob.text}`;
-    } else if (item.type === 'compaction') {
-      const encrypted = typeof item.encrypted_content === 'string' ? item.encrypted_content : '';
+    } else if (item['type'] === 'compaction') {
+      const encrypted = typeof item['encrypted_content'] === 'string' ? item['encrypted_content'] : '';
       if (!compactionVerifies(issuer, encrypted)) return invalidEncryptedContentError(encrypted);
-    } else if (item.type === 'function_call') {
-      const callId = typeof item.call_id === 'string' ? item.call_id : '';
+    } else if (item['type'] === 'function_call') {
+      const callId = typeof item['call_id'] === 'string' ? item['call_id'] : '';
       calls.add(callId);
       const turn = currentAssistant();
       turn.toolCalls = [
         ...(turn.toolCalls ?? []),
         {
           id: callId,
-          name: typeof item.name === 'string' ? item.name : '',
-          arguments: typeof item.arguments === 'string' ? item.arguments : '',
+          name: typeof item['name'] === 'string' ? item['name'] : '',
+          arguments: typeof item['arguments'] === 'string' ? item['arguments'] : '',
         },
       ];
-    } else if (item.type === 'function_call_output') {
-      const callId = typeof item.call_id === 'string' ? item.call_id : '';
+    } else if (item['type'] === 'function_call_output') {
+      const callId = typeof item['call_id'] === 'string' ? item['call_id'] : '';
       if (!calls.has(callId)) {
         return invalidRequest(
           400,
@@ -207,14 +207,14 @@ export function scriptMessagesFromInput(input: unknown, issuer: string): ScriptM
       messages.push({
         role: 'tool',
         toolCallId: callId,
-        text: typeof item.output === 'string' ? item.output : textOf(item.output),
+        text: typeof item['output'] === 'string' ? item['output'] : textOf(item['output']),
       });
     } else if (isAssistantMessage(item)) {
       const turn = currentAssistant();
-      turn.text += textOf(item.content);
-    } else if (item.role === 'user' || item.role === 'system' || item.role === 'developer') {
+      turn.text += textOf(item['content']);
+    } else if (item['role'] === 'user' || item['role'] === 'system' || item['role'] === 'developer') {
       assistant = undefined;
-      messages.push({ role: item.role === 'user' ? 'user' : 'system', text: textOf(item.content) });
+      messages.push({ role: item['role'] === 'user' ? 'user' : 'system', text: textOf(item['content']) });
     }
   }
   return messages;

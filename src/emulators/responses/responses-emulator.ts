@@ -102,7 +102,7 @@ async function handleModelRequest(
     return;
   }
   if (!isJsonObject(body)) return answer(400, invalid('We could not parse the JSON body of your request.'));
-  if (typeof body.model !== 'string' || body.model === '') {
+  if (typeof body['model'] !== 'string' || body['model'] === '') {
     return answer(400, {
       error: {
         message: "Missing required parameter: 'model'.",
@@ -112,20 +112,20 @@ async function handleModelRequest(
       },
     });
   }
-  const messages = scriptMessagesFromInput(body.input, state.issuer);
+  const messages = scriptMessagesFromInput(body['input'], state.issuer);
   if (!Array.isArray(messages)) return answer(messages.status, messages.body);
-  const tools = (Array.isArray(body.tools) ? body.tools : [])
+  const tools = (Array.isArray(body['tools']) ? body['tools'] : [])
     .filter(isJsonObject)
-    .map((tool) => (typeof tool.name === 'string' ? tool.name : ''));
+    .map((tool) => (typeof tool['name'] === 'string' ? tool['name'] : ''));
   const output = runScript({ messages, tools });
-  const include = Array.isArray(body.include) ? body.include : [];
+  const include = Array.isArray(body['include']) ? body['include'] : [];
   const built = buildOutput(output, {
     issuer: state.issuer,
     encrypted: include.includes('reasoning.encrypted_content'),
-    model: body.model,
+    model: body['model'],
     inputText: request.raw.toString('utf8'),
   });
-  if (body.stream === true) {
+  if (body['stream'] === true) {
     entry.status = 200;
     await streamOutput(response, built, state.rotateIds, fault);
     return;
@@ -236,7 +236,8 @@ async function streamOutput(
 ): Promise<void> {
   const writer = new EmulatorSseWriter(response);
   let sequence = 0;
-  const send = (payload: JsonObject) => writer.data({ ...payload, sequence_number: sequence++ }, String(payload.type));
+  const send = (payload: JsonObject) =>
+    writer.data({ ...payload, sequence_number: sequence++ }, String(payload['type']));
   const inProgress = { ...built.completed, status: 'in_progress', output: [], usage: null };
   send({ type: 'response.created', response: inProgress });
   send({ type: 'response.in_progress', response: inProgress });
@@ -255,10 +256,10 @@ async function streamOutput(
     return writer.end();
   }
   built.items.forEach(({ item, provisionalEncrypted }, outputIndex) => {
-    const itemId = String(item.id);
+    const itemId = String(item['id']);
     // Copilot hands out a fresh id on every event of the same item (WIRE.md §5.3).
     const eventId = () => (rotateIds ? newId(itemId.split('_')[0] ?? 'item') : itemId);
-    if (item.type === 'reasoning') {
+    if (item['type'] === 'reasoning') {
       const text = built.reasoning;
       send({
         type: 'response.output_item.added',
@@ -271,7 +272,7 @@ async function streamOutput(
         send({ type: 'response.reasoning_summary_text.delta', ...part, delta });
       send({ type: 'response.reasoning_summary_text.done', ...part, text });
       send({ type: 'response.reasoning_summary_part.done', ...part, part: { type: 'summary_text', text } });
-    } else if (item.type === 'message') {
+    } else if (item['type'] === 'message') {
       const text = textOfMessage(item);
       send({
         type: 'response.output_item.added',
@@ -293,7 +294,7 @@ async function streamOutput(
         part: { type: 'output_text', annotations: [], logprobs: [], text },
       });
     } else {
-      const argumentsText = String(item.arguments);
+      const argumentsText = String(item['arguments']);
       send({
         type: 'response.output_item.added',
         output_index: outputIndex,
@@ -311,9 +312,9 @@ async function streamOutput(
 }
 
 function textOfMessage(item: JsonObject): string {
-  const content = Array.isArray(item.content) ? item.content : [];
+  const content = Array.isArray(item['content']) ? item['content'] : [];
   return content
     .filter(isJsonObject)
-    .map((part) => (typeof part.text === 'string' ? part.text : ''))
+    .map((part) => (typeof part['text'] === 'string' ? part['text'] : ''))
     .join('');
 }

@@ -74,8 +74,8 @@ export async function signBedrockRequest(
   const region =
     bedrockRegionOf(url) ??
     options.awsRegion ??
-    environment.AWS_REGION ??
-    environment.AWS_DEFAULT_REGION ??
+    environment['AWS_REGION'] ??
+    environment['AWS_DEFAULT_REGION'] ??
     'us-east-1';
   const signer = new SignatureV4({
     service: 'bedrock',
@@ -121,12 +121,12 @@ export async function anthropicRequestHeaders(
   if (input.platform !== 'vertex') headers['anthropic-version'] = ANTHROPIC_VERSION_HEADER;
   if (input.betas.length > 0) headers['anthropic-beta'] = input.betas.join(',');
   if (input.platform === 'vertex') {
-    headers.authorization = `Bearer ${await vertexToken(options)}`;
+    headers['authorization'] = `Bearer ${await vertexToken(options)}`;
   } else if (input.platform === 'foundry') {
-    const key = input.apiKey ?? environment.ANTHROPIC_FOUNDRY_API_KEY;
+    const key = input.apiKey ?? environment['ANTHROPIC_FOUNDRY_API_KEY'];
     if (key) headers['api-key'] = key;
   } else {
-    const key = input.apiKey ?? (input.platform === 'direct' ? environment.ANTHROPIC_API_KEY : undefined);
+    const key = input.apiKey ?? (input.platform === 'direct' ? environment['ANTHROPIC_API_KEY'] : undefined);
     if (key) headers['x-api-key'] = key;
   }
   return headers;

@@ -77,23 +77,23 @@ export function assembleAnthropicMessage(
   const details: JsonObject[] = [];
   const toolCalls: ToolCall[] = [];
   blocks.forEach((block, index) => {
-    if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
-    else if (block.type === 'thinking') {
-      const thinking = typeof block.thinking === 'string' ? block.thinking : '';
+    if (block['type'] === 'text' && typeof block['text'] === 'string') texts.push(block['text']);
+    else if (block['type'] === 'thinking') {
+      const thinking = typeof block['thinking'] === 'string' ? block['thinking'] : '';
       if (thinking !== '') thoughts.push(thinking);
       details.push({
         type: 'thinking',
         thinking,
-        signature: typeof block.signature === 'string' ? block.signature : '',
+        signature: typeof block['signature'] === 'string' ? block['signature'] : '',
       });
-    } else if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
-      details.push({ type: 'redacted_thinking', data: block.data });
-    } else if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
-      const input = isJsonObject(block.input) ? block.input : {};
+    } else if (block['type'] === 'redacted_thinking' && typeof block['data'] === 'string') {
+      details.push({ type: 'redacted_thinking', data: block['data'] });
+    } else if (block['type'] === 'tool_use' && typeof block['id'] === 'string' && typeof block['name'] === 'string') {
+      const input = isJsonObject(block['input']) ? block['input'] : {};
       toolCalls.push({
-        id: block.id,
+        id: block['id'],
         type: 'function',
-        function: { name: block.name, arguments: argumentsText.get(index) ?? JSON.stringify(input) },
+        function: { name: block['name'], arguments: argumentsText.get(index) ?? JSON.stringify(input) },
       });
     }
   });
@@ -113,19 +113,19 @@ export function assembleAnthropicMessage(
 
 /** Decodes a non-streaming Messages response body. */
 export function decodeAnthropicResponse(body: JsonObject, origin: OriginStamp): AnthropicDecodedResponse {
-  const content = Array.isArray(body.content) ? body.content.filter(isJsonObject) : [];
-  const stopReason = typeof body.stop_reason === 'string' ? body.stop_reason : null;
+  const content = Array.isArray(body['content']) ? body['content'].filter(isJsonObject) : [];
+  const stopReason = typeof body['stop_reason'] === 'string' ? body['stop_reason'] : null;
   return {
     message: assembleAnthropicMessage(content, stopReason, origin),
     finishReason: anthropicFinishReason(stopReason),
-    usage: anthropicUsage(isJsonObject(body.usage) ? (body.usage as AnthropicUsage) : undefined),
+    usage: anthropicUsage(isJsonObject(body['usage']) ? (body['usage'] as AnthropicUsage) : undefined),
   };
 }
 
 function errorMessageOf(event: JsonObject): string {
-  const error = isJsonObject(event.error) ? event.error : {};
-  const type = typeof error.type === 'string' ? error.type : 'error';
-  const message = typeof error.message === 'string' ? error.message : 'the provider sent an error event';
+  const error = isJsonObject(event['error']) ? event['error'] : {};
+  const type = typeof error['type'] === 'string' ? error['type'] : 'error';
+  const message = typeof error['message'] === 'string' ? error['message'] : 'the provider sent an error event';
   return `${type}: ${message}`;
 }
 
@@ -172,14 +172,14 @@ export class AnthropicStreamDecoder {
   feed(event: JsonObject): StreamEvent[] {
     if (this.terminal) return [];
     const out: StreamEvent[] = [];
-    if (!this.started && event.type !== 'ping' && event.type !== 'error') {
+    if (!this.started && event['type'] !== 'ping' && event['type'] !== 'error') {
       this.started = true;
       out.push({ type: 'start' });
     }
-    switch (event.type) {
+    switch (event['type']) {
       case 'message_start': {
-        const message = isJsonObject(event.message) ? event.message : {};
-        if (isJsonObject(message.usage)) this.usage = { ...(message.usage as AnthropicUsage) };
+        const message = isJsonObject(event['message']) ? event['message'] : {};
+        if (isJsonObject(message['usage'])) this.usage = { ...(message['usage'] as AnthropicUsage) };
         break;
       }
       case 'content_block_start':
@@ -192,9 +192,9 @@ export class AnthropicStreamDecoder {
         this.stopBlock(event);
         break;
       case 'message_delta': {
-        const delta = isJsonObject(event.delta) ? event.delta : {};
-        if (typeof delta.stop_reason === 'string') this.stopReason = delta.stop_reason;
-        if (isJsonObject(event.usage)) this.usage = { ...this.usage, ...(event.usage as AnthropicUsage) };
+        const delta = isJsonObject(event['delta']) ? event['delta'] : {};
+        if (typeof delta['stop_reason'] === 'string') this.stopReason = delta['stop_reason'];
+        if (isJsonObject(event['usage'])) this.usage = { ...this.usage, ...(event['usage'] as AnthropicUsage) };
         break;
       }
       case 'message_stop':
@@ -225,55 +225,57 @@ export class AnthropicStreamDecoder {
   }
 
   private startBlock(event: JsonObject, out: StreamEvent[]): void {
-    const index = typeof event.index === 'number' ? event.index : this.blocks.size;
-    const block: JsonObject = isJsonObject(event.content_block) ? { ...event.content_block } : { type: 'unknown' };
+    const index = typeof event['index'] === 'number' ? event['index'] : this.blocks.size;
+    const block: JsonObject = isJsonObject(event['content_block'])
+      ? { ...event['content_block'] }
+      : { type: 'unknown' };
     const state: BlockState = { block, partialJson: '' };
-    if (block.type === 'tool_use') {
+    if (block['type'] === 'tool_use') {
       state.toolIndex = this.toolCount;
       this.toolCount += 1;
       out.push({
         type: 'tool-call-start',
         index: state.toolIndex,
-        id: String(block.id ?? ''),
-        name: String(block.name ?? ''),
+        id: String(block['id'] ?? ''),
+        name: String(block['name'] ?? ''),
       });
-    } else if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking !== '') {
-      out.push({ type: 'reasoning-delta', text: block.thinking });
-    } else if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
-      out.push({ type: 'text-delta', text: block.text });
+    } else if (block['type'] === 'thinking' && typeof block['thinking'] === 'string' && block['thinking'] !== '') {
+      out.push({ type: 'reasoning-delta', text: block['thinking'] });
+    } else if (block['type'] === 'text' && typeof block['text'] === 'string' && block['text'] !== '') {
+      out.push({ type: 'text-delta', text: block['text'] });
     }
     this.blocks.set(index, state);
   }
 
   private applyDelta(event: JsonObject, out: StreamEvent[]): void {
-    const state = this.blocks.get(typeof event.index === 'number' ? event.index : -1);
-    const delta = isJsonObject(event.delta) ? event.delta : {};
+    const state = this.blocks.get(typeof event['index'] === 'number' ? event['index'] : -1);
+    const delta = isJsonObject(event['delta']) ? event['delta'] : {};
     if (!state) return;
     const block = state.block;
-    if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') {
-      block.thinking = `${typeof block.thinking === 'string' ? block.thinking : ''}${delta.thinking}`;
-      if (delta.thinking !== '') out.push({ type: 'reasoning-delta', text: delta.thinking });
-    } else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
-      block.signature = `${typeof block.signature === 'string' ? block.signature : ''}${delta.signature}`;
-    } else if (delta.type === 'text_delta' && typeof delta.text === 'string') {
-      block.text = `${typeof block.text === 'string' ? block.text : ''}${delta.text}`;
-      if (delta.text !== '') out.push({ type: 'text-delta', text: delta.text });
-    } else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
-      state.partialJson += delta.partial_json;
-      if (state.toolIndex !== undefined && delta.partial_json !== '') {
-        out.push({ type: 'tool-call-delta', index: state.toolIndex, argumentsDelta: delta.partial_json });
+    if (delta['type'] === 'thinking_delta' && typeof delta['thinking'] === 'string') {
+      block['thinking'] = `${typeof block['thinking'] === 'string' ? block['thinking'] : ''}${delta['thinking']}`;
+      if (delta['thinking'] !== '') out.push({ type: 'reasoning-delta', text: delta['thinking'] });
+    } else if (delta['type'] === 'signature_delta' && typeof delta['signature'] === 'string') {
+      block['signature'] = `${typeof block['signature'] === 'string' ? block['signature'] : ''}${delta['signature']}`;
+    } else if (delta['type'] === 'text_delta' && typeof delta['text'] === 'string') {
+      block['text'] = `${typeof block['text'] === 'string' ? block['text'] : ''}${delta['text']}`;
+      if (delta['text'] !== '') out.push({ type: 'text-delta', text: delta['text'] });
+    } else if (delta['type'] === 'input_json_delta' && typeof delta['partial_json'] === 'string') {
+      state.partialJson += delta['partial_json'];
+      if (state.toolIndex !== undefined && delta['partial_json'] !== '') {
+        out.push({ type: 'tool-call-delta', index: state.toolIndex, argumentsDelta: delta['partial_json'] });
       }
-    } else if (delta.type === 'citations_delta' && isJsonObject(delta.citation)) {
-      block.citations = [...(Array.isArray(block.citations) ? block.citations : []), delta.citation];
+    } else if (delta['type'] === 'citations_delta' && isJsonObject(delta['citation'])) {
+      block['citations'] = [...(Array.isArray(block['citations']) ? block['citations'] : []), delta['citation']];
     }
   }
 
   private stopBlock(event: JsonObject): void {
-    const state = this.blocks.get(typeof event.index === 'number' ? event.index : -1);
+    const state = this.blocks.get(typeof event['index'] === 'number' ? event['index'] : -1);
     if (!state || state.partialJson === '') return;
     try {
       const parsed: unknown = JSON.parse(state.partialJson);
-      if (isJsonObject(parsed)) state.block.input = parsed;
+      if (isJsonObject(parsed)) state.block['input'] = parsed;
     } catch {
       // Kept as raw arguments text; the tool runner reports the malformed JSON to the model.
     }
@@ -284,7 +286,8 @@ export class AnthropicStreamDecoder {
     const ordered = [...this.blocks.entries()].sort((left, right) => left[0] - right[0]);
     const argumentsText = new Map<number, string>();
     ordered.forEach(([, state], position) => {
-      if (state.block.type === 'tool_use' && state.partialJson !== '') argumentsText.set(position, state.partialJson);
+      if (state.block['type'] === 'tool_use' && state.partialJson !== '')
+        argumentsText.set(position, state.partialJson);
     });
     const message = assembleAnthropicMessage(
       ordered.map(([, state]) => state.block),

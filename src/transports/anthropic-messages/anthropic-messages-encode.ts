@@ -178,18 +178,18 @@ export function prepareAnthropicMessages(
   }
 
   const body: JsonObject = {};
-  if (endpoint.platform === 'bedrock') body.anthropic_version = BEDROCK_ANTHROPIC_VERSION;
-  else if (endpoint.platform === 'vertex') body.anthropic_version = VERTEX_ANTHROPIC_VERSION;
-  else body.model = route.model;
-  body.max_tokens = parameters.maxTokens;
-  if (conversation.system !== undefined) body.system = conversation.system;
-  body.messages = conversation.messages;
-  if (request.tools.length > 0) body.tools = anthropicTools(request.tools) as unknown as JsonObject[];
-  if (thinkingOn && parameters.thinking) body.thinking = { ...parameters.thinking };
-  if (thinkingOn && parameters.outputConfig) body.output_config = { ...parameters.outputConfig };
+  if (endpoint.platform === 'bedrock') body['anthropic_version'] = BEDROCK_ANTHROPIC_VERSION;
+  else if (endpoint.platform === 'vertex') body['anthropic_version'] = VERTEX_ANTHROPIC_VERSION;
+  else body['model'] = route.model;
+  body['max_tokens'] = parameters.maxTokens;
+  if (conversation.system !== undefined) body['system'] = conversation.system;
+  body['messages'] = conversation.messages;
+  if (request.tools.length > 0) body['tools'] = anthropicTools(request.tools) as unknown as JsonObject[];
+  if (thinkingOn && parameters.thinking) body['thinking'] = { ...parameters.thinking };
+  if (thinkingOn && parameters.outputConfig) body['output_config'] = { ...parameters.outputConfig };
   if (endpoint.platform === 'bedrock') {
-    if (thinkingOn && parameters.betas.length > 0) body.anthropic_beta = [...parameters.betas];
-  } else if (stream) body.stream = true;
+    if (thinkingOn && parameters.betas.length > 0) body['anthropic_beta'] = [...parameters.betas];
+  } else if (stream) body['stream'] = true;
 
   return {
     url: anthropicRequestUrl(route, endpoint.platform, stream),
@@ -208,10 +208,10 @@ export function prepareAnthropicMessages(
 export function inFlightTurnLacksThinking(messages: readonly JsonObject[]): boolean {
   const last = messages[messages.length - 1];
   const previous = messages[messages.length - 2];
-  if (last?.role !== 'user' || previous?.role !== 'assistant' || !Array.isArray(last.content)) return false;
-  if (!last.content.some((block) => isJsonObject(block) && block.type === 'tool_result')) return false;
-  const first = Array.isArray(previous.content) ? previous.content[0] : undefined;
-  return !(isJsonObject(first) && (first.type === 'thinking' || first.type === 'redacted_thinking'));
+  if (last?.['role'] !== 'user' || previous?.['role'] !== 'assistant' || !Array.isArray(last['content'])) return false;
+  if (!last['content'].some((block) => isJsonObject(block) && block['type'] === 'tool_result')) return false;
+  const first = Array.isArray(previous['content']) ? previous['content'][0] : undefined;
+  return !(isJsonObject(first) && (first['type'] === 'thinking' || first['type'] === 'redacted_thinking'));
 }
 
 function lastAssistantIndex(history: TransportRequest['history']): number {

@@ -24,21 +24,21 @@ function parseJson(text: string): unknown {
 export function anthropicErrorMessage(body: string): string | undefined {
   const parsed = parseJson(body);
   if (!isJsonObject(parsed)) return undefined;
-  const error = parsed.error;
-  if (isJsonObject(error) && typeof error.message === 'string') {
+  const error = parsed['error'];
+  if (isJsonObject(error) && typeof error['message'] === 'string') {
     // Vertex proxies: the inner message is itself an Anthropic envelope.
-    const inner = anthropicErrorMessage(error.message);
-    return inner ?? error.message;
+    const inner = anthropicErrorMessage(error['message']);
+    return inner ?? error['message'];
   }
-  if (typeof parsed.message === 'string') return parsed.message;
-  if (typeof parsed.Message === 'string') return parsed.Message;
+  if (typeof parsed['message'] === 'string') return parsed['message'];
+  if (typeof parsed['Message'] === 'string') return parsed['Message'];
   return undefined;
 }
 
 /** The request id from the body (`request_id`) or the response headers. */
 export function anthropicRequestId(body: string, headers: Headers): string | undefined {
   const parsed = parseJson(body);
-  if (isJsonObject(parsed) && typeof parsed.request_id === 'string') return parsed.request_id;
+  if (isJsonObject(parsed) && typeof parsed['request_id'] === 'string') return parsed['request_id'];
   return requestIdFromHeaders(headers);
 }
 

@@ -43,7 +43,7 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
   const environment = (): Record<string, string | undefined> => options.environment ?? process.env;
   const prepareWith = (request: TransportRequest, prepareOptions: AnthropicPrepareOptions): PreparedRequest =>
     prepareAnthropicMessages(request, {
-      nousInferenceBaseUrl: environment().NOUS_INFERENCE_BASE_URL,
+      nousInferenceBaseUrl: environment()['NOUS_INFERENCE_BASE_URL'],
       ...prepareOptions,
     });
 
@@ -51,7 +51,9 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
     const fetchImplementation = options.fetch ?? globalThis.fetch;
     const { route, signal } = request;
     const streaming = request.stream ?? true;
-    const endpoint = resolveAnthropicEndpoint(route, { nousInferenceBaseUrl: environment().NOUS_INFERENCE_BASE_URL });
+    const endpoint = resolveAnthropicEndpoint(route, {
+      nousInferenceBaseUrl: environment()['NOUS_INFERENCE_BASE_URL'],
+    });
     const bodyText = JSON.stringify(prepared.body);
     const provider = route.provider;
 

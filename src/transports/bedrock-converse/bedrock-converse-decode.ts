@@ -71,33 +71,33 @@ export function assembleBedrockAssistantMessage(
 ): AssistantMessage {
   // A blank text block cannot be sent back (Bedrock: "The text field in the ContentBlock object
   // … is blank"); Kimi streams several (`vercel-kimi-k2-thinking-glob-search.chunks.txt`).
-  const blocks = wireBlocks.filter((block) => !(typeof block.text === 'string' && block.text.trim() === ''));
+  const blocks = wireBlocks.filter((block) => !(typeof block['text'] === 'string' && block['text'].trim() === ''));
   const texts: string[] = [];
   const readable: string[] = [];
   const details: JsonObject[] = [];
   const toolCalls: ToolCall[] = [];
   for (const block of blocks) {
-    if (typeof block.text === 'string') texts.push(block.text);
-    const reasoning = block.reasoningContent;
+    if (typeof block['text'] === 'string') texts.push(block['text']);
+    const reasoning = block['reasoningContent'];
     if (isJsonObject(reasoning)) {
-      if (typeof reasoning.redactedContent === 'string') {
-        details.push({ type: 'redacted_thinking', data: reasoning.redactedContent });
-      } else if (isJsonObject(reasoning.reasoningText) && typeof reasoning.reasoningText.text === 'string') {
-        const { text, signature } = reasoning.reasoningText;
+      if (typeof reasoning['redactedContent'] === 'string') {
+        details.push({ type: 'redacted_thinking', data: reasoning['redactedContent'] });
+      } else if (isJsonObject(reasoning['reasoningText']) && typeof reasoning['reasoningText']['text'] === 'string') {
+        const { text, signature } = reasoning['reasoningText'];
         if (text !== '') readable.push(text);
         if (typeof signature === 'string' && signature !== '') {
           details.push({ type: 'thinking', thinking: text, signature });
         }
       }
     }
-    const toolUse = block.toolUse;
+    const toolUse = block['toolUse'];
     if (isJsonObject(toolUse)) {
       toolCalls.push({
-        id: typeof toolUse.toolUseId === 'string' ? toolUse.toolUseId : '',
+        id: typeof toolUse['toolUseId'] === 'string' ? toolUse['toolUseId'] : '',
         type: 'function',
         function: {
-          name: cleanBedrockToolName(typeof toolUse.name === 'string' ? toolUse.name : ''),
-          arguments: JSON.stringify(toolUse.input ?? {}),
+          name: cleanBedrockToolName(typeof toolUse['name'] === 'string' ? toolUse['name'] : ''),
+          arguments: JSON.stringify(toolUse['input'] ?? {}),
         },
       });
     }
@@ -132,12 +132,12 @@ export function eventsForDecodedTurn(turn: BedrockDecodedTurn): StreamEvent[] {
   const events: StreamEvent[] = [{ type: 'start' }];
   let toolIndex = 0;
   for (const block of turn.message.bedrock_content_blocks ?? []) {
-    const reasoning = block.reasoningContent;
-    if (isJsonObject(reasoning) && isJsonObject(reasoning.reasoningText)) {
-      const text = reasoning.reasoningText.text;
+    const reasoning = block['reasoningContent'];
+    if (isJsonObject(reasoning) && isJsonObject(reasoning['reasoningText'])) {
+      const text = reasoning['reasoningText']['text'];
       if (typeof text === 'string' && text !== '') events.push({ type: 'reasoning-delta', text });
     }
-    if (typeof block.text === 'string') events.push({ type: 'text-delta', text: block.text });
+    if (typeof block['text'] === 'string') events.push({ type: 'text-delta', text: block['text'] });
   }
   for (const call of turn.message.tool_calls ?? []) {
     events.push({ type: 'tool-call-start', index: toolIndex, id: call.id, name: call.function.name });
@@ -186,11 +186,11 @@ export class BedrockConverseStreamDecoder {
       events.push({ type: 'start' });
     }
     if (type === 'contentBlockStart') {
-      const start = isJsonObject(payload.start) ? payload.start.toolUse : undefined;
+      const start = isJsonObject(payload['start']) ? payload['start']['toolUse'] : undefined;
       if (isJsonObject(start)) {
         const state = this.block(payload);
-        const id = typeof start.toolUseId === 'string' ? start.toolUseId : '';
-        const name = typeof start.name === 'string' ? start.name : '';
+        const id = typeof start['toolUseId'] === 'string' ? start['toolUseId'] : '';
+        const name = typeof start['name'] === 'string' ? start['name'] : '';
         state.toolUse = { id, name, input: '', toolIndex: this.toolCount++ };
         events.push({ type: 'tool-call-start', index: state.toolUse.toolIndex, id, name: cleanBedrockToolName(name) });
       }
@@ -198,12 +198,12 @@ export class BedrockConverseStreamDecoder {
       events.push(...this.delta(payload));
     } else if (type === 'messageStop') {
       this.stopped = true;
-      if (typeof payload.stopReason === 'string') this.stopReason = payload.stopReason;
+      if (typeof payload['stopReason'] === 'string') this.stopReason = payload['stopReason'];
     } else if (type === 'metadata') {
-      this.usage = bedrockUsage(isJsonObject(payload.usage) ? (payload.usage as BedrockTokenUsage) : undefined);
+      this.usage = bedrockUsage(isJsonObject(payload['usage']) ? (payload['usage'] as BedrockTokenUsage) : undefined);
       if (this.usage) events.push({ type: 'usage', usage: this.usage });
     } else if (/exception$/i.test(type)) {
-      const message = typeof payload.message === 'string' ? payload.message : JSON.stringify(payload);
+      const message = typeof payload['message'] === 'string' ? payload['message'] : JSON.stringify(payload);
       const error = new StreamError(`Bedrock stream failed (${type}): ${message}`, {
         body: message,
         retryable: /throttling|internalServer|serviceUnavailable|modelStreamError/i.test(type),
@@ -234,7 +234,7 @@ export class BedrockConverseStreamDecoder {
       if (state.redacted !== undefined) out.push({ reasoningContent: { redactedContent: state.redacted } });
       else if (state.hasReasoning || state.signature !== undefined) {
         const reasoningText: JsonObject = { text: state.reasoning };
-        if (state.signature !== undefined) reasoningText.signature = state.signature;
+        if (state.signature !== undefined) reasoningText['signature'] = state.signature;
         out.push({ reasoningContent: { reasoningText } });
       }
       if (state.hasText) out.push({ text: state.text });
@@ -247,37 +247,38 @@ export class BedrockConverseStreamDecoder {
   }
 
   private delta(payload: JsonObject): StreamEvent[] {
-    const delta = payload.delta;
+    const delta = payload['delta'];
     if (!isJsonObject(delta)) return [];
     const state = this.block(payload);
-    if (typeof delta.text === 'string') {
+    if (typeof delta['text'] === 'string') {
       state.hasText = true;
-      state.text += delta.text;
-      return delta.text === '' ? [] : [{ type: 'text-delta', text: delta.text }];
+      state.text += delta['text'];
+      return delta['text'] === '' ? [] : [{ type: 'text-delta', text: delta['text'] }];
     }
-    const reasoning = delta.reasoningContent;
+    const reasoning = delta['reasoningContent'];
     if (isJsonObject(reasoning)) {
-      if (typeof reasoning.redactedContent === 'string')
-        state.redacted = (state.redacted ?? '') + reasoning.redactedContent;
-      if (typeof reasoning.signature === 'string') state.signature = (state.signature ?? '') + reasoning.signature;
-      if (typeof reasoning.text === 'string') {
+      if (typeof reasoning['redactedContent'] === 'string')
+        state.redacted = (state.redacted ?? '') + reasoning['redactedContent'];
+      if (typeof reasoning['signature'] === 'string')
+        state.signature = (state.signature ?? '') + reasoning['signature'];
+      if (typeof reasoning['text'] === 'string') {
         state.hasReasoning = true;
-        state.reasoning += reasoning.text;
-        if (reasoning.text !== '') return [{ type: 'reasoning-delta', text: reasoning.text }];
+        state.reasoning += reasoning['text'];
+        if (reasoning['text'] !== '') return [{ type: 'reasoning-delta', text: reasoning['text'] }];
       }
       return [];
     }
-    const toolUse = delta.toolUse;
-    if (isJsonObject(toolUse) && typeof toolUse.input === 'string') {
+    const toolUse = delta['toolUse'];
+    if (isJsonObject(toolUse) && typeof toolUse['input'] === 'string') {
       state.toolUse ??= { id: '', name: '', input: '', toolIndex: this.toolCount++ };
-      state.toolUse.input += toolUse.input;
-      return [{ type: 'tool-call-delta', index: state.toolUse.toolIndex, argumentsDelta: toolUse.input }];
+      state.toolUse.input += toolUse['input'];
+      return [{ type: 'tool-call-delta', index: state.toolUse.toolIndex, argumentsDelta: toolUse['input'] }];
     }
     return [];
   }
 
   private block(payload: JsonObject): BlockState {
-    const index = typeof payload.contentBlockIndex === 'number' ? payload.contentBlockIndex : 0;
+    const index = typeof payload['contentBlockIndex'] === 'number' ? payload['contentBlockIndex'] : 0;
     let state = this.blocks.get(index);
     if (!state) {
       state = {

@@ -53,7 +53,7 @@ export function bedrockRegionFor(
       // Not a URL: fall through to the environment.
     }
   }
-  return environment.AWS_REGION ?? environment.AWS_DEFAULT_REGION ?? 'us-east-1';
+  return environment['AWS_REGION'] ?? environment['AWS_DEFAULT_REGION'] ?? 'us-east-1';
 }
 
 /** Creates a Bedrock Converse transport (inject credentials / request handler for tests). */
@@ -203,13 +203,13 @@ type SdkInput = ConstructorParameters<typeof ConverseStreamCommand>[0];
 /** Prepared JSON body → SDK input: same keys, `redactedContent` base64 → bytes. */
 function sdkInput(modelId: string, body: JsonObject): SdkInput {
   const converted = structuredClone(body);
-  for (const message of Array.isArray(converted.messages) ? converted.messages : []) {
-    if (!isJsonObject(message) || !Array.isArray(message.content)) continue;
-    for (const block of message.content) {
-      if (!isJsonObject(block) || !isJsonObject(block.reasoningContent)) continue;
-      const redacted = block.reasoningContent.redactedContent;
+  for (const message of Array.isArray(converted['messages']) ? converted['messages'] : []) {
+    if (!isJsonObject(message) || !Array.isArray(message['content'])) continue;
+    for (const block of message['content']) {
+      if (!isJsonObject(block) || !isJsonObject(block['reasoningContent'])) continue;
+      const redacted = block['reasoningContent']['redactedContent'];
       if (typeof redacted === 'string') {
-        (block.reasoningContent as Record<string, unknown>).redactedContent = new Uint8Array(
+        (block['reasoningContent'] as Record<string, unknown>)['redactedContent'] = new Uint8Array(
           Buffer.from(redacted, 'base64'),
         );
       }

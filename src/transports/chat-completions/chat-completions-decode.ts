@@ -73,20 +73,20 @@ function numberOr(value: JsonValue | undefined): number | undefined {
 
 /** Maps a wire usage object (OpenAI shape plus DeepSeek cache counters) to {@link Usage}. */
 export function usageFromWire(usage: JsonObject): Usage {
-  const inputTokens = numberOr(usage.prompt_tokens) ?? 0;
-  const outputTokens = numberOr(usage.completion_tokens) ?? 0;
+  const inputTokens = numberOr(usage['prompt_tokens']) ?? 0;
+  const outputTokens = numberOr(usage['completion_tokens']) ?? 0;
   const result: Usage = {
     inputTokens,
     outputTokens,
-    totalTokens: numberOr(usage.total_tokens) ?? inputTokens + outputTokens,
+    totalTokens: numberOr(usage['total_tokens']) ?? inputTokens + outputTokens,
   };
-  const completionDetails = usage.completion_tokens_details;
-  const reasoningTokens = isJsonObject(completionDetails) ? numberOr(completionDetails.reasoning_tokens) : undefined;
+  const completionDetails = usage['completion_tokens_details'];
+  const reasoningTokens = isJsonObject(completionDetails) ? numberOr(completionDetails['reasoning_tokens']) : undefined;
   if (reasoningTokens !== undefined) result.reasoningTokens = reasoningTokens;
-  const promptDetails = usage.prompt_tokens_details;
+  const promptDetails = usage['prompt_tokens_details'];
   const cached =
-    (isJsonObject(promptDetails) ? numberOr(promptDetails.cached_tokens) : undefined) ??
-    numberOr(usage.prompt_cache_hit_tokens);
+    (isJsonObject(promptDetails) ? numberOr(promptDetails['cached_tokens']) : undefined) ??
+    numberOr(usage['prompt_cache_hit_tokens']);
   if (cached !== undefined) result.cacheReadTokens = cached;
   return result;
 }
@@ -113,11 +113,13 @@ class ReasoningDetailsAccumulator {
    * OpenRouter numbers a `reasoning.summary` and its `reasoning.encrypted` both `index: 0`.
    */
   addFragment(fragment: JsonObject): void {
-    const index = typeof fragment.index === 'number' ? fragment.index : 0;
+    const index = typeof fragment['index'] === 'number' ? fragment['index'] : 0;
     const current = this.byIndex.get(index);
     if (
       current === undefined ||
-      (typeof fragment.type === 'string' && typeof current.type === 'string' && fragment.type !== current.type)
+      (typeof fragment['type'] === 'string' &&
+        typeof current['type'] === 'string' &&
+        fragment['type'] !== current['type'])
     ) {
       const entry = { ...fragment };
       this.entries.push(entry);
@@ -184,14 +186,14 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
         `${this.provider} sent a malformed stream chunk: ${JSON.stringify(chunk)}`.slice(0, 300),
       );
     this.markStarted(events);
-    if (chunk.error !== undefined && chunk.error !== null) {
-      return this.end(events, { type: 'error', error: streamErrorFromChunkError(chunk.error, this.provider) });
+    if (chunk['error'] !== undefined && chunk['error'] !== null) {
+      return this.end(events, { type: 'error', error: streamErrorFromChunkError(chunk['error'], this.provider) });
     }
-    if (isJsonObject(chunk.usage)) this.usage = chunk.usage;
-    const choice = this.primaryChoice(chunk.choices);
+    if (isJsonObject(chunk['usage'])) this.usage = chunk['usage'];
+    const choice = this.primaryChoice(chunk['choices']);
     if (choice === undefined) return events;
-    if (isJsonObject(choice.delta)) this.feedDelta(events, choice.delta, false);
-    return this.noteFinishReason(events, choice.finish_reason);
+    if (isJsonObject(choice['delta'])) this.feedDelta(events, choice['delta'], false);
+    return this.noteFinishReason(events, choice['finish_reason']);
   }
 
   /** Feeds a whole non-streaming `chat.completion` body; returns every event including the terminal one. */
@@ -200,21 +202,21 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
     if (!isJsonObject(response))
       return this.fail(events, `${this.provider} answered with a body that is not a JSON object`);
     this.markStarted(events);
-    if (response.error !== undefined && response.error !== null) {
-      return this.end(events, { type: 'error', error: streamErrorFromChunkError(response.error, this.provider) });
+    if (response['error'] !== undefined && response['error'] !== null) {
+      return this.end(events, { type: 'error', error: streamErrorFromChunkError(response['error'], this.provider) });
     }
-    const choice = this.primaryChoice(response.choices);
-    if (choice === undefined || !isJsonObject(choice.message)) {
+    const choice = this.primaryChoice(response['choices']);
+    if (choice === undefined || !isJsonObject(choice['message'])) {
       return this.fail(
         events,
         `${this.provider} answered without choices[0].message`,
         JSON.stringify(response).slice(0, 2000),
       );
     }
-    if (isJsonObject(response.usage)) this.usage = response.usage;
-    this.feedDelta(events, choice.message, true);
+    if (isJsonObject(response['usage'])) this.usage = response['usage'];
+    this.feedDelta(events, choice['message'], true);
     this.sawDone = true;
-    this.noteFinishReason(events, choice.finish_reason);
+    this.noteFinishReason(events, choice['finish_reason']);
     return this.ended ? events : [...events, ...this.finish()];
   }
 
@@ -240,7 +242,7 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
   private primaryChoice(choices: JsonValue | undefined): JsonObject | undefined {
     if (!Array.isArray(choices)) return undefined;
     // n = 1 is all Hermes asks for; take choice 0 (or the only one when a vendor omits `index`).
-    const choice = choices.find((candidate) => isJsonObject(candidate) && (candidate.index ?? 0) === 0);
+    const choice = choices.find((candidate) => isJsonObject(candidate) && (candidate['index'] ?? 0) === 0);
     return isJsonObject(choice) ? choice : undefined;
   }
 
@@ -259,18 +261,18 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
 
   private feedDelta(events: StreamEvent[], delta: JsonObject, whole: boolean): void {
     // Raw `reasoning_content` counts as carried whenever a string arrived, even "" (SPEC §2.1 rule 1).
-    if (typeof delta.reasoning_content === 'string')
-      this.rawReasoningContent = (this.rawReasoningContent ?? '') + delta.reasoning_content;
+    if (typeof delta['reasoning_content'] === 'string')
+      this.rawReasoningContent = (this.rawReasoningContent ?? '') + delta['reasoning_content'];
     // First non-empty reader (WIRE.md §1.1): chutes.ai-style hosts mirror the same text in
     // `reasoning` and `reasoning_content`; concatenating both would double it.
-    let fragment = firstNonEmpty(delta.reasoning_content, delta.reasoning, delta.reasoning_text);
-    if (Array.isArray(delta.reasoning_details)) {
+    let fragment = firstNonEmpty(delta['reasoning_content'], delta['reasoning'], delta['reasoning_text']);
+    if (Array.isArray(delta['reasoning_details'])) {
       let detailText = '';
-      for (const entry of delta.reasoning_details) {
+      for (const entry of delta['reasoning_details']) {
         if (!isJsonObject(entry)) continue;
         if (whole) this.details.addWhole(entry);
         else this.details.addFragment(entry);
-        detailText += firstNonEmpty(entry.text, entry.summary) ?? '';
+        detailText += firstNonEmpty(entry['text'], entry['summary']) ?? '';
       }
       // Snowflake Cortex streams reasoning only inside `reasoning_details`.
       if (fragment === undefined && detailText !== '') fragment = detailText;
@@ -280,8 +282,8 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
       this.fieldReasoning += display;
       events.push({ type: 'reasoning-delta', text: display });
     }
-    this.feedContent(events, delta.content);
-    if (Array.isArray(delta.tool_calls)) this.feedToolCalls(events, delta.tool_calls, whole);
+    this.feedContent(events, delta['content']);
+    if (Array.isArray(delta['tool_calls'])) this.feedToolCalls(events, delta['tool_calls'], whole);
   }
 
   private feedContent(events: StreamEvent[], content: JsonValue | undefined): void {
@@ -293,11 +295,11 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
     // Mistral-style content parts: `{type:"text",text}` and `{type:"thinking",thinking:[{type:"text",text}]}`.
     for (const part of content) {
       if (!isJsonObject(part)) continue;
-      if (part.type === 'text' && typeof part.text === 'string')
-        this.pushContentPieces(events, this.thinkTags.push(part.text));
-      if (part.type === 'thinking' && Array.isArray(part.thinking)) {
-        const text = part.thinking
-          .map((inner) => (isJsonObject(inner) && typeof inner.text === 'string' ? inner.text : ''))
+      if (part['type'] === 'text' && typeof part['text'] === 'string')
+        this.pushContentPieces(events, this.thinkTags.push(part['text']));
+      if (part['type'] === 'thinking' && Array.isArray(part['thinking'])) {
+        const text = part['thinking']
+          .map((inner) => (isJsonObject(inner) && typeof inner['text'] === 'string' ? inner['text'] : ''))
           .join('');
         this.pushContentPieces(events, [{ kind: 'think', text }]);
       }
@@ -327,19 +329,19 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
         state = { id: '', name: '', arguments: '', started: false };
         this.toolCalls.set(index, state);
       }
-      if (typeof delta.id === 'string' && delta.id !== '' && state.id === '') state.id = delta.id;
-      const fn = isJsonObject(delta.function) ? delta.function : {};
-      if (typeof fn.name === 'string' && fn.name !== '' && state.name === '') state.name = fn.name;
+      if (typeof delta['id'] === 'string' && delta['id'] !== '' && state.id === '') state.id = delta['id'];
+      const fn = isJsonObject(delta['function']) ? delta['function'] : {};
+      if (typeof fn['name'] === 'string' && fn['name'] !== '' && state.name === '') state.name = fn['name'];
       const argumentsDelta =
-        typeof fn.arguments === 'string'
-          ? fn.arguments
-          : isJsonObject(fn.arguments)
-            ? JSON.stringify(fn.arguments)
+        typeof fn['arguments'] === 'string'
+          ? fn['arguments']
+          : isJsonObject(fn['arguments'])
+            ? JSON.stringify(fn['arguments'])
             : '';
       state.arguments += argumentsDelta;
-      if (typeof fn.thought_signature === 'string' && fn.thought_signature !== '')
-        state.thoughtSignature = fn.thought_signature;
-      if (isJsonObject(delta.extra_content)) state.extraContent = delta.extra_content;
+      if (typeof fn['thought_signature'] === 'string' && fn['thought_signature'] !== '')
+        state.thoughtSignature = fn['thought_signature'];
+      if (isJsonObject(delta['extra_content'])) state.extraContent = delta['extra_content'];
       if (!state.started && state.name !== '') {
         state.started = true;
         events.push({ type: 'tool-call-start', index, id: state.id, name: state.name });
@@ -351,11 +353,11 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
   }
 
   private toolCallIndex(delta: JsonObject, position: number, whole: boolean): number {
-    if (typeof delta.index === 'number') return delta.index;
+    if (typeof delta['index'] === 'number') return delta['index'];
     if (whole) return position;
     // A stream without indices: a new non-empty id starts a new call, anything else continues the last one.
     const last = Math.max(-1, ...this.toolCalls.keys());
-    const id = delta.id;
+    const id = delta['id'];
     if (last < 0 || (typeof id === 'string' && id !== '' && this.toolCalls.get(last)?.id !== id)) return last + 1;
     return last;
   }

@@ -56,8 +56,8 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
   const replay: ChatReplayResult = buildChatCompletionsMessages(request.history, effectiveRoute, replayOptions);
   const stream = request.stream ?? true;
   const body: JsonObject = { model: route.model, messages: replay.messages, stream };
-  if (stream) body.stream_options = { include_usage: true };
-  if (request.tools.length > 0) body.tools = chatCompletionsTools(request.tools);
+  if (stream) body['stream_options'] = { include_usage: true };
+  if (request.tools.length > 0) body['tools'] = chatCompletionsTools(request.tools);
   const flags = mergeRequestFlags(
     provider.reasoningRequest(route.model, request.reasoning),
     keepThinkingFlags(effectiveRoute, request.reasoning.enabled, request.routeOverrides),
@@ -65,7 +65,7 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
   for (const key of Object.keys(flags)) {
     if (!(key in body)) body[key] = flags[key];
   }
-  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.maxTokens !== undefined) body['max_tokens'] = request.maxTokens;
   return {
     url: `${baseUrl}/chat/completions`,
     body,

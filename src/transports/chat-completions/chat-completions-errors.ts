@@ -30,15 +30,15 @@ function stringify(value: JsonValue | undefined): string | undefined {
 function messageInside(json: JsonValue): string | undefined {
   if (typeof json === 'string') return json.trim() === '' ? undefined : json;
   if (!isJsonObject(json)) return undefined;
-  const error = json.error;
+  const error = json['error'];
   if (typeof error === 'string' && error.trim() !== '') return error;
   if (isJsonObject(error)) {
-    const inner = stringify(error.message);
+    const inner = stringify(error['message']);
     if (inner !== undefined && inner.trim() !== '') return inner;
   }
   // Cerebras `{"message":"messages.2.assistant.reasoning_content: …","code":"wrong_api_format"}`,
   // Mistral `{"object":"error","message":{"detail":[…extra_forbidden…]}}`, huma `{"detail":…}`.
-  return stringify(json.message) ?? stringify(json.detail) ?? stringify(json.title);
+  return stringify(json['message']) ?? stringify(json['detail']) ?? stringify(json['title']);
 }
 
 function parseJson(text: string): JsonValue | undefined {
@@ -56,12 +56,12 @@ function parseJson(text: string): JsonValue | undefined {
 export function providerErrorText(body: string | JsonValue): ProviderErrorText {
   const json = typeof body === 'string' ? parseJson(body) : body;
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  const error = isJsonObject(json) ? json.error : undefined;
-  const metadata = isJsonObject(error) ? error.metadata : undefined;
+  const error = isJsonObject(json) ? json['error'] : undefined;
+  const metadata = isJsonObject(error) ? error['metadata'] : undefined;
   if (isJsonObject(metadata)) {
-    const raw = stringify(metadata.raw);
+    const raw = stringify(metadata['raw']);
     if (raw !== undefined && raw.trim() !== '') {
-      const upstream = typeof metadata.provider_name === 'string' ? metadata.provider_name : undefined;
+      const upstream = typeof metadata['provider_name'] === 'string' ? metadata['provider_name'] : undefined;
       const message = messageInside(parseJson(raw) ?? raw) ?? raw;
       return upstream === undefined ? { message, body: raw } : { message, body: raw, upstream };
     }
@@ -121,7 +121,7 @@ export function apiErrorFromResponse(input: HttpErrorInput): ApiError {
  */
 export function streamErrorFromChunkError(error: JsonValue, provider: string): StreamError {
   const extracted = providerErrorText({ error });
-  const code = isJsonObject(error) ? error.code : undefined;
+  const code = isJsonObject(error) ? error['code'] : undefined;
   const codeText = code === undefined || code === null ? '' : ` (code ${String(code)})`;
   const numeric = typeof code === 'number' ? code : Number(code);
   const retryable = numeric === 429 || (numeric >= 500 && numeric < 600);

@@ -60,7 +60,7 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
 
   async function open(request: TransportRequest, prepared: PreparedRequest, attempt: number): Promise<OpenedResponse> {
     const provider = request.route.provider;
-    const streaming = prepared.body.stream === true;
+    const streaming = prepared.body['stream'] === true;
     const init: RequestInit = {
       method: 'POST',
       headers: jsonRequestHeaders({ apiKey: request.apiKey, stream: streaming }),

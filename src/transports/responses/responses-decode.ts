@@ -71,43 +71,43 @@ export class ResponsesStreamDecoder {
       this.started = true;
       events.push({ type: 'start' });
     }
-    const type = typeof payload.type === 'string' ? payload.type : '';
-    const index = typeof payload.output_index === 'number' ? payload.output_index : -1;
+    const type = typeof payload['type'] === 'string' ? payload['type'] : '';
+    const index = typeof payload['output_index'] === 'number' ? payload['output_index'] : -1;
     switch (type) {
       case 'response.output_item.added':
-        if (isJsonObject(payload.item)) this.onItem(index, payload.item as ResponsesOutputItem, false, events);
+        if (isJsonObject(payload['item'])) this.onItem(index, payload['item'] as ResponsesOutputItem, false, events);
         break;
       case 'response.output_item.done':
-        if (isJsonObject(payload.item)) this.onItem(index, payload.item as ResponsesOutputItem, true, events);
+        if (isJsonObject(payload['item'])) this.onItem(index, payload['item'] as ResponsesOutputItem, true, events);
         break;
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
-        if (typeof payload.delta === 'string') {
-          const key = `${index}:${type}:${String(payload.summary_index ?? payload.content_index ?? 0)}`;
-          this.emitReasoning(this.slot(index), key, payload.delta, events);
+        if (typeof payload['delta'] === 'string') {
+          const key = `${index}:${type}:${String(payload['summary_index'] ?? payload['content_index'] ?? 0)}`;
+          this.emitReasoning(this.slot(index), key, payload['delta'], events);
         }
         break;
       case 'response.output_text.delta':
-        if (typeof payload.delta === 'string' && payload.delta !== '') {
-          this.slot(index).text += payload.delta;
-          events.push({ type: 'text-delta', text: payload.delta });
+        if (typeof payload['delta'] === 'string' && payload['delta'] !== '') {
+          this.slot(index).text += payload['delta'];
+          events.push({ type: 'text-delta', text: payload['delta'] });
         }
         break;
       case 'response.function_call_arguments.delta':
-        if (typeof payload.delta === 'string') {
+        if (typeof payload['delta'] === 'string') {
           const slot = this.slot(index);
-          slot.argumentsText += payload.delta;
+          slot.argumentsText += payload['delta'];
           if (slot.toolIndex !== undefined) {
-            events.push({ type: 'tool-call-delta', index: slot.toolIndex, argumentsDelta: payload.delta });
+            events.push({ type: 'tool-call-delta', index: slot.toolIndex, argumentsDelta: payload['delta'] });
           }
         }
         break;
       case 'response.completed':
       case 'response.incomplete':
-        this.finishWith(isJsonObject(payload.response) ? (payload.response as ResponsesResponse) : {}, events);
+        this.finishWith(isJsonObject(payload['response']) ? (payload['response'] as ResponsesResponse) : {}, events);
         break;
       case 'response.failed':
-        this.failWith(isJsonObject(payload.response) ? payload.response.error : undefined, events);
+        this.failWith(isJsonObject(payload['response']) ? payload['response']['error'] : undefined, events);
         break;
       case 'error':
         this.failWith(payload, events);
@@ -153,20 +153,20 @@ export class ResponsesStreamDecoder {
     const slot = this.slot(index);
     slot.type = item.type;
     if (done) slot.done = item;
-    else if (typeof item.phase === 'string') slot.addedPhase = item.phase;
+    else if (typeof item['phase'] === 'string') slot.addedPhase = item['phase'];
     if (item.type === 'function_call' && slot.toolIndex === undefined) {
       slot.toolIndex = this.nextToolIndex++;
       events.push({
         type: 'tool-call-start',
         index: slot.toolIndex,
-        id: stringOf(item.call_id),
-        name: stringOf(item.name),
+        id: stringOf(item['call_id']),
+        name: stringOf(item['name']),
       });
     }
     if (!done) return;
     // Hosts that skip deltas still surface the final text live.
     if (item.type === 'function_call' && slot.argumentsText === '' && slot.toolIndex !== undefined) {
-      const argumentsText = stringOf(item.arguments);
+      const argumentsText = stringOf(item['arguments']);
       if (argumentsText !== '')
         events.push({ type: 'tool-call-delta', index: slot.toolIndex, argumentsDelta: argumentsText });
     }
@@ -207,7 +207,7 @@ export class ResponsesStreamDecoder {
 
   private failWith(error: unknown, events: StreamEvent[]): void {
     const body = isJsonObject(error) ? JSON.stringify(error) : undefined;
-    const message = isJsonObject(error) && typeof error.message === 'string' ? error.message : 'response failed';
+    const message = isJsonObject(error) && typeof error['message'] === 'string' ? error['message'] : 'response failed';
     this.terminal = {
       type: 'error',
       error: new StreamError(`The Responses stream reported an error: ${message}`, body === undefined ? {} : { body }),
@@ -228,7 +228,7 @@ export function decodeResponsesResponse(response: unknown, context: ResponsesCap
   const typed = response as ResponsesResponse;
   if (typed.status === 'failed') {
     const message =
-      isJsonObject(typed.error) && typeof typed.error.message === 'string' ? typed.error.message : 'failed';
+      isJsonObject(typed.error) && typeof typed.error['message'] === 'string' ? typed.error['message'] : 'failed';
     return {
       type: 'error',
       error: new StreamError(`The response failed: ${message}`, { body: JSON.stringify(typed.error) }),
@@ -255,11 +255,15 @@ function stringOf(value: unknown): string {
 }
 
 function messageText(item: JsonObject): string {
-  const content = Array.isArray(item.content) ? item.content : [];
+  const content = Array.isArray(item['content']) ? item['content'] : [];
   return content
     .filter(isJsonObject)
     .map((part) =>
-      part.type === 'output_text' ? stringOf(part.text) : part.type === 'refusal' ? stringOf(part.refusal) : '',
+      part['type'] === 'output_text'
+        ? stringOf(part['text'])
+        : part['type'] === 'refusal'
+          ? stringOf(part['refusal'])
+          : '',
     )
     .join('');
 }
@@ -269,10 +273,10 @@ function reasoningTextOf(item: JsonObject): string {
   const texts = (list: unknown) =>
     (Array.isArray(list) ? list : [])
       .filter(isJsonObject)
-      .map((part) => stringOf(part.text))
+      .map((part) => stringOf(part['text']))
       .filter((text) => text !== '');
-  const summary = texts(item.summary);
-  return (summary.length > 0 ? summary : texts(item.content)).join('\n\n');
+  const summary = texts(item['summary']);
+  return (summary.length > 0 ? summary : texts(item['content'])).join('\n\n');
 }
 
 function usageOf(usage: ResponsesUsage | null | undefined): Usage | null {
@@ -335,19 +339,19 @@ function assembleMessage(slots: OutputSlot[], context: ResponsesCaptureContext):
     } else if (item.type === 'message') {
       texts.push(messageText(item) || slot.text);
       const messageItem: JsonObject = { type: 'message', id: stringOf(item.id) };
-      const phase = typeof item.phase === 'string' ? item.phase : slot.addedPhase;
-      if (phase !== undefined) messageItem.phase = phase;
+      const phase = typeof item['phase'] === 'string' ? item['phase'] : slot.addedPhase;
+      if (phase !== undefined) messageItem['phase'] = phase;
       messageItems.push({ ...messageItem, ...stamp });
       pendingReasoning = [];
     } else if (item.type === 'function_call') {
-      const callId = stringOf(item.call_id);
+      const callId = stringOf(item['call_id']);
       for (const reasoning of pendingReasoning) reasoning[PRECEDES_CALL_ID_KEY] = callId;
       pendingReasoning = [];
       const call: ToolCall = {
         id: callId,
         call_id: callId,
         type: 'function',
-        function: { name: stringOf(item.name), arguments: stringOf(item.arguments) || slot.argumentsText },
+        function: { name: stringOf(item['name']), arguments: stringOf(item['arguments']) || slot.argumentsText },
       };
       if (typeof item.id === 'string') call.response_item_id = item.id;
       toolCalls.push(call);

@@ -16,11 +16,11 @@ import { trimBody } from '../shared/transport-http.js';
 export function responsesErrorFields(body: string): { message: string | undefined; code: string | undefined } {
   try {
     const parsed: unknown = JSON.parse(body);
-    const error = isJsonObject(parsed) ? parsed.error : undefined;
+    const error = isJsonObject(parsed) ? parsed['error'] : undefined;
     if (isJsonObject(error)) {
       return {
-        message: typeof error.message === 'string' ? error.message : undefined,
-        code: typeof error.code === 'string' ? error.code : undefined,
+        message: typeof error['message'] === 'string' ? error['message'] : undefined,
+        code: typeof error['code'] === 'string' ? error['code'] : undefined,
       };
     }
   } catch {

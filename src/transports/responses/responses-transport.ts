@@ -96,7 +96,7 @@ async function run(
   const keyVariable = RESPONSES_API_KEY_VARIABLES[provider];
   const environment = options.environment ?? process.env;
   const apiKey = request.apiKey ?? (keyVariable === undefined ? undefined : environment[keyVariable]);
-  const streaming = prepared.body.stream === true;
+  const streaming = prepared.body['stream'] === true;
   const { signal } = request;
 
   const response = await runWithRetries(

@@ -44,7 +44,7 @@ export function jsonRequestHeaders(options: {
     'content-type': 'application/json',
     accept: options.stream ? 'text/event-stream' : 'application/json',
   };
-  if (options.apiKey !== undefined && options.apiKey !== '') headers.authorization = `Bearer ${options.apiKey}`;
+  if (options.apiKey !== undefined && options.apiKey !== '') headers['authorization'] = `Bearer ${options.apiKey}`;
   return { ...headers, ...options.extra };
 }
 

@@ -39,7 +39,7 @@ async function post(
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-const errorMessage = (body: Record<string, unknown>) => (body.error as { message: string }).message;
+const errorMessage = (body: Record<string, unknown>) => (body['error'] as { message: string }).message;
 
 /** A two-turn history whose first assistant turn carries a (possibly altered) signed thinking block. */
 function priorTurnBody(model: string, signature: string) {
@@ -109,7 +109,7 @@ describe('emulator rules (WIRE.md §2.6)', () => {
 
   it('an unsigned thinking block is a missing field', async () => {
     const body = priorTurnBody('claude-opus-4-8', 'x');
-    (body.messages[1]!.content[0] as Record<string, unknown>).signature = undefined;
+    (body.messages[1]!.content[0] as Record<string, unknown>)['signature'] = undefined;
     const result = await post(emulator, JSON.parse(JSON.stringify(body)));
     expect(errorMessage(result.body)).toBe('messages.1.content.0.thinking.signature: Field required');
   });
@@ -131,6 +131,6 @@ describe('emulator rules (WIRE.md §2.6)', () => {
     expect(withModel).toEqual({ status: 400, body: { message: 'model: Extra inputs are not permitted' } });
     const ok = await post(emulator, body, sigv4, path);
     expect(ok.status).toBe(200);
-    expect((ok.body.content as { text: string }[])[0]?.text).toContain('You said: hi');
+    expect((ok.body['content'] as { text: string }[])[0]?.text).toContain('You said: hi');
   });
 });

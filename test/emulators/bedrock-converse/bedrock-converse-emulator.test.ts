@@ -26,7 +26,7 @@ const TOOLS = { tools: [{ toolSpec: { name: 'read_file', inputSchema: { json: { 
 
 async function post(model: string, body: unknown, operation = 'converse', authorization: string | null = SIGV4) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (authorization !== null) headers.authorization = authorization;
+  if (authorization !== null) headers['authorization'] = authorization;
   const response = await fetch(`${emulator.baseUrl}/model/${encodeURIComponent(model)}/${operation}`, {
     method: 'POST',
     headers,
@@ -154,18 +154,18 @@ describe('ConverseStream framing (WIRE.md §3.3)', () => {
       });
     }
     expect(events[0]?.type).toBe('messageStart');
-    expect(events.every((event) => typeof event.payload.p === 'string')).toBe(true);
+    expect(events.every((event) => typeof event.payload['p'] === 'string')).toBe(true);
     const starts = events.filter((event) => event.type === 'contentBlockStart');
-    expect(starts.map((event) => event.payload.contentBlockIndex)).toEqual([1]);
+    expect(starts.map((event) => event.payload['contentBlockIndex'])).toEqual([1]);
     const signatureDeltas = events.filter(
       (event) =>
-        (event.payload.delta as { reasoningContent?: { signature?: string } } | undefined)?.reasoningContent
+        (event.payload['delta'] as { reasoningContent?: { signature?: string } } | undefined)?.reasoningContent
           ?.signature !== undefined,
     );
     expect(signatureDeltas).toHaveLength(1);
     expect(events.map((event) => event.type).slice(-2)).toEqual(['messageStop', 'metadata']);
-    expect(events.at(-2)?.payload.stopReason).toBe('tool_use');
+    expect(events.at(-2)?.payload['stopReason']).toBe('tool_use');
     expect(emulator.requests).toHaveLength(1);
-    expect(emulator.requests[0]?.headers.authorization).toBe('REDACTED');
+    expect(emulator.requests[0]?.headers['authorization']).toBe('REDACTED');
   });
 });

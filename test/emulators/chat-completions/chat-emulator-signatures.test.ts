@@ -158,7 +158,7 @@ describe('OpenRouter reasoning_details verification (WIRE.md §1.7, §2.6)', () 
   it('an earlier tool loop without thinking is accepted: only the in-flight loop must carry it (§2.4, §2.6a)', async () => {
     const emulator = await start({ persona: 'openrouter' });
     const body = secondTurn({ role: 'assistant', content: '', reasoning: 'plain text only', tool_calls: [CALL] });
-    (body.messages as JsonObject[]).push(
+    (body['messages'] as JsonObject[]).push(
       { role: 'assistant', content: 'It says hello.' },
       { role: 'user', content: 'thanks' },
     );

@@ -54,7 +54,7 @@ describe('responses emulator stream (WIRE.md §5.3)', () => {
     });
     expect(answer.status).toBe(200);
     const stream = events(answer.text);
-    const types = [...new Set(stream.map((event) => event.type))];
+    const types = [...new Set(stream.map((event) => event['type']))];
     expect(types).toEqual([
       'response.created',
       'response.in_progress',
@@ -68,10 +68,10 @@ describe('responses emulator stream (WIRE.md §5.3)', () => {
       'response.function_call_arguments.done',
       'response.completed',
     ]);
-    const added = stream.find((event) => event.type === 'response.output_item.added') as {
+    const added = stream.find((event) => event['type'] === 'response.output_item.added') as {
       item: { encrypted_content: string };
     };
-    const done = stream.find((event) => event.type === 'response.output_item.done') as {
+    const done = stream.find((event) => event['type'] === 'response.output_item.done') as {
       item: { encrypted_content: string };
     };
     expect(added.item.encrypted_content).not.toBe(done.item.encrypted_content);
@@ -93,11 +93,11 @@ describe('responses emulator stream (WIRE.md §5.3)', () => {
     const emulator = await start({ rotateIds: true });
     const stream = events((await post(emulator, { ...BASE, stream: true, input: 'hello' })).text);
     const added = stream
-      .filter((event) => event.type === 'response.output_item.added')
-      .map((event) => (event.item as { id: string }).id);
+      .filter((event) => event['type'] === 'response.output_item.added')
+      .map((event) => (event['item'] as { id: string }).id);
     const done = stream
-      .filter((event) => event.type === 'response.output_item.done')
-      .map((event) => (event.item as { id: string }).id);
+      .filter((event) => event['type'] === 'response.output_item.done')
+      .map((event) => (event['item'] as { id: string }).id);
     expect(added).toHaveLength(2);
     added.forEach((id, index) => expect(id).not.toBe(done[index]));
   });
@@ -174,8 +174,8 @@ describe('responses emulator exact errors (WIRE.md §5.5)', () => {
       expect(answer.status).toBe(status);
       const body = JSON.parse(answer.text) as { error: Record<string, unknown> };
       expect(body.error).toEqual(expect.objectContaining(error));
-      if (error.code === 'invalid_encrypted_content') {
-        expect(body.error.message).toMatch(/^The encrypted content gAAA\.\.\..{4} could not be verified\.$/);
+      if (error['code'] === 'invalid_encrypted_content') {
+        expect(body.error['message']).toMatch(/^The encrypted content gAAA\.\.\..{4} could not be verified\.$/);
       }
       expect(emulator.requests[0]?.status).toBe(status);
     });

@@ -108,19 +108,20 @@ function oracleBlocks(sse: string): JsonObject[] {
       content_block?: JsonObject;
     };
     const index = event.index ?? -1;
-    if (event.type === 'content_block_start') {
+    if (event['type'] === 'content_block_start') {
       blocks[index] = { ...event.content_block };
       json[index] = '';
-    } else if (event.type === 'content_block_delta') {
+    } else if (event['type'] === 'content_block_delta') {
       const block = blocks[index] as JsonObject;
       const delta = event.delta as JsonObject;
-      if (delta.type === 'thinking_delta') block.thinking = `${block.thinking as string}${delta.thinking as string}`;
-      if (delta.type === 'signature_delta')
-        block.signature = `${block.signature as string}${delta.signature as string}`;
-      if (delta.type === 'text_delta') block.text = `${block.text as string}${delta.text as string}`;
-      if (delta.type === 'input_json_delta') json[index] = `${json[index] ?? ''}${delta.partial_json as string}`;
-    } else if (event.type === 'content_block_stop' && json[index]) {
-      (blocks[index] as JsonObject).input = JSON.parse(json[index] ?? '{}') as JsonObject;
+      if (delta['type'] === 'thinking_delta')
+        block['thinking'] = `${block['thinking'] as string}${delta['thinking'] as string}`;
+      if (delta['type'] === 'signature_delta')
+        block['signature'] = `${block['signature'] as string}${delta['signature'] as string}`;
+      if (delta['type'] === 'text_delta') block['text'] = `${block['text'] as string}${delta['text'] as string}`;
+      if (delta['type'] === 'input_json_delta') json[index] = `${json[index] ?? ''}${delta['partial_json'] as string}`;
+    } else if (event['type'] === 'content_block_stop' && json[index]) {
+      (blocks[index] as JsonObject)['input'] = JSON.parse(json[index] ?? '{}') as JsonObject;
     }
   }
   return blocks;
@@ -163,21 +164,21 @@ describe('Anthropic stream decoder on recorded fixtures (WIRE.md §2.3)', () => 
       }
 
       // Carriers derived from the blocks (SPEC §2.1).
-      const thinking = expected.filter((block) => block.type === 'thinking');
-      const redacted = expected.filter((block) => block.type === 'redacted_thinking');
+      const thinking = expected.filter((block) => block['type'] === 'thinking');
+      const redacted = expected.filter((block) => block['type'] === 'redacted_thinking');
       expect(whole.message.reasoning_details).toEqual([
         ...expected
-          .filter((block) => block.type === 'thinking' || block.type === 'redacted_thinking')
+          .filter((block) => block['type'] === 'thinking' || block['type'] === 'redacted_thinking')
           .map((block) =>
-            block.type === 'thinking'
-              ? { type: 'thinking', thinking: block.thinking, signature: block.signature }
-              : { type: 'redacted_thinking', data: block.data },
+            block['type'] === 'thinking'
+              ? { type: 'thinking', thinking: block['thinking'], signature: block['signature'] }
+              : { type: 'redacted_thinking', data: block['data'] },
           ),
       ]);
       expect(thinking.length + redacted.length).toBeGreaterThan(0);
-      const readable = thinking.map((block) => block.thinking as string).filter((text) => text !== '');
+      const readable = thinking.map((block) => block['thinking'] as string).filter((text) => text !== '');
       expect(whole.message.reasoning_content).toBe(readable.length > 0 ? readable.join('\n\n') : undefined);
-      const text = expected.filter((block) => block.type === 'text').map((block) => block.text as string);
+      const text = expected.filter((block) => block['type'] === 'text').map((block) => block['text'] as string);
       expect(whole.message.content).toBe(text.join('') === '' ? null : text.join(''));
       expect(whole.message.origin).toEqual(ORIGIN);
     });
@@ -187,10 +188,10 @@ describe('Anthropic stream decoder on recorded fixtures (WIRE.md §2.3)', () => 
     const fixture = fixtures.find((entry) => entry.name.startsWith('vercel-claude-sonnet-5'))!;
     const finish = finishOf(decodeStream(new TextEncoder().encode(fixture.sse), []));
     const first = finish.message.anthropic_content_blocks?.[0];
-    expect(first?.type).toBe('thinking');
-    expect(first?.thinking).toBe('');
-    expect(String(first?.signature).startsWith('EsECCokBCBAYAipA9i3HF1aHpQITkdN8')).toBe(true);
-    expect(String(first?.signature).endsWith('2FrUnc0exlyaGAE=')).toBe(true);
+    expect(first?.['type']).toBe('thinking');
+    expect(first?.['thinking']).toBe('');
+    expect(String(first?.['signature']).startsWith('EsECCokBCBAYAipA9i3HF1aHpQITkdN8')).toBe(true);
+    expect(String(first?.['signature']).endsWith('2FrUnc0exlyaGAE=')).toBe(true);
     expect(finish.message.reasoning_content).toBeUndefined();
     expect(finish.finishReason).toEqual({ unified: 'stop', raw: 'end_turn' });
     expect(finish.usage).toEqual({ inputTokens: 47, outputTokens: 496, reasoningTokens: 62, totalTokens: 543 });
@@ -199,10 +200,10 @@ describe('Anthropic stream decoder on recorded fixtures (WIRE.md §2.3)', () => 
   it('redacted_thinking arrives whole in content_block_start — pydantic redacted stream', () => {
     const fixture = fixtures.find((entry) => entry.name === 'pydantic-thinking-part-redacted-stream.cassette.json')!;
     const finish = finishOf(decodeStream(new TextEncoder().encode(fixture.sse), [5, 900, 901]));
-    const types = finish.message.anthropic_content_blocks?.map((block) => block.type);
+    const types = finish.message.anthropic_content_blocks?.map((block) => block['type']);
     expect(types).toEqual(['redacted_thinking', 'redacted_thinking', 'text']);
     expect(
-      String(finish.message.anthropic_content_blocks?.[0]?.data).startsWith('EqkECkYIBxgCKkA8AZ4noDfV5VcOJe'),
+      String(finish.message.anthropic_content_blocks?.[0]?.['data']).startsWith('EqkECkYIBxgCKkA8AZ4noDfV5VcOJe'),
     ).toBe(true);
   });
 
@@ -263,16 +264,16 @@ describe('Anthropic non-streaming decoder on recorded fixtures (WIRE.md §2.2)',
   for (const fixture of jsonFixtures()) {
     it(`${fixture.name}: anthropic_content_blocks equal the response content exactly`, () => {
       const decoded = decodeAnthropicResponse(fixture.body, ORIGIN);
-      expect(decoded.message.anthropic_content_blocks).toEqual(fixture.body.content);
-      const details = (fixture.body.content as JsonObject[])
-        .filter((block) => block.type === 'thinking' || block.type === 'redacted_thinking')
+      expect(decoded.message.anthropic_content_blocks).toEqual(fixture.body['content']);
+      const details = (fixture.body['content'] as JsonObject[])
+        .filter((block) => block['type'] === 'thinking' || block['type'] === 'redacted_thinking')
         .map((block) =>
-          block.type === 'thinking'
-            ? { type: 'thinking', thinking: block.thinking, signature: block.signature }
-            : { type: 'redacted_thinking', data: block.data },
+          block['type'] === 'thinking'
+            ? { type: 'thinking', thinking: block['thinking'], signature: block['signature'] }
+            : { type: 'redacted_thinking', data: block['data'] },
         );
       expect(decoded.message.reasoning_details).toEqual(details.length > 0 ? details : undefined);
-      expect(decoded.message.finish_reason).toBe(fixture.body.stop_reason);
+      expect(decoded.message.finish_reason).toBe(fixture.body['stop_reason']);
     });
   }
 });

@@ -63,7 +63,7 @@ describe.each(framings)('tool loop with signed thinking over %s', (framing, prov
     const history: Message[] = [SYSTEM, { role: 'user', content: 'please read the file notes.txt' }];
     const first = await transport.send(request(provider, model, history)).result();
     expect(first.tool_calls?.[0]?.function).toEqual({ name: 'read_file', arguments: '{"path":"notes.txt"}' });
-    expect(first.anthropic_content_blocks?.[0]?.type).toBe('thinking');
+    expect(first.anthropic_content_blocks?.[0]?.['type']).toBe('thinking');
     expect(first.origin).toEqual({ api: 'anthropic_messages', provider, host: '127.0.0.1', model });
     const before = structuredClone(history);
 
@@ -79,18 +79,18 @@ describe.each(framings)('tool loop with signed thinking over %s', (framing, prov
     expect(body.messages[1]).toEqual({
       role: 'assistant',
       content: [
-        { type: 'thinking', thinking: thinking?.thinking, signature: thinking?.signature },
+        { type: 'thinking', thinking: thinking?.['thinking'], signature: thinking?.['signature'] },
         { type: 'tool_use', id: first.tool_calls?.[0]?.id, name: 'read_file', input: { path: 'notes.txt' } },
       ],
     });
-    expect(received[1]?.raw).toContain(JSON.stringify(thinking?.signature));
+    expect(received[1]?.raw).toContain(JSON.stringify(thinking?.['signature']));
     expect(second.content).toContain('The tool returned: hello from notes');
     expect(second.content).toContain('Reasoning continuity: intact (1/1).');
     if (framing === 'Bedrock InvokeModel') {
       expect(received[1]?.path).toBe(`/model/${encodeURIComponent(model)}/invoke-with-response-stream`);
-      expect(received[1]?.headers.authorization).toBe('REDACTED');
-      expect((received[1]?.body as Record<string, unknown>).anthropic_version).toBe('bedrock-2023-05-31');
-      expect((received[1]?.body as Record<string, unknown>).anthropic_beta).toEqual([
+      expect(received[1]?.headers['authorization']).toBe('REDACTED');
+      expect((received[1]?.body as Record<string, unknown>)['anthropic_version']).toBe('bedrock-2023-05-31');
+      expect((received[1]?.body as Record<string, unknown>)['anthropic_beta']).toEqual([
         'interleaved-thinking-2025-05-14',
       ]);
     } else {
@@ -103,7 +103,7 @@ describe.each(framings)('tool loop with signed thinking over %s', (framing, prov
     const history: Message[] = [SYSTEM, { role: 'user', content: 'please read the file notes.txt' }];
     const first = await transport.send(request(provider, model, history)).result();
     const blocks = structuredClone(first.anthropic_content_blocks ?? []);
-    const signature = String(blocks[0]?.signature);
+    const signature = String(blocks[0]?.['signature']);
     blocks[0] = {
       ...blocks[0],
       signature: `${signature.slice(0, 10)}${signature[10] === 'A' ? 'B' : 'A'}${signature.slice(11)}`,
@@ -137,7 +137,7 @@ describe('Anthropic emulator rules through the transport', () => {
     };
     history.push(stripped, toolResultFor(first, 'x'));
     const prepared = transport.prepare(request('anthropic', model, history));
-    expect(prepared.body.thinking).toBeUndefined();
+    expect(prepared.body['thinking']).toBeUndefined();
 
     // The emulator rule itself: the same body with thinking on is the exact 400 (WIRE.md §2.6a).
     const forced = await fetch(prepared.url, {
@@ -162,16 +162,16 @@ describe('Anthropic emulator rules through the transport', () => {
     const start = emulator.requests.length;
     const history: Message[] = [SYSTEM, { role: 'user', content: `${REDACTED_THINKING_TRIGGER} read the file r.txt` }];
     const first = await transport.send(request('anthropic', model, history, false)).result();
-    expect(first.anthropic_content_blocks?.[0]?.type).toBe('redacted_thinking');
+    expect(first.anthropic_content_blocks?.[0]?.['type']).toBe('redacted_thinking');
     expect(first.reasoning_details).toEqual([
-      { type: 'redacted_thinking', data: first.anthropic_content_blocks?.[0]?.data },
+      { type: 'redacted_thinking', data: first.anthropic_content_blocks?.[0]?.['data'] },
     ]);
     history.push(first, toolResultFor(first, 'redacted ok'));
     const second = await transport.send(request('anthropic', model, history)).result();
     const body = emulator.requests[start + 1]?.body as { messages: { content: unknown[] }[] };
     expect(body.messages[1]?.content[0]).toEqual({
       type: 'redacted_thinking',
-      data: first.anthropic_content_blocks?.[0]?.data,
+      data: first.anthropic_content_blocks?.[0]?.['data'],
     });
     expect(second.content).toContain('Reasoning continuity: intact (1/1).');
   });

@@ -36,14 +36,14 @@ const origin = {
 
 /** Expected stored fields for a recorded content-block list (SPEC §2.1, §10). */
 function expectedFromBlocks(content: JsonObject[]) {
-  const blocks = content.filter((block) => !(typeof block.text === 'string' && block.text.trim() === ''));
+  const blocks = content.filter((block) => !(typeof block['text'] === 'string' && block['text'].trim() === ''));
   const readable: string[] = [];
   const details: JsonObject[] = [];
   for (const block of blocks) {
-    const reasoning = block.reasoningContent as JsonObject | undefined;
-    if (reasoning?.redactedContent !== undefined)
-      details.push({ type: 'redacted_thinking', data: reasoning.redactedContent });
-    const text = reasoning?.reasoningText as { text: string; signature?: string } | undefined;
+    const reasoning = block['reasoningContent'] as JsonObject | undefined;
+    if (reasoning?.['redactedContent'] !== undefined)
+      details.push({ type: 'redacted_thinking', data: reasoning['redactedContent'] });
+    const text = reasoning?.['reasoningText'] as { text: string; signature?: string } | undefined;
     if (text) {
       readable.push(text.text);
       if (text.signature) details.push({ type: 'thinking', thinking: text.text, signature: text.signature });
@@ -93,7 +93,7 @@ describe('Bedrock Converse non-streaming decode of recorded responses (WIRE.md �
       route,
     );
     expect(turn.message.content).toBe('There are **3** r\'s in "strawberry":\n\n1. st**r**awbe**r****r**y');
-    expect(turn.message.reasoning_details?.[0]?.signature).toMatch(/^EvYBCkgICxABGAIqQA9E9VC377/);
+    expect(turn.message.reasoning_details?.[0]?.['signature']).toMatch(/^EvYBCkgICxABGAIqQA9E9VC377/);
     expect(turn.finishReason).toEqual({ unified: 'stop', raw: 'end_turn' });
   });
 
@@ -127,35 +127,37 @@ function oracleBlocks(events: readonly BedrockStreamEvent[]): JsonObject[] {
   const indexes = [
     ...new Set(
       events.flatMap((event) =>
-        typeof event.payload.contentBlockIndex === 'number' ? [event.payload.contentBlockIndex] : [],
+        typeof event.payload['contentBlockIndex'] === 'number' ? [event.payload['contentBlockIndex']] : [],
       ),
     ),
   ];
   return indexes.flatMap((index) => {
     const deltas = events
-      .filter((event) => event.type === 'contentBlockDelta' && event.payload.contentBlockIndex === index)
-      .map((event) => event.payload.delta as JsonObject);
-    const reasoning = deltas.flatMap((delta) => (delta.reasoningContent ? [delta.reasoningContent as JsonObject] : []));
+      .filter((event) => event.type === 'contentBlockDelta' && event.payload['contentBlockIndex'] === index)
+      .map((event) => event.payload['delta'] as JsonObject);
+    const reasoning = deltas.flatMap((delta) =>
+      delta['reasoningContent'] ? [delta['reasoningContent'] as JsonObject] : [],
+    );
     const out: JsonObject[] = [];
-    const redacted = reasoning.find((part) => typeof part.redactedContent === 'string');
-    const signature = reasoning.find((part) => typeof part.signature === 'string')?.signature;
-    if (redacted) out.push({ reasoningContent: { redactedContent: redacted.redactedContent } });
+    const redacted = reasoning.find((part) => typeof part['redactedContent'] === 'string');
+    const signature = reasoning.find((part) => typeof part['signature'] === 'string')?.['signature'];
+    if (redacted) out.push({ reasoningContent: { redactedContent: redacted['redactedContent'] } });
     else if (reasoning.length > 0) {
-      const text = reasoning.map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
+      const text = reasoning.map((part) => (typeof part['text'] === 'string' ? part['text'] : '')).join('');
       out.push({ reasoningContent: { reasoningText: signature === undefined ? { text } : { text, signature } } });
     }
-    const texts = deltas.flatMap((delta) => (typeof delta.text === 'string' ? [delta.text] : []));
+    const texts = deltas.flatMap((delta) => (typeof delta['text'] === 'string' ? [delta['text']] : []));
     if (texts.join('').trim() !== '') out.push({ text: texts.join('') });
     const start = events.find(
-      (event) => event.type === 'contentBlockStart' && event.payload.contentBlockIndex === index,
+      (event) => event.type === 'contentBlockStart' && event.payload['contentBlockIndex'] === index,
     );
-    const toolUse = (start?.payload.start as JsonObject | undefined)?.toolUse as JsonObject | undefined;
+    const toolUse = (start?.payload['start'] as JsonObject | undefined)?.['toolUse'] as JsonObject | undefined;
     if (toolUse) {
       const input = deltas
-        .map((delta) => ((delta.toolUse as JsonObject | undefined)?.input as string | undefined) ?? '')
+        .map((delta) => ((delta['toolUse'] as JsonObject | undefined)?.['input'] as string | undefined) ?? '')
         .join('');
       out.push({
-        toolUse: { toolUseId: toolUse.toolUseId, name: toolUse.name, input: JSON.parse(input) as JsonObject },
+        toolUse: { toolUseId: toolUse['toolUseId'], name: toolUse['name'], input: JSON.parse(input) as JsonObject },
       });
     }
     return out;
@@ -219,7 +221,7 @@ describe('ConverseStream decode of recorded event streams (WIRE.md §3.3)', () =
     const events = readStreamEvents('pydantic-thinking-part-redacted-stream.cassette.json');
     const { message } = decodeWhole(events);
     const redacted = events.flatMap((event) => {
-      const delta = event.payload.delta as { reasoningContent?: { redactedContent?: string } } | undefined;
+      const delta = event.payload['delta'] as { reasoningContent?: { redactedContent?: string } } | undefined;
       return delta?.reasoningContent?.redactedContent ? [delta.reasoningContent.redactedContent] : [];
     });
     expect(redacted).toHaveLength(2);

@@ -27,8 +27,8 @@ function canonicalTurns(messages: { role: string; content: JsonObject[] }[]): Me
   for (const message of messages) {
     if (message.role !== 'user') continue;
     for (const block of message.content) {
-      if (typeof block.text === 'string') history.push({ role: 'user', content: block.text });
-      const result = block.toolResult as { toolUseId: string; content: { text: string }[] } | undefined;
+      if (typeof block['text'] === 'string') history.push({ role: 'user', content: block['text'] });
+      const result = block['toolResult'] as { toolUseId: string; content: { text: string }[] } | undefined;
       if (result)
         history.push({
           role: 'tool',
@@ -41,7 +41,7 @@ function canonicalTurns(messages: { role: string; content: JsonObject[] }[]): Me
 }
 
 function toolsOf(body: JsonObject): ToolDefinition[] {
-  const tools = ((body.toolConfig as JsonObject | undefined)?.tools ?? []) as {
+  const tools = ((body['toolConfig'] as JsonObject | undefined)?.['tools'] ?? []) as {
     toolSpec: { name: string; description?: string; inputSchema: { json: JsonObject } };
   }[];
   return tools.map(({ toolSpec }) => ({
@@ -57,9 +57,9 @@ function replayCassette(name: string, effort?: ReasoningEffort) {
   const model = modelOf(first.request.uri);
   const route = bedrockRoute(model, BASE_URL);
   const turn = decodeBedrockConverseResponse(first.response.body as BedrockConverseResponseBody, route);
-  const firstMessages = first.request.body.messages as { role: string; content: JsonObject[] }[];
-  const secondMessages = second.request.body.messages as { role: string; content: JsonObject[] }[];
-  const system = ((first.request.body.system ?? []) as { text: string }[]).map((block): Message => ({
+  const firstMessages = first.request.body['messages'] as { role: string; content: JsonObject[] }[];
+  const secondMessages = second.request.body['messages'] as { role: string; content: JsonObject[] }[];
+  const system = ((first.request.body['system'] ?? []) as { text: string }[]).map((block): Message => ({
     role: 'system',
     content: block.text,
   }));
@@ -69,7 +69,7 @@ function replayCassette(name: string, effort?: ReasoningEffort) {
     turn.message,
     ...canonicalTurns(secondMessages.slice(firstMessages.length + 1)),
   ];
-  const hasThinking = first.request.body.additionalModelRequestFields !== undefined;
+  const hasThinking = first.request.body['additionalModelRequestFields'] !== undefined;
   const prepared = prepareBedrockConverse(
     {
       route,
@@ -93,9 +93,9 @@ describe('replay equals the recorded accepted turn-2 request (WIRE.md §3.4 evid
   ] as const)('%s: messages, tools and additionalModelRequestFields', (name, effort) => {
     const { prepared, recorded, model } = replayCassette(name, effort);
     const body = prepared.body as JsonObject & { toolConfig?: { tools: unknown[] } };
-    expect(body.messages).toEqual(recorded.messages);
-    expect(body.additionalModelRequestFields).toEqual(recorded.additionalModelRequestFields);
-    expect(body.toolConfig?.tools).toEqual((recorded.toolConfig as { tools: unknown[] } | undefined)?.tools);
+    expect(body['messages']).toEqual(recorded['messages']);
+    expect(body['additionalModelRequestFields']).toEqual(recorded['additionalModelRequestFields']);
+    expect(body.toolConfig?.tools).toEqual((recorded['toolConfig'] as { tools: unknown[] } | undefined)?.tools);
     expect(prepared.url).toBe(`${BASE_URL}/model/${encodeURIComponent(model)}/converse`);
     expect(prepared.routeKey).toBe(`bedrock|bedrock-runtime.us-east-1.amazonaws.com|${model}`);
     expect(prepared.carriersSent).toEqual([]);
@@ -103,12 +103,14 @@ describe('replay equals the recorded accepted turn-2 request (WIRE.md §3.4 evid
 
   it('pydantic-thinking-part-deepseek: strip sends the recorded turn minus the think-tag reasoning', () => {
     const { prepared, recorded } = replayCassette('pydantic-thinking-part-deepseek.cassette.json');
-    const expected = (recorded.messages as { role: string; content: JsonObject[] }[]).map((message) => ({
+    const expected = (recorded['messages'] as { role: string; content: JsonObject[] }[]).map((message) => ({
       ...message,
-      content: message.content.filter((block) => !(typeof block.text === 'string' && block.text.startsWith('<think>'))),
+      content: message.content.filter(
+        (block) => !(typeof block['text'] === 'string' && block['text'].startsWith('<think>')),
+      ),
     }));
-    expect(prepared.body.messages).toEqual(expected);
-    expect(prepared.body.additionalModelRequestFields).toBeUndefined();
+    expect(prepared.body['messages']).toEqual(expected);
+    expect(prepared.body['additionalModelRequestFields']).toBeUndefined();
     expect(prepared.decisions).toEqual([
       expect.objectContaining({
         messageIndex: 1,
@@ -142,7 +144,7 @@ describe('request reasoning fields per model (WIRE.md §3.1)', () => {
       tools: [],
       reasoning: { enabled: true, ...options },
     });
-    expect(prepared.body.additionalModelRequestFields).toEqual(expected);
+    expect(prepared.body['additionalModelRequestFields']).toEqual(expected);
     expect(prepared.url).toBe(
       `https://bedrock-runtime.us-east-1.amazonaws.com/model/${encodeURIComponent(model)}/converse-stream`,
     );

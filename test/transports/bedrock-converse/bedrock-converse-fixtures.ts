@@ -25,7 +25,7 @@ export interface CassetteInteraction {
 
 /** The interactions of a pydantic-ai cassette. */
 export function readCassette(name: string): CassetteInteraction[] {
-  return readFixture(name).interactions as unknown as CassetteInteraction[];
+  return readFixture(name)['interactions'] as unknown as CassetteInteraction[];
 }
 
 /** Stream events of a fixture: `*.chunks.txt` (one `{type: payload}` per line) or a cassette's decoded event stream. */
@@ -41,7 +41,7 @@ export function readStreamEvents(name: string): BedrockStreamEvent[] {
       });
   }
   const interaction = readCassette(name)[0];
-  const decoded = (interaction?.response.body.__aws_eventstream_decoded__ ?? []) as {
+  const decoded = (interaction?.response.body['__aws_eventstream_decoded__'] ?? []) as {
     headers: Record<string, string>;
     payload: JsonObject;
   }[];

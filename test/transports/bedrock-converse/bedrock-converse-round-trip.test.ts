@@ -61,7 +61,7 @@ describe('Claude (signed policy) tool loop through the emulator (WIRE.md §3.4, 
     async (stream) => {
       const model = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
       const { first, second, prepared } = await toolLoop(model, stream);
-      const signature = first.reasoning_details?.[0]?.signature;
+      const signature = first.reasoning_details?.[0]?.['signature'];
       expect(typeof signature).toBe('string');
       const sent = emulator.requests[1];
       expect(sent?.raw).toBe(JSON.stringify(prepared.body));
@@ -73,7 +73,7 @@ describe('Claude (signed policy) tool loop through the emulator (WIRE.md §3.4, 
         ],
       });
       expect(emulator.requests.map((entry) => entry.status)).toEqual([200, 200]);
-      expect(emulator.requests[1]?.headers.authorization).toBe('REDACTED');
+      expect(emulator.requests[1]?.headers['authorization']).toBe('REDACTED');
       expect(second.content).toContain('Reasoning continuity: intact (1/1).');
       expect(second.origin).toEqual({ api: 'bedrock_converse', provider: 'bedrock', host: '127.0.0.1', model });
     },
@@ -101,7 +101,7 @@ describe('Claude (signed policy) tool loop through the emulator (WIRE.md §3.4, 
     const tampered = history.map((message) => {
       if (message.role !== 'assistant') return message;
       const blocks = structuredClone(message.bedrock_content_blocks ?? []);
-      const reasoningText = (blocks[0]?.reasoningContent as { reasoningText: { signature: string } }).reasoningText;
+      const reasoningText = (blocks[0]?.['reasoningContent'] as { reasoningText: { signature: string } }).reasoningText;
       reasoningText.signature = `A${reasoningText.signature.slice(1)}`;
       return { ...message, bedrock_content_blocks: blocks };
     });
@@ -155,7 +155,7 @@ describe('self-heal and abort', () => {
     const model = 'us.anthropic.claude-3-7-sonnet-20250219-v1:0';
     const history: Message[] = [{ role: 'user', content: 'ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_46C9A13E' }];
     const first = await transport.send(request(model, history)).result();
-    expect(first.reasoning_details?.[0]?.type).toBe('redacted_thinking');
+    expect(first.reasoning_details?.[0]?.['type']).toBe('redacted_thinking');
     history.push(first, { role: 'user', content: 'What was that?' });
     emulator.faults.add({
       kind: 'status',
@@ -177,8 +177,8 @@ describe('self-heal and abort', () => {
     expect(failed.messages[1]?.content[0]).toEqual({
       reasoningContent: {
         redactedContent:
-          first.bedrock_content_blocks?.[0]?.reasoningContent &&
-          (first.bedrock_content_blocks[0].reasoningContent as { redactedContent: string }).redactedContent,
+          first.bedrock_content_blocks?.[0]?.['reasoningContent'] &&
+          (first.bedrock_content_blocks[0]['reasoningContent'] as { redactedContent: string }).redactedContent,
       },
     });
     expect(healed.messages[1]).toEqual({ role: 'assistant', content: [{ text: first.content }] });

@@ -38,7 +38,7 @@ function fromJson(file: string): () => JsonObject {
 }
 
 function wireMessage(body: JsonObject): WireMessage {
-  return (body.choices as unknown as { message: WireMessage }[])[0]?.message as WireMessage;
+  return (body['choices'] as unknown as { message: WireMessage }[])[0]?.message as WireMessage;
 }
 
 function toolCalls(message: WireMessage): AssistantMessage['tool_calls'] {
@@ -377,11 +377,11 @@ describe('chat-completions non-streaming decode of recorded responses (SPEC §2.
     const body = cassette('openrouter/pydantic-preserve-reasoning-block.cassette.json')[0]?.response.body as JsonObject;
     const { terminal } = decodeChatCompletionsResponse(body, { mustEcho: false });
     if (terminal.type !== 'finish') throw terminal.error;
-    expect(terminal.message.reasoning_details?.map((entry) => entry.type)).toEqual([
+    expect(terminal.message.reasoning_details?.map((entry) => entry['type'])).toEqual([
       'reasoning.summary',
       'reasoning.encrypted',
     ]);
-    expect(String(terminal.message.reasoning_details?.[1]?.data)).toHaveLength(1548);
+    expect(String(terminal.message.reasoning_details?.[1]?.['data'])).toHaveLength(1548);
   });
 
   it('a 200 body holding an OpenRouter error envelope is a terminal error with the upstream text', () => {

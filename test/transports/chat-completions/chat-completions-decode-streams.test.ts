@@ -39,7 +39,7 @@ function reasoningContentMessage(chunks: Record<string, unknown>[], finish: stri
 /** Every `reasoning_details` fragment of the stream, in order. */
 function detailFragments(chunks: Record<string, unknown>[]): JsonObject[] {
   return chunks.flatMap((chunk) => {
-    const delta = (chunk.choices as { delta?: { reasoning_details?: JsonObject[] } }[] | undefined)?.[0]?.delta;
+    const delta = (chunk['choices'] as { delta?: { reasoning_details?: JsonObject[] } }[] | undefined)?.[0]?.delta;
     return delta?.reasoning_details ?? [];
   });
 }
@@ -111,7 +111,7 @@ const CASES: StreamCase[] = [
     message: (chunks) => {
       const reasoning = concatDeltaField(chunks, 'reasoning') ?? '';
       const signatures = detailFragments(chunks)
-        .map((fragment) => fragment.signature)
+        .map((fragment) => fragment['signature'])
         .filter((value) => typeof value === 'string' && value !== '');
       return {
         role: 'assistant',
@@ -217,9 +217,9 @@ describe('chat-completions decoder on recorded streams (SPEC §2.1, WIRE.md §1.
     );
     if (openrouter.type !== 'finish') throw openrouter.error;
     const detail = openrouter.message.reasoning_details?.[0];
-    expect(detail?.text).toBe('This is a simple arithmetic question. 2+2 equals 4.');
-    expect(String(detail?.signature)).toMatch(/^Et0BCkgIChACGAI/);
-    expect(String(detail?.signature)).toHaveLength(304);
+    expect(detail?.['text']).toBe('This is a simple arithmetic question. 2+2 equals 4.');
+    expect(String(detail?.['signature'])).toMatch(/^Et0BCkgIChACGAI/);
+    expect(String(detail?.['signature'])).toHaveLength(304);
   });
 
   it.each([undefined, ...SEEDS])(

@@ -112,7 +112,7 @@ export function terminalOf(events: readonly StreamEvent[]): Extract<StreamEvent,
 export function concatDeltaField(chunks: readonly Record<string, unknown>[], field: string): string | undefined {
   let out: string | undefined;
   for (const chunk of chunks) {
-    const choices = chunk.choices as { delta?: Record<string, unknown> }[] | undefined;
+    const choices = chunk['choices'] as { delta?: Record<string, unknown> }[] | undefined;
     const value = choices?.[0]?.delta?.[field];
     if (typeof value === 'string') out = (out ?? '') + value;
   }

@@ -118,14 +118,14 @@ describe('every chat persona replays exactly its route carriers (issue 3, SPEC ย
     const second = await transport.send(request()).result();
     expect(emulator.requests.map((received) => received.status)).toEqual([200, 200]);
     const replayed = JSON.parse(emulator.requests[1]?.raw ?? '{}') as { messages: Record<string, unknown>[] };
-    const assistant = replayed.messages.find((message) => message.role === 'assistant') ?? {};
+    const assistant = replayed.messages.find((message) => message['role'] === 'assistant') ?? {};
     expect(
       Object.keys(assistant)
         .filter((key) => REASONING_KEYS.includes(key))
         .sort(),
     ).toEqual(testCase.carriers);
     // Gemini's signature travels on the tool call (SPEC ยง7.6 gate), never on other routes.
-    const toolCall = (assistant.tool_calls as Record<string, unknown>[] | undefined)?.[0] ?? {};
+    const toolCall = (assistant['tool_calls'] as Record<string, unknown>[] | undefined)?.[0] ?? {};
     expect('extra_content' in toolCall).toBe(testCase.persona === 'gemini-openai');
     // The private record never reaches any wire.
     expect(emulator.requests[1]?.raw).not.toContain('hermes.native_assistant');

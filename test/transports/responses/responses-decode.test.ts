@@ -24,15 +24,15 @@ function expectedReasoningItems(outputItems: Item[]): Item[] {
   const expected: Item[] = [];
   let pending: Item[] = [];
   for (const item of outputItems) {
-    if (item.type === 'reasoning') {
-      if (String(item.id ?? '').startsWith('rs_tmp_')) continue;
+    if (item['type'] === 'reasoning') {
+      if (String(item['id'] ?? '').startsWith('rs_tmp_')) continue;
       const stored = { ...item, _issuer_kind: CONTEXT.issuerKind };
       expected.push(stored);
       pending.push(stored);
-    } else if (item.type === 'function_call') {
-      for (const stored of pending) stored._precedes_call_id = item.call_id;
+    } else if (item['type'] === 'function_call') {
+      for (const stored of pending) stored['_precedes_call_id'] = item['call_id'];
       pending = [];
-    } else if (item.type === 'message') pending = [];
+    } else if (item['type'] === 'message') pending = [];
   }
   return expected;
 }
@@ -40,7 +40,8 @@ function expectedReasoningItems(outputItems: Item[]): Item[] {
 function doneItems(fixture: StreamFixture): Item[] {
   const byIndex = new Map<number, Item>();
   for (const event of fixture.events) {
-    if (event.type === 'response.output_item.done') byIndex.set(event.output_index as number, event.item as Item);
+    if (event['type'] === 'response.output_item.done')
+      byIndex.set(event['output_index'] as number, event['item'] as Item);
   }
   return [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
 }
@@ -75,7 +76,7 @@ describe('responses stream decoder over recorded fixtures (WIRE.md §5.3)', () =
   for (const fixture of streams) {
     it(`${fixture.name}: stores the .done reasoning items, whole and at random splits`, () => {
       const expected = expectedReasoningItems(doneItems(fixture));
-      const completes = fixture.events.some((event) => event.type === 'response.completed');
+      const completes = fixture.events.some((event) => event['type'] === 'response.completed');
       const whole = decodeSplit(fixture, [fixture.sse]);
       const bytes = new TextEncoder().encode(fixture.sse);
       for (const run of [
@@ -92,10 +93,10 @@ describe('responses stream decoder over recorded fixtures (WIRE.md §5.3)', () =
         // Live text is forwarded exactly as recorded; the stored text is the `.done` copy (the
         // anonymised Azure recording has deltas that differ from its final text).
         const text = run.events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('');
-        const recordedDeltas = fixture.events.filter((event) => event.type === 'response.output_text.delta');
+        const recordedDeltas = fixture.events.filter((event) => event['type'] === 'response.output_text.delta');
         expect(text).toBe(
           recordedDeltas.length > 0
-            ? recordedDeltas.map((event) => event.delta).join('')
+            ? recordedDeltas.map((event) => event['delta']).join('')
             : (run.assembled.content ?? ''),
         );
         expect(run.assembled).toEqual(whole.assembled);
@@ -110,8 +111,8 @@ describe('responses stream decoder over recorded fixtures (WIRE.md §5.3)', () =
     expect(fixture).toBeDefined();
     const run = decodeSplit(fixture as StreamFixture, [(fixture as StreamFixture).sse]);
     const [item] = run.assembled.codex_reasoning_items ?? [];
-    expect(String(item?.encrypted_content).slice(0, 16)).toBe('gAAAAABpPDIVOKrs');
-    expect(item?._precedes_call_id).toBe('call_AB6AaRZ1FYZB2RwS6A5vbdqn');
+    expect(String(item?.['encrypted_content']).slice(0, 16)).toBe('gAAAAABpPDIVOKrs');
+    expect(item?.['_precedes_call_id']).toBe('call_AB6AaRZ1FYZB2RwS6A5vbdqn');
     expect(run.assembled.tool_calls).toEqual([
       {
         id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn',
@@ -129,7 +130,7 @@ describe('responses stream decoder over recorded fixtures (WIRE.md §5.3)', () =
   it('keys items on output_index when Copilot rotates ids (WIRE.md §5.3)', () => {
     const fixture = streams.find((candidate) => candidate.name.includes('github-copilot-id-rotation')) as StreamFixture;
     const run = decodeSplit(fixture, [fixture.sse]);
-    expect(run.assembled.codex_reasoning_items?.map((item) => item.id)).toEqual(['capture-id-8']);
+    expect(run.assembled.codex_reasoning_items?.map((item) => item['id'])).toEqual(['capture-id-8']);
     expect(run.assembled.codex_message_items).toEqual([
       { type: 'message', id: 'capture-id-68', phase: 'final_answer', _issuer_kind: CONTEXT.issuerKind },
     ]);
@@ -157,13 +158,13 @@ describe('responses non-streaming decoder over recorded bodies (WIRE.md §5.2)',
       const terminal = decodeResponsesResponse(fixture.body, CONTEXT);
       expect(terminal.type).toBe('finish');
       if (terminal.type !== 'finish') return;
-      const output = (fixture.body.output as Item[]) ?? [];
+      const output = (fixture.body['output'] as Item[]) ?? [];
       expect(terminal.message.codex_reasoning_items ?? []).toEqual(expectedReasoningItems(output));
-      const calls = output.filter((item) => item.type === 'function_call');
+      const calls = output.filter((item) => item['type'] === 'function_call');
       expect((terminal.message.tool_calls ?? []).map((call) => call.call_id)).toEqual(
-        calls.map((call) => call.call_id),
+        calls.map((call) => call['call_id']),
       );
-      expect(terminal.usage?.inputTokens).toBe((fixture.body.usage as { input_tokens: number }).input_tokens);
+      expect(terminal.usage?.inputTokens).toBe((fixture.body['usage'] as { input_tokens: number }).input_tokens);
     });
   }
 });

@@ -130,7 +130,7 @@ describe('prepareResponses request shape (WIRE.md §5.1)', () => {
     const max = prepareResponses(
       request([{ role: 'user', content: 'hi' }], { tools: [], reasoning: { enabled: true, effort: 'max' } }),
     );
-    expect(max.body.reasoning).toEqual({ effort: 'xhigh', summary: 'auto' });
+    expect(max.body['reasoning']).toEqual({ effort: 'xhigh', summary: 'auto' });
   });
 
   it('provider defaults resolve the endpoint (xAI, DeepSeek, OpenRouter, Copilot)', () => {
@@ -149,7 +149,7 @@ describe('prepareResponses request shape (WIRE.md §5.1)', () => {
 describe('prepareResponses replay rules (SPEC §12)', () => {
   it('same issuer: each item right before what it preceded, ids and _issuer_kind dropped, message id + phase kept', () => {
     const prepared = prepareResponses(request(toolLoopHistory()));
-    expect(prepared.body.input).toEqual(SAME_ISSUER_INPUT);
+    expect(prepared.body['input']).toEqual(SAME_ISSUER_INPUT);
     expect(prepared.decisions).toEqual([
       { messageIndex: 2, field: 'codex_reasoning_items[0]', action: 'kept', reason: 'same issuer', bytes: 5 },
       { messageIndex: 4, field: 'codex_reasoning_items[0]', action: 'kept', reason: 'same issuer', bytes: 5 },
@@ -161,7 +161,7 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
     const prepared = prepareResponses(
       request(toolLoopHistory(), { route: { api: 'codex_responses', provider: 'xai', model: 'grok-4' } }),
     );
-    expect(prepared.body.input).toEqual([
+    expect(prepared.body['input']).toEqual([
       { role: 'system', content: 'You are terse.' },
       { role: 'user', content: 'read the file notes.txt' },
       { type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{"path":"notes.txt"}' },
@@ -196,7 +196,7 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
     const prepared = prepareResponses(
       request(history, { route: { api: 'codex_responses', provider: 'copilot', model: 'gpt-5' } }),
     );
-    expect(prepared.body.input).toEqual([
+    expect(prepared.body['input']).toEqual([
       { role: 'user', content: 'q' },
       { type: 'reasoning', encrypted_content: 'ENC_G', summary: [{ type: 'summary_text', text: 'thought rs_G' }] },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }], phase: 'final_answer' },
@@ -216,7 +216,7 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
       { role: 'assistant', content: '', codex_reasoning_items: [reasoningItem('rs_C', 'ENC_C')] },
       { role: 'user', content: 'go on' },
     ];
-    expect(prepareResponses(request(history)).body.input).toEqual([
+    expect(prepareResponses(request(history)).body['input']).toEqual([
       { role: 'user', content: 'q' },
       { type: 'reasoning', encrypted_content: 'ENC_C', summary: [{ type: 'summary_text', text: 'thought rs_C' }] },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: '' }] },
@@ -242,7 +242,7 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
       },
     ];
     const prepared = prepareResponses(request(history));
-    expect(prepared.body.input).toEqual([
+    expect(prepared.body['input']).toEqual([
       { role: 'user', content: 'q' },
       { type: 'reasoning', encrypted_content: 'ENC_D', summary: [{ type: 'summary_text', text: 'thought rs_D' }] },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a1' }] },
@@ -274,7 +274,7 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
       },
     ];
     const prepared = prepareResponses(request(history));
-    expect(prepared.body.input).toEqual([
+    expect(prepared.body['input']).toEqual([
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'summary 1' }] },
       { role: 'user', content: 'q' },
       { type: 'compaction', encrypted_content: 'CMP_2' },
@@ -300,7 +300,7 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
 
   it('kill switch: replayEncryptedReasoning false drops every encrypted item, with a reason each', () => {
     const prepared = prepareResponses(request(toolLoopHistory(), { replayEncryptedReasoning: false }));
-    expect((prepared.body.input as { type?: string }[]).filter((item) => item.type === 'reasoning')).toEqual([]);
+    expect((prepared.body['input'] as { type?: string }[]).filter((item) => item.type === 'reasoning')).toEqual([]);
     expect(prepared.decisions.filter((decision) => decision.field.startsWith('codex_reasoning_items'))).toEqual([
       {
         messageIndex: 2,
@@ -337,7 +337,7 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
       { role: 'tool', tool_call_id: 'call_a', content: 'A' },
       { role: 'tool', tool_call_id: 'call_b', content: 'B' },
     ];
-    expect(prepareResponses(request(history)).body.input).toEqual([
+    expect(prepareResponses(request(history)).body['input']).toEqual([
       { role: 'user', content: 'q' },
       { type: 'reasoning', encrypted_content: 'E1', summary: [{ type: 'summary_text', text: 'thought rs_1' }] },
       { type: 'function_call', call_id: 'call_a', name: 'read_file', arguments: '{}' },
@@ -354,7 +354,7 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
     const prepared = prepareResponses(request(history));
     expect(history).toEqual(before);
     // The wire copy is detached: editing it leaves the stored item alone.
-    const input = prepared.body.input as { summary?: { text: string }[] }[];
+    const input = prepared.body['input'] as { summary?: { text: string }[] }[];
     const first = input.find((item) => item.summary !== undefined);
     if (first?.summary?.[0]) first.summary[0].text = 'changed';
     expect(
@@ -364,6 +364,6 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
 
   it('accepts a plain TransportRequest (kill switch defaults to on)', () => {
     const plain: TransportRequest = request(toolLoopHistory());
-    expect(prepareResponses(plain).body.input).toEqual(SAME_ISSUER_INPUT);
+    expect(prepareResponses(plain).body['input']).toEqual(SAME_ISSUER_INPUT);
   });
 });

@@ -29,7 +29,7 @@ describe('replay of a recorded OpenAI tool turn (fixture pydantic-thinking-with-
     const cassette = JSON.parse(readFileSync(file, 'utf8')) as Cassette;
     const [first, second] = cassette.interactions;
     if (first === undefined || second === undefined) throw new Error('fixture has two interactions');
-    const recordedInput = second.request.body.input as Record<string, unknown>[];
+    const recordedInput = second.request.body['input'] as Record<string, unknown>[];
     const user = recordedInput[0] as { content: string };
     const output = recordedInput[3] as { call_id: string; output: string };
 
@@ -50,6 +50,6 @@ describe('replay of a recorded OpenAI tool turn (fixture pydantic-thinking-with-
       reasoning: { enabled: true, effort: 'low' },
     });
     expect(second.response.status).toBe(200);
-    expect(prepared.body.input).toEqual(withoutIds(recordedInput));
+    expect(prepared.body['input']).toEqual(withoutIds(recordedInput));
   });
 });

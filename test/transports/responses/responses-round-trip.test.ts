@@ -73,8 +73,8 @@ describe('responses transport round trip against the emulator (SPEC §12, WIRE.m
       ]);
       expect(turn1.codex_reasoning_items).toHaveLength(1);
       const stored = turn1.codex_reasoning_items?.[0] ?? {};
-      expect(stored._issuer_kind).toBe(issuerKind);
-      expect(stored._precedes_call_id).toBe('call_1_1');
+      expect(stored['_issuer_kind']).toBe(issuerKind);
+      expect(stored['_precedes_call_id']).toBe('call_1_1');
       expect(turn1.origin).toEqual({ api: 'codex_responses', provider: 'openai', host: '127.0.0.1', model: 'gpt-5.4' });
       expect(turn1.reasoning).toMatch(
         /^Turn 1: to answer "read the file notes.txt" I should call read_file\. \[nonce:[0-9a-f]{12}\]$/,
@@ -84,10 +84,10 @@ describe('responses transport round trip against the emulator (SPEC §12, WIRE.m
       expect(turn2.content).toContain('The tool returned: hello from notes');
       expect(turn2.content).toContain('Reasoning continuity: intact (1/1).');
       expect(target.requests.map((received) => received.status)).toEqual([200, 200]);
-      expect(target.requests[1]?.headers.authorization).toBe('REDACTED');
+      expect(target.requests[1]?.headers['authorization']).toBe('REDACTED');
       expect((target.requests[1]?.body as { input: unknown }).input).toEqual([
         { role: 'user', content: 'read the file notes.txt' },
-        { type: 'reasoning', encrypted_content: stored.encrypted_content, summary: stored.summary },
+        { type: 'reasoning', encrypted_content: stored['encrypted_content'], summary: stored['summary'] },
         { type: 'function_call', call_id: 'call_1_1', name: 'read_file', arguments: '{"path":"notes.txt"}' },
         { type: 'function_call_output', call_id: 'call_1_1', output: 'hello from notes' },
       ]);
@@ -114,8 +114,8 @@ describe('responses transport round trip against the emulator (SPEC §12, WIRE.m
     const history = await firstTurn(target);
     const turn1 = structuredClone(history[1]) as AssistantMessage;
     const item = turn1.codex_reasoning_items?.[0] ?? {};
-    const original = String(item.encrypted_content);
-    item.encrypted_content = `${original.slice(0, 40)}${original[40] === 'A' ? 'B' : 'A'}${original.slice(41)}`;
+    const original = String(item['encrypted_content']);
+    item['encrypted_content'] = `${original.slice(0, 40)}${original[40] === 'A' ? 'B' : 'A'}${original.slice(41)}`;
     const altered: Message[] = [history[0] as Message, turn1, history[2] as Message];
 
     const error = await responsesTransport
@@ -124,7 +124,7 @@ describe('responses transport round trip against the emulator (SPEC §12, WIRE.m
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(BadRequestError);
     const typed = error as BadRequestError;
-    const abbreviated = `${String(item.encrypted_content).slice(0, 4)}...${String(item.encrypted_content).slice(-4)}`;
+    const abbreviated = `${String(item['encrypted_content']).slice(0, 4)}...${String(item['encrypted_content']).slice(-4)}`;
     expect(JSON.parse(typed.body)).toEqual({
       error: {
         message: `The encrypted content ${abbreviated} could not be verified.`,
@@ -149,7 +149,7 @@ describe('responses transport round trip against the emulator (SPEC §12, WIRE.m
     const first = await emulator('issuer-a');
     const second = await emulator('issuer-b');
     const history = await firstTurn(first);
-    const blob = String((history[1] as AssistantMessage).codex_reasoning_items?.[0]?.encrypted_content);
+    const blob = String((history[1] as AssistantMessage).codex_reasoning_items?.[0]?.['encrypted_content']);
     const prepared = responsesTransport.prepare(request(second, history));
     expect(prepared.decisions).toEqual([
       {
@@ -170,7 +170,7 @@ describe('responses transport round trip against the emulator (SPEC §12, WIRE.m
       .result();
     expect(first.requests.map((received) => received.status)).toEqual([200, 200]);
     expect(first.requests[1]?.raw).toContain(blob);
-    expect(first.requests[1]?.raw).not.toContain(String(turn2.codex_reasoning_items?.[0]?.encrypted_content));
+    expect(first.requests[1]?.raw).not.toContain(String(turn2.codex_reasoning_items?.[0]?.['encrypted_content']));
     expect(turn3.content).toContain('You said: thanks');
   });
 
