@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { parseEmulatorPort, waitForStopSignal } from './emulate-command.js';
-import { startBedrockEmulator } from '../emulators/bedrock-converse/bedrock-converse-emulator.js';
+import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal } from './emulate-options.js';
 
 /**
  * `hermes emulate bedrock [--port N] [--host H]`: runs the Bedrock Converse emulator until
@@ -8,15 +7,18 @@ import { startBedrockEmulator } from '../emulators/bedrock-converse/bedrock-conv
  * any AWS credentials (or a Bedrock API key) work, since the emulator only requires that a
  * SigV4 or bearer Authorization header is present.
  */
+
+/** Adds the `bedrock` subcommand to the `hermes emulate` parent. */
 export function registerEmulateBedrockCommand(emulate: Command): void {
   emulate
     .command('bedrock')
     .description('Run a local AWS Bedrock Converse / ConverseStream emulator (signed Claude thinking, per-model rules)')
-    .option('--port <number>', 'port to listen on (0 = any free port)', '0')
+    .option('--port <port>', 'port to listen on (0 = any free port)', parseEmulatorPort, 0)
     .option('--host <host>', 'interface to bind', '127.0.0.1')
-    .action(async (options: { port: string; host: string }) => {
-      const port = parseEmulatorPort(options.port);
-      const emulator = await startBedrockEmulator({ host: options.host, port });
+    .addHelpText('after', CONTROL_ENDPOINTS_HELP)
+    .action(async (flags: { port: number; host: string }) => {
+      const { startBedrockEmulator } = await import('../emulators/bedrock-converse/bedrock-converse-emulator.js');
+      const emulator = await startBedrockEmulator({ host: flags.host, port: flags.port });
       process.stdout.write(`emulator bedrock listening on ${emulator.baseUrl}\n`);
       await waitForStopSignal();
       await emulator.close();

@@ -1,33 +1,24 @@
 import type { Command } from 'commander';
-import { UsageError } from '../core/errors.js';
-import { startGeminiEmulator } from '../emulators/gemini/gemini-emulator.js';
+import { parseEmulatorPort, waitForStopSignal } from './emulate-options.js';
 
 /**
- * Adds `hermes emulate gemini` to the `emulate` parent: a local Gemini server (AI Studio and
- * Vertex AI path shapes) that enforces thought-signature replay with Google's exact errors.
+ * `hermes emulate gemini [--port N] [--host H]`: runs the Gemini emulator (AI Studio and Vertex AI
+ * path shapes, thought-signature replay enforced with Google's exact errors) until SIGINT/SIGTERM.
  */
+
+/** Adds the `gemini` subcommand to the `hermes emulate` parent. */
 export function registerEmulateGeminiCommand(emulate: Command): void {
   emulate
     .command('gemini')
     .description('Run a local Gemini emulator (AI Studio + Vertex AI paths, thought signatures enforced)')
-    .option('--port <port>', 'port to listen on (0 = any free port)', '0')
+    .option('--port <port>', 'port to listen on (0 = any free port)', parseEmulatorPort, 0)
     .option('--host <host>', 'interface to bind', '127.0.0.1')
-    .action(async (options: { port: string; host: string }) => {
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535)
-        throw new UsageError(`--port must be 0-65535, got ${options.port}`);
-      const emulator = await startGeminiEmulator({ port, host: options.host });
+    .action(async (flags: { port: number; host: string }) => {
+      const { startGeminiEmulator } = await import('../emulators/gemini/gemini-emulator.js');
+      const emulator = await startGeminiEmulator({ port: flags.port, host: flags.host });
       process.stdout.write(`emulator gemini listening on ${emulator.baseUrl}\n`);
       process.stdout.write(`vertex base url: ${emulator.vertexBaseUrl}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await waitForStopSignal();
       await emulator.close();
     });
 }

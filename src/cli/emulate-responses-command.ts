@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { startResponsesEmulator } from '../emulators/responses/responses-emulator.js';
-import { parseEmulatorPort, waitForStopSignal } from './emulate-command.js';
+import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal } from './emulate-options.js';
 
 /**
  * `hermes emulate responses`: runs the OpenAI Responses emulator until SIGINT/SIGTERM. Two
@@ -24,11 +23,9 @@ export function registerEmulateResponsesCommand(emulate: Command): void {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--issuer <name>', 'issuer identity sealed into encrypted_content', 'openai')
     .option('--rotate-ids', 'rotate item ids between output_item.added and .done, as GitHub Copilot does')
-    .addHelpText(
-      'after',
-      '\nControl endpoints: GET /_emulator/requests (request log), POST /_emulator/faults (queue faults).',
-    )
+    .addHelpText('after', CONTROL_ENDPOINTS_HELP)
     .action(async (flags: EmulateResponsesFlags) => {
+      const { startResponsesEmulator } = await import('../emulators/responses/responses-emulator.js');
       const emulator = await startResponsesEmulator({
         host: flags.host,
         port: flags.port,
