@@ -7,15 +7,15 @@
  * User text containing {@link REDACTED_THINKING_TRIGGER} gets a `redacted_thinking` block.
  */
 import type { ServerResponse } from 'node:http';
-import { nativeAnthropicPreservesPriorThinking } from '../../replay/anthropic-thinking-policy.js';
-import { encodeBedrockChunk } from '../../transports/anthropic-messages/anthropic-messages-eventstream.js';
 import { handleControlRequest } from '../shared/emulator-control-routes.js';
+import { invokeModelChunkFrame } from '../shared/emulator-event-stream.js';
 import { FaultQueue } from '../shared/emulator-faults.js';
 import { type EmulatorHttpRequest, sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
 import { parseJsonBody, type ReceivedRequest, receivedRequestFrom } from '../shared/emulator-request-log.js';
 import { EmulatorSseWriter } from '../shared/emulator-sse-writer.js';
 import { estimateTokens, splitIntoFragments } from '../shared/emulator-text.js';
 import { runScript } from '../shared/scripted-model.js';
+import { emulatedModelKeepsPriorThinking } from './anthropic-emulator-models.js';
 import { checkAnthropicRequest, type AnthropicEmulatorFraming } from './anthropic-emulator-rules.js';
 import {
   DEFAULT_ANTHROPIC_EMULATOR_SECRET,
@@ -31,7 +31,7 @@ export interface AnthropicEmulatorOptions {
   host?: string;
   port?: number;
   secret?: string;
-  /** Per-model "keeps prior thinking" (default: SPEC §9.1 policy). */
+  /** Per-model "keeps prior thinking" (default: the emulator's own table, SPEC §9.1). */
   keepsPriorThinking?: (model: string) => boolean;
   /** Fault knob: 1-based request numbers whose signed blocks are rejected (error 2.6b). */
   rejectSignaturesOnRequests?: readonly number[];
@@ -103,7 +103,7 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
       framing,
       secret,
       model,
-      keepsPriorThinking: options.keepsPriorThinking ?? nativeAnthropicPreservesPriorThinking,
+      keepsPriorThinking: options.keepsPriorThinking ?? emulatedModelKeepsPriorThinking,
       rejectSignatures: rejectOn.has(modelRequests),
       boundWording: options.boundSignatureWording ?? false,
     });
@@ -157,7 +157,7 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
     const events = streamEvents(message, blocks, stopReason, usage);
     if (framing === 'bedrock') {
       response.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': requestId });
-      for (const event of events) response.write(encodeBedrockChunk(JSON.stringify(event)));
+      for (const event of events) response.write(invokeModelChunkFrame(JSON.stringify(event)));
       response.end();
       return;
     }

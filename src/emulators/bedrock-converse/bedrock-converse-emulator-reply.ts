@@ -1,6 +1,5 @@
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { JsonObject } from '../../core/json.js';
+import { eventFrame } from '../shared/emulator-event-stream.js';
 import { sealPayload, signText } from '../shared/emulator-sealing.js';
 import { estimateTokens, splitIntoFragments } from '../shared/emulator-text.js';
 import type { ScriptOutput } from '../shared/scripted-model.js';
@@ -8,8 +7,7 @@ import { REDACTED_PURPOSE, THINKING_SIGNATURE_PURPOSE } from './bedrock-converse
 
 /**
  * Turns the scripted model's output into Converse content blocks, a Converse JSON response, or
- * ConverseStream event-stream frames (WIRE.md §3.2, §3.3) encoded with the smithy codec: headers
- * `:event-type`, `:message-type: event`, `:content-type: application/json`; no
+ * ConverseStream event-stream frames (WIRE.md §3.2, §3.3) in the shared event-stream framing; no
  * `contentBlockStart` for reasoning or text; the signature as its own delta; a `p` padding field
  * on every payload as the real service sends.
  */
@@ -57,29 +55,7 @@ export function converseResponse(blocks: JsonObject[], output: ScriptOutput, req
   };
 }
 
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
-type MessageHeaders = Parameters<EventStreamCodec['encode']>[0]['headers'];
 const PADDING = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-
-/** One event-stream frame with the service's headers. */
-export function eventFrame(eventType: string, payload: JsonObject): Uint8Array {
-  const headers: MessageHeaders = {
-    ':event-type': { type: 'string', value: eventType },
-    ':content-type': { type: 'string', value: 'application/json' },
-    ':message-type': { type: 'string', value: 'event' },
-  };
-  return codec.encode({ headers, body: fromUtf8(JSON.stringify(payload)) });
-}
-
-/** An exception frame (`:message-type: exception`), as sent when a stream fails after it started. */
-export function exceptionFrame(exceptionType: string, message: string): Uint8Array {
-  const headers: MessageHeaders = {
-    ':exception-type': { type: 'string', value: exceptionType },
-    ':content-type': { type: 'string', value: 'application/json' },
-    ':message-type': { type: 'string', value: 'exception' },
-  };
-  return codec.encode({ headers, body: fromUtf8(JSON.stringify({ message })) });
-}
 
 /** The ordered ConverseStream frames for an answer. */
 export function converseStreamFrames(blocks: JsonObject[], output: ScriptOutput, requestRaw: string): Uint8Array[] {

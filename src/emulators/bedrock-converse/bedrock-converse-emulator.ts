@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { isJsonObject } from '../../core/json.js';
 import { handleControlRequest } from '../shared/emulator-control-routes.js';
 import type { Fault } from '../shared/emulator-faults.js';
+import { exceptionFrame } from '../shared/emulator-event-stream.js';
 import { FaultQueue } from '../shared/emulator-faults.js';
 import type { EmulatorHttpRequest } from '../shared/emulator-http-server.js';
 import { sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
@@ -10,12 +11,7 @@ import type { ReceivedRequest } from '../shared/emulator-request-log.js';
 import { parseJsonBody, receivedRequestFrom } from '../shared/emulator-request-log.js';
 import { runScript } from '../shared/scripted-model.js';
 import type { ReasoningIssue } from './bedrock-converse-emulator-reply.js';
-import {
-  answerBlocks,
-  converseResponse,
-  converseStreamFrames,
-  exceptionFrame,
-} from './bedrock-converse-emulator-reply.js';
+import { answerBlocks, converseResponse, converseStreamFrames } from './bedrock-converse-emulator-reply.js';
 import {
   REDACTED_TRIGGER,
   emulatedFamily,
