@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { parseEmulatorPort, waitForStopSignal } from './emulate-options.js';
+import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal } from './emulate-options.js';
 
 /**
  * `hermes emulate gemini [--port N] [--host H]`: runs the Gemini emulator (AI Studio and Vertex AI
@@ -13,6 +13,7 @@ export function registerEmulateGeminiCommand(emulate: Command): void {
     .description('Run a local Gemini emulator (AI Studio + Vertex AI paths, thought signatures enforced)')
     .option('--port <port>', 'port to listen on (0 = any free port)', parseEmulatorPort, 0)
     .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .addHelpText('after', CONTROL_ENDPOINTS_HELP)
     .action(async (flags: { port: number; host: string }) => {
       const { startGeminiEmulator } = await import('../emulators/gemini/gemini-emulator.js');
       const emulator = await startGeminiEmulator({ port: flags.port, host: flags.host });

@@ -1,5 +1,8 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { handleControlRequest } from '../shared/emulator-control-routes.js';
+import { FaultQueue, type Fault } from '../shared/emulator-faults.js';
+import { startLoopbackServer, type EmulatorHttpRequest } from '../shared/emulator-http-server.js';
+import { parseJsonBody, receivedRequestFrom, type ReceivedRequest } from '../shared/emulator-request-log.js';
 import { runScript } from '../shared/scripted-model.js';
 import { buildChunks, buildResponse } from './gemini-emulator-respond.js';
 import { checkRequest, type EmulatorFailure } from './gemini-emulator-rules.js';
@@ -10,35 +13,22 @@ import type { EmulatorIssuer } from './gemini-emulator-signatures.js';
  * (`/v1beta/models/{model}:generateContent`) and the Vertex AI
  * (`/v1/projects/{p}/locations/{l}/publishers/google/models/{model}:generateContent`) path
  * shapes — the path shape is the issuer, and each issuer signs with its own key — streaming
- * (`:streamGenerateContent?alt=sse`) and not, driven by the shared scripted model.
+ * (`:streamGenerateContent?alt=sse`) and not, driven by the shared scripted model. Like every
+ * emulator it serves the `/_emulator/*` control endpoints and consumes one queued fault per model
+ * request.
  */
 
-/** One recorded request. */
-export interface GeminiEmulatorRequest {
-  path: string;
-  /** Request headers; `x-goog-api-key` and `authorization` are redacted. */
-  headers: Record<string, string>;
-  raw: string;
-  body: unknown;
-  status: number;
+/** One recorded request: the shared log entry plus the issuer its path shape named. */
+export interface GeminiEmulatorRequest extends ReceivedRequest {
   issuer: EmulatorIssuer | null;
-}
-
-/** A canned failure answered instead of the next request (fault injection). */
-export interface GeminiEmulatorFault {
-  status: number;
-  message?: string;
-  statusName?: string;
-  /** Sent as `retry-after` (seconds). */
-  retryAfterSeconds?: number;
 }
 
 /** Emulator options. */
 export interface GeminiEmulatorOptions {
   port?: number;
   host?: string;
-  /** Failures answered, in order, before normal service resumes. */
-  faults?: GeminiEmulatorFault[];
+  /** Faults consumed one per model request, in order. */
+  faults?: readonly Fault[];
 }
 
 /** A running emulator. */
@@ -49,146 +39,141 @@ export interface GeminiEmulator {
   vertexBaseUrl: string;
   port: number;
   requests: GeminiEmulatorRequest[];
-  /** Queues failures for the next requests. */
-  injectFaults(faults: GeminiEmulatorFault[]): void;
+  /** Queue more faults while running. */
+  faults: FaultQueue;
   close(): Promise<void>;
 }
 
 const AI_STUDIO_PATH = /^\/(?:v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 const VERTEX_PATH =
   /^\/(?:v1|v1beta1)\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/google\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
-/** Largest accepted body; a bounded read keeps a runaway client from exhausting memory. */
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** Google's `status` name for an HTTP status (google.rpc.Code). */
+const STATUS_NAMES: Readonly<Record<number, string>> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'ABORTED',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  500: 'INTERNAL',
+  501: 'NOT_IMPLEMENTED',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
 
 /** Starts the emulator on loopback (port 0 = any free port). */
 export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): Promise<GeminiEmulator> {
   const requests: GeminiEmulatorRequest[] = [];
-  const faults = [...(options.faults ?? [])];
+  const faults = new FaultQueue(options.faults ?? []);
   let served = 0;
-  const server = createServer((incoming, outgoing) => {
-    handle(incoming, outgoing).catch((error: unknown) => {
-      if (!outgoing.headersSent) sendError(outgoing, { status: 500, statusName: 'INTERNAL', message: String(error) });
-      else outgoing.end();
-    });
-  });
 
-  async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const raw = await readBody(incoming);
-    const url = new URL(incoming.url ?? '/', 'http://emulator.local');
-    const record: GeminiEmulatorRequest = {
-      path: `${url.pathname}${url.search.replace(/([?&]key=)[^&]*/, '$1[redacted]')}`,
-      headers: redactedHeaders(incoming),
-      raw,
-      body: parseJson(raw),
-      status: 0,
-      issuer: null,
-    };
+  const handler = async (request: EmulatorHttpRequest, response: ServerResponse): Promise<void> => {
+    if (handleControlRequest(request, response, { requests, faults })) return;
+    const body = parseJsonBody(request.raw);
+    const route = matchRoute(request.path);
+    const record: GeminiEmulatorRequest = { ...receivedRequestFrom(request, body), issuer: route?.issuer ?? null };
     requests.push(record);
-    const answer = (status: number) => (record.status = status);
-    const route = matchRoute(url.pathname);
-    if (incoming.method !== 'POST' || !route) {
-      answer(404);
-      sendError(outgoing, { status: 404, statusName: 'NOT_FOUND', message: `Method not found: ${url.pathname}` });
-      return;
+    record.status = await serve(request, body, route, response);
+  };
+
+  const serve = async (
+    request: EmulatorHttpRequest,
+    body: unknown,
+    route: GeminiRoute | null,
+    response: ServerResponse,
+  ): Promise<number> => {
+    if (request.method !== 'POST' || !route) {
+      return sendError(response, {
+        status: 404,
+        statusName: 'NOT_FOUND',
+        message: `Method not found: ${request.path}`,
+      });
     }
-    record.issuer = route.issuer;
-    const fault = faults.shift();
-    if (fault) {
-      answer(fault.status);
-      const headers: Record<string, string> = {};
-      if (fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds);
-      sendError(
-        outgoing,
-        {
-          status: fault.status,
-          statusName: fault.statusName ?? 'UNAVAILABLE',
-          message: fault.message ?? 'injected fault',
-        },
-        headers,
-      );
-      return;
-    }
-    const authFailure = checkAuth(incoming, url, route.issuer);
-    if (authFailure) {
-      answer(authFailure.status);
-      sendError(outgoing, authFailure);
-      return;
-    }
-    if (record.body === undefined) {
-      answer(400);
-      sendError(outgoing, {
+    const fault = faults.take();
+    if (fault?.kind === 'status') return sendFault(response, fault);
+    const authFailure = checkAuth(request, route.issuer);
+    if (authFailure) return sendError(response, authFailure);
+    if (body === undefined) {
+      return sendError(response, {
         status: 400,
         statusName: 'INVALID_ARGUMENT',
-        message: `Invalid JSON payload received. Unexpected token.\n${raw.slice(0, 40)}\n^`,
+        message: `Invalid JSON payload received. Unexpected token.\n${request.raw.toString('utf8').slice(0, 40)}\n^`,
       });
-      return;
     }
-    const checked = checkRequest(record.body, route.issuer, route.model);
-    if (!checked.ok) {
-      answer(checked.failure.status);
-      sendError(outgoing, checked.failure);
-      return;
-    }
+    const checked = checkRequest(body, route.issuer, route.model);
+    if (!checked.ok) return sendError(response, checked.failure);
     served += 1;
-    const responseAnswer = {
+    const answer = {
       output: runScript(checked.turn.script),
       issuer: route.issuer,
       model: route.model,
       includeThoughts: checked.turn.includeThoughts,
       responseId: `emulator-${route.issuer}-${served}`,
     };
-    answer(200);
+    if (fault?.kind === 'drop-mid-stream' && route.method === 'generateContent') {
+      response.destroy();
+      return 0;
+    }
     if (route.method === 'generateContent') {
-      outgoing.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
-      outgoing.end(JSON.stringify(buildResponse(responseAnswer)));
-      return;
+      response.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+      response.end(JSON.stringify(buildResponse(answer)));
+      return 200;
     }
-    const chunks = buildChunks(responseAnswer);
-    if (url.searchParams.get('alt') !== 'sse') {
+    const chunks = buildChunks(answer);
+    if (request.query.get('alt') !== 'sse') {
       // Without `alt=sse` Google streams one JSON array of chunks.
-      outgoing.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
-      outgoing.end(JSON.stringify(chunks));
-      return;
+      response.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+      response.end(JSON.stringify(chunks));
+      return 200;
     }
-    outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    for (const chunk of chunks) outgoing.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
-    outgoing.end();
-  }
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const frames = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`);
+    if (fault === undefined) {
+      for (const frame of frames) response.write(frame);
+      response.end();
+      return 200;
+    }
+    await writeThen(response, frames[0] ?? '');
+    if (fault.kind === 'drop-mid-stream') response.destroy();
+    else if (fault.kind === 'malformed-chunk') response.end('data: {not json\r\n\r\n');
+    else response.end(`data: ${JSON.stringify(errorBody(500, 'INTERNAL', 'Injected fault: stream error'))}\r\n\r\n`);
+    return 200;
+  };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  const server = await startLoopbackServer({
+    handler,
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.port === undefined ? {} : { port: options.port }),
   });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const origin = `http://${host}:${address.port}`;
   return {
-    baseUrl: `${origin}/v1beta`,
-    vertexBaseUrl: `${origin}/v1/projects/hermes-emulator/locations/us-central1`,
-    port: address.port,
+    baseUrl: `${server.origin}/v1beta`,
+    vertexBaseUrl: `${server.origin}/v1/projects/hermes-emulator/locations/us-central1`,
+    port: server.port,
     requests,
-    injectFaults: (more) => faults.push(...more),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    faults,
+    close: () => server.close(),
   };
 }
 
-function matchRoute(
-  pathname: string,
-): { issuer: EmulatorIssuer; model: string; method: 'generateContent' | 'streamGenerateContent' } | null {
+interface GeminiRoute {
+  issuer: EmulatorIssuer;
+  model: string;
+  method: 'generateContent' | 'streamGenerateContent';
+}
+
+function matchRoute(pathname: string): GeminiRoute | null {
   const studio = AI_STUDIO_PATH.exec(pathname);
-  if (studio) return { issuer: 'ai-studio', model: studio[1]!, method: studio[2] as 'generateContent' };
+  if (studio) return { issuer: 'ai-studio', model: studio[1]!, method: studio[2] as GeminiRoute['method'] };
   const vertex = VERTEX_PATH.exec(pathname);
-  if (vertex) return { issuer: 'vertex', model: vertex[3]!, method: vertex[4] as 'generateContent' };
+  if (vertex) return { issuer: 'vertex', model: vertex[3]!, method: vertex[4] as GeminiRoute['method'] };
   return null;
 }
 
-function checkAuth(incoming: IncomingMessage, url: URL, issuer: EmulatorIssuer): EmulatorFailure | null {
-  const apiKey = incoming.headers['x-goog-api-key'] ?? url.searchParams.get('key');
-  const bearer = /^Bearer \S+/.test(incoming.headers.authorization ?? '');
+function checkAuth(request: EmulatorHttpRequest, issuer: EmulatorIssuer): EmulatorFailure | null {
+  const apiKey = request.headers['x-goog-api-key'] ?? request.query.get('key');
+  const bearer = /^Bearer \S+/.test(request.headers.authorization ?? '');
   if (issuer === 'ai-studio' && !apiKey) {
     return {
       status: 403,
@@ -208,45 +193,34 @@ function checkAuth(incoming: IncomingMessage, url: URL, issuer: EmulatorIssuer):
   return null;
 }
 
-function sendError(outgoing: ServerResponse, failure: EmulatorFailure, headers: Record<string, string> = {}): void {
-  outgoing.writeHead(failure.status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
-  outgoing.end(
-    JSON.stringify({ error: { code: failure.status, message: failure.message, status: failure.statusName } }),
+function errorBody(status: number, statusName: string, message: string): object {
+  return { error: { code: status, message, status: statusName } };
+}
+
+function sendError(response: ServerResponse, failure: EmulatorFailure, headers: Record<string, string> = {}): number {
+  response.writeHead(failure.status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
+  response.end(JSON.stringify(errorBody(failure.status, failure.statusName, failure.message)));
+  return failure.status;
+}
+
+/** A queued status fault: its exact body when given, else Google's envelope for the status. */
+function sendFault(response: ServerResponse, fault: Extract<Fault, { kind: 'status' }>): number {
+  const headers: Record<string, string> = {};
+  if (fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds);
+  if (fault.body !== undefined) {
+    response.writeHead(fault.status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
+    response.end(fault.body);
+    return fault.status;
+  }
+  const statusName = STATUS_NAMES[fault.status] ?? 'UNKNOWN';
+  return sendError(
+    response,
+    { status: fault.status, statusName, message: `Injected fault: HTTP ${fault.status}` },
+    headers,
   );
 }
 
-function redactedHeaders(incoming: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(incoming.headers)) {
-    if (value === undefined) continue;
-    const secret = name === 'x-goog-api-key' || name === 'authorization';
-    headers[name] = secret ? '[redacted]' : Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
-
-function readBody(incoming: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    incoming.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body too large'));
-        incoming.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    incoming.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    incoming.on('error', reject);
-  });
-}
-
-function parseJson(raw: string): unknown {
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    return undefined;
-  }
+/** Writes `text` and resolves once it reached the socket, so a client sees a partial stream before a fault. */
+function writeThen(response: ServerResponse, text: string): Promise<void> {
+  return new Promise((resolve) => response.write(text, () => resolve()));
 }

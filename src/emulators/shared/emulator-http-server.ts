@@ -30,6 +30,8 @@ export interface LoopbackServerOptions {
   host?: string;
   /** Default 0 (an ephemeral port chosen by the operating system). */
   port?: number;
+  /** Largest body read (default 32 MiB); a larger one is answered 413 and the connection closed. */
+  maxBodyBytes?: number;
 }
 
 /** A listening emulator server. */
@@ -45,12 +47,19 @@ export interface LoopbackServer {
 /** Starts a loopback HTTP server and resolves once it listens. */
 export async function startLoopbackServer(options: LoopbackServerOptions): Promise<LoopbackServer> {
   const host = options.host ?? '127.0.0.1';
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sockets = new Set<Socket>();
   const server = createServer((incoming, response) => {
     const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    incoming.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBodyBytes) chunks.push(chunk);
+      else if (!response.headersSent) answerTooLarge(response, maxBodyBytes);
+    });
     incoming.on('error', () => response.destroy());
     incoming.on('end', () => {
+      if (size > maxBodyBytes) return;
       const url = new URL(incoming.url ?? '/', 'http://emulator.invalid');
       const request: EmulatorHttpRequest = {
         method: (incoming.method ?? 'GET').toUpperCase(),
@@ -91,6 +100,14 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
       return closing;
     },
   };
+}
+
+/** A bounded read keeps a runaway client from exhausting the emulator's memory. */
+const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+function answerTooLarge(response: ServerResponse, limit: number): void {
+  response.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+  response.end(JSON.stringify({ error: { message: `request body larger than ${limit} bytes`, type: 'too_large' } }));
 }
 
 function answerCrash(response: ServerResponse, error: unknown): void {

@@ -10,6 +10,8 @@ import type { EmulatorHttpRequest } from './emulator-http-server.js';
 export interface ReceivedRequest {
   method: string;
   path: string;
+  /** Query string without the `?` (empty when none); an API key in it (`key=`) replaced by `REDACTED`. */
+  query: string;
   /** Lower-cased header names; credentials replaced by `REDACTED`. */
   headers: Record<string, string>;
   /** Exact body bytes received, as UTF-8 text. */
@@ -34,11 +36,22 @@ export function redactHeaders(headers: IncomingHttpHeaders): Record<string, stri
   return copy;
 }
 
+/** Query parameters that carry credentials (Google's `?key=`). */
+const CREDENTIAL_QUERY_PARAMETERS = new Set(['key', 'api_key']);
+
+/** Copies a query with credential values redacted. */
+export function redactQuery(query: URLSearchParams): string {
+  const copy = new URLSearchParams();
+  for (const [name, value] of query) copy.append(name, CREDENTIAL_QUERY_PARAMETERS.has(name) ? 'REDACTED' : value);
+  return copy.toString();
+}
+
 /** Builds the log entry for a request; `body` is the parsed JSON when parsing succeeded. */
 export function receivedRequestFrom(request: EmulatorHttpRequest, body: unknown): ReceivedRequest {
   return {
     method: request.method,
     path: request.path,
+    query: redactQuery(request.query),
     headers: redactHeaders(request.headers),
     raw: request.raw.toString('utf8'),
     body,

@@ -252,9 +252,14 @@ describe('SPEC §23.2: switching a session between AI Studio and Vertex never se
 
 describe('Gemini transport HTTP behaviour', () => {
   it('retries a 429 with retry-after before any content, then succeeds', async () => {
-    emulator.injectFaults([
-      { status: 429, statusName: 'RESOURCE_EXHAUSTED', message: 'Resource has been exhausted', retryAfterSeconds: 2 },
-    ]);
+    emulator.faults.add({
+      kind: 'status',
+      status: 429,
+      retryAfterSeconds: 2,
+      body: JSON.stringify({
+        error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED' },
+      }),
+    });
     const { events, message } = await turn(studio(), [{ role: 'user', content: 'hello there' }]);
     expect(events[0]).toEqual({
       type: 'retry',
@@ -268,13 +273,14 @@ describe('Gemini transport HTTP behaviour', () => {
   it('sends the API key header on AI Studio and a bearer token on Vertex, and the emulator redacts both', async () => {
     await turn(studio(), [{ role: 'user', content: 'hi' }]);
     const studioRequest = emulator.requests[emulator.requests.length - 1]!;
-    expect(studioRequest.headers['x-goog-api-key']).toBe('[redacted]');
+    expect(studioRequest.headers['x-goog-api-key']).toBe('REDACTED');
     await turn(vertex(), [{ role: 'user', content: 'hi' }]);
     const vertexRequest = emulator.requests[emulator.requests.length - 1]!;
-    expect(vertexRequest.headers['authorization']).toBe('[redacted]');
+    expect(vertexRequest.headers['authorization']).toBe('REDACTED');
     expect(vertexRequest.path).toBe(
-      `/v1/projects/hermes-emulator/locations/us-central1/publishers/google/models/${MODEL}:streamGenerateContent?alt=sse`,
+      `/v1/projects/hermes-emulator/locations/us-central1/publishers/google/models/${MODEL}:streamGenerateContent`,
     );
+    expect(vertexRequest.query).toBe('alt=sse');
   });
 
   it('an unknown field is rejected with Google proto-JSON wording', async () => {

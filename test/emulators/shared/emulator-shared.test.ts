@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FaultQueue, parseFaults } from '../../../src/emulators/shared/emulator-faults.js';
 import { startLoopbackServer, sendJson } from '../../../src/emulators/shared/emulator-http-server.js';
-import { redactHeaders } from '../../../src/emulators/shared/emulator-request-log.js';
+import { redactHeaders, redactQuery } from '../../../src/emulators/shared/emulator-request-log.js';
 import {
   openPayload,
   sealPayload,
@@ -97,6 +97,11 @@ describe('faults and headers', () => {
       'set-cookie': 'a, b',
     });
   });
+
+  it('redacts an API key passed in the query string', () => {
+    expect(redactQuery(new URLSearchParams('alt=sse&key=AIza-secret'))).toBe('alt=sse&key=REDACTED');
+    expect(redactQuery(new URLSearchParams(''))).toBe('');
+  });
 });
 
 describe('loopback server and SSE writer', () => {
@@ -113,6 +118,29 @@ describe('loopback server and SSE writer', () => {
       const response = await fetch(`${server.origin}/x?q=1`, { method: 'POST', body: '{ "a" :1}' });
       expect([response.status, await response.json()]).toEqual([201, { ok: true }]);
       expect(seen).toEqual(['POST /x 1 { "a" :1}']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers 413 to a body over the limit and never calls the handler', async () => {
+    let calls = 0;
+    const server = await startLoopbackServer({
+      maxBodyBytes: 16,
+      handler: (_request, response) => {
+        calls += 1;
+        sendJson(response, 200, {});
+      },
+    });
+    try {
+      const small = await fetch(server.origin, { method: 'POST', body: '0123456789abcdef' });
+      expect(small.status).toBe(200);
+      const large = await fetch(server.origin, { method: 'POST', body: '0123456789abcdefX' });
+      expect(large.status).toBe(413);
+      expect(await large.json()).toEqual({
+        error: { message: 'request body larger than 16 bytes', type: 'too_large' },
+      });
+      expect(calls).toBe(1);
     } finally {
       await server.close();
     }
