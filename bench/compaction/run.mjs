@@ -12,9 +12,8 @@ import { join } from 'node:path';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { estimateRequestTokens } = await import(join(root, 'dist/replay/replay-token-estimate.js'));
-const { chargeStaleThinkingFor, compactedMessages, planCompaction } = await import(
-  join(root, 'dist/runtime/compaction-plan.js')
-);
+const { resolveRouteProfile } = await import(join(root, 'dist/replay/replay-route-profile.js'));
+const { compactedMessages, planCompaction } = await import(join(root, 'dist/runtime/compaction-plan.js'));
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,5000,20000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
@@ -158,7 +157,7 @@ function time(run) {
   return median(samples);
 }
 
-const charge = chargeStaleThinkingFor(ROUTE, [], false, undefined);
+const charge = resolveRouteProfile(ROUTE).chargeStaleThinking;
 const rows = [];
 for (const size of SIZES) {
   const history = buildHistory(size);

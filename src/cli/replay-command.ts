@@ -9,19 +9,18 @@ import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-option
 import type { Route } from '../core/route.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import { resolveProvider } from '../providers/provider-registry.js';
-import { reasoningReplayRoute } from '../replay/replay-policy.js';
+import { chatReplayDecision } from '../replay/replay-policy.js';
+import { NOTHING_LEARNED, type RouteProfile } from '../replay/replay-route-profile.js';
 import type { Carrier, CarrierDecision, RouteOverride } from '../replay/replay-types.js';
 import { CARRIERS } from '../replay/replay-types.js';
-import { effectiveBaseUrl, prepareChatCompletions } from '../transports/chat-completions/chat-completions-encode.js';
+import { prepareChatCompletions } from '../transports/chat-completions/chat-completions-encode.js';
 import type { PreparedRequest, TransportRequest } from '../transports/shared/transport.js';
 import { getTransport } from '../transports/transport-registry.js';
+import { routeProfileFor } from '../transports/transport-route-profile.js';
 import { loadConfig } from '../config/config-load.js';
-import { readRejectedThinking } from '../replay/anthropic-signature-memory.js';
 import { emulatorPreviewRoute } from '../runtime/runtime-emulator.js';
 import { EMULATOR_PREFIX } from '../runtime/runtime-route.js';
-import { loadRejectedCarriers } from '../runtime/runtime-verdicts.js';
-import { encryptedReplayOffRoutes } from '../runtime/runtime-recovery.js';
-import { routeKeyOf, routeKeyString } from '../replay/replay-route-key.js';
+import { loadRouteLearned } from '../runtime/runtime-route-memory.js';
 import { hermesHome } from '../storage/store-paths.js';
 import { toolDefinitions } from '../tools/tool-registry.js';
 import { withCliContext } from './cli-context.js';
@@ -94,15 +93,23 @@ export function previewRequest(history: readonly Message[], flags: PreviewFlags)
   const route = previewRoute(flags);
   const request: TransportRequest = {
     route,
+    profile: previewProfile(route, flags),
+    learned: { ...NOTHING_LEARNED, rejectedCarriers: flags.rejected ?? [] },
     history,
     tools: flags.tools ?? [],
     reasoning: flags.reasoning ?? { enabled: true },
   };
-  if (flags.rejected && flags.rejected.length > 0) request.rejectedCarriers = flags.rejected;
-  if (flags.reasoningEcho) request.echoOptIn = true;
-  if (flags.overrides) request.routeOverrides = flags.overrides;
   if (route.api === 'chat_completions') return prepareChatCompletions(request);
   return getTransport(route.api).prepare(request);
+}
+
+/** The profile of the preview route under the flags' route rows and echo opt-in. */
+function previewProfile(route: Route, flags: PreviewFlags): RouteProfile {
+  return routeProfileFor(route, {
+    overrides: flags.overrides,
+    echoOptIn: flags.reasoningEcho,
+    nousInferenceBaseUrl: process.env['NOUS_INFERENCE_BASE_URL'],
+  });
 }
 
 function describeDecision(decision: CarrierDecision): string {
@@ -140,10 +147,7 @@ export function formatSummary(flags: PreviewFlags, prepared: PreparedRequest): s
   const list = (carriers: readonly Carrier[]) => (carriers.length > 0 ? carriers.join(', ') : 'none');
   const parts = [`route ${prepared.routeKey}`, `api ${route.api}`];
   if (route.api === 'chat_completions') {
-    const decision = reasoningReplayRoute(
-      { ...route, baseUrl: effectiveBaseUrl(route) },
-      { echoOptIn: flags.reasoningEcho, rejected: flags.rejected, overrides: flags.overrides },
-    );
+    const decision = chatReplayDecision(previewProfile(route, flags), flags.rejected);
     parts.push(`carriers ${list(decision.carriers ?? [])}`, `pad ${decision.pad ? 'yes' : 'no'}`);
   }
   parts.push(`sent ${list(prepared.carriersSent)}`);
@@ -272,9 +276,19 @@ async function previewSession(sessionId: string, options: PreviewOptions): Promi
           model: options.model ?? session.model ?? '',
           baseUrl: options.baseUrl ?? session.baseUrl ?? undefined,
         };
-    const rejected = await loadRejectedCarriers(store, session.modelConfig, route);
+    const profile = routeProfileFor(route, {
+      overrides: context.config.routes,
+      echoOptIn: options.reasoningEcho === true || context.config.reasoningEcho,
+      nousInferenceBaseUrl: process.env['NOUS_INFERENCE_BASE_URL'],
+    });
+    const learned = await loadRouteLearned(store, session.modelConfig, profile);
     const request: TransportRequest = {
       route,
+      profile,
+      learned: {
+        ...learned,
+        rejectedCarriers: [...new Set([...learned.rejectedCarriers, ...parseRejected(options.rejected)])],
+      },
       history,
       tools: toolDefinitions(),
       reasoning: {
@@ -282,15 +296,6 @@ async function previewSession(sessionId: string, options: PreviewOptions): Promi
         effort: (options.reasoningEffort as ReasoningEffort | undefined) ?? context.config.reasoning.effort,
         budgetTokens: context.config.reasoning.budgetTokens,
       },
-      rejectedCarriers: [...new Set([...rejected, ...parseRejected(options.rejected)])],
-      echoOptIn: options.reasoningEcho === true || context.config.reasoningEcho,
-      routeOverrides: context.config.routes,
-      rejectedThinkingFingerprints: readRejectedThinking(session.modelConfig),
-      // The Responses kill switch (SPEC §12) persisted after invalid_encrypted_content: without it the preview
-      // would show encrypted items the next turn no longer sends (found by test/e2e/e2e-responses-continuity).
-      replayEncryptedReasoning: !encryptedReplayOffRoutes(session.modelConfig).includes(
-        routeKeyString(routeKeyOf(route.provider, route.baseUrl, route.model)),
-      ),
       stream: true,
     };
     const prepared = getTransport(route.api).prepare(request);

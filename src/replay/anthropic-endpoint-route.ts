@@ -2,7 +2,11 @@
  * Anthropic Messages endpoint classification (SPEC §9.2) and the endpoint class used for origin
  * scoping (SPEC §23.2). Pure: the caller passes `NOUS_INFERENCE_BASE_URL` in when it has one.
  */
-import { nativeAnthropicPreservesPriorThinking } from './anthropic-thinking-policy.js';
+import {
+  nativeAnthropicPreservesPriorThinking,
+  needsInterleavedThinkingBeta,
+  supportsAdaptiveThinking,
+} from './anthropic-thinking-policy.js';
 
 /** How a route treats thinking blocks (SPEC §9.2 / §9.3). */
 export type AnthropicRouteTreatment = 'kimi' | 'deepseek' | 'native' | 'minimax' | 'third_party';
@@ -197,4 +201,36 @@ function anthropicPlatformOfHost(host: string, provider?: string): AnthropicPlat
   if (hostMatches(host, 'services.ai.azure.com')) return 'foundry';
   if (isLocalHost(host)) return PLATFORM_PROVIDERS[(provider ?? '').trim().toLowerCase()] ?? 'compatible';
   return 'compatible';
+}
+
+/** What the Anthropic Messages encoder and the signature recovery know about a route (SPEC §9). */
+export interface AnthropicRouteFacts {
+  /** How thinking blocks are treated (SPEC §9.2, first match wins). */
+  treatment: AnthropicRouteTreatment;
+  /** The Claude platform behind the endpoint: URL shape, auth and body framing (WIRE.md §2.5). */
+  platform: AnthropicPlatform;
+  /** Issuer class for origin scoping of signatures (SPEC §23.2). */
+  endpointClass: string;
+  /** Signatures and redacted data are verified on this route (SPEC §9.2): `native` or `minimax`. */
+  signedReplay: boolean;
+  /** Which prior assistant turns keep their thinking (SPEC §9.3). */
+  thinkingScope: AnthropicThinkingScope;
+  /** The model takes `thinking: {type: "adaptive"}` plus `output_config.effort` (WIRE.md §2.1). */
+  adaptiveThinking: boolean;
+  /** `thinking: {type: "enabled"}` needs the interleaved-thinking beta (WIRE.md §2.1). */
+  interleavedThinkingBeta: boolean;
+}
+
+/** Resolves every Anthropic fact about a route (SPEC §9.1–§9.3, §23.2). */
+export function resolveAnthropicRoute(input: AnthropicEndpointInput): AnthropicRouteFacts {
+  const treatment = classifyAnthropicRoute(input);
+  return {
+    treatment,
+    platform: anthropicPlatform(input.baseUrl, input.provider),
+    endpointClass: anthropicEndpointClass(anthropicHostOf(input.baseUrl), input.provider),
+    signedReplay: isSignedReplayRoute(treatment),
+    thinkingScope: anthropicThinkingScope(treatment, input.model),
+    adaptiveThinking: supportsAdaptiveThinking(input.model),
+    interleavedThinkingBeta: needsInterleavedThinkingBeta(input.model),
+  };
 }

@@ -42,17 +42,21 @@ export type BedrockReasoningRequest =
  */
 export type BedrockReasoningOnlyTurnShape = 'elide-placeholder' | 'think-text';
 
-/** One row of the Bedrock model table. */
-export interface BedrockModelPolicyRow {
+/** What the Bedrock model table says about one model (data only). */
+export interface BedrockModelPolicy {
   /** Family name shown in decisions and `replay preview`. */
   family: string;
-  /** Matches the base model id (region/ARN prefix removed, see {@link bedrockBaseModelId}). */
-  matches: (baseModelId: string) => boolean;
   replay: BedrockReplayPolicy;
   request: BedrockReasoningRequest;
   reasoningOnlyTurn: BedrockReasoningOnlyTurnShape;
   /** Where the row comes from (WIRE.md section, fixture, issue). */
   evidence: string;
+}
+
+/** One row of the Bedrock model table: a policy plus the model ids it covers. */
+export interface BedrockModelPolicyRow extends BedrockModelPolicy {
+  /** Matches the base model id (region/ARN prefix removed, see {@link bedrockBaseModelId}). */
+  matches: (baseModelId: string) => boolean;
 }
 
 /** Placeholder text for an assistant turn whose only content could not be sent. */
@@ -180,8 +184,10 @@ export function bedrockBaseModelId(modelId: string): string {
   return lastSegment.replace(GEOGRAPHIC_PREFIX, '');
 }
 
-/** The policy row for a Bedrock model id (first match, else {@link BEDROCK_DEFAULT_POLICY}). */
-export function resolveBedrockModelPolicy(modelId: string): BedrockModelPolicyRow {
+/** The policy of a Bedrock model id: its first matching row, else {@link BEDROCK_DEFAULT_POLICY}. */
+export function resolveBedrockModelPolicy(modelId: string): BedrockModelPolicy {
   const base = bedrockBaseModelId(modelId);
-  return BEDROCK_MODEL_POLICIES.find((row) => row.matches(base)) ?? BEDROCK_DEFAULT_POLICY;
+  const { matches: _matches, ...policy } =
+    BEDROCK_MODEL_POLICIES.find((row) => row.matches(base)) ?? BEDROCK_DEFAULT_POLICY;
+  return policy;
 }

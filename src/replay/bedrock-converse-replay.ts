@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
 import type { AssistantMessage } from '../core/message.js';
 import type { OriginStamp } from '../core/origin.js';
-import type { BedrockModelPolicyRow } from './bedrock-converse-policy.js';
+import type { BedrockModelPolicy } from './bedrock-converse-policy.js';
 import { BEDROCK_ELIDED_TURN_TEXT, bedrockThinkText } from './bedrock-converse-policy.js';
 import type { CarrierDecision } from './replay-types.js';
 
@@ -53,7 +53,7 @@ export function replayBedrockAssistantTurn(
   message: AssistantMessage,
   messageIndex: number,
   target: BedrockReplayTarget,
-  policy: BedrockModelPolicyRow,
+  policy: BedrockModelPolicy,
 ): BedrockReplayedTurn {
   const decisions: CarrierDecision[] = [];
   const decide = (field: string, action: CarrierDecision['action'], reason: string, value?: string) => {
@@ -124,7 +124,7 @@ export function replayBedrockAssistantTurn(
 function signedReplayVerdict(
   message: AssistantMessage,
   target: BedrockReplayTarget,
-  policy: BedrockModelPolicyRow,
+  policy: BedrockModelPolicy,
 ): true | string {
   if (policy.replay !== 'signed') return `${policy.replay} policy`;
   if (!target.reasoningEnabled) return 'thinking disabled for this request';

@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { AssistantMessage } from '../core/message.js';
-import type { ChatReplayContext } from './replay-chat-messages.js';
+import type { ChatReplayContext } from './replay-chat-context.js';
 import type { ShapeOutcome } from './replay-carrier-shaping.js';
 import { NATIVE_ASSISTANT_RECORD_TYPE } from './replay-carrier-shaping.js';
 import { REASONING_ECHO_PAD } from './replay-must-echo.js';

@@ -3,14 +3,13 @@ import { isJsonObject } from '../core/json.js';
 import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
 import type { Route } from '../core/route.js';
 import type { ShapeOutcome } from './replay-carrier-shaping.js';
-import { NATIVE_ASSISTANT_RECORD_TYPE, routeReads, shapeRecordFields } from './replay-carrier-shaping.js';
+import { NATIVE_ASSISTANT_RECORD_TYPE, shapeRecordFields } from './replay-carrier-shaping.js';
+import { chatReplayContext, type ChatReplayContext } from './replay-chat-context.js';
 import { DecisionLog, recordAssistantDecisions } from './replay-chat-decisions.js';
-import { hostnameMatches, hostnameOf } from './replay-host.js';
-import type { IssuerRoute, OriginVerdict, ScopedEntry } from './replay-origin-scope.js';
+import type { OriginVerdict, ScopedEntry } from './replay-origin-scope.js';
 import { originVerdict, scopeReasoningDetails } from './replay-origin-scope.js';
-import type { ReplayRouteDecision } from './replay-policy.js';
-import { replayableText, policyCarriers, reasoningReplayRoute, recordsOnly } from './replay-policy.js';
-import { routeKeyOf } from './replay-route-key.js';
+import { replayableText, policyCarriers, recordsOnly } from './replay-policy.js';
+import { resolveRouteProfile, type RouteLearned, type RouteProfile } from './replay-route-profile.js';
 import type { Carrier, CarrierDecision, RouteKey, RouteOverride } from './replay-types.js';
 import { CARRIERS } from './replay-types.js';
 
@@ -56,52 +55,34 @@ export interface ChatReplayResult {
   carriersSent: Carrier[];
 }
 
-/** Everything the per-message conversion needs, computed once per request. */
-export interface ChatReplayContext {
-  route: Route;
-  decision: ReplayRouteDecision;
-  carriers: Carrier[];
-  rejected: readonly Carrier[];
-  issuer: IssuerRoute;
-  reads: ReturnType<typeof routeReads>;
-  /** The model consumes per-call Gemini `extra_content` signatures (SPEC §7.6). */
-  consumesThoughtSignature: boolean;
-  profileNativeReasoningDetailsType: string | undefined;
-}
-
-/** Builds the per-request context (SPEC §6.1 decision, issuer, route reads). */
-export function chatReplayContext(route: Route, options: ChatReplayOptions = {}): ChatReplayContext {
-  const chatRoute: Route = { ...route, api: 'chat_completions' };
-  const decision = reasoningReplayRoute(chatRoute, options);
-  const host = hostnameOf(route.baseUrl);
-  const provider = route.provider.trim().toLowerCase();
-  const reads = routeReads(route);
-  return {
-    route: chatRoute,
-    decision,
-    carriers: decision.carriers ?? [],
-    rejected: options.rejected ?? [],
-    issuer: { api: 'chat_completions', provider, host, model: route.model },
-    reads,
-    // SPEC §7.6 [T/I]: Gemini/Gemma models (the same model test as the §7.4 `extra_content`
-    // read, kept in routeReads only), and provider `gemini` on the Google endpoint even with an
-    // alias model id (the prior art's tests keep it there).
-    consumesThoughtSignature:
-      reads.extraContent || (provider === 'gemini' && hostnameMatches(host, 'generativelanguage.googleapis.com')),
-    profileNativeReasoningDetailsType: options.profileNativeReasoningDetailsType,
-  };
-}
-
 /**
- * Builds the chat-completions `messages` for `history` on `route`. Pure and idempotent: the same
- * input gives an equal result, and the history is never written to.
+ * Builds the chat-completions `messages` for `history` on `route`, resolving the route's profile
+ * from `options` (the built-in tables plus the given rows). Requests use {@link buildChatReplay}
+ * with the profile they carry.
  */
 export function buildChatCompletionsMessages(
   history: readonly Message[],
   route: Route,
   options: ChatReplayOptions = {},
 ): ChatReplayResult {
-  const context = chatReplayContext(route, options);
+  const profile = resolveRouteProfile({ ...route, api: 'chat_completions' }, options.overrides, {
+    echoOptIn: options.echoOptIn,
+    nativeReasoningDetailsType: options.profileNativeReasoningDetailsType,
+  });
+  return buildChatReplay(history, profile, { rejectedCarriers: options.rejected ?? [] });
+}
+
+/**
+ * The chat-completions `messages` for `history` on the route of `profile`, with the learned
+ * verdicts applied. Pure and idempotent: the same input gives an equal result, and the history
+ * is never written to.
+ */
+export function buildChatReplay(
+  history: readonly Message[],
+  profile: RouteProfile,
+  learned: Pick<RouteLearned, 'rejectedCarriers'>,
+): ChatReplayResult {
+  const context = chatReplayContext(profile, learned);
   const messages: JsonObject[] = new Array<JsonObject>(history.length);
   const decisions = new DecisionLog();
   const sent = new Set<Carrier>();
@@ -124,7 +105,7 @@ export function buildChatCompletionsMessages(
     decisionsFrom: (messageIndex) => decisions.materialize(messageIndex),
     carriers: context.carriers,
     pad: context.decision.pad,
-    routeKey: routeKeyOf(route.provider, route.baseUrl, route.model),
+    routeKey: profile.key,
     carriersSent: CARRIERS.filter((carrier) => sent.has(carrier)),
   };
 }

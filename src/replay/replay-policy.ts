@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { Route } from '../core/route.js';
-import { resolveCarrierRoute } from './replay-carrier-routes.js';
-import { REASONING_ECHO_PAD, mustEchoFamily } from './replay-must-echo.js';
+import { REASONING_ECHO_PAD } from './replay-must-echo.js';
+import { resolveRouteProfile, type RouteProfile } from './replay-route-profile.js';
 import type { Carrier, RouteOverride } from './replay-types.js';
 
 /**
@@ -39,21 +39,36 @@ export interface ReplayRouteDecision {
 
 /** SPEC §6.1 `reasoning_replay_route`. */
 export function reasoningReplayRoute(route: Route, options: ReplayRouteOptions = {}): ReplayRouteDecision {
-  const family = mustEchoFamily(route.provider, route.model, route.baseUrl, { overrides: options.overrides });
-  const echoOptIn = options.echoOptIn === true;
-  let pad = echoOptIn || family !== null;
-  if ((route.api ?? 'chat_completions') !== 'chat_completions') {
-    return { pad, carriers: null, tableCarriers: null, row: 'native-adapter', mustEchoFamily: family, echoOptIn };
-  }
-  const resolution = resolveCarrierRoute(route.provider, route.baseUrl, {
-    overrides: options.overrides,
-    profileNativeReasoningDetailsType: options.profileNativeReasoningDetailsType,
+  const profile = resolveRouteProfile(route, options.overrides, {
+    echoOptIn: options.echoOptIn,
+    nativeReasoningDetailsType: options.profileNativeReasoningDetailsType,
   });
-  const rejected = options.rejected ?? [];
-  const carriers = resolution.carriers.filter((carrier) => !rejected.includes(carrier));
-  // SPEC §6.1 step 4: a strict route or a rejected RC never pads.
-  pad = pad && carriers.includes('reasoning_content');
-  return { pad, carriers, tableCarriers: resolution.carriers, row: resolution.row, mustEchoFamily: family, echoOptIn };
+  if ((route.api ?? 'chat_completions') !== 'chat_completions') {
+    return {
+      pad: profile.pad,
+      carriers: null,
+      tableCarriers: null,
+      row: 'native-adapter',
+      mustEchoFamily: profile.mustEchoFamily,
+      echoOptIn: profile.echoOptIn,
+    };
+  }
+  return chatReplayDecision(profile, options.rejected);
+}
+
+/** SPEC §6.1 on a resolved profile: the route's carriers minus the learned verdicts, and padding. */
+export function chatReplayDecision(profile: RouteProfile, rejected: readonly Carrier[] = []): ReplayRouteDecision {
+  const table = profile.chat.carriers;
+  const carriers = table.filter((carrier) => !rejected.includes(carrier));
+  return {
+    // SPEC §6.1 step 4: a strict route or a rejected RC never pads.
+    pad: profile.pad && carriers.includes('reasoning_content'),
+    carriers,
+    tableCarriers: [...table],
+    row: profile.chat.row,
+    mustEchoFamily: profile.mustEchoFamily,
+    echoOptIn: profile.echoOptIn,
+  };
 }
 
 /** The reasoning fields the policy reads from a message (a canonical message or a wire copy). */

@@ -1,64 +1,21 @@
 import { AbortError, ApiError, HermesError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message, ToolMessage } from '../core/message.js';
-import type { ReasoningOptions } from '../core/reasoning-options.js';
-import type { Route } from '../core/route.js';
-import type { StreamEvent } from '../core/stream-event.js';
 import type { Usage } from '../core/usage.js';
-import { hostnameOf } from '../replay/replay-host.js';
-import type { Carrier, CarrierDecision, RouteOverride } from '../replay/replay-types.js';
-import type { SessionStore } from '../storage/session-store.js';
-import { BUILTIN_TOOLS, executeToolCall, toolDefinitions, type ApprovalDecider } from '../tools/tool-registry.js';
-import type { Tool } from '../tools/tool-types.js';
+import type { Carrier, CarrierDecision, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
+import { BUILTIN_TOOLS, executeToolCall, toolDefinitions } from '../tools/tool-registry.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
 import { getTransport } from '../transports/transport-registry.js';
-import type { Logger } from '../logging/logger.js';
 import { logRequest } from './runtime-request-log.js';
 import { missingToolResults } from './runtime-history.js';
-import { loadRejectedCarriers } from './runtime-verdicts.js';
-import { encryptedReplayOffRoutes, recoverFromError, type Recovery } from './runtime-recovery.js';
-import { readRejectedThinking } from '../replay/anthropic-signature-memory.js';
-import { routeKeyOf, routeKeyString } from '../replay/replay-route-key.js';
+import { recoverFromError, type Recovery } from './runtime-recovery.js';
+import { learnedFrom, loadRouteLearned } from './runtime-route-memory.js';
 import { isContextOverflow } from './runtime-errors.js';
-import type { CompactionSettings } from './compaction-plan.js';
-import { chargeStaleThinkingFor, planCompaction } from './compaction-plan.js';
+import { planCompaction } from './compaction-plan.js';
 import { compressSession } from './compaction-run.js';
+import { turnRouteProfile, type AgentTurnOptions } from './runtime-turn-options.js';
 
-/** Everything one agent turn needs. */
-export interface AgentTurnOptions {
-  store: SessionStore;
-  sessionId: string;
-  route: Route;
-  apiKey?: string | undefined;
-  reasoning: ReasoningOptions;
-  echoOptIn?: boolean;
-  routeOverrides?: readonly RouteOverride[];
-  workspace: string;
-  approve: ApprovalDecider;
-  logger: Logger;
-  /** Tool-loop iterations before the turn stops (default 25). */
-  maxIterations?: number;
-  stream?: boolean;
-  tools?: readonly Tool[];
-  signal?: AbortSignal | undefined;
-  /** Test seam: the transport for an API. */
-  transportFor?: (api: Route['api']) => Transport;
-  /** What the session record stores as its route when it differs from `route` (in-process emulators store `emulator:PERSONA`, no URL). */
-  sessionRoute?: { provider: string; baseUrl: string | null } | undefined;
-  /** Automatic compaction (issue 9); without a context window it never triggers. */
-  compaction?: CompactionSettings | undefined;
-  /** Live progress for renderers (stream events plus tool results). */
-  onEvent?: (event: AgentEvent) => void;
-}
-
-/** Progress events a renderer can show. */
-export type AgentEvent =
-  | StreamEvent
-  | { type: 'tool-result'; id: string; name: string; content: string; isError: boolean }
-  | { type: 'verdict-learned'; routeKey: string; fields: Carrier[] }
-  | { type: 'recovery'; message: string }
-  | { type: 'request-sent'; routeKey: string; attempt: number }
-  | { type: 'compacted'; from: string; to: string; message: string };
+export type { AgentEvent, AgentTurnOptions } from './runtime-turn-options.js';
 
 /** One tool call made during the turn. */
 export interface TurnToolCall {
@@ -125,10 +82,11 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
   };
   const maxIterations = options.maxIterations ?? 25;
   const transport = (options.transportFor ?? getTransport)(options.route.api);
+  const profile = turnRouteProfile(options);
   let compactedThisTurn = false;
   const compact = async (force: boolean): Promise<boolean> => {
-    // One attempt per turn (issue 9, g4): a pass that frees nothing used to be retried before
-    // every request of the tool loop, one summary call each time; now it says so once and stops.
+    // One attempt per turn: a pass that frees nothing says so once and is not tried again before
+    // each later request of the tool loop (every try costs a summary call).
     compactedThisTurn = true;
     const outcome = await compressSession(options, () => undefined, force);
     if (!outcome.childSessionId) {
@@ -151,12 +109,12 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
   };
   while (result.iterations < maxIterations) {
     result.iterations += 1;
-    if (!compactedThisTurn && options.compaction?.contextWindow && needsCompaction(history, options)) {
+    if (!compactedThisTurn && options.compaction?.contextWindow && needsCompaction(history, options, profile)) {
       await compact(false);
     }
     let response: Awaited<ReturnType<typeof requestOnce>>;
     try {
-      response = await requestOnce(transport, history, modelConfig, options);
+      response = await requestOnce(transport, history, modelConfig, profile, options);
     } catch (error) {
       // A context-length rejection compacts once and retries (never loops: one compaction per turn).
       if (!compactedThisTurn && error instanceof ApiError && isContextOverflow(error) && (await compact(true))) {
@@ -168,7 +126,7 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
     const { message, usage, config } = response;
     modelConfig = config;
     addUsage(result, usage);
-    const stored = withOrigin(message, options.route, usage);
+    const stored = withOrigin(message, profile, usage);
     await store.appendMessage(options.sessionId, stored);
     history.push(stored);
     if (stored.reasoning || stored.reasoning_content?.trim()) {
@@ -190,13 +148,14 @@ async function requestOnce(
   transport: Transport,
   history: readonly Message[],
   modelConfig: JsonObject,
+  profile: RouteProfile,
   options: AgentTurnOptions,
 ): Promise<{ message: AssistantMessage; usage: Usage | null; config: JsonObject }> {
   let config = modelConfig;
-  let rejected = await loadRejectedCarriers(options.store, config, options.route);
+  let learned = await loadRouteLearned(options.store, config, profile);
   let stripAllThinking = false;
   for (let attempt = 1; ; attempt += 1) {
-    const request = buildRequest(history, rejected, config, options);
+    const request = buildRequest(history, profile, learned, options);
     const prepared: PreparedRequest =
       stripAllThinking && hasPrepareWith(transport)
         ? transport.prepareWith(request, { stripAllThinking: true })
@@ -220,18 +179,16 @@ async function requestOnce(
     }
     const recovery: Recovery | null =
       attempt === 1
-        ? await recoverFromError(error, prepared, options.route, {
+        ? await recoverFromError(error, prepared, profile, {
             store: options.store,
             sessionId: options.sessionId,
             config,
-            rejected,
-            // SPEC §13.3 + §23.4: a user row's must-echo setting also gates what is learned.
-            routeOverrides: options.routeOverrides,
+            rejected: learned.rejectedCarriers,
           })
         : null;
     if (!recovery) throw decorate(error, attempt);
     config = recovery.config;
-    rejected = recovery.rejected;
+    learned = learnedFrom(config, recovery.rejected, profile);
     stripAllThinking = recovery.stripAllThinking;
     options.logger.warn(
       {
@@ -256,21 +213,17 @@ async function requestOnce(
 
 function buildRequest(
   history: readonly Message[],
-  rejected: readonly Carrier[],
-  modelConfig: JsonObject,
+  profile: RouteProfile,
+  learned: RouteLearned,
   options: AgentTurnOptions,
 ): TransportRequest {
-  const routeKey = routeKeyString(routeKeyOf(options.route.provider, options.route.baseUrl, options.route.model));
   return {
-    replayEncryptedReasoning: !encryptedReplayOffRoutes(modelConfig).includes(routeKey),
     route: options.route,
+    profile,
+    learned,
     history,
     tools: toolDefinitions(options.tools ?? BUILTIN_TOOLS),
     reasoning: options.reasoning,
-    rejectedCarriers: rejected,
-    echoOptIn: options.echoOptIn ?? false,
-    routeOverrides: options.routeOverrides ?? [],
-    rejectedThinkingFingerprints: readRejectedThinking(modelConfig),
     stream: options.stream ?? true,
     apiKey: options.apiKey,
     signal: options.signal,
@@ -337,11 +290,10 @@ async function runToolCalls(
   if (options.signal?.aborted) throw new TurnInterruptedError('turn interrupted; tool results were recorded');
 }
 
-function needsCompaction(history: readonly Message[], options: AgentTurnOptions): boolean {
+function needsCompaction(history: readonly Message[], options: AgentTurnOptions, profile: RouteProfile): boolean {
   const settings = options.compaction;
   if (!settings) return false;
-  const charge = chargeStaleThinkingFor(options.route, options.routeOverrides ?? [], options.echoOptIn ?? false);
-  return planCompaction(history, settings, charge).shouldCompact;
+  return planCompaction(history, settings, profile.chargeStaleThinking).shouldCompact;
 }
 
 /** Assistant turns whose decisions each request logs and records (older ones: see `replay preview --explain`). */
@@ -378,18 +330,11 @@ function hasPrepareWith(transport: Transport): transport is Transport & {
   return typeof (transport as { prepareWith?: unknown }).prepareWith === 'function';
 }
 
-function withOrigin(message: AssistantMessage, route: Route, usage: Usage | null): AssistantMessage {
+function withOrigin(message: AssistantMessage, profile: RouteProfile, usage: Usage | null): AssistantMessage {
   const stamped: AssistantMessage = { ...message, timestamp: message.timestamp ?? Date.now() };
   // The provider usage anchors later estimates (SPEC §15); a private key, never sent.
   if (usage) stamped['_usage'] = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
-  if (!stamped.origin) {
-    stamped.origin = {
-      api: route.api,
-      provider: route.provider.trim().toLowerCase(),
-      host: hostnameOf(route.baseUrl),
-      model: route.model,
-    };
-  }
+  if (!stamped.origin) stamped.origin = { ...profile.origin };
   return stamped;
 }
 

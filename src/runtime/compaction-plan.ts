@@ -1,12 +1,6 @@
 import type { JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message } from '../core/message.js';
-import type { Route } from '../core/route.js';
-import { classifyAnthropicRoute } from '../replay/anthropic-endpoint-route.js';
-import { nativeAnthropicPreservesPriorThinking } from '../replay/anthropic-thinking-policy.js';
-import { resolveCarrierRoute } from '../replay/replay-carrier-routes.js';
-import { isMustEcho } from '../replay/replay-must-echo.js';
-import { estimateMessageTokens, staleThinkingReachesWire } from '../replay/replay-token-estimate.js';
-import type { RouteOverride } from '../replay/replay-types.js';
+import { estimateMessageTokens } from '../replay/replay-token-estimate.js';
 
 /** Compaction settings (config.yaml `compaction:`). */
 export interface CompactionSettings {
@@ -34,41 +28,6 @@ export interface CompactionPlan {
   retainedEstimate: number;
   /** True when the salvage pass had to keep fewer turns than configured. */
   salvaged: boolean;
-}
-
-/**
- * Whether old reasoning is charged on this route (SPEC §14), computed once per plan. On Anthropic
- * Messages it is charged where prior thinking really travels (SPEC §9.2 "replays prior thinking":
- * `minimax`, or `native` with a model that preserves it, §9.1) — the Nous inference host is native,
- * an Anthropic-compatible third party (OpenRouter's `/api` Messages endpoint) is not. Before this,
- * no Anthropic route charged it, so compaction under-counted `claude-opus-4-8` on its own API.
- */
-export function chargeStaleThinkingFor(
-  route: Route,
-  overrides: readonly RouteOverride[] = [],
-  echoOptIn = false,
-  nousInferenceBaseUrl: string | undefined = process.env['NOUS_INFERENCE_BASE_URL'],
-): boolean {
-  const pad = echoOptIn || isMustEcho(route.provider, route.model, route.baseUrl, { overrides });
-  if (route.api === 'anthropic_messages') {
-    const treatment = classifyAnthropicRoute({
-      baseUrl: route.baseUrl,
-      model: route.model,
-      provider: route.provider,
-      nousInferenceBaseUrl,
-    });
-    const replaysPriorThinking =
-      treatment === 'minimax' || (treatment === 'native' && nativeAnthropicPreservesPriorThinking(route.model));
-    return staleThinkingReachesWire({
-      api: route.api,
-      pad,
-      carriers: null,
-      anthropicReplaysPriorThinking: replaysPriorThinking,
-    });
-  }
-  if (route.api !== 'chat_completions') return staleThinkingReachesWire({ api: route.api, pad, carriers: null });
-  const carriers = resolveCarrierRoute(route.provider, route.baseUrl, { overrides }).carriers;
-  return staleThinkingReachesWire({ api: route.api, pad: pad && carriers.includes('reasoning_content'), carriers });
 }
 
 /**

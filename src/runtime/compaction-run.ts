@@ -1,16 +1,10 @@
 import { HermesError } from '../core/errors.js';
 import type { Message, UserMessage } from '../core/message.js';
 import { getTransport } from '../transports/transport-registry.js';
-import type { AgentTurnOptions } from './agent-turn.js';
-import {
-  chargeStaleThinkingFor,
-  compactedMessages,
-  planCompaction,
-  type CompactionPlan,
-  type CompactionSettings,
-} from './compaction-plan.js';
+import { compactedMessages, planCompaction, type CompactionPlan, type CompactionSettings } from './compaction-plan.js';
+import { turnRouteProfile, type AgentTurnOptions } from './runtime-turn-options.js';
 
-/** The instruction the session's own model gets for the summary (a named constant, issue 9). */
+/** The instruction the session's own model gets for the summary. */
 export const COMPACTION_SUMMARY_PROMPT =
   'You are compacting a long agent session. Summarise the conversation transcript below so the ' +
   'session can continue without it: the user goals, decisions taken, files and commands touched, ' +
@@ -36,7 +30,7 @@ type CompactionOptions = Pick<
 const DEFAULT_SETTINGS: CompactionSettings = { threshold: 0.8, keepTurns: 20 };
 
 /**
- * Compacts a session (issue 9): summarises the middle with the session's own route and writes a
+ * Compacts a session (SPEC §16): summarises the middle with the session's own route and writes a
  * child session (lineage via parent) holding the head, the summary and the retained tail with
  * every carrier byte for byte. `force` compacts even under the threshold (`/compress`). Never
  * loops: when there is nothing to summarise, or the summary would not free anything, it says so
@@ -49,7 +43,7 @@ export async function compressSession(
 ): Promise<CompactionOutcome> {
   const settings = options.compaction ?? DEFAULT_SETTINGS;
   const history = await options.store.listMessages(options.sessionId);
-  const charge = chargeStaleThinkingFor(options.route, options.routeOverrides ?? [], options.echoOptIn ?? false);
+  const charge = turnRouteProfile(options).chargeStaleThinking;
   const plan = planCompaction(history, settings, charge, force);
   if (!plan.shouldCompact) {
     const message =
@@ -78,7 +72,7 @@ export async function compressSession(
   }
   const source = await options.store.getSession(options.sessionId);
   // One transaction for the child, its messages and its model_config (inherited verdicts and
-  // fingerprints plus the compaction entry): a failure leaves no half child (issue 9 item 3).
+  // fingerprints plus the compaction entry): a failure leaves no half child.
   const child = await options.store.forkSession(options.sessionId, {
     title: `${source?.title ?? options.sessionId} (compacted)`,
     messages: retained,

@@ -1,7 +1,5 @@
 import { ApiError, type HermesError } from '../core/errors.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
-import type { Route } from '../core/route.js';
-import { classifyAnthropicRoute, isSignedReplayRoute } from '../replay/anthropic-endpoint-route.js';
 import {
   ANTHROPIC_REJECTED_THINKING_KEY,
   fingerprintSignedBlocks,
@@ -9,7 +7,7 @@ import {
   readRejectedThinking,
   withRejectedThinking,
 } from '../replay/anthropic-signature-memory.js';
-import type { Carrier, RouteOverride } from '../replay/replay-types.js';
+import type { Carrier, RouteProfile } from '../replay/replay-route-profile.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { PreparedRequest } from '../transports/shared/transport.js';
 import { isInvalidEncryptedContentError } from '../transports/responses/responses-errors.js';
@@ -41,22 +39,21 @@ export interface Recovery {
 export async function recoverFromError(
   error: HermesError,
   prepared: PreparedRequest,
-  route: Route,
+  profile: RouteProfile,
   state: {
     store: SessionStore;
     sessionId: string;
     config: JsonObject;
     rejected: readonly Carrier[];
-    /** User route rows (SPEC §23.4): their must-echo setting decides the §13.3 RC exception. */
-    routeOverrides?: readonly RouteOverride[] | undefined;
   },
 ): Promise<Recovery | null> {
   if (!(error instanceof ApiError) || error.status < 400 || error.status >= 500) return null;
   const body = errorBodyOf(error);
+  const route = profile.route;
   if (route.api === 'chat_completions') {
-    const fields = fieldsToLearn(route, body, prepared.carriersSent, state.rejected, state.routeOverrides);
+    const fields = fieldsToLearn(profile, body, prepared.carriersSent, state.rejected);
     if (!fields.length) return null;
-    const config = await persistVerdict(state.store, state.sessionId, state.config, route, fields, body);
+    const config = await persistVerdict(state.store, state.sessionId, state.config, profile, fields, body);
     return {
       config,
       rejected: [...new Set([...state.rejected, ...fields])],
@@ -66,8 +63,7 @@ export async function recoverFromError(
     };
   }
   if (route.api === 'anthropic_messages' && isThinkingSignatureError(body)) {
-    const treatment = classifyAnthropicRoute({ baseUrl: route.baseUrl, model: route.model, provider: route.provider });
-    if (!isSignedReplayRoute(treatment)) return null;
+    if (!profile.anthropic.signedReplay) return null;
     const known = new Set(readRejectedThinking(state.config));
     const fingerprints = fingerprintSignedBlocks(prepared.body).filter((fingerprint) => !known.has(fingerprint));
     if (!fingerprints.length) {

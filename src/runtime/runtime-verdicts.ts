@@ -1,9 +1,6 @@
 import type { JsonObject, JsonValue } from '../core/json.js';
-import type { Route } from '../core/route.js';
 import { classifyFieldRejection } from '../replay/replay-field-rejection.js';
-import { isMustEcho } from '../replay/replay-must-echo.js';
-import { routeKeyOf, routeKeyString } from '../replay/replay-route-key.js';
-import type { Carrier, RouteKey, RouteOverride } from '../replay/replay-types.js';
+import type { Carrier, RouteKey, RouteProfile } from '../replay/replay-route-profile.js';
 import { CARRIERS } from '../replay/replay-types.js';
 import type { SessionStore } from '../storage/session-store.js';
 
@@ -31,11 +28,10 @@ export function sessionRejectedCarriers(modelConfig: JsonObject, key: RouteKey):
 export async function loadRejectedCarriers(
   store: SessionStore,
   modelConfig: JsonObject,
-  route: Route,
+  profile: Pick<RouteProfile, 'key' | 'routeKey'>,
 ): Promise<Carrier[]> {
-  const key = routeKeyOf(route.provider, route.baseUrl, route.model);
-  const fields = new Set(sessionRejectedCarriers(modelConfig, key));
-  const stored = await store.getVerdict(routeKeyString(key));
+  const fields = new Set(sessionRejectedCarriers(modelConfig, profile.key));
+  const stored = await store.getVerdict(profile.routeKey);
   for (const field of stored?.fields ?? []) if (CARRIERS.includes(field as Carrier)) fields.add(field as Carrier);
   return CARRIERS.filter((carrier) => fields.has(carrier));
 }
@@ -43,19 +39,18 @@ export async function loadRejectedCarriers(
 /**
  * Decides which carriers a 4xx error body teaches us to stop sending (SPEC §13.1–§13.3): only on
  * chat-completions, never `reasoning_content` on a must-echo route, and only fields not already
- * known — an empty result means "no retry" (prevents loops). `overrides` are the user route rows.
+ * known — an empty result means "no retry" (prevents loops).
  */
 export function fieldsToLearn(
-  route: Route,
+  profile: RouteProfile,
   errorBody: string,
   carriersSent: readonly Carrier[],
   alreadyRejected: readonly Carrier[],
-  overrides?: readonly RouteOverride[],
 ): Carrier[] {
-  if (route.api !== 'chat_completions') return [];
+  if (profile.route.api !== 'chat_completions') return [];
   // The same must-echo answer the request was built with: a user route row (SPEC §23.4) may
   // declare or deny must-echo, and that decides here too.
-  const mustEcho = isMustEcho(route.provider, route.model, route.baseUrl, { overrides });
+  const mustEcho = profile.mustEchoFamily !== null;
   const named = classifyFieldRejection(errorBody, carriersSent, { mustEcho });
   return named.filter((field) => !alreadyRejected.includes(field) && !(mustEcho && field === 'reasoning_content'));
 }
@@ -68,11 +63,11 @@ export async function persistVerdict(
   store: SessionStore,
   sessionId: string,
   modelConfig: JsonObject,
-  route: Route,
+  profile: Pick<RouteProfile, 'key' | 'routeKey'>,
   fields: readonly Carrier[],
   errorText: string,
 ): Promise<JsonObject> {
-  const key = routeKeyOf(route.provider, route.baseUrl, route.model);
+  const { key } = profile;
   const existing = Array.isArray(modelConfig[REJECTED_CARRIERS_KEY])
     ? (modelConfig[REJECTED_CARRIERS_KEY] as JsonValue[])
     : [];
@@ -83,7 +78,7 @@ export async function persistVerdict(
   const list: JsonValue[] = [...others, [key.provider, key.host, key.model, [...merged].sort()]];
   const config = await store.patchModelConfig(sessionId, { [REJECTED_CARRIERS_KEY]: list });
   await store.recordVerdict({
-    routeKey: routeKeyString(key),
+    routeKey: profile.routeKey,
     provider: key.provider,
     host: key.host,
     model: key.model,

@@ -3,6 +3,7 @@ import { UsageError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/message.js';
 import type { TransportRequest } from '../../src/transports/shared/transport.js';
 import { prepareChatCompletions } from '../../src/transports/chat-completions/chat-completions-encode.js';
+import { NOTHING_LEARNED } from '../../src/replay/replay-route-profile.js';
 
 const history: Message[] = [
   { role: 'user', content: 'hello' },
@@ -69,7 +70,7 @@ describe('chat-completions encoding (SPEC §6–§8, WIRE.md §1)', () => {
       base({
         route: { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4-pro' },
         reasoning: { enabled: true, effort: 'max' },
-        rejectedCarriers: ['reasoning_content'],
+        learned: { ...NOTHING_LEARNED, rejectedCarriers: ['reasoning_content'] },
       }),
     );
     expect(prepared.body).toMatchObject({ thinking: { type: 'enabled' }, reasoning_effort: 'max' });

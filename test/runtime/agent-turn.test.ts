@@ -21,7 +21,7 @@ function scriptedTransport(replies: Reply[]): Transport & { requests: TransportR
     api: 'chat_completions',
     requests,
     prepare(request): PreparedRequest {
-      const rejected = request.rejectedCarriers ?? [];
+      const rejected = request.learned?.rejectedCarriers ?? [];
       const sent = (['reasoning_content', 'reasoning_details'] as const).filter(
         (carrier) => !rejected.includes(carrier),
       );
@@ -116,7 +116,7 @@ describe('agent turn (issue 4 item 2)', () => {
     const { store, session, transport, options } = await setup([rejection, answer]);
     const result = await runAgentTurn('hi', options);
     expect(result.answer).toBe('It says alpha beta.');
-    expect(transport.requests.map((request) => request.rejectedCarriers)).toEqual([[], ['reasoning_details']]);
+    expect(transport.requests.map((request) => request.learned?.rejectedCarriers)).toEqual([[], ['reasoning_details']]);
     const config = (await store.getSession(session.id))?.modelConfig;
     expect(config?.['reasoning_rejected_carriers']).toEqual([['acme', 'x', 'm1', ['reasoning_details']]]);
     expect((await store.getVerdict('acme|x|m1'))?.fields).toEqual(['reasoning_details']);

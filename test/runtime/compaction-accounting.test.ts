@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { Route } from '../../src/core/route.js';
 import { estimateRequestTokens, estimateTextTokens } from '../../src/replay/replay-token-estimate.js';
-import { chargeStaleThinkingFor, messageCosts, planCompaction } from '../../src/runtime/compaction-plan.js';
+import { resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
+import { messageCosts, planCompaction } from '../../src/runtime/compaction-plan.js';
 
 /**
  * SPEC §14–§15 accounting as compaction sees it: which routes charge old thinking (the Anthropic
@@ -83,7 +84,7 @@ const staleThinkingRoutes: [string, Route, string | undefined, boolean][] = [
 
 describe('stale thinking charged per route (SPEC §14, §9.1–§9.2)', () => {
   it.each(staleThinkingRoutes)('%s', (_name, route, nousEnv, expected) => {
-    expect(chargeStaleThinkingFor(route, [], false, nousEnv)).toBe(expected);
+    expect(resolveRouteProfile(route, [], { nousInferenceBaseUrl: nousEnv }).chargeStaleThinking).toBe(expected);
   });
 });
 
@@ -122,7 +123,7 @@ describe('Anthropic accounting projection (SPEC §15)', () => {
     const history = anthropicHistory();
     const settings = { contextWindow: 100_000, threshold: 0.8, keepTurns: 1 };
     const measure = (route: Route) => {
-      const charge = chargeStaleThinkingFor(route, [], false, NO_NOUS_ENV);
+      const charge = resolveRouteProfile(route).chargeStaleThinking;
       const tail = messageCosts(history, charge).reduce((total, cost) => total + cost, 0);
       return {
         preflight: estimateRequestTokens(history, { chargeStaleThinking: charge }),
@@ -146,7 +147,7 @@ describe('Anthropic accounting projection (SPEC §15)', () => {
       index === 3 ? ({ ...message, _usage: { input_tokens: 5000, output_tokens: 70 } } as AssistantMessage) : message,
     );
     for (const route of [native, thirdParty]) {
-      const charge = chargeStaleThinkingFor(route, [], false, NO_NOUS_ENV);
+      const charge = resolveRouteProfile(route).chargeStaleThinking;
       const costs = messageCosts(anchored, charge);
       const plan = planCompaction(anchored, { contextWindow: 6000, threshold: 0.8, keepTurns: 1 }, charge);
       // Anchor (prompt + completion of message 3) plus the rough cost of the one message after it.
@@ -239,7 +240,7 @@ describe('opaque bytes never count (SPEC §15, §21.6)', () => {
   it.each(everyRouteClass)(
     '%s: growing every opaque payload 1 → 200,000 bytes changes no cost and no cut',
     (_name, route) => {
-      const charge = chargeStaleThinkingFor(route, [], false, NO_NOUS_ENV);
+      const charge = resolveRouteProfile(route).chargeStaleThinking;
       const settings = { contextWindow: 400, threshold: 0.8, keepTurns: 1 };
       const small = opaqueHeavyHistory(1);
       const huge = opaqueHeavyHistory(200_000);

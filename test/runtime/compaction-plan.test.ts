@@ -2,12 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { Route } from '../../src/core/route.js';
 import { estimateRequestTokens } from '../../src/replay/replay-token-estimate.js';
-import {
-  chargeStaleThinkingFor,
-  dropSupersededCheckpoints,
-  messageCosts,
-  planCompaction,
-} from '../../src/runtime/compaction-plan.js';
+import { dropSupersededCheckpoints, messageCosts, planCompaction } from '../../src/runtime/compaction-plan.js';
+import { resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
 
 /** A deterministic PRNG so generated histories are reproducible. */
 function prng(seed: number): () => number {
@@ -54,7 +50,7 @@ const routes: [string, Route][] = [
 
 describe('compaction estimator parity (SPEC §15, issue 9)', () => {
   it.each(routes)('preflight estimate == sum of tail-walk estimates for %s', (_name, route) => {
-    const charge = chargeStaleThinkingFor(route);
+    const charge = resolveRouteProfile(route).chargeStaleThinking;
     for (let seed = 1; seed <= 25; seed += 1) {
       const history = generateHistory(seed, 3 + (seed % 17));
       const costs = messageCosts(history, charge);

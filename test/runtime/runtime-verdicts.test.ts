@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import type { Route } from '../../src/core/route.js';
+import { resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
 import {
   fieldsToLearn,
   loadRejectedCarriers,
@@ -19,8 +20,10 @@ const rcBody = "'messages.1' : property 'reasoning_content' is unsupported";
 
 describe('SPEC §13.3 recording', () => {
   test('chat-completions only: a native wire API never learns a carrier verdict', () => {
-    expect(fieldsToLearn({ ...groq, api: 'anthropic_messages' }, rcBody, ['reasoning_content'], [])).toEqual([]);
-    expect(fieldsToLearn(groq, rcBody, ['reasoning_content', 'reasoning'], [])).toEqual([
+    expect(
+      fieldsToLearn(resolveRouteProfile({ ...groq, api: 'anthropic_messages' }), rcBody, ['reasoning_content'], []),
+    ).toEqual([]);
+    expect(fieldsToLearn(resolveRouteProfile(groq), rcBody, ['reasoning_content', 'reasoning'], [])).toEqual([
       'reasoning_content',
       'reasoning',
     ]);
@@ -28,27 +31,29 @@ describe('SPEC §13.3 recording', () => {
 
   test('must-echo routes never record reasoning_content (an RC complaint there is a value problem)', () => {
     const deepseek: Route = { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4' };
-    expect(fieldsToLearn(deepseek, rcBody, ['reasoning_content'], [])).toEqual([]);
-    expect(fieldsToLearn(deepseek, rcBody, ['reasoning_content', 'reasoning_details'], [])).toEqual([
-      'reasoning_details',
-    ]);
+    expect(fieldsToLearn(resolveRouteProfile(deepseek), rcBody, ['reasoning_content'], [])).toEqual([]);
+    expect(
+      fieldsToLearn(resolveRouteProfile(deepseek), rcBody, ['reasoning_content', 'reasoning_details'], []),
+    ).toEqual(['reasoning_details']);
   });
 
   test('SPEC §23.4: a user route row that declares must-echo is must-echo for recording too', () => {
     const acme: Route = { api: 'chat_completions', provider: 'acme', model: 'm', baseUrl: 'https://llm.acme.test' };
     const mustEchoRow = [{ providers: ['acme'], carriers: ['reasoning_content' as const], mustEcho: true }];
-    expect(fieldsToLearn(acme, rcBody, ['reasoning_content'], [])).toEqual(['reasoning_content']);
-    expect(fieldsToLearn(acme, rcBody, ['reasoning_content'], [], mustEchoRow)).toEqual([]);
+    expect(fieldsToLearn(resolveRouteProfile(acme), rcBody, ['reasoning_content'], [])).toEqual(['reasoning_content']);
+    expect(fieldsToLearn(resolveRouteProfile(acme, mustEchoRow), rcBody, ['reasoning_content'], [])).toEqual([]);
     const notMustEcho = [{ providers: ['deepseek'], carriers: ['reasoning_content' as const], mustEcho: false }];
     const deepseek: Route = { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4' };
-    expect(fieldsToLearn(deepseek, rcBody, ['reasoning_content'], [], notMustEcho)).toEqual(['reasoning_content']);
+    expect(fieldsToLearn(resolveRouteProfile(deepseek, notMustEcho), rcBody, ['reasoning_content'], [])).toEqual([
+      'reasoning_content',
+    ]);
   });
 
   test('fields already recorded for the route key are removed; nothing new → empty (no retry)', () => {
-    expect(fieldsToLearn(groq, rcBody, ['reasoning_content', 'reasoning'], ['reasoning_content'])).toEqual([
-      'reasoning',
-    ]);
-    expect(fieldsToLearn(groq, rcBody, ['reasoning_content'], ['reasoning_content'])).toEqual([]);
+    expect(
+      fieldsToLearn(resolveRouteProfile(groq), rcBody, ['reasoning_content', 'reasoning'], ['reasoning_content']),
+    ).toEqual(['reasoning']);
+    expect(fieldsToLearn(resolveRouteProfile(groq), rcBody, ['reasoning_content'], ['reasoning_content'])).toEqual([]);
   });
 
   test('persisted as [provider, host, model, [sorted fields]] merged with other route entries', async () => {
@@ -57,8 +62,22 @@ describe('SPEC §13.3 recording', () => {
     const other = ['openrouter', 'openrouter.ai', 'x', ['reasoning']];
     await store.patchModelConfig(session.id, { keep: 1, reasoning_rejected_carriers: [other] });
     const before = (await store.getSession(session.id))?.modelConfig ?? {};
-    const first = await persistVerdict(store, session.id, before, groq, ['reasoning_details'], rcBody);
-    const config = await persistVerdict(store, session.id, first, groq, ['reasoning_content'], rcBody);
+    const first = await persistVerdict(
+      store,
+      session.id,
+      before,
+      resolveRouteProfile(groq),
+      ['reasoning_details'],
+      rcBody,
+    );
+    const config = await persistVerdict(
+      store,
+      session.id,
+      first,
+      resolveRouteProfile(groq),
+      ['reasoning_content'],
+      rcBody,
+    );
     expect(config).toEqual({
       keep: 1,
       reasoning_rejected_carriers: [
@@ -100,6 +119,9 @@ describe('SPEC §13.3 loading', () => {
       errorText: rcBody,
     });
     const config = { reasoning_rejected_carriers: [['groq', 'api.groq.com', 'Qwen/QwQ', ['reasoning_details']]] };
-    expect(await loadRejectedCarriers(store, config, groq)).toEqual(['reasoning', 'reasoning_details']);
+    expect(await loadRejectedCarriers(store, config, resolveRouteProfile(groq))).toEqual([
+      'reasoning',
+      'reasoning_details',
+    ]);
   });
 });

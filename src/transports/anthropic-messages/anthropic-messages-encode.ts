@@ -8,23 +8,12 @@ import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { ReasoningEffort, ReasoningOptions } from '../../core/reasoning-options.js';
 import type { Route } from '../../core/route.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
-import {
-  anthropicEndpointClass,
-  anthropicHostOf,
-  anthropicPlatform,
-  type AnthropicPlatform,
-  type AnthropicRouteTreatment,
-  classifyAnthropicRoute,
-  isSignedReplayRoute,
-} from '../../replay/anthropic-endpoint-route.js';
+import type { AnthropicPlatform, AnthropicRouteTreatment } from '../../replay/anthropic-endpoint-route.js';
 import { type AnthropicReplayResult, buildAnthropicMessages } from '../../replay/anthropic-replay.js';
-import {
-  INTERLEAVED_THINKING_BETA,
-  needsInterleavedThinkingBeta,
-  supportsAdaptiveThinking,
-} from '../../replay/anthropic-thinking-policy.js';
-import { routeKeyOf, routeKeyString } from '../../replay/replay-route-key.js';
+import { INTERLEAVED_THINKING_BETA } from '../../replay/anthropic-thinking-policy.js';
+import type { AnthropicRouteFacts } from '../../replay/replay-route-profile.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
+import { requestLearned, requestProfile } from '../transport-route-profile.js';
 import {
   type AnthropicEffort,
   type AnthropicThinkingParam,
@@ -70,16 +59,17 @@ const EFFORT_WIRE: Readonly<Record<ReasoningEffort, AnthropicEffort>> = {
   max: 'max',
 };
 
-/** Resolves the platform, treatment and endpoint class of a route (SPEC §9.2). */
-export function resolveAnthropicEndpoint(route: Route, options: AnthropicPrepareOptions = {}): AnthropicEndpoint {
-  const platform = anthropicPlatform(route.baseUrl, route.provider);
-  const treatment = classifyAnthropicRoute({
-    baseUrl: route.baseUrl,
-    model: route.model,
-    provider: route.provider,
-    nousInferenceBaseUrl: options.nousInferenceBaseUrl,
-  });
-  return { platform, treatment, endpointClass: anthropicEndpointClass(anthropicHostOf(route.baseUrl), route.provider) };
+/** The platform, treatment and endpoint class of a request's route (SPEC §9.2), from its profile. */
+export function resolveAnthropicEndpoint(
+  request: TransportRequest,
+  options: AnthropicPrepareOptions = {},
+): AnthropicEndpoint {
+  const facts = anthropicFacts(request, options);
+  return { platform: facts.platform, treatment: facts.treatment, endpointClass: facts.endpointClass };
+}
+
+function anthropicFacts(request: TransportRequest, options: AnthropicPrepareOptions): AnthropicRouteFacts {
+  return requestProfile(request, { nousInferenceBaseUrl: options.nousInferenceBaseUrl }).anthropic;
 }
 
 /** The request URL for a platform (WIRE.md §2.5). */
@@ -97,7 +87,7 @@ export function anthropicRequestUrl(route: Route, platform: AnthropicPlatform, s
 
 /** The `thinking` / `output_config` parameters and `max_tokens` for a turn (WIRE.md §2.1). */
 export function anthropicThinkingParameters(
-  model: string,
+  facts: Pick<AnthropicRouteFacts, 'adaptiveThinking' | 'interleavedThinkingBeta'>,
   reasoning: ReasoningOptions,
   maxTokens: number | undefined,
 ): {
@@ -107,7 +97,7 @@ export function anthropicThinkingParameters(
   betas: string[];
 } {
   if (!reasoning.enabled) return { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS, betas: [] };
-  if (supportsAdaptiveThinking(model)) {
+  if (facts.adaptiveThinking) {
     const result = { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS_THINKING, thinking: { type: 'adaptive' as const } };
     return reasoning.effort === undefined
       ? { ...result, betas: [] }
@@ -122,7 +112,7 @@ export function anthropicThinkingParameters(
   return {
     maxTokens: limit,
     thinking: { type: 'enabled', budget_tokens: budget },
-    betas: needsInterleavedThinkingBeta(model) ? [INTERLEAVED_THINKING_BETA] : [],
+    betas: facts.interleavedThinkingBeta ? [INTERLEAVED_THINKING_BETA] : [],
   };
 }
 
@@ -132,8 +122,8 @@ export function anthropicTools(tools: readonly ToolDefinition[]): AnthropicTool[
 }
 
 /** The `anthropic-beta` values a request needs (header, or body `anthropic_beta` on Bedrock). */
-export function anthropicBetas(request: TransportRequest): string[] {
-  return anthropicThinkingParameters(request.route.model, request.reasoning, request.maxTokens).betas;
+export function anthropicBetas(request: TransportRequest, options: AnthropicPrepareOptions = {}): string[] {
+  return anthropicThinkingParameters(anthropicFacts(request, options), request.reasoning, request.maxTokens).betas;
 }
 
 /**
@@ -147,20 +137,21 @@ export function prepareAnthropicMessages(
 ): PreparedRequest {
   const { route } = request;
   const stream = request.stream ?? true;
-  const endpoint = resolveAnthropicEndpoint(route, options);
-  const parameters = anthropicThinkingParameters(route.model, request.reasoning, request.maxTokens);
+  const profile = requestProfile(request, { nousInferenceBaseUrl: options.nousInferenceBaseUrl });
+  const endpoint = profile.anthropic;
+  const parameters = anthropicThinkingParameters(endpoint, request.reasoning, request.maxTokens);
   const build = (thinkingEnabled: boolean): AnthropicReplayResult =>
     buildAnthropicMessages(request.history, {
       treatment: endpoint.treatment,
       model: route.model,
       endpointClass: endpoint.endpointClass,
       thinkingEnabled,
-      rejectedFingerprints: request.rejectedThinkingFingerprints,
+      rejectedFingerprints: requestLearned(request).rejectedThinkingFingerprints,
       stripAllThinking: options.stripAllThinking,
     });
   let conversation = build(request.reasoning.enabled);
   let thinkingOn = parameters.thinking !== undefined;
-  if (thinkingOn && isSignedReplayRoute(endpoint.treatment) && inFlightTurnLacksThinking(conversation.messages)) {
+  if (thinkingOn && endpoint.signedReplay && inFlightTurnLacksThinking(conversation.messages)) {
     // WIRE.md §2.6a: with thinking on, the assistant turn answered by the trailing tool_result
     // must start with a thinking block ("Expected `thinking` or `redacted_thinking`, but found
     // `tool_use`. … To avoid this requirement, disable `thinking`."). Its block is gone when a
@@ -196,7 +187,7 @@ export function prepareAnthropicMessages(
     body,
     decisions: conversation.decisions,
     carriersSent: [],
-    routeKey: routeKeyString(routeKeyOf(route.provider, route.baseUrl, route.model)),
+    routeKey: profile.routeKey,
   };
 }
 

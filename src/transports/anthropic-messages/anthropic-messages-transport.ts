@@ -51,7 +51,7 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
     const fetchImplementation = options.fetch ?? globalThis.fetch;
     const { route, signal } = request;
     const streaming = request.stream ?? true;
-    const endpoint = resolveAnthropicEndpoint(route, {
+    const endpoint = resolveAnthropicEndpoint(request, {
       nousInferenceBaseUrl: environment()['NOUS_INFERENCE_BASE_URL'],
     });
     const bodyText = JSON.stringify(prepared.body);

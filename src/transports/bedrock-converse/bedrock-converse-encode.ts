@@ -1,14 +1,13 @@
 import type { JsonObject } from '../../core/json.js';
 import type { Message } from '../../core/message.js';
 import type { ReasoningEffort, ReasoningOptions } from '../../core/reasoning-options.js';
-import type { BedrockModelPolicyRow } from '../../replay/bedrock-converse-policy.js';
-import { resolveBedrockModelPolicy } from '../../replay/bedrock-converse-policy.js';
+import type { BedrockModelPolicy } from '../../replay/bedrock-converse-policy.js';
 import type { BedrockReplayTarget } from '../../replay/bedrock-converse-replay.js';
 import { replayBedrockAssistantTurn } from '../../replay/bedrock-converse-replay.js';
-import { routeKeyOf, routeKeyString } from '../../replay/replay-route-key.js';
 import type { CarrierDecision } from '../../replay/replay-types.js';
 import { hostnameOf } from '../shared/transport-http.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
+import { requestProfile } from '../transport-route-profile.js';
 import type { BedrockConverseRequestBody, BedrockMessage, BedrockToolSpec } from './bedrock-converse-wire.js';
 import { bedrockRuntimeBaseUrl } from './bedrock-converse-wire.js';
 
@@ -34,7 +33,8 @@ export function prepareBedrockConverse(
   options: BedrockPrepareOptions = {},
 ): PreparedRequest {
   const { route } = request;
-  const policy = resolveBedrockModelPolicy(route.model);
+  const profile = requestProfile(request);
+  const policy = profile.bedrock;
   const target: BedrockReplayTarget = {
     model: route.model,
     host: hostnameOf(route.baseUrl),
@@ -79,7 +79,7 @@ export function prepareBedrockConverse(
     decisions,
     // Converse has none of the chat-completions carriers (SPEC §1); reasoning travels in blocks.
     carriersSent: [],
-    routeKey: routeKeyString(routeKeyOf(route.provider, route.baseUrl, route.model)),
+    routeKey: profile.routeKey,
   };
 }
 
@@ -106,7 +106,7 @@ function toolSpec(tool: TransportRequest['tools'][number]): BedrockToolSpec {
  * when reasoning is off, or for models that always reason (DeepSeek R1, Kimi K2 Thinking).
  */
 export function reasoningRequestFields(
-  policy: BedrockModelPolicyRow,
+  policy: BedrockModelPolicy,
   reasoning: ReasoningOptions,
   maxTokens: number | undefined,
 ): JsonObject | undefined {

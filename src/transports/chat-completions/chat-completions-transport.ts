@@ -1,11 +1,11 @@
 import { HermesError, StreamError } from '../../core/errors.js';
 import { EventStream } from '../../core/event-stream.js';
 import type { StreamEvent } from '../../core/stream-event.js';
-import { isMustEcho } from '../../replay/replay-must-echo.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { jsonRequestHeaders, networkError, originStampFor, readBodyText } from '../shared/transport-http.js';
 import { abortableSleep, runWithRetries, type BackoffOptions, type Sleep } from '../shared/transport-retry.js';
 import { readServerSentEvents, type ServerSentEvent } from '../shared/transport-sse-reader.js';
+import { requestProfile } from '../transport-route-profile.js';
 import {
   createChatCompletionsDecoder,
   decodeChatCompletionsResponse,
@@ -52,11 +52,7 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
   const fetchImplementation = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const sleep = options.sleep ?? abortableSleep;
   const mustEcho =
-    options.isMustEcho ??
-    ((request: TransportRequest) =>
-      isMustEcho(request.route.provider, request.route.model, request.route.baseUrl, {
-        overrides: request.routeOverrides,
-      }));
+    options.isMustEcho ?? ((request: TransportRequest) => requestProfile(request).mustEchoFamily !== null);
 
   async function open(request: TransportRequest, prepared: PreparedRequest, attempt: number): Promise<OpenedResponse> {
     const provider = request.route.provider;

@@ -10,9 +10,9 @@ import {
   usableSignature,
   type GeminiRouteFacts,
 } from '../../replay/gemini-replay-policy.js';
-import { routeKeyOf, routeKeyString } from '../../replay/replay-route-key.js';
 import type { CarrierDecision } from '../../replay/replay-types.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
+import { requestProfile } from '../transport-route-profile.js';
 import {
   GEMINI_AI_STUDIO_BASE_URL,
   GEMINI_CONTENT_PARTS_KEY,
@@ -43,8 +43,12 @@ export interface GeminiEndpointDefaults {
  * shape `…/v1/projects/P/locations/L`): `{base}/publishers/google/models/{model}:…`. Streaming
  * adds `:streamGenerateContent?alt=sse` (without `alt=sse` Google streams a JSON array instead).
  */
-export function geminiRequestUrl(route: Route, stream: boolean, defaults: GeminiEndpointDefaults = {}): string {
-  const facts = resolveGeminiRoute(route);
+export function geminiRequestUrl(
+  route: Route,
+  stream: boolean,
+  defaults: GeminiEndpointDefaults = {},
+  facts: GeminiRouteFacts = resolveGeminiRoute(route),
+): string {
   const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
   if (facts.issuerKind === 'vertex') {
     return `${vertexBaseUrl(route, defaults)}/publishers/google/models/${facts.model}:${method}`;
@@ -68,7 +72,8 @@ function vertexBaseUrl(route: Route, defaults: GeminiEndpointDefaults): string {
 
 /** Builds the exact request (URL, body, replay decisions, route key) for one turn. */
 export function prepareGemini(request: TransportRequest, defaults: GeminiEndpointDefaults = {}): PreparedRequest {
-  const facts = resolveGeminiRoute(request.route);
+  const profile = requestProfile(request);
+  const facts = profile.gemini;
   const decisions: CarrierDecision[] = [];
   const body: GeminiRequestBody = { contents: encodeContents(request.history, facts, decisions) };
   const system = request.history.filter((message) => message.role === 'system').map((message) => message.content);
@@ -92,11 +97,11 @@ export function prepareGemini(request: TransportRequest, defaults: GeminiEndpoin
     if (request.maxTokens !== undefined) body.generationConfig.maxOutputTokens = request.maxTokens;
   }
   return {
-    url: geminiRequestUrl(request.route, request.stream ?? true, defaults),
+    url: geminiRequestUrl(request.route, request.stream ?? true, defaults, facts),
     body: body as unknown as JsonObject,
     decisions,
     carriersSent: [],
-    routeKey: routeKeyString(routeKeyOf(request.route.provider, request.route.baseUrl, request.route.model)),
+    routeKey: profile.routeKey,
   };
 }
 

@@ -1,7 +1,7 @@
 import { AbortError, ApiError, ConnectionError, HermesError, StreamError } from '../../core/errors.js';
 import { EventStream } from '../../core/event-stream.js';
-import { resolveGeminiRoute } from '../../replay/gemini-replay-policy.js';
 import { hostnameOf, originStampFor, redactSecret } from '../shared/transport-http.js';
+import { requestProfile } from '../transport-route-profile.js';
 import { readServerSentEvents } from '../shared/transport-sse-reader.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { GeminiDecoder, type GeminiDecodeContext } from './gemini-decode.js';
@@ -79,7 +79,7 @@ async function run(
 ): Promise<void> {
   const fetchImplementation = options.fetch ?? globalThis.fetch;
   const sleep = options.sleep ?? defaultSleep;
-  const facts = resolveGeminiRoute(request.route);
+  const facts = requestProfile(request).gemini;
   const streaming = request.stream ?? true;
   const headers = await authHeaders(request, facts.issuerKind, options);
   const maxAttempts = Math.max(1, request.maxAttempts ?? 3);

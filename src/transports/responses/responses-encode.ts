@@ -1,13 +1,11 @@
 import type { JsonObject } from '../../core/json.js';
 import type { AssistantMessage, Message, UserMessage } from '../../core/message.js';
 import type { ReasoningOptions } from '../../core/reasoning-options.js';
-import type { Route } from '../../core/route.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
-import { hostnameOf } from '../../replay/replay-host.js';
-import { routeKeyOf, routeKeyString } from '../../replay/replay-route-key.js';
-import { planResponsesReplay, responsesIssuerKind } from '../../replay/responses-replay-policy.js';
+import { planResponsesReplay } from '../../replay/responses-replay-policy.js';
 import type { ResponsesMessagePlan } from '../../replay/responses-replay-policy.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
+import { requestLearned, requestProfile } from '../transport-route-profile.js';
 import { ENCRYPTED_REASONING_INCLUDE } from './responses-wire.js';
 import type {
   ResponsesAssistantMessageInputItem,
@@ -22,45 +20,6 @@ import type {
  * (SPEC §12, WIRE.md §5.1 and §5.4). Stateless: `store: false` with every reasoning item
  * carried back as `encrypted_content`.
  */
-
-// ---------------------------------------------------------------------------------------------
-// Request extension
-// ---------------------------------------------------------------------------------------------
-
-/**
- * A {@link TransportRequest} with the Responses kill switch. `TransportRequest` has no such field
- * yet (reported to the lead); the runtime passes this shape after an `invalid_encrypted_content`
- * error for the (route, session).
- */
-export interface ResponsesTransportRequest extends TransportRequest {
-  /** False turns off encrypted reasoning replay (SPEC §12 kill switch). Default true. */
-  replayEncryptedReasoning?: boolean;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Endpoints
-// ---------------------------------------------------------------------------------------------
-
-/** Default base URLs of providers that serve `/responses`, by lower-cased provider id. */
-export const RESPONSES_DEFAULT_BASE_URLS: Readonly<Record<string, string>> = {
-  openai: 'https://api.openai.com/v1',
-  xai: 'https://api.x.ai/v1',
-  copilot: 'https://api.githubcopilot.com',
-  'github-copilot': 'https://api.githubcopilot.com',
-  openrouter: 'https://openrouter.ai/api/v1',
-  deepseek: 'https://api.deepseek.com',
-  codex: 'https://chatgpt.com/backend-api/codex',
-};
-
-/** The base URL a route resolves to (explicit URL, else the provider default), without trailing `/`. */
-export function responsesBaseUrl(route: Route): string | undefined {
-  const explicit = route.baseUrl?.trim();
-  const resolved =
-    explicit !== undefined && explicit !== ''
-      ? explicit
-      : RESPONSES_DEFAULT_BASE_URLS[route.provider.trim().toLowerCase()];
-  return resolved?.replace(/\/+$/, '');
-}
 
 // ---------------------------------------------------------------------------------------------
 // Body
@@ -171,13 +130,14 @@ function inputItems(history: readonly Message[], plans: Map<number, ResponsesMes
  * Builds the exact Responses request for `request` (SPEC §12). Pure: the history is read, never
  * written. Returns the per-item decisions; `carriersSent` is empty (no chat-completions carriers).
  */
-export function prepareResponses(request: ResponsesTransportRequest): PreparedRequest {
+export function prepareResponses(request: TransportRequest): PreparedRequest {
   const { route } = request;
-  const baseUrl = responsesBaseUrl(route);
+  const profile = requestProfile(request);
+  const baseUrl = profile.baseUrl;
   const plan = planResponsesReplay(request.history, {
-    issuerKind: responsesIssuerKind(route.provider, baseUrl),
-    routeHost: hostnameOf(route.baseUrl),
-    replayEncryptedReasoning: request.replayEncryptedReasoning ?? true,
+    issuerKind: profile.responses.issuerKind,
+    routeHost: profile.origin.host,
+    replayEncryptedReasoning: requestLearned(request).replayEncryptedReasoning,
   });
   const body: ResponsesRequestBody = {
     model: route.model,
@@ -198,7 +158,7 @@ export function prepareResponses(request: ResponsesTransportRequest): PreparedRe
     body: orderedBody(body),
     decisions: plan.decisions,
     carriersSent: [],
-    routeKey: routeKeyString(routeKeyOf(route.provider, route.baseUrl, route.model)),
+    routeKey: profile.routeKey,
   };
 }
 

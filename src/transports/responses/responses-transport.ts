@@ -1,7 +1,6 @@
 import { HermesError, StreamError } from '../../core/errors.js';
 import { EventStream } from '../../core/event-stream.js';
 import type { StreamEvent } from '../../core/stream-event.js';
-import { responsesIssuerKind } from '../../replay/responses-replay-policy.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import {
   jsonRequestHeaders,
@@ -14,9 +13,10 @@ import {
 import { parseRetryAfterMs, runWithRetries } from '../shared/transport-retry.js';
 import type { Sleep } from '../shared/transport-retry.js';
 import { readServerSentEvents } from '../shared/transport-sse-reader.js';
+import { requestProfile } from '../transport-route-profile.js';
 import { decodeResponsesResponse, ResponsesStreamDecoder } from './responses-decode.js';
 import type { ResponsesCaptureContext } from './responses-decode.js';
-import { prepareResponses, responsesBaseUrl } from './responses-encode.js';
+import { prepareResponses } from './responses-encode.js';
 import { responsesApiError } from './responses-errors.js';
 
 /**
@@ -58,7 +58,7 @@ export function responsesCaptureContext(request: TransportRequest): ResponsesCap
   const { route } = request;
   return {
     origin: { ...originStampFor(route), api: 'codex_responses' },
-    issuerKind: responsesIssuerKind(route.provider, responsesBaseUrl(route)),
+    issuerKind: requestProfile(request).responses.issuerKind,
   };
 }
 

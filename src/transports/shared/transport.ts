@@ -4,28 +4,24 @@ import type { Message } from '../../core/message.js';
 import type { ReasoningOptions } from '../../core/reasoning-options.js';
 import type { Route } from '../../core/route.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
-import type { Carrier, CarrierDecision, RouteOverride } from '../../replay/replay-types.js';
+import type { RouteLearned, RouteProfile } from '../../replay/replay-route-profile.js';
+import type { Carrier, CarrierDecision } from '../../replay/replay-types.js';
 
 /** Everything a transport needs to build and send one request. */
 export interface TransportRequest {
   route: Route;
+  /**
+   * Everything the route tables say about `route` (`routeProfileFor`, SPEC §3–§12, §23.4),
+   * resolved once by the caller for every request of a turn. Absent: the transport resolves the
+   * built-in profile of `route` (no user route rows, no echo opt-in).
+   */
+  profile?: RouteProfile;
+  /** What the session learned about the route: verdicts, rejected signatures, kill switches (SPEC §9.4, §12, §13). Absent: nothing. */
+  learned?: RouteLearned;
   /** Canonical stored history, never mutated by the transport. */
   history: readonly Message[];
   tools: readonly ToolDefinition[];
   reasoning: ReasoningOptions;
-  /** Learned verdicts for this route key (SPEC §13): carriers never to send. */
-  rejectedCarriers?: readonly Carrier[];
-  /** `model.reasoning_echo` opt-in (SPEC §4). */
-  echoOptIn?: boolean;
-  /** User route rows from config.yaml (SPEC §23.4). */
-  routeOverrides?: readonly RouteOverride[];
-  /** Anthropic rejected-signature fingerprints (SPEC §9.4). */
-  rejectedThinkingFingerprints?: readonly string[];
-  /**
-   * Responses API: replay encrypted reasoning items (default true). Turned off for a route after an
-   * `invalid_encrypted_content` error (SPEC §12 kill switch), scoped and logged by the runtime.
-   */
-  replayEncryptedReasoning?: boolean;
   /** Stream the response (default true). */
   stream?: boolean;
   apiKey?: string | undefined;

@@ -14,6 +14,7 @@ import {
 import { fingerprintSignedBlocks, isThinkingSignatureError } from '../../../src/replay/anthropic-signature-memory.js';
 import { createAnthropicMessagesTransport } from '../../../src/transports/anthropic-messages/anthropic-messages-transport.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
+import { NOTHING_LEARNED } from '../../../src/replay/replay-route-profile.js';
 
 const TOOLS: ToolDefinition[] = [
   {
@@ -192,7 +193,9 @@ describe('Anthropic emulator rules through the transport', () => {
     expect(isThinkingSignatureError(error.body)).toBe(true);
     const fingerprints = fingerprintSignedBlocks(prepared.body);
     expect(fingerprints).toHaveLength(1);
-    const retried = await transport.send({ ...turn, rejectedThinkingFingerprints: fingerprints }).result();
+    const retried = await transport
+      .send({ ...turn, learned: { ...NOTHING_LEARNED, rejectedThinkingFingerprints: fingerprints } })
+      .result();
     expect(emulator.requests.slice(start).map((entry) => entry.status)).toEqual([200, 400, 200]);
     const body = emulator.requests[start + 2]?.body as { messages: unknown[] };
     expect(body.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: first.content }] });

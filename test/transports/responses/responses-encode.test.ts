@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message } from '../../../src/core/message.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
 import { prepareResponses } from '../../../src/transports/responses/responses-encode.js';
-import type { ResponsesTransportRequest } from '../../../src/transports/responses/responses-encode.js';
+import { NOTHING_LEARNED } from '../../../src/replay/replay-route-profile.js';
 
 /**
  * SPEC §12 replay rules and WIRE.md §5.1/§5.4 request shape, asserted on exact bodies.
@@ -62,7 +62,7 @@ function toolLoopHistory(): Message[] {
   ];
 }
 
-function request(history: Message[], overrides: Partial<ResponsesTransportRequest> = {}): ResponsesTransportRequest {
+function request(history: Message[], overrides: Partial<TransportRequest> = {}): TransportRequest {
   return {
     route: { api: 'codex_responses', provider: 'openai', model: 'gpt-5.4', baseUrl: 'https://api.openai.com/v1' },
     history,
@@ -299,7 +299,9 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
   });
 
   it('kill switch: replayEncryptedReasoning false drops every encrypted item, with a reason each', () => {
-    const prepared = prepareResponses(request(toolLoopHistory(), { replayEncryptedReasoning: false }));
+    const prepared = prepareResponses(
+      request(toolLoopHistory(), { learned: { ...NOTHING_LEARNED, replayEncryptedReasoning: false } }),
+    );
     expect((prepared.body['input'] as { type?: string }[]).filter((item) => item.type === 'reasoning')).toEqual([]);
     expect(prepared.decisions.filter((decision) => decision.field.startsWith('codex_reasoning_items'))).toEqual([
       {

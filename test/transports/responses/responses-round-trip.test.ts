@@ -5,7 +5,8 @@ import type { StreamEvent } from '../../../src/core/stream-event.js';
 import { startResponsesEmulator } from '../../../src/emulators/responses/responses-emulator.js';
 import type { ResponsesEmulator } from '../../../src/emulators/responses/responses-emulator.js';
 import { isInvalidEncryptedContentError } from '../../../src/transports/responses/responses-errors.js';
-import type { ResponsesTransportRequest } from '../../../src/transports/responses/responses-encode.js';
+import { NOTHING_LEARNED } from '../../../src/replay/replay-route-profile.js';
+import type { TransportRequest } from '../../../src/transports/shared/transport.js';
 import { createResponsesTransport, responsesTransport } from '../../../src/transports/responses/responses-transport.js';
 
 /**
@@ -36,8 +37,8 @@ async function emulator(issuer: string): Promise<ResponsesEmulator> {
 function request(
   target: ResponsesEmulator,
   history: Message[],
-  overrides: Partial<ResponsesTransportRequest> = {},
-): ResponsesTransportRequest {
+  overrides: Partial<TransportRequest> = {},
+): TransportRequest {
   return {
     route: { api: 'codex_responses', provider: 'openai', model: 'gpt-5.4', baseUrl: target.baseUrl },
     history,
@@ -138,7 +139,7 @@ describe('responses transport round trip against the emulator (SPEC §12, WIRE.m
     expect(target.requests.at(-1)?.status).toBe(400);
 
     const recovered = await responsesTransport
-      .send(request(target, altered, { replayEncryptedReasoning: false }))
+      .send(request(target, altered, { learned: { ...NOTHING_LEARNED, replayEncryptedReasoning: false } }))
       .result();
     expect(recovered.content).toContain('Reasoning continuity: broken (0 intact, 0 altered, 1 missing of 1).');
     expect(target.requests.at(-1)?.status).toBe(200);

@@ -1,0 +1,61 @@
+import type { Route } from '../core/route.js';
+import type { StreamEvent } from '../core/stream-event.js';
+import type { Logger } from '../logging/logger.js';
+import type { Carrier, RouteOverride, RouteProfile } from '../replay/replay-route-profile.js';
+import type { SessionStore } from '../storage/session-store.js';
+import type { ApprovalDecider } from '../tools/tool-registry.js';
+import type { Tool } from '../tools/tool-types.js';
+import type { Transport } from '../transports/shared/transport.js';
+import { routeProfileFor } from '../transports/transport-route-profile.js';
+import type { ReasoningOptions } from '../core/reasoning-options.js';
+import type { CompactionSettings } from './compaction-plan.js';
+
+/** Everything one agent turn needs. */
+export interface AgentTurnOptions {
+  store: SessionStore;
+  sessionId: string;
+  route: Route;
+  apiKey?: string | undefined;
+  reasoning: ReasoningOptions;
+  echoOptIn?: boolean;
+  routeOverrides?: readonly RouteOverride[];
+  workspace: string;
+  approve: ApprovalDecider;
+  logger: Logger;
+  /** Tool-loop iterations before the turn stops (default 25). */
+  maxIterations?: number;
+  stream?: boolean;
+  tools?: readonly Tool[];
+  signal?: AbortSignal | undefined;
+  /** Test seam: the transport for an API. */
+  transportFor?: (api: Route['api']) => Transport;
+  /** What the session record stores as its route when it differs from `route` (in-process emulators store `emulator:PERSONA`, no URL). */
+  sessionRoute?: { provider: string; baseUrl: string | null } | undefined;
+  /** Automatic compaction (SPEC §16); without a context window it never triggers. */
+  compaction?: CompactionSettings | undefined;
+  /** Live progress for renderers (stream events plus tool results). */
+  onEvent?: (event: AgentEvent) => void;
+}
+
+/** Progress events a renderer can show. */
+export type AgentEvent =
+  | StreamEvent
+  | { type: 'tool-result'; id: string; name: string; content: string; isError: boolean }
+  | { type: 'verdict-learned'; routeKey: string; fields: Carrier[] }
+  | { type: 'recovery'; message: string }
+  | { type: 'request-sent'; routeKey: string; attempt: number }
+  | { type: 'compacted'; from: string; to: string; message: string };
+
+/**
+ * The profile of the turn's route (SPEC §3–§12) under the user's route rows and echo opt-in,
+ * resolved once per turn and carried by every request of it.
+ */
+export function turnRouteProfile(
+  options: Pick<AgentTurnOptions, 'route' | 'routeOverrides' | 'echoOptIn'>,
+): RouteProfile {
+  return routeProfileFor(options.route, {
+    overrides: options.routeOverrides,
+    echoOptIn: options.echoOptIn,
+    nousInferenceBaseUrl: process.env['NOUS_INFERENCE_BASE_URL'],
+  });
+}
