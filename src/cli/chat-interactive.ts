@@ -3,7 +3,8 @@ import { HermesError } from '../core/errors.js';
 import { runAgentTurn, TurnInterruptedError, type AgentTurnOptions } from '../runtime/agent-turn.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
-import { formatTime, styles, useColor } from './cli-output.js';
+import type { ToolPreview } from '../tools/tool-types.js';
+import { formatTime, styleDiff, styles, useColor } from './cli-output.js';
 import { createRenderer } from './chat-render.js';
 
 /** Slash commands, shown by /help. */
@@ -68,7 +69,7 @@ export async function runInteractiveChat(
           ...options,
           signal: current.signal,
           onEvent: renderer.onEvent,
-          approve: yolo ? async () => true : (name, args) => askApproval(ask, name, args),
+          approve: yolo ? async () => true : (name, args, preview) => askApproval(ask, name, args, preview),
         });
         // Automatic compaction moves the conversation to a child session.
         if (turn.sessionId !== options.sessionId) options = { ...options, sessionId: turn.sessionId };
@@ -144,8 +145,16 @@ async function runSlashCommand(
   }
 }
 
-async function askApproval(ask: LineReader, name: string, args: Record<string, unknown>): Promise<boolean> {
-  const answer = await ask(`allow ${name} ${JSON.stringify(args)}? [y/N] `);
+async function askApproval(
+  ask: LineReader,
+  name: string,
+  args: Record<string, unknown>,
+  preview: ToolPreview,
+): Promise<boolean> {
+  // A file change shows its unified diff, then asks about its summary line.
+  if (preview.diff) process.stdout.write(styleDiff(preview.diff, styles(useColor(process.stdout))));
+  const question = preview.diff ? `${name}: ${preview.summary}` : `${name} ${JSON.stringify(args)}`;
+  const answer = await ask(`allow ${question}? [y/N] `);
   return /^y(es)?$/i.test((answer ?? '').trim());
 }
 

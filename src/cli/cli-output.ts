@@ -28,3 +28,17 @@ export function formatTime(epochMs: number): string {
   const pad = (value: number) => String(value).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
+
+/** A unified diff for the terminal: removed lines red, added green, hunk headers cyan, file headers bold. */
+export function styleDiff(diff: string, style: ReturnType<typeof styles>): string {
+  return diff
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith('--- ') || line.startsWith('+++ ')) return style.bold(line);
+      if (line.startsWith('@@')) return style.cyan(line);
+      if (line.startsWith('+')) return style.green(line);
+      if (line.startsWith('-')) return style.red(line);
+      return line;
+    })
+    .join('\n');
+}

@@ -1,19 +1,26 @@
 import type { ToolDefinition } from '../core/tool-definition.js';
-import { listDirectoryTool, readFileTool, searchFilesTool, writeFileTool } from './tool-files.js';
+import { editFileTool } from './tool-edit.js';
+import { listDirectoryTool, readFileTool, writeFileTool } from './tool-files.js';
+import { runWithinLimits } from './tool-limits.js';
+import { searchFilesTool } from './tool-search.js';
 import { runShellTool } from './tool-shell.js';
-import { ToolError, type Tool, type ToolContext } from './tool-types.js';
+import { ToolError, type Tool, type ToolContext, type ToolPreview } from './tool-types.js';
 
 /** Built-in tools, by name. */
 export const BUILTIN_TOOLS: readonly Tool[] = [
   readFileTool,
   writeFileTool,
+  editFileTool,
   listDirectoryTool,
   searchFilesTool,
   runShellTool,
 ];
 
-/** Decides whether a tool that needs approval may run. */
-export type ApprovalDecider = (name: string, args: Record<string, unknown>) => Promise<boolean>;
+/**
+ * Decides whether a tool that needs approval may run. `preview` says what the call will do:
+ * a summary line and, for file changes, the unified diff to show before asking.
+ */
+export type ApprovalDecider = (name: string, args: Record<string, unknown>, preview: ToolPreview) => Promise<boolean>;
 
 /** The outcome of one tool call, as the model will see it. */
 export interface ToolOutcome {
@@ -28,7 +35,9 @@ export function toolDefinitions(tools: readonly Tool[] = BUILTIN_TOOLS): ToolDef
 
 /**
  * Runs one tool call. Unknown tools, invalid JSON arguments, refused approvals and tool
- * failures all become an error result the model sees — never a crash.
+ * failures all become an error result the model sees — never a crash. A tool that needs
+ * approval is previewed first (a call that cannot succeed fails without asking), and every
+ * call runs under its deadline and the turn's abort signal ({@link runWithinLimits}).
  */
 export async function executeToolCall(
   name: string,
@@ -45,14 +54,21 @@ export async function executeToolCall(
   } catch {
     return { content: `error: invalid arguments for ${name}: expected a JSON object`, isError: true };
   }
-  if (tool.needsApproval && !(await context.approve(name, args))) {
-    return {
-      content: `error: ${name} was not approved by the user (approve interactively, or run with --yolo)`,
-      isError: true,
-    };
-  }
+  const toolContext: ToolContext = { workspace: context.workspace, signal: context.signal };
   try {
-    return { content: await tool.run(args, context), isError: false };
+    if (tool.needsApproval) {
+      const preview = tool.preview
+        ? await tool.preview(args, toolContext)
+        : { summary: `${name} ${JSON.stringify(args)}` };
+      if (!(await context.approve(name, args, preview))) {
+        return {
+          content: `error: ${name} was not approved by the user (approve interactively, or run with --yolo)`,
+          isError: true,
+        };
+      }
+      toolContext.approved = preview;
+    }
+    return { content: await runWithinLimits(tool, args, toolContext), isError: false };
   } catch (error) {
     if (error instanceof ToolError) return { content: `error: ${error.message}`, isError: true };
     return { content: `error: ${name} failed: ${(error as Error).message}`, isError: true };

@@ -1,45 +1,145 @@
 import { spawn } from 'node:child_process';
-import { limitOutput } from './tool-files.js';
-import { stringArgument, ToolError, type Tool } from './tool-types.js';
+import { MAX_TOOL_OUTPUT, seconds } from './tool-limits.js';
+import { integerArgument, stringArgument, ToolError, type Tool } from './tool-types.js';
 
-/** Longest a shell command may run. */
-export const SHELL_TIMEOUT_MS = 120_000;
+/** Default time a shell command may run (seconds). */
+export const SHELL_TIMEOUT_SECONDS = 120;
+/** Longest time a call may ask for (seconds). */
+export const MAX_SHELL_TIMEOUT_SECONDS = 600;
+/** Time the group gets between SIGTERM and SIGKILL. */
+const KILL_GRACE_MS = 2_000;
+/**
+ * Time the output pipes get to close once the shell exited. A command that leaves a background
+ * process (`server &`) keeps them open; the result is returned without waiting for it.
+ */
+const PIPE_GRACE_MS = 1_000;
 
-/** `run_shell {command}` (needs approval): runs in the workspace with `sh -c`, output and exit code returned. */
+/**
+ * Keeps the first and the last half of {@link MAX_TOOL_OUTPUT} characters of a stream of
+ * output, so memory stays bounded however much a command prints, and counts what was cut.
+ */
+class OutputKeeper {
+  private head = '';
+  private tail = '';
+  private total = 0;
+  private readonly half = Math.floor(MAX_TOOL_OUTPUT / 2);
+
+  add(chunk: string): void {
+    this.total += chunk.length;
+    if (this.head.length < this.half) {
+      const room = this.half - this.head.length;
+      this.head += chunk.slice(0, room);
+      chunk = chunk.slice(room);
+    }
+    if (!chunk) return;
+    this.tail += chunk;
+    if (this.tail.length > 2 * this.half) this.tail = this.tail.slice(-this.half);
+  }
+
+  text(): string {
+    const tail = this.tail.length > this.half ? this.tail.slice(-this.half) : this.tail;
+    const cut = this.total - this.head.length - tail.length;
+    if (cut <= 0) return this.head + tail;
+    return `${this.head}\n[… ${cut} characters of output cut from the middle of ${this.total} …]\n${tail}`;
+  }
+}
+
+/** `run_shell {command, timeout_seconds?}` (needs approval): `sh -c` in the workspace, output and exit code returned. */
 export const runShellTool: Tool = {
   definition: {
     name: 'run_shell',
-    description: 'Run a shell command in the workspace directory; returns its output and exit code.',
+    description:
+      'Run a shell command (sh -c) in the workspace directory; returns its output (stdout and stderr together) ' +
+      `and exit code. Stopped after timeout_seconds (default ${SHELL_TIMEOUT_SECONDS}, at most ` +
+      `${MAX_SHELL_TIMEOUT_SECONDS}) together with every process it started. Output over ` +
+      `${MAX_TOOL_OUTPUT / 1024} KiB keeps its first and last ${MAX_TOOL_OUTPUT / 2048} KiB. No input is given ` +
+      '(stdin is closed), so interactive commands fail.',
     parameters: {
       type: 'object',
-      properties: { command: { type: 'string' } },
+      properties: {
+        command: { type: 'string' },
+        timeout_seconds: {
+          type: 'integer',
+          description: `Seconds before the command is stopped (default ${SHELL_TIMEOUT_SECONDS}, at most ${MAX_SHELL_TIMEOUT_SECONDS}).`,
+        },
+      },
       required: ['command'],
       additionalProperties: false,
     },
   },
   needsApproval: true,
+  deadlineMs: (MAX_SHELL_TIMEOUT_SECONDS + 15) * 1000,
+  async preview(args) {
+    return { summary: `run: ${stringArgument(args, 'command')}` };
+  },
   run(args, context) {
     const command = stringArgument(args, 'command');
+    const timeoutMs =
+      integerArgument(args, 'timeout_seconds', {
+        fallback: SHELL_TIMEOUT_SECONDS,
+        minimum: 1,
+        maximum: MAX_SHELL_TIMEOUT_SECONDS,
+      }) * 1000;
     return new Promise((resolve, reject) => {
-      const child = spawn('sh', ['-c', command], { cwd: context.workspace, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      const append = (chunk: Buffer) => {
-        if (output.length < 4 * 1024 * 1024) output += chunk.toString('utf8');
+      // A process group of its own, so a timeout or Ctrl-C stops the command's children too.
+      const child = spawn('sh', ['-c', command], {
+        cwd: context.workspace,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      const output = new OutputKeeper();
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => output.add(chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => output.add(chunk));
+      let stopped: string | null = null;
+      const timers: NodeJS.Timeout[] = [];
+      const signalGroup = (signal: NodeJS.Signals) => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, signal);
+        } catch {
+          // The group is already gone.
+        }
       };
-      child.stdout.on('data', append);
-      child.stderr.on('data', append);
-      const timer = setTimeout(() => child.kill('SIGKILL'), SHELL_TIMEOUT_MS);
-      const onAbort = () => child.kill('SIGKILL');
-      context.signal?.addEventListener('abort', onAbort, { once: true });
+      const stop = (why: string) => {
+        if (stopped) return;
+        stopped = why;
+        signalGroup('SIGTERM');
+        timers.push(setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS));
+      };
+      timers.push(setTimeout(() => stop(`timed out after ${seconds(timeoutMs)}`), timeoutMs));
+      const onAbort = () => stop('interrupted by the user');
+      if (context.signal?.aborted) onAbort();
+      else context.signal?.addEventListener('abort', onAbort, { once: true });
+      let settled = false;
+      const finish = (code: number | null, signal: NodeJS.Signals | null, note?: string) => {
+        if (settled) return;
+        settled = true;
+        timers.forEach(clearTimeout);
+        context.signal?.removeEventListener('abort', onAbort);
+        const text = output.text();
+        const status = stopped
+          ? `${stopped}: the command and every process it started were stopped`
+          : signal
+            ? `killed by ${signal}`
+            : `exit code ${code}`;
+        resolve(`${text}${text.endsWith('\n') || !text ? '' : '\n'}[${status}]${note ? `\n[${note}]` : ''}`);
+      };
       child.on('error', (error) => {
-        clearTimeout(timer);
+        if (settled) return;
+        settled = true;
+        timers.forEach(clearTimeout);
+        context.signal?.removeEventListener('abort', onAbort);
         reject(new ToolError(`could not run the command: ${error.message}`));
       });
-      child.on('close', (code, signal) => {
-        clearTimeout(timer);
-        context.signal?.removeEventListener('abort', onAbort);
-        const status = signal ? `killed by ${signal}` : `exit code ${code}`;
-        resolve(limitOutput(`${output}${output.endsWith('\n') || !output ? '' : '\n'}[${status}]`));
+      child.on('close', (code, signal) => finish(code, signal));
+      child.on('exit', (code, signal) => {
+        if (settled) return;
+        timers.push(
+          setTimeout(() => {
+            child.stdout.destroy();
+            child.stderr.destroy();
+            finish(code, signal, 'processes it left in the background still hold its output; not waited for');
+          }, PIPE_GRACE_MS),
+        );
       });
     });
   },

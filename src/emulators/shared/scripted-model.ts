@@ -94,8 +94,8 @@ export function describeContinuity(report: ContinuityReport): string {
  * Runs the script. Rules, in order:
  * 1. The last message is a tool result: answer with a summary of it (final answer).
  * 2. The last user text asks for a tool that is offered — "read the file X" / "read X",
- *    "list files"/"list the directory [X]", "search for P [in X]", "write TEXT to X",
- *    "run `CMD`": call it.
+ *    "list files"/"list the directory [X]", "search for P [in X]", "replace [all] "A" with "B" in X",
+ *    "write TEXT to X", "run `CMD`": call it.
  * 3. Otherwise answer in text, echoing the question.
  * Every answer ends with the continuity sentence. Tool call ids are deterministic
  * (`call_<turn>_<n>`), so recordings are stable.
@@ -139,7 +139,7 @@ function toolCallFor(
 ): { id: string; name: string; arguments: string } | null {
   const offered = new Set(tools);
   const id = `call_${turn}_1`;
-  const make = (name: string, args: Record<string, string>) =>
+  const make = (name: string, args: Record<string, string | boolean>) =>
     offered.has(name) ? { id, name, arguments: JSON.stringify(args) } : null;
   let match = /\bread (?:the )?file ([^\s"'`]+)|\bread ([^\s"'`]+\.[a-z0-9]+)/i.exec(question);
   if (match) return make('read_file', { path: stripPunctuation(match[1] ?? match[2] ?? '') });
@@ -147,6 +147,11 @@ function toolCallFor(
   if (match) return make('list_directory', { path: stripPunctuation(match[1] ?? '.') });
   match = /\bsearch (?:for )?["']?([^"'\s]+)["']?(?: in ([^\s"'`]+))?/i.exec(question);
   if (match) return make('search_files', { pattern: match[1] ?? '', path: stripPunctuation(match[2] ?? '.') });
+  match = /\breplace (all )?"([^"]*)" with "([^"]*)" in ([^\s"'`]+)/i.exec(question);
+  if (match) {
+    const edit = { path: stripPunctuation(match[4] ?? ''), old_string: match[2] ?? '', new_string: match[3] ?? '' };
+    return make('edit_file', match[1] ? { ...edit, replace_all: true } : edit);
+  }
   match = /\bwrite ["']([^"']*)["'] to ([^\s"'`]+)/i.exec(question);
   if (match) return make('write_file', { path: stripPunctuation(match[2] ?? ''), content: match[1] ?? '' });
   match = /\brun `([^`]+)`/i.exec(question);

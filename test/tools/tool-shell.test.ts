@@ -1,0 +1,80 @@
+import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { executeToolCall } from '../../src/tools/tool-registry.js';
+import { MAX_TOOL_OUTPUT } from '../../src/tools/tool-limits.js';
+
+/** `run_shell`: a timeout that stops the whole process group, an output cap that keeps head and tail, Ctrl-C. */
+
+let workspace: string;
+const allow = async () => true;
+
+beforeEach(() => {
+  workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-shell-')));
+});
+
+const shell = (args: Record<string, unknown>, signal?: AbortSignal) =>
+  executeToolCall('run_shell', JSON.stringify(args), { workspace, approve: allow, signal });
+
+/** True once `path` exists, polling with a bounded number of short waits. */
+async function appears(path: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    if (existsSync(path)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return false;
+}
+
+describe('run_shell limits', () => {
+  it('states its timeout and output cap in the tool description', async () => {
+    const { runShellTool } = await import('../../src/tools/tool-shell.js');
+    expect(runShellTool.definition.description).toMatch(/timeout_seconds \(default 120, at most 600\)/);
+    expect(runShellTool.definition.description).toMatch(/Output over 64 KiB keeps its first and last 32 KiB/);
+  });
+
+  it('a timeout stops the command and the processes it started, and says so', async () => {
+    // The child sleep would keep the output pipe open (and the call waiting) if only sh were killed.
+    const outcome = await shell({ command: 'echo started; sleep 30 & sleep 30; echo never', timeout_seconds: 1 });
+    expect(outcome).toEqual({
+      content: 'started\n[timed out after 1 s: the command and every process it started were stopped]',
+      isError: false,
+    });
+  });
+
+  it('long output keeps its head and tail and says how much was cut', async () => {
+    const outcome = await shell({ command: 'seq 1 200000' });
+    expect(outcome.isError).toBe(false);
+    expect(outcome.content.length).toBeLessThan(MAX_TOOL_OUTPUT + 200);
+    expect(outcome.content.startsWith('1\n2\n3\n')).toBe(true);
+    expect(outcome.content.endsWith('199999\n200000\n[exit code 0]')).toBe(true);
+    expect(outcome.content).toMatch(/\n\[… \d+ characters of output cut from the middle of 1288895 …\]\n/);
+  });
+
+  it('Ctrl-C (the turn signal) stops the command and its children', async () => {
+    const controller = new AbortController();
+    const marker = join(workspace, 'running');
+    const running = shell({ command: `touch ${marker}; sleep 30` }, controller.signal);
+    expect(await appears(marker)).toBe(true);
+    controller.abort();
+    expect(await running).toEqual({
+      content: '[interrupted by the user: the command and every process it started were stopped]',
+      isError: false,
+    });
+  });
+
+  it('a background process left running does not hold the call', async () => {
+    const outcome = await shell({ command: 'sleep 3 & echo done' });
+    expect(outcome).toEqual({
+      content: 'done\n[exit code 0]\n[processes it left in the background still hold its output; not waited for]',
+      isError: false,
+    });
+  });
+
+  it('an out-of-range timeout is a tool error', async () => {
+    expect(await shell({ command: 'true', timeout_seconds: 601 })).toEqual({
+      content: 'error: invalid arguments: "timeout_seconds" must be a whole number from 1 to 600',
+      isError: true,
+    });
+  });
+});
