@@ -107,6 +107,7 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
       maxIterations: context.config.maxIterations,
       compaction: context.config.compaction,
       sessionRoute,
+      fetch: opened.fetch,
       stream: flags.stream !== false,
     };
     if (flags.query !== undefined) await runOneTurn(flags, turnOptions);

@@ -1,11 +1,11 @@
 import { UsageError } from '../core/errors.js';
 import type { Route } from '../core/route.js';
 import { isLocalEndpoint } from '../replay/replay-host.js';
-import { startInProcessEmulator, type InProcessEmulator } from '../runtime/runtime-emulator.js';
 import { resolveRoute, type RouteFlags } from '../runtime/runtime-route.js';
-import { installConnectTo, parseConnectTo } from '../runtime/runtime-connect-to.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
+import { connectToFetch, parseConnectTo } from './cli-connect-to.js';
+import type { InProcessEmulator } from './cli-emulator-start.js';
 
 /** A ready-to-use route for a command, with the in-process emulator when one was started. */
 export interface OpenedRoute {
@@ -14,6 +14,12 @@ export interface OpenedRoute {
   emulator: InProcessEmulator | null;
   /** What the session record stores (emulators: `emulator:PERSONA`, no URL). */
   sessionRoute: { provider: string; baseUrl: string | null } | undefined;
+  /**
+   * The `fetch` every request of this route goes through, when origins are mapped
+   * (`HERMES_CONNECT_TO`, or a real origin an in-process emulator answers for); pass it to the
+   * runtime as the turn's `fetch`. Undefined: the global `fetch`.
+   */
+  fetch: typeof globalThis.fetch | undefined;
   close(): Promise<void>;
 }
 
@@ -28,20 +34,23 @@ export async function openRoute(
   session: SessionRecord | null,
   notes: NodeJS.WritableStream = process.stderr,
 ): Promise<OpenedRoute> {
-  // Emulation aid: HERMES_CONNECT_TO maps a real origin onto a loopback emulator (runtime-connect-to.ts).
-  installConnectTo(parseConnectTo(process.env['HERMES_CONNECT_TO']));
+  // Emulation aid: HERMES_CONNECT_TO maps a real origin onto a loopback emulator (cli-connect-to.ts).
+  const connectTo = parseConnectTo(process.env['HERMES_CONNECT_TO']);
   const resolved = resolveRoute(flags, context.config, session, process.env);
   if (resolved.emulatorPersona) {
+    const { startInProcessEmulator } = await import('./cli-emulator-start.js');
     const emulator = await startInProcessEmulator(resolved.emulatorPersona, resolved.route.model || undefined);
     notes.write(
       `offline: using the built-in emulator (persona ${emulator.persona}, ${emulator.baseUrl}); ` +
         'set a provider in config.yaml or pass --provider to use a real model\n',
     );
+    for (const [from, to] of emulator.connectTo) connectTo.set(from, to);
     return {
       route: emulator.route,
       apiKey: emulator.apiKey,
       emulator,
       sessionRoute: { provider: `emulator:${emulator.persona}`, baseUrl: null },
+      fetch: mappedFetch(connectTo),
       close: () => emulator.close(),
     };
   }
@@ -51,5 +60,16 @@ export async function openRoute(
       `no API key for ${route.provider}: set ${resolved.apiKeyEnv} or pass --api-key (the key is never stored)`,
     );
   }
-  return { route, apiKey: resolved.apiKey, emulator: null, sessionRoute: undefined, close: async () => undefined };
+  return {
+    route,
+    apiKey: resolved.apiKey,
+    emulator: null,
+    sessionRoute: undefined,
+    fetch: mappedFetch(connectTo),
+    close: async () => undefined,
+  };
+}
+
+function mappedFetch(connectTo: ReadonlyMap<string, string>): typeof globalThis.fetch | undefined {
+  return connectTo.size === 0 ? undefined : connectToFetch(connectTo);
 }

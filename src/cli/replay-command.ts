@@ -18,7 +18,7 @@ import type { PreparedRequest, TransportRequest } from '../transports/shared/tra
 import { getTransport } from '../transports/transport-registry.js';
 import { routeProfileFor } from '../transports/transport-route-profile.js';
 import { loadConfig } from '../config/config-load.js';
-import { emulatorPreviewRoute } from '../runtime/runtime-emulator.js';
+import { emulatorPreviewRoute } from './cli-emulator-route.js';
 import { EMULATOR_PREFIX } from '../runtime/runtime-route.js';
 import { loadRouteLearned } from '../runtime/runtime-route-memory.js';
 import { hermesHome } from '../storage/store-paths.js';

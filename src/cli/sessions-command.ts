@@ -131,6 +131,7 @@ export function registerSessionsCommand(program: Command): void {
               sessionId: id,
               route: opened.route,
               apiKey: opened.apiKey,
+              fetch: opened.fetch,
               reasoning: { enabled: false },
               routeOverrides: context.config.routes,
               echoOptIn: context.config.reasoningEcho,

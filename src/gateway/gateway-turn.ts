@@ -98,6 +98,7 @@ export async function runGatewayTurn(context: GatewayTurnContext, run: GatewayTu
       route: context.route.route,
       apiKey: context.route.apiKey,
       sessionRoute: context.route.sessionRoute,
+      fetch: context.route.fetch,
       workspace: context.workspace,
       // Tools that need approval (writing files, shell) are refused unless the gateway runs with --yolo:
       // the refusal is a tool error the model sees, never a prompt nobody can answer.

@@ -13,6 +13,8 @@ export interface GatewayRoute {
   apiKey: string | undefined;
   /** What the session record stores when it differs from `route` (in-process emulators: `emulator:PERSONA`). */
   sessionRoute?: { provider: string; baseUrl: string | null } | undefined;
+  /** The `fetch` the route's requests go through (origins mapped by the CLI); default the global one. */
+  fetch?: typeof globalThis.fetch | undefined;
 }
 
 /** Agent-turn settings the gateway passes through (config.yaml values in the CLI). */

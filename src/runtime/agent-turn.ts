@@ -227,6 +227,7 @@ function buildRequest(
     stream: options.stream ?? true,
     apiKey: options.apiKey,
     signal: options.signal,
+    fetch: options.fetch,
   };
 }
 

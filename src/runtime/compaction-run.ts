@@ -24,7 +24,16 @@ export interface CompactionOutcome {
 
 type CompactionOptions = Pick<
   AgentTurnOptions,
-  'store' | 'sessionId' | 'route' | 'apiKey' | 'reasoning' | 'echoOptIn' | 'routeOverrides' | 'transportFor' | 'signal'
+  | 'store'
+  | 'sessionId'
+  | 'route'
+  | 'apiKey'
+  | 'reasoning'
+  | 'echoOptIn'
+  | 'routeOverrides'
+  | 'transportFor'
+  | 'signal'
+  | 'fetch'
 > & { compaction?: CompactionSettings | undefined };
 
 const DEFAULT_SETTINGS: CompactionSettings = { threshold: 0.8, keepTurns: 20 };
@@ -128,6 +137,7 @@ async function summarise(middle: readonly Message[], options: CompactionOptions)
     stream: true,
     apiKey: options.apiKey,
     signal: options.signal,
+    fetch: options.fetch,
   });
   try {
     const message = await stream.result();

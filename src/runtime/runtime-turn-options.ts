@@ -29,6 +29,11 @@ export interface AgentTurnOptions {
   signal?: AbortSignal | undefined;
   /** Test seam: the transport for an API. */
   transportFor?: (api: Route['api']) => Transport;
+  /**
+   * The `fetch` every provider request of the turn goes through (default: the global one). The
+   * CLI passes one that maps origins for `HERMES_CONNECT_TO` and in-process emulators.
+   */
+  fetch?: typeof globalThis.fetch | undefined;
   /** What the session record stores as its route when it differs from `route` (in-process emulators store `emulator:PERSONA`, no URL). */
   sessionRoute?: { provider: string; baseUrl: string | null } | undefined;
   /** Automatic compaction (SPEC §16); without a context window it never triggers. */

@@ -48,7 +48,7 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
     });
 
   async function run(stream: EventStream, request: TransportRequest, prepared: PreparedRequest): Promise<void> {
-    const fetchImplementation = options.fetch ?? globalThis.fetch;
+    const fetchImplementation = request.fetch ?? options.fetch ?? globalThis.fetch;
     const { route, signal } = request;
     const streaming = request.stream ?? true;
     const endpoint = resolveAnthropicEndpoint(request, {

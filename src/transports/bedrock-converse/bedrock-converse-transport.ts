@@ -75,7 +75,7 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
       maxAttempts: request.maxAttempts ?? 3,
     };
     if (route.baseUrl !== undefined) config.endpoint = route.baseUrl.replace(/\/+$/, '');
-    config.requestHandler = options.requestHandler ?? fetchRequestHandler(options.fetch ?? fetch);
+    config.requestHandler = options.requestHandler ?? fetchRequestHandler(request.fetch ?? options.fetch ?? fetch);
     if (request.apiKey !== undefined && request.apiKey !== '') {
       // Bedrock API keys are bearer tokens (the SDK's httpBearerAuth scheme).
       config.token = { token: request.apiKey };

@@ -65,7 +65,7 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
     if (request.signal !== undefined) init.signal = request.signal;
     let response: Response;
     try {
-      response = await fetchImplementation(prepared.url, init);
+      response = await (request.fetch ?? fetchImplementation)(prepared.url, init);
     } catch (error) {
       throw networkError(error, {
         signal: request.signal,

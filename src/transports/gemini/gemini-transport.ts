@@ -77,7 +77,7 @@ async function run(
   prepared: PreparedRequest,
   options: ResolvedOptions,
 ): Promise<void> {
-  const fetchImplementation = options.fetch ?? globalThis.fetch;
+  const fetchImplementation = request.fetch ?? options.fetch ?? globalThis.fetch;
   const sleep = options.sleep ?? defaultSleep;
   const facts = requestProfile(request).gemini;
   const streaming = request.stream ?? true;

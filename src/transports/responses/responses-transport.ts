@@ -91,7 +91,7 @@ async function run(
   stream: EventStream,
   options: ResponsesTransportOptions,
 ): Promise<void> {
-  const fetchImplementation = options.fetch ?? globalThis.fetch;
+  const fetchImplementation = request.fetch ?? options.fetch ?? globalThis.fetch;
   const provider = request.route.provider.trim().toLowerCase();
   const keyVariable = RESPONSES_API_KEY_VARIABLES[provider];
   const environment = options.environment ?? process.env;

@@ -26,6 +26,11 @@ export interface TransportRequest {
   stream?: boolean;
   apiKey?: string | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * The `fetch` this request goes through (default `globalThis.fetch`). The CLI passes one that
+   * maps origins (`HERMES_CONNECT_TO`, in-process emulators) instead of replacing the global.
+   */
+  fetch?: typeof globalThis.fetch | undefined;
   /** Attempts for retryable failures before any event was emitted (default 3). */
   maxAttempts?: number;
   /** Max output tokens, when the caller wants to set it. */

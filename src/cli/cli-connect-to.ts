@@ -37,24 +37,22 @@ function originOf(text: string | undefined): string | undefined {
   }
 }
 
-let installed: Map<string, string> | null = null;
-
-/** Installs (or extends) the mapping on the process-wide `fetch`. Idempotent. */
-export function installConnectTo(map: Map<string, string>): void {
-  if (map.size === 0) return;
-  if (installed) {
-    for (const [from, to] of map) installed.set(from, to);
-    return;
-  }
-  installed = new Map(map);
-  const mapping = installed;
-  const original = globalThis.fetch;
-  globalThis.fetch = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+/**
+ * A `fetch` that sends requests addressed to a mapped origin to its target origin (path, query,
+ * method, headers and body unchanged) and every other request through `base`. The CLI passes it
+ * to the runtime as the turn's `fetch`; the process-wide `fetch` is never replaced.
+ */
+export function connectToFetch(
+  mapping: ReadonlyMap<string, string>,
+  base: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init),
+): typeof globalThis.fetch {
+  const targets = new Map(mapping);
+  return (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const origin = new URL(url).origin;
-    const target = mapping.get(origin);
-    if (!target) return original(input, init);
+    const target = targets.get(origin);
+    if (!target) return base(input, init);
     const rewritten = target + url.slice(origin.length);
-    return original(input instanceof Request ? new Request(rewritten, input) : rewritten, init);
+    return base(input instanceof Request ? new Request(rewritten, input) : rewritten, init);
   };
 }

@@ -1,0 +1,54 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// Commands that use no emulator load no emulator module: the CLI loads emulators with `import()`
+// only for `hermes emulate` and `--provider emulator:NAME` (the built CLI, dist/cli.js).
+
+const cli = resolve(process.cwd(), 'dist/cli.js');
+/** A module-load hook that appends every loaded URL to $MODULE_LOG. */
+const HOOKS = `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) { appendFileSync(process.env.MODULE_LOG, url + '\\n'); return next(url, context); }`;
+const REGISTER = `import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}));`;
+
+/** Runs the CLI and returns the project modules it loaded, relative to dist/. */
+function loadedModules(args: string[]): { status: number | null; modules: string[] } {
+  const home = mkdtempSync(join(tmpdir(), 'hermes-modules-'));
+  const log = join(home, 'modules.log');
+  writeFileSync(log, '');
+  writeFileSync(join(home, 'history.json'), JSON.stringify([{ role: 'user', content: 'hello' }]));
+  const result = spawnSync(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, cli, ...args],
+    { encoding: 'utf8', cwd: home, env: { ...process.env, HERMES_HOME: home, MODULE_LOG: log } },
+  );
+  const distUrl = new URL(`file://${resolve(process.cwd(), 'dist')}/`).href;
+  const modules = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((url) => url.startsWith(distUrl))
+    .map((url) => url.slice(distUrl.length));
+  return { status: result.status, modules };
+}
+
+describe('emulator modules load only when an emulator is used', () => {
+  it.each([
+    [['--help']],
+    [['sessions', 'list']],
+    [['replay', 'preview', '--history', 'history.json', '--provider', 'deepseek', '--model', 'deepseek-v4-flash']],
+  ])('hermes %j loads no emulator module', (args) => {
+    const { status, modules } = loadedModules(args);
+    expect(status).toBe(0);
+    expect(modules).toContain('cli/cli-main.js');
+    expect(modules.filter((module) => module.startsWith('emulators/'))).toEqual([]);
+  });
+
+  it('hermes emulate chat --help loads the chat emulator and no other family', () => {
+    const { status, modules } = loadedModules(['emulate', 'chat', '--help']);
+    expect(status).toBe(0);
+    expect(modules).toContain('emulators/chat-completions/chat-emulator.js');
+    expect(modules.filter((module) => /^emulators\/(anthropic|bedrock|gemini|responses)/.test(module))).toEqual([]);
+  });
+});
