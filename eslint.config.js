@@ -1,6 +1,79 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers of src/ (DESIGN.md "Layers"): each top-level folder lists the folders it may import.
+ * Imports point one way, from the edge (cli, gateway) down to core:
+ *
+ *   core → replay → providers → config, logging, tools → transports → storage → runtime → gateway, cli
+ *
+ * - core and replay are pure (no I/O; enforced below as well).
+ * - providers is the provider table (ids, base URLs, key variables, reasoning parameters): data
+ *   over core, which may use replay's route facts.
+ * - config reads config.yaml into typed settings (it names replay's carriers and route rows).
+ * - logging is a leaf (pino); the pure layers and the transports never log.
+ * - tools are the built-in tools the runtime runs (they may log).
+ * - emulators stand beside the product: they import core and the transports' wire types only
+ *   (`transports/<api>/<api>-wire.ts`), never the replay policy they check, and only the CLI
+ *   (with `import()`, so other commands never load them) and the tests import them.
+ */
+const LAYERS = {
+  core: [],
+  replay: ['core'],
+  providers: ['core', 'replay'],
+  logging: ['core'],
+  tools: ['core', 'logging'],
+  config: ['core', 'replay', 'providers'],
+  transports: ['core', 'replay', 'providers', 'config'],
+  storage: ['core', 'logging', 'config'],
+  runtime: ['core', 'replay', 'providers', 'logging', 'tools', 'config', 'transports', 'storage'],
+  gateway: ['core', 'logging', 'config', 'runtime', 'storage'],
+  cli: ['core', 'replay', 'providers', 'logging', 'tools', 'config', 'transports', 'storage', 'runtime', 'gateway'],
+  // transports: the wire types only (`transports/<api>/<api>-wire.ts`), checked below.
+  emulators: ['core', 'transports'],
+};
+const FOLDERS = Object.keys(LAYERS);
+
+/** Imports that leave the pure layers' reach: Node built-ins and I/O modules (STYLE.md rule 1). */
+const IO_MODULES = ['node:*', 'fs', 'path', 'http', 'https', 'net', 'child_process'];
+
+/** A relative import of `src/<folder>/…` from any depth under src/ (folder names are unique in src/). */
+const folderImport = (folders) => `^(\\.\\./)+(${folders.join('|')})/`;
+
+/** The `no-restricted-imports` and `no-restricted-syntax` settings of one folder. */
+function layerRules(folder) {
+  const forbidden = FOLDERS.filter((other) => other !== folder && !LAYERS[folder].includes(other));
+  const ownFolder = folder === 'cli' ? forbidden.filter((other) => other !== 'emulators') : forbidden;
+  const message = `src/${folder} may import only ${LAYERS[folder].join(', ') || 'nothing else in src'} (layers: eslint.config.js, DESIGN.md)`;
+  const patterns = [{ regex: folderImport(ownFolder), message }];
+  if (folder === 'emulators') {
+    patterns.push({
+      regex: '^(\\.\\./)+transports/(?!.*-wire\\.js$)',
+      message: 'emulators import only the transports\u2019 wire types (transports/<api>/<api>-wire.ts)',
+    });
+  }
+  if (folder === 'cli') {
+    patterns.push({
+      regex: folderImport(['emulators']),
+      allowTypeImports: true,
+      message: 'load emulators with import() when an emulator is used, so other commands never load them',
+    });
+  }
+  if (folder === 'core' || folder === 'replay')
+    patterns.push({ group: IO_MODULES, message: 'core/ and replay/ are pure' });
+  const dynamicallyForbidden = folder === 'cli' ? ownFolder : forbidden;
+  return {
+    'no-restricted-imports': ['error', { patterns }],
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: `ImportExpression[source.value=/${folderImport(dynamicallyForbidden).replaceAll('/', '\\/')}/]`,
+        message,
+      },
+    ],
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-artifacts/**'] },
   js.configs.recommended,
@@ -11,16 +84,11 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  ...FOLDERS.map((folder) => ({ files: [`src/${folder}/**/*.ts`], rules: layerRules(folder) })),
   {
     // core/ and replay/ are pure: no I/O (STYLE.md rule 1).
     files: ['src/core/**/*.ts', 'src/replay/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: ['node:*', 'fs', 'path', 'http', 'https', 'net', 'child_process'] },
-      ],
-      'no-restricted-globals': ['error', 'fetch', 'process'],
-    },
+    rules: { 'no-restricted-globals': ['error', 'fetch', 'process'] },
   },
   {
     files: ['**/*.mjs', 'scripts/**'],
