@@ -103,6 +103,7 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
       echoOptIn: context.config.reasoningEcho,
       routeOverrides: context.config.routes,
       workspace: process.cwd(),
+      leaseOwner: 'hermes chat',
       logger: context.logger(),
       maxIterations: context.config.maxIterations,
       compaction: context.config.compaction,
@@ -125,6 +126,7 @@ async function runOneTurn(
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   let answerStreamed = false;
+  let questionStored = false;
   const answerStream = {
     write(text: string) {
       answerStreamed = true;
@@ -143,7 +145,10 @@ async function runOneTurn(
       // -q without --yolo: tools that need approval are refused with a tool error the model sees.
       approve: async () => Boolean(flags.yolo),
       signal: controller.signal,
-      onEvent: renderer.onEvent,
+      onEvent: (event) => {
+        if (event.type === 'user-stored') questionStored = true;
+        renderer.onEvent(event);
+      },
     });
     if (flags.json) {
       printJson({
@@ -160,10 +165,13 @@ async function runOneTurn(
     process.stderr.write(`session ${result.sessionId} (resume with: hermes chat --resume ${result.sessionId})\n`);
   } catch (error) {
     renderer.stop();
-    // The question is stored; say where, so the user can retry with --resume once the cause is fixed.
-    process.stderr.write(
-      `session ${turnOptions.sessionId} keeps your message (retry with: hermes chat --resume ${turnOptions.sessionId})\n`,
-    );
+    // Once the question is stored, say where, so the user can retry with --resume once the
+    // cause is fixed; before that (session busy, storage failure) nothing was kept.
+    if (questionStored) {
+      process.stderr.write(
+        `session ${turnOptions.sessionId} keeps your message (retry with: hermes chat --resume ${turnOptions.sessionId})\n`,
+      );
+    }
     throw error;
   } finally {
     renderer.stop();

@@ -1,8 +1,9 @@
 import { loadConfig, type HermesConfig } from '../config/config-load.js';
 import { openLogger, type Logger } from '../logging/logger.js';
-import type { SessionStore } from '../storage/session-store.js';
+import type { SessionStore, UndecodableMessage } from '../storage/session-store.js';
 import { openSqliteSessionStore } from '../storage/sqlite-session-store.js';
 import { hermesHome, logsDir, stateDbPath } from '../storage/store-paths.js';
+import { homeWriteFailure } from '../storage/storage-errors.js';
 
 /** What every command that touches `$HERMES_HOME` needs. Opened lazily, closed once. */
 export interface CliContext {
@@ -23,11 +24,15 @@ export function openCliContext(env: NodeJS.ProcessEnv = process.env): CliContext
     home,
     config,
     store() {
-      store ??= openSqliteSessionStore(stateDbPath(home));
+      store ??= openSqliteSessionStore(stateDbPath(home), { onUndecodable: warnUndecodable });
       return store;
     },
     logger() {
-      logger ??= openLogger(logsDir(home), 'agent');
+      try {
+        logger ??= openLogger(logsDir(home), 'agent');
+      } catch (error) {
+        throw homeWriteFailure(error, logsDir(home));
+      }
       return logger;
     },
     async close() {
@@ -35,6 +40,13 @@ export function openCliContext(env: NodeJS.ProcessEnv = process.env): CliContext
       store = null;
     },
   };
+}
+
+/** Names a stored message that cannot be decoded: the rest of the session is used without it. */
+export function warnUndecodable(row: UndecodableMessage): void {
+  process.stderr.write(
+    `hermes: warning: session ${row.sessionId} message ${row.seq} cannot be read (${row.reason}); it is left out and the other messages are used\n`,
+  );
 }
 
 /** Runs `body` with a context and always closes it. */

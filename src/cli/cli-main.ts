@@ -8,6 +8,7 @@ import { registerReplayCommand } from './replay-command.js';
 import { registerSessionsCommand } from './sessions-command.js';
 import { registerRoutesCommand } from './routes-command.js';
 import { CLI_VERSION } from './cli-version.js';
+import { SessionBusyError } from '../storage/session-lease.js';
 
 /** Builds the `hermes` program. Commands are registered by their own modules. */
 export function buildProgram(): Command {
@@ -34,7 +35,8 @@ Data lives in $HERMES_HOME (default ~/.hermes): state.db, config.yaml, logs/.`,
 
 /**
  * Runs the CLI and returns the exit code: 0 success, 1 runtime failure (provider error,
- * interrupted turn), 2 bad usage or input (unknown flag, missing file, invalid JSON).
+ * interrupted turn, storage failure), 2 bad usage or input (unknown flag, missing file, invalid
+ * JSON), 3 session busy in another process (SPEC §23.6).
  */
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
@@ -48,6 +50,10 @@ export async function runCli(argv: string[]): Promise<number> {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
       if (error.code === 'commander.help') return 0;
       return 2;
+    }
+    if (error instanceof SessionBusyError) {
+      process.stderr.write(`hermes: ${error.message}\n`);
+      return error.exitCode;
     }
     if (error instanceof UsageError) {
       process.stderr.write(`hermes: ${error.message}\n`);

@@ -3,7 +3,14 @@ import type { SessionStore } from '../storage/session-store.js';
 import { parseChatRequest, type GatewayChatRequest } from './gateway-chat-request.js';
 import { badRequest, GatewayHttpError, unknownSession } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
-import { runGatewayTurn, toHttpError, type GatewayTurnEvent, type GatewayTurnOutcome } from './gateway-turn.js';
+import {
+  GATEWAY_LEASE_OWNER,
+  runGatewayTurn,
+  toHttpError,
+  type GatewayTurnEvent,
+  type GatewayTurnOutcome,
+} from './gateway-turn.js';
+import { holdSessionLease, type HeldSessionLease } from '../storage/session-lease-hold.js';
 import type { GatewayTurnContext } from './gateway-types.js';
 
 /**
@@ -73,13 +80,16 @@ export async function chatCompletionsResponse(
   } catch {
     return errorResponse(badRequest('the request body is not valid JSON', null, 'invalid_json'));
   }
+  let unlock: (() => void) | null = null;
   let release: (() => void) | null = null;
   try {
     const parsed = parseChatRequest(body);
     const { context, lock } = dependencies;
     const sessionId = await resolveSession(context, request.headers.get(SESSION_HEADER) ?? parsed.sessionId, parsed);
-    release = await lock.acquire(sessionId);
-    if (!release) {
+    // Turns of this process wait in its per-session queue; a turn of another process (a CLI, a
+    // second gateway) holds the store's session lease, and this request gets 409 naming it.
+    unlock = await lock.acquire(sessionId);
+    if (!unlock) {
       throw new GatewayHttpError(
         409,
         `session "${sessionId}" already has ${lock.pending(sessionId)} turns running or queued; ` +
@@ -88,13 +98,19 @@ export async function chatCompletionsResponse(
         'session_busy',
       );
     }
+    const held = await holdSessionLease(context.store, sessionId, { owner: GATEWAY_LEASE_OWNER });
+    const unlockQueue = unlock;
+    release = () => {
+      void held.release().finally(unlockQueue);
+    };
+    unlock = null;
     const userText = parsed.userTexts.join('\n\n');
     if (parsed.stream) {
-      const response = streamingResponse(context, sessionId, userText, parsed, release);
+      const response = streamingResponse(context, sessionId, userText, parsed, held, release);
       release = null; // the stream releases the session when the turn ends
       return response;
     }
-    const outcome = await runGatewayTurn(context, { sessionId, userText });
+    const outcome = await runGatewayTurn(context, { sessionId, userText, lease: held });
     return Response.json(completionBody(context, outcome), {
       headers: {
         [SESSION_HEADER]: outcome.result.sessionId,
@@ -104,6 +120,7 @@ export async function chatCompletionsResponse(
   } catch (error) {
     return errorResponse(toHttpError(error));
   } finally {
+    unlock?.();
     release?.();
   }
 }
@@ -193,6 +210,7 @@ function streamingResponse(
   sessionId: string,
   userText: string,
   parsed: GatewayChatRequest,
+  lease: HeldSessionLease,
   release: () => void,
 ): Response {
   const encoder = new TextEncoder();
@@ -242,7 +260,7 @@ function streamingResponse(
           );
       };
       send(chunk({ role: 'assistant', content: '' }));
-      void runGatewayTurn(context, { sessionId, userText, signal: abort.signal, onEvent })
+      void runGatewayTurn(context, { sessionId, userText, signal: abort.signal, lease, onEvent })
         .then((outcome) => {
           send(chunk({}, { session_id: outcome.result.sessionId }, outcome.result.stoppedAtCap ? 'length' : 'stop'));
           if (parsed.includeUsage)

@@ -2,6 +2,9 @@ import { ApiError, HermesError } from '../core/errors.js';
 import type { AssistantMessage } from '../core/message.js';
 import { runAgentTurn, TurnInterruptedError, type AgentEvent, type TurnResult } from '../runtime/agent-turn.js';
 import type { GatewayTurnContext } from './gateway-types.js';
+import type { HeldSessionLease } from '../storage/session-lease-hold.js';
+import { SessionBusyError, SessionLeaseLostError } from '../storage/session-lease.js';
+import { StorageError } from '../storage/storage-errors.js';
 import { GatewayHttpError } from './gateway-errors.js';
 
 /**
@@ -32,6 +35,8 @@ export interface GatewayTurnRun {
   sessionId: string;
   userText: string;
   signal?: AbortSignal | undefined;
+  /** The session lease the gateway took for this turn (SPEC §23.6). */
+  lease?: HeldSessionLease | undefined;
   /** Receives live deltas (streaming responses). */
   onEvent?: (event: GatewayTurnEvent) => void;
 }
@@ -105,6 +110,8 @@ export async function runGatewayTurn(context: GatewayTurnContext, run: GatewayTu
       approve: async () => context.yolo,
       logger: context.logger,
       signal: run.signal,
+      lease: run.lease,
+      leaseOwner: GATEWAY_LEASE_OWNER,
       onEvent,
     });
   } catch (error) {
@@ -117,6 +124,9 @@ export async function runGatewayTurn(context: GatewayTurnContext, run: GatewayTu
   return { result, content: contents.join('\n\n'), reasoning: reasonings.join('\n\n'), providerMs };
 }
 
+/** How a gateway names itself to a process that finds a session busy. */
+export const GATEWAY_LEASE_OWNER = 'hermes gateway';
+
 /** Readable reasoning of a stored assistant message: `reasoning`, else non-blank `reasoning_content`. */
 function readableReasoning(message: AssistantMessage): string {
   if (message.reasoning?.trim()) return message.reasoning;
@@ -127,6 +137,11 @@ function readableReasoning(message: AssistantMessage): string {
 /** Maps a runtime failure to the status an OpenAI client understands. */
 export function toHttpError(error: unknown): GatewayHttpError {
   if (error instanceof GatewayHttpError) return error;
+  if (error instanceof SessionBusyError) return sessionBusy(error);
+  if (error instanceof SessionLeaseLostError) {
+    return new GatewayHttpError(409, error.message, 'conflict_error', 'session_lease_lost');
+  }
+  if (error instanceof StorageError) return new GatewayHttpError(500, error.message, 'server_error', 'storage_error');
   if (error instanceof ApiError) {
     return new GatewayHttpError(
       502,
@@ -140,4 +155,9 @@ export function toHttpError(error: unknown): GatewayHttpError {
   }
   if (error instanceof HermesError) return new GatewayHttpError(502, error.message, 'provider_error');
   return new GatewayHttpError(500, `unexpected gateway error: ${(error as Error).message}`, 'server_error');
+}
+
+/** 409 for a session whose lease another process holds: the busy line names the holder. */
+export function sessionBusy(error: SessionBusyError): GatewayHttpError {
+  return new GatewayHttpError(409, error.message, 'conflict_error', 'session_busy');
 }

@@ -4,10 +4,14 @@ import type { AssistantMessage, Message, ToolMessage } from '../core/message.js'
 import type { Usage } from '../core/usage.js';
 import type { Carrier, CarrierDecision, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
 import { BUILTIN_TOOLS, executeToolCall, toolDefinitions } from '../tools/tool-registry.js';
+import type { SessionStore } from '../storage/session-store.js';
+import { holdSessionLease, leaseFencedStore, type HeldSessionLease } from '../storage/session-lease-hold.js';
+import { SessionLeaseLostError } from '../storage/session-lease.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
 import { getTransport } from '../transports/transport-registry.js';
 import { logRequest } from './runtime-request-log.js';
 import { missingToolResults } from './runtime-history.js';
+import { repairToolPairing } from './runtime-history-repair.js';
 import { recoverFromError, type Recovery } from './runtime-recovery.js';
 import { learnedFrom, loadRouteLearned } from './runtime-route-memory.js';
 import { isContextOverflow } from './runtime-errors.js';
@@ -44,25 +48,44 @@ export class TurnInterruptedError extends HermesError {
 }
 
 /**
- * Runs one user turn: appends the user message, then loops request → stream → capture →
- * persist → tools until a final answer or the iteration cap (DESIGN.md data flow). Every
- * message is appended in its own transaction; a partial assistant message is never stored.
+ * Runs one user turn under the session lease (SPEC §23.6: a session busy in another process
+ * fails fast with `SessionBusyError`): appends the user message, then loops request → stream →
+ * capture → persist → tools until a final answer or the iteration cap (DESIGN.md data flow).
+ * Every message is appended in its own transaction; a partial assistant message is never stored.
  */
 export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
+  const { store, sessionId } = turnOptions;
+  if (!(await store.getSession(sessionId))) throw new HermesError(`no session "${sessionId}"`);
+  const ownLease = turnOptions.lease
+    ? null
+    : await holdSessionLease(store, sessionId, { owner: turnOptions.leaseOwner ?? 'hermes' });
+  const lease = turnOptions.lease ?? (ownLease as HeldSessionLease);
+  try {
+    return await runLeasedTurn(userText, { ...turnOptions, store: leaseFencedStore(store, lease) });
+  } finally {
+    await ownLease?.release();
+  }
+}
+
+async function runLeasedTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
   let options = turnOptions;
   const { store } = options;
   const sessionId = options.sessionId;
   const session = await store.getSession(sessionId);
   if (!session) throw new HermesError(`no session "${sessionId}"`);
   let modelConfig: JsonObject = session.modelConfig;
-  const history: Message[] = await store.listMessages(sessionId);
-  for (const repair of missingToolResults(history)) {
+  const stored: Message[] = await store.listMessages(sessionId);
+  // Under the lease no other turn runs on this session, so a tool call left without a result
+  // belongs to a turn that is gone: it is answered (appended, never rewritten).
+  for (const repair of missingToolResults(stored)) {
     await store.appendMessage(sessionId, repair);
-    history.push(repair);
+    stored.push(repair);
   }
+  const history: Message[] = repairToolPairing(stored);
   const user: Message = { role: 'user', content: userText, timestamp: Date.now() };
   await store.appendMessage(sessionId, user);
   history.push(user);
+  options.onEvent?.({ type: 'user-stored', sessionId });
   await store.updateSession(sessionId, {
     provider: options.sessionRoute?.provider ?? options.route.provider,
     model: options.route.model,
@@ -102,7 +125,7 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
     });
     options = { ...options, sessionId: outcome.childSessionId };
     result.sessionId = outcome.childSessionId;
-    history.splice(0, history.length, ...(await store.listMessages(outcome.childSessionId)));
+    history.splice(0, history.length, ...repairToolPairing(await store.listMessages(outcome.childSessionId)));
     modelConfig = (await store.getSession(outcome.childSessionId))?.modelConfig ?? modelConfig;
     compactedThisTurn = true;
     return true;
@@ -123,20 +146,22 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
       }
       throw error;
     }
-    const { message, usage, config } = response;
+    const { message, usage, config, record } = response;
     modelConfig = config;
     addUsage(result, usage);
-    const stored = withOrigin(message, profile, usage);
-    await store.appendMessage(options.sessionId, stored);
-    history.push(stored);
-    if (stored.reasoning || stored.reasoning_content?.trim()) {
-      result.reasoning = stored.reasoning ?? stored.reasoning_content ?? '';
+    const answer = withOrigin(message, profile, usage);
+    // The answer is stored before any diagnostic write, which may fail without losing it.
+    await store.appendMessage(options.sessionId, answer);
+    history.push(answer);
+    await recordRequestSafely(record, options);
+    if (answer.reasoning || answer.reasoning_content?.trim()) {
+      result.reasoning = answer.reasoning ?? answer.reasoning_content ?? '';
     }
-    if (!stored.tool_calls?.length) {
-      result.answer = stored.content ?? '';
+    if (!answer.tool_calls?.length) {
+      result.answer = answer.content ?? '';
       return result;
     }
-    await runToolCalls(stored, history, result, options);
+    await runToolCalls(answer, history, result, options);
   }
   result.stoppedAtCap = true;
   result.answer = `(stopped after ${maxIterations} tool iterations without a final answer; continue the session to go on)`;
@@ -150,7 +175,7 @@ async function requestOnce(
   modelConfig: JsonObject,
   profile: RouteProfile,
   options: AgentTurnOptions,
-): Promise<{ message: AssistantMessage; usage: Usage | null; config: JsonObject }> {
+): Promise<{ message: AssistantMessage; usage: Usage | null; config: JsonObject; record: RequestRecordInput }> {
   let config = modelConfig;
   let learned = await loadRouteLearned(options.store, config, profile);
   let stripAllThinking = false;
@@ -164,15 +189,16 @@ async function requestOnce(
     logRequest(options.logger, options.sessionId, options.route, prepared, attempt, decisions);
     options.onEvent?.({ type: 'request-sent', routeKey: prepared.routeKey, attempt });
     const outcome = await consume(transport, request, prepared, options);
-    await options.store.recordRequest({
+    const record: RequestRecordInput = {
       sessionId: options.sessionId,
       at: Date.now(),
       api: options.route.api,
       routeKey: prepared.routeKey,
       status: outcome.error instanceof ApiError ? outcome.error.status : outcome.error ? 0 : 200,
       decisions: decisions as unknown as JsonObject[],
-    });
-    if (!outcome.error) return { message: outcome.message, usage: outcome.usage, config };
+    };
+    if (!outcome.error) return { message: outcome.message, usage: outcome.usage, config, record };
+    await recordRequestSafely(record, options);
     const error = outcome.error;
     if (error instanceof AbortError || options.signal?.aborted) {
       throw new TurnInterruptedError('turn interrupted; nothing partial was stored');
@@ -208,6 +234,22 @@ async function requestOnce(
     } else {
       options.onEvent?.({ type: 'recovery', message: recovery.log });
     }
+  }
+}
+
+/** What `recordRequest` takes. */
+type RequestRecordInput = Parameters<SessionStore['recordRequest']>[0];
+
+/** Records a request (a diagnostic write): a failure is logged and never fails the turn. */
+async function recordRequestSafely(record: RequestRecordInput, options: AgentTurnOptions): Promise<void> {
+  try {
+    await options.store.recordRequest(record);
+  } catch (error) {
+    if (error instanceof SessionLeaseLostError) throw error;
+    options.logger.warn(
+      { session: record.sessionId, routeKey: record.routeKey, err: (error as Error).message },
+      `could not record the request (the turn goes on): ${(error as Error).message}`,
+    );
   }
 }
 

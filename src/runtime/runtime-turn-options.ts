@@ -3,6 +3,7 @@ import type { StreamEvent } from '../core/stream-event.js';
 import type { Logger } from '../logging/logger.js';
 import type { Carrier, RouteOverride, RouteProfile } from '../replay/replay-route-profile.js';
 import type { SessionStore } from '../storage/session-store.js';
+import type { HeldSessionLease } from '../storage/session-lease-hold.js';
 import type { ApprovalDecider } from '../tools/tool-registry.js';
 import type { Tool } from '../tools/tool-types.js';
 import type { Transport } from '../transports/shared/transport.js';
@@ -40,6 +41,13 @@ export interface AgentTurnOptions {
   compaction?: CompactionSettings | undefined;
   /** Live progress for renderers (stream events plus tool results). */
   onEvent?: (event: AgentEvent) => void;
+  /**
+   * The session lease this turn runs under (SPEC §23.6), taken by the caller (the gateway takes
+   * it before answering). Without it the turn takes its own and releases it when it ends.
+   */
+  lease?: HeldSessionLease | undefined;
+  /** Names this process to another that finds the session busy (default `hermes`). */
+  leaseOwner?: string | undefined;
 }
 
 /** Progress events a renderer can show. */
@@ -49,7 +57,9 @@ export type AgentEvent =
   | { type: 'verdict-learned'; routeKey: string; fields: Carrier[] }
   | { type: 'recovery'; message: string }
   | { type: 'request-sent'; routeKey: string; attempt: number }
-  | { type: 'compacted'; from: string; to: string; message: string };
+  | { type: 'compacted'; from: string; to: string; message: string }
+  /** The user message is stored: from here on a failed turn keeps it. */
+  | { type: 'user-stored'; sessionId: string };
 
 /**
  * The profile of the turn's route (SPEC §3–§12) under the user's route rows and echo opt-in,

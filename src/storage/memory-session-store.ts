@@ -9,6 +9,8 @@ import {
   stringifyJson,
   unknownSessionError,
 } from './session-store-rules.js';
+import { leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
+import type { LeaseRecord } from './session-lease.js';
 
 /** Options for {@link createMemorySessionStore}. */
 export interface MemorySessionStoreOptions {
@@ -43,6 +45,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
   const sessions = new Map<string, StoredSession>();
   const verdicts = new Map<string, VerdictRecord>();
   const requests: RequestRecord[] = [];
+  const leases = new Map<string, LeaseRecord>();
   let nextOrder = 0;
   let nextRequestId = 1;
 
@@ -119,6 +122,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     },
     deleteSession: async (id) => {
       if (!sessions.delete(id)) return false;
+      leases.delete(id);
       for (const stored of sessions.values()) {
         if (stored.record.parentSessionId === id) stored.record.parentSessionId = null;
       }
@@ -194,6 +198,34 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     },
     listRequests: async (sessionId) =>
       requests.filter((record) => record.sessionId === sessionId).map((record) => structuredClone(record)),
+
+    acquireLease: async (sessionId, claim) => {
+      requireSession(sessionId);
+      const at = now();
+      const existing = leases.get(sessionId) ?? null;
+      if (!mayTakeLease(existing, claim, at)) throw new SessionBusyError(structuredClone(existing as LeaseRecord));
+      const lease = leaseFromClaim(sessionId, claim, at);
+      leases.set(sessionId, lease);
+      return structuredClone(lease);
+    },
+    renewLease: async (sessionId, leaseId, ttlMs) => {
+      const lease = leases.get(sessionId);
+      if (lease === undefined || lease.leaseId !== leaseId) return null;
+      const at = now();
+      lease.heartbeatAt = at;
+      lease.expiresAt = at + ttlMs;
+      return structuredClone(lease);
+    },
+    releaseLease: async (sessionId, leaseId) => {
+      if (leases.get(sessionId)?.leaseId !== leaseId) return false;
+      return leases.delete(sessionId);
+    },
+    readLease: async (sessionId) => {
+      const lease = leases.get(sessionId);
+      return lease === undefined ? null : structuredClone(lease);
+    },
+
+    describe: async () => ({ kind: 'memory', schemaVersion: null, location: 'memory' }),
 
     close: async () => {},
   };

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../core/json.js';
 import type { Message } from '../core/message.js';
+import type { LeaseClaim, LeaseRecord } from './session-lease.js';
 
 /** A stored session (without its messages). Times are epoch milliseconds. */
 export interface SessionRecord {
@@ -63,11 +64,36 @@ export interface RequestRecord {
   decisions: JsonObject[];
 }
 
+/** What a store says about itself (`hermes doctor`). Never holds a password. */
+export interface StoreDescription {
+  kind: 'sqlite' | 'postgres' | 'memory';
+  /** Schema version stored in the database (null for the memory store). */
+  schemaVersion: number | null;
+  /** The file path, or the database URL without credentials. */
+  location: string;
+}
+
+/** A stored message that cannot be decoded (damaged row): skipped by `listMessages`, reported here. */
+export interface UndecodableMessage {
+  sessionId: string;
+  /** 1-based position of the row in the session. */
+  seq: number;
+  /** Why it cannot be decoded. */
+  reason: string;
+}
+
+/** Options of `listMessages`. */
+export interface ListMessagesOptions {
+  /** Called for each row that cannot be decoded; the other rows are returned. */
+  onUndecodable?: (row: UndecodableMessage) => void;
+}
+
 /**
  * The session store (STYLE.md rule 6). Implementations: SQLite at `$HERMES_HOME/state.db`
- * (`sqlite-session-store.ts`) and in-memory (`memory-session-store.ts`), both run through one
- * conformance suite. Messages are returned exactly as appended (every SPEC §2 key, the origin
- * stamp, private `_` keys), in append order. Every write is its own transaction.
+ * (`sqlite-session-store.ts`), PostgreSQL for gateway fleets (`postgres-session-store.ts`) and
+ * in-memory (`memory-session-store.ts`), all run through one conformance suite. Messages are
+ * returned exactly as appended (every SPEC §2 key, the origin stamp, private `_` keys), in
+ * append order. Every write is its own transaction.
  */
 export interface SessionStore {
   createSession(input?: NewSession): Promise<SessionRecord>;
@@ -90,8 +116,11 @@ export interface SessionStore {
   appendMessage(sessionId: string, message: Message): Promise<number>;
   /** Appends several messages in one transaction (all or none). */
   appendMessages(sessionId: string, messages: readonly Message[]): Promise<void>;
-  /** Every stored message of the session, in order. */
-  listMessages(sessionId: string): Promise<Message[]>;
+  /**
+   * Every stored message of the session, in order. A row that cannot be decoded is left out and
+   * reported to `options.onUndecodable` (or to the store's own warning sink), never thrown.
+   */
+  listMessages(sessionId: string, options?: ListMessagesOptions): Promise<Message[]>;
 
   /** Merges `patch` into the session's model config; a `null` value deletes that key (SPEC §18). Returns the new config. */
   patchModelConfig(sessionId: string, patch: JsonObject): Promise<JsonObject>;
@@ -116,6 +145,23 @@ export interface SessionStore {
   /** Records one request's route and decisions. */
   recordRequest(record: Omit<RequestRecord, 'id'>): Promise<void>;
   listRequests(sessionId: string): Promise<RequestRecord[]>;
+
+  /**
+   * Takes the session's lease (SPEC §23.6: one writer per session across processes) or throws
+   * `SessionBusyError` naming the live holder. The claim wins when the session has no lease,
+   * holds the claimant's own, an expired one, or one whose holder is gone (`mayTakeLease`).
+   * Throws the unknown-session usage error for an unknown id.
+   */
+  acquireLease(sessionId: string, claim: LeaseClaim): Promise<LeaseRecord>;
+  /** Extends the lease by `ttlMs` from now; null when `leaseId` no longer holds it (taken over or released). */
+  renewLease(sessionId: string, leaseId: string, ttlMs: number): Promise<LeaseRecord | null>;
+  /** Drops the lease when `leaseId` still holds it; returns whether it did. */
+  releaseLease(sessionId: string, leaseId: string): Promise<boolean>;
+  /** The session's current lease (expired ones included), or null. */
+  readLease(sessionId: string): Promise<LeaseRecord | null>;
+
+  /** Kind, schema version and location (without credentials), for `hermes doctor`. */
+  describe(): Promise<StoreDescription>;
 
   close(): Promise<void>;
 }

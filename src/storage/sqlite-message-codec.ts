@@ -186,20 +186,23 @@ function defineKey(target: Record<string, unknown>, key: string, value: unknown)
  * Decodes one row (read in raw array mode, {@link MESSAGE_VALUE_COLUMNS} order: the inverse of
  * {@link encodeMessage}) back into the message that was appended. Array rows spare building a
  * 22-key object per row, and JSON is parsed only for the columns that hold a value: both keep a
- * 10,000-message load fast.
+ * 10,000-message load fast. Throws when the row is damaged (a JSON column that does not parse
+ * or holds the wrong shape, a value of the wrong type).
  */
 export function decodeMessageRow(row: readonly unknown[]): Message {
+  if (typeof row[0] !== 'string') throw new Error('its role is not text');
   const message: Record<string, unknown> = { role: row[0] };
   const nullKeysText = row[NULL_KEYS_INDEX];
-  const nullKeys = typeof nullKeysText === 'string' ? (JSON.parse(nullKeysText) as string[]) : null;
+  const nullKeys =
+    typeof nullKeysText === 'string' ? (parseColumn(nullKeysText, 'null_keys', 'list') as string[]) : null;
   const extraText = row[EXTRA_INDEX];
-  const extra = typeof extraText === 'string' ? (JSON.parse(extraText) as JsonObject) : null;
+  const extra = typeof extraText === 'string' ? (parseColumn(extraText, 'extra', 'object') as JsonObject) : null;
   const reasoningFromContent = row[REASONING_FROM_CONTENT_INDEX] === 1;
   for (let index = 0; index < MAPPED_COLUMNS.length; index += 1) {
     const [key, kind] = MAPPED_COLUMNS[index] as readonly [string, ColumnKind];
     const value = reasoningFromContent && index + 1 === REASONING_INDEX ? row[REASONING_CONTENT_INDEX] : row[index + 1];
     if (value !== null && value !== undefined) {
-      message[key] = kind === 'text' || kind === 'number' ? value : JSON.parse(value as string);
+      message[key] = decodeColumn(value, key, kind);
     } else if (nullKeys !== null && nullKeys.includes(key)) {
       message[key] = null;
     } else if (extra !== null && Object.hasOwn(extra, key)) {
@@ -214,10 +217,63 @@ export function decodeMessageRow(row: readonly unknown[]): Message {
   const detailsFromContent = row[DETAILS_FROM_CONTENT_INDEX];
   if (typeof detailsFromContent === 'string' && Array.isArray(message['reasoning_details'])) {
     const details = message['reasoning_details'] as Record<string, unknown>[];
-    for (const index of JSON.parse(detailsFromContent) as number[]) {
+    for (const index of parseColumn(detailsFromContent, 'details_text_from_content', 'list') as number[]) {
       const entry = details[index];
       if (entry) entry['text'] = message['reasoning_content'];
     }
   }
   return message as unknown as Message;
+}
+
+/** One mapped column's value, checked against its kind. */
+function decodeColumn(value: unknown, key: string, kind: ColumnKind): unknown {
+  if (kind === 'text') {
+    if (typeof value !== 'string') throw new Error(`column ${key} holds a ${typeof value}, not text`);
+    return value;
+  }
+  if (kind === 'number') {
+    if (typeof value !== 'number') throw new Error(`column ${key} holds a ${typeof value}, not a number`);
+    return value;
+  }
+  if (typeof value !== 'string') throw new Error(`column ${key} holds a ${typeof value}, not JSON text`);
+  return parseColumn(value, key, kind);
+}
+
+/** Parses a JSON column and checks it holds a list or an object as its kind says. */
+function parseColumn(text: string, column: string, kind: 'list' | 'object'): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`column ${column} is not valid JSON (${(error as Error).message})`, { cause: error });
+  }
+  const fits =
+    kind === 'list' ? Array.isArray(value) : typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!fits) throw new Error(`column ${column} does not hold a JSON ${kind}`);
+  return value;
+}
+
+/** What a store reports for a row it cannot decode. */
+export interface UndecodableRow {
+  seq: number;
+  reason: string;
+}
+
+/**
+ * Decodes rows read as {@link MESSAGE_SELECT_COLUMNS} followed by `seq`: a damaged row is left
+ * out and reported, so the rest of the session still lists, shows and resumes.
+ */
+export function decodeMessageRows(
+  rows: readonly (readonly unknown[])[],
+  report: (row: UndecodableRow) => void,
+): Message[] {
+  const messages: Message[] = [];
+  for (const row of rows) {
+    try {
+      messages.push(decodeMessageRow(row));
+    } catch (error) {
+      report({ seq: Number(row[MESSAGE_VALUE_COLUMNS.length]), reason: (error as Error).message });
+    }
+  }
+  return messages;
 }

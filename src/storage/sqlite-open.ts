@@ -1,8 +1,27 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { HermesError } from '../core/errors.js';
-import { migrateSchema } from './sqlite-schema.js';
+import { sqliteFailure, sqliteRemedy } from './sqlite-errors.js';
+import {
+  migrateSchema,
+  newerSchemaFailure,
+  readSchemaVersion,
+  SQLITE_SCHEMA_VERSION,
+  SQLITE_TABLES,
+} from './sqlite-schema.js';
+import { StorageError, storageMessages } from './storage-errors.js';
 
 /** How long a connection waits for another process's write lock before failing (CLI + gateway share the file). */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
@@ -11,6 +30,8 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 export interface OpenedSqliteDatabase {
   database: Database.Database;
   schemaVersion: number;
+  /** True when the file could only be opened for reading (read-only file, directory or file system). */
+  readOnly: boolean;
 }
 
 /**
@@ -37,12 +58,44 @@ function prepareFile(path: string): void {
  * - `foreign_keys = ON`: off by default in SQLite, and the cascades depend on it;
  * - `busy_timeout`: wait for another process's write lock instead of failing with
  *   "database is locked".
- * A file that is not SQLite or is corrupt becomes a `HermesError` naming the path and what to do.
+ * A file that cannot be written (read-only file, directory or file system) is opened for
+ * reading when its schema is current, so read-only commands still work; its writes then fail
+ * with the read-only line. Every failure is a one-line `HermesError` naming the path and what
+ * to do; a database missing one of its tables is refused here rather than at the first query.
  */
 export function openSqliteDatabase(
   path: string,
   busyTimeoutMs: number = DEFAULT_BUSY_TIMEOUT_MS,
 ): OpenedSqliteDatabase {
+  let opened: OpenedSqliteDatabase;
+  try {
+    opened = openWritable(path, busyTimeoutMs);
+  } catch (error) {
+    const failure = sqliteFailure(error, path, busyTimeoutMs);
+    const kind = failure instanceof StorageError ? failure.kind : null;
+    // A file we may not write fails as read-only, or as "unable to open" when SQLite cannot
+    // create the -wal/-shm files in a read-only directory.
+    const readOnly =
+      path !== ':memory:' && existsSync(path) && (kind === 'read-only' || (kind === 'io' && !writable(path)));
+    if (!readOnly) throw asOpenFailure(failure, error, path);
+    opened = openReadOnly(path, busyTimeoutMs, new StorageError('read-only', storageMessages.readOnly(path)));
+  }
+  requireTables(opened.database, path);
+  return opened;
+}
+
+/** Whether this process may write the database file and create its `-wal`/`-shm` files beside it. */
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    accessSync(dirname(path), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function openWritable(path: string, busyTimeoutMs: number): OpenedSqliteDatabase {
   let database: Database.Database | undefined;
   try {
     if (path !== ':memory:') prepareFile(path);
@@ -53,15 +106,81 @@ export function openSqliteDatabase(
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
     const schemaVersion = migrateSchema(database, path);
-    return { database, schemaVersion };
+    return { database, schemaVersion, readOnly: false };
   } catch (error) {
     database?.close();
-    if (error instanceof HermesError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new HermesError(
-      `cannot open the session database ${path}: ${reason}. If the file is damaged, move it aside ` +
-        `(hermes creates a fresh one) or point HERMES_HOME at another directory.`,
-      { cause: error },
-    );
+    throw error;
   }
+}
+
+/**
+ * Read-only access to a file this process may not write. SQLite must create the WAL index
+ * (`-shm`) even to read a WAL database, which a read-only directory forbids; then the file (and
+ * its `-wal`, so the latest commits are included) is copied to a private temporary directory and
+ * the copy is opened with `query_only`, so every write still fails as read-only. The copy goes
+ * away when the store closes.
+ */
+function openReadOnly(path: string, busyTimeoutMs: number, readOnlyFailure: StorageError): OpenedSqliteDatabase {
+  let database: Database.Database | undefined;
+  let snapshot: string | undefined;
+  try {
+    try {
+      database = new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+      readSchemaVersion(database);
+    } catch {
+      database?.close();
+      snapshot = mkdtempSync(join(tmpdir(), 'hermes-readonly-'));
+      const copy = join(snapshot, 'state.db');
+      copyFileSync(path, copy);
+      if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+      database = new Database(copy, { timeout: busyTimeoutMs });
+      database.pragma('query_only = ON');
+      const directory = snapshot;
+      const close = database.close.bind(database);
+      database.close = () => {
+        const result = close();
+        rmSync(directory, { recursive: true, force: true });
+        return result;
+      };
+    }
+    database.pragma('foreign_keys = ON');
+    const schemaVersion = readSchemaVersion(database);
+    if (schemaVersion > SQLITE_SCHEMA_VERSION) throw newerSchemaFailure(path, schemaVersion);
+    if (schemaVersion < SQLITE_SCHEMA_VERSION) throw readOnlyFailure;
+    return { database, schemaVersion, readOnly: true };
+  } catch (error) {
+    if (database?.open) database.close();
+    else if (snapshot !== undefined) rmSync(snapshot, { recursive: true, force: true });
+    if (error instanceof HermesError) throw error;
+    throw asOpenFailure(sqliteFailure(error, path, busyTimeoutMs), error, path);
+  }
+}
+
+/** Refuses a database that lacks one of the tables of its schema version. */
+function requireTables(database: Database.Database, path: string): void {
+  const present = new Set(
+    database
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((row) => row.name),
+  );
+  const missing = SQLITE_TABLES.find((table) => !present.has(table));
+  if (missing === undefined) return;
+  database.close();
+  throw new StorageError(
+    'missing-table',
+    storageMessages.missingTable(
+      path,
+      missing,
+      `move ${path} aside (hermes then creates a fresh one) or restore it from a backup`,
+    ),
+  );
+}
+
+function asOpenFailure(failure: unknown, error: unknown, path: string): HermesError {
+  if (failure instanceof HermesError) return failure;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new StorageError('damaged', `cannot open the session database ${path} (${reason}): ${sqliteRemedy(path)}`, {
+    cause: error,
+  });
 }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { HermesError } from '../core/errors.js';
+import { StorageError, storageMessages } from './storage-errors.js';
 
 /**
  * Numbered migrations for `state.db` (STYLE.md rule 6). The schema version lives in the database
@@ -82,10 +82,34 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE messages ADD COLUMN details_text_from_content TEXT;
   `,
+  // 3: the session lease (SPEC §23.6): at most one row per session, the turn holding it.
+  `
+  CREATE TABLE session_leases (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    lease_id TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    acquired_at INTEGER NOT NULL,
+    heartbeat_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
 ];
+
+/** The tables of the current schema (a database lacking one is refused at open). */
+export const SQLITE_TABLES: readonly string[] = ['sessions', 'messages', 'verdicts', 'requests', 'session_leases'];
 
 /** The schema version this build writes. */
 export const SQLITE_SCHEMA_VERSION: number = SQLITE_MIGRATIONS.length;
+
+/** A database written by a newer hermes. */
+export function newerSchemaFailure(path: string, found: number): StorageError {
+  return new StorageError(
+    'newer-schema',
+    storageMessages.newerSchema(path, found, SQLITE_SCHEMA_VERSION, 'upgrade hermes, or point HERMES_HOME elsewhere'),
+  );
+}
 
 /** Reads `PRAGMA user_version`. */
 export function readSchemaVersion(database: Database.Database): number {
@@ -100,12 +124,7 @@ export function readSchemaVersion(database: Database.Database): number {
 export function migrateSchema(database: Database.Database, path: string): number {
   const migrate = database.transaction(() => {
     const current = readSchemaVersion(database);
-    if (current > SQLITE_SCHEMA_VERSION) {
-      throw new HermesError(
-        `session database ${path} has schema version ${current}, newer than this hermes understands ` +
-          `(${SQLITE_SCHEMA_VERSION}); upgrade hermes or point HERMES_HOME elsewhere`,
-      );
-    }
+    if (current > SQLITE_SCHEMA_VERSION) throw newerSchemaFailure(path, current);
     for (let version = current + 1; version <= SQLITE_SCHEMA_VERSION; version += 1) {
       database.exec(SQLITE_MIGRATIONS[version - 1] ?? '');
       // PRAGMA takes no bound parameters; `version` is a loop integer, never user input.

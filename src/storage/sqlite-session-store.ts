@@ -1,10 +1,20 @@
 import type { JsonObject } from '../core/json.js';
 import { newSessionId } from '../core/ids.js';
-import type { NewSession, SessionRecord, SessionStore, VerdictRecord } from './session-store.js';
+import type { NewSession, SessionRecord, SessionStore, UndecodableMessage, VerdictRecord } from './session-store.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteDatabase } from './sqlite-open.js';
-import { decodeMessageRow, encodeMessage } from './sqlite-message-codec.js';
+import { decodeMessageRows, encodeMessage } from './sqlite-message-codec.js';
 import type { EncodedMessage } from './sqlite-message-codec.js';
-import { prepareStatements, toRequestRecord, toSessionRecord, toVerdictRecord } from './sqlite-statements.js';
+import {
+  prepareStatements,
+  toLeaseRecord,
+  toRequestRecord,
+  toSessionRecord,
+  toVerdictRecord,
+} from './sqlite-statements.js';
+import { leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
+import type { LeaseClaim, LeaseRecord } from './session-lease.js';
+import { sqliteFailure } from './sqlite-errors.js';
+import { guardStore } from './storage-errors.js';
 import {
   defaultBranchTitle,
   duplicateSessionError,
@@ -22,6 +32,8 @@ export interface SqliteSessionStoreOptions {
   now?: () => number;
   /** Milliseconds to wait for another process's write lock. Default 5,000. */
   busyTimeoutMs?: number;
+  /** Receives each stored message that cannot be decoded when `listMessages` got no callback of its own. */
+  onUndecodable?: (row: UndecodableMessage) => void;
 }
 
 /** The SQLite `SessionStore` (`$HERMES_HOME/state.db`), plus what diagnostics need. */
@@ -30,6 +42,8 @@ export interface SqliteSessionStore extends SessionStore {
   readonly path: string;
   /** Schema version stored in the database (`PRAGMA user_version`). */
   readonly schemaVersion: number;
+  /** True when the file could only be opened for reading: reads work, writes fail with one line. */
+  readonly readOnly: boolean;
   /** The journal mode SQLite reports (`wal` for a file database). */
   journalMode(): string;
 }
@@ -38,10 +52,12 @@ export interface SqliteSessionStore extends SessionStore {
  * Opens (creating and migrating when needed) the SQLite session store at `path`. Every write is
  * one `BEGIN IMMEDIATE` transaction: it takes the write lock before reading, so a concurrent
  * process (CLI + gateway on one file) waits on the busy timeout instead of losing an update.
- * Throws a `HermesError` naming the path when the file is not a usable SQLite database.
+ * Throws a one-line `HermesError` naming the path when the file is not a usable SQLite database;
+ * every method's driver failure (damaged page, full disk, read-only file) is one line too.
  */
 export function openSqliteSessionStore(path: string, options: SqliteSessionStoreOptions = {}): SqliteSessionStore {
-  const { database, schemaVersion } = openSqliteDatabase(path, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const { database, schemaVersion, readOnly } = openSqliteDatabase(path, busyTimeoutMs);
   const now = options.now ?? Date.now;
   const statements = prepareStatements(database);
 
@@ -122,9 +138,28 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     return merged;
   });
 
-  return {
+  const acquireLease = database.transaction((sessionId: string, claim: LeaseClaim): LeaseRecord => {
+    if (statements.sessionExists.get(sessionId) === undefined) throw unknownSessionError(sessionId);
+    const at = now();
+    const row = statements.leaseBySession.get(sessionId);
+    const existing = row === undefined ? null : toLeaseRecord(row);
+    if (!mayTakeLease(existing, claim, at)) throw new SessionBusyError(existing as LeaseRecord);
+    const lease = leaseFromClaim(sessionId, claim, at);
+    statements.writeLease.run(lease);
+    return lease;
+  });
+
+  const renewLease = database.transaction((sessionId: string, leaseId: string, ttlMs: number): LeaseRecord | null => {
+    const at = now();
+    if (statements.renewLease.run(at, at + ttlMs, sessionId, leaseId).changes === 0) return null;
+    const row = statements.leaseBySession.get(sessionId);
+    return row === undefined ? null : toLeaseRecord(row);
+  });
+
+  const store: SqliteSessionStore = {
     path,
     schemaVersion,
+    readOnly,
     journalMode: () => String(database.pragma('journal_mode', { simple: true })),
 
     createSession: async (input = {}) => createSession.immediate(input),
@@ -163,7 +198,10 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     appendMessages: async (sessionId, messages) => {
       appendEncoded.immediate(sessionId, messages.map(encodeMessage));
     },
-    listMessages: async (sessionId) => statements.listMessages.all(sessionId).map(decodeMessageRow),
+    listMessages: async (sessionId, listOptions = {}) => {
+      const report = listOptions.onUndecodable ?? options.onUndecodable ?? (() => undefined);
+      return decodeMessageRows(statements.listMessages.all(sessionId), (row) => report({ sessionId, ...row }));
+    },
 
     patchModelConfig: async (sessionId, patch) => patchModelConfig.immediate(sessionId, patch),
 
@@ -197,8 +235,19 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     },
     listRequests: async (sessionId) => statements.listRequests.all(sessionId).map(toRequestRecord),
 
+    acquireLease: async (sessionId, claim) => acquireLease.immediate(sessionId, claim),
+    renewLease: async (sessionId, leaseId, ttlMs) => renewLease.immediate(sessionId, leaseId, ttlMs),
+    releaseLease: async (sessionId, leaseId) => statements.releaseLease.run(sessionId, leaseId).changes > 0,
+    readLease: async (sessionId) => {
+      const row = statements.leaseBySession.get(sessionId);
+      return row === undefined ? null : toLeaseRecord(row);
+    },
+
+    describe: async () => ({ kind: 'sqlite', schemaVersion, location: path }),
+
     close: async () => {
       if (database.open) database.close();
     },
   };
+  return guardStore(store, (error) => sqliteFailure(error, path, busyTimeoutMs));
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { JsonObject } from '../core/json.js';
 import type { RequestRecord, SessionRecord, VerdictRecord } from './session-store.js';
+import type { LeaseRecord } from './session-lease.js';
 import { MESSAGE_SELECT_COLUMNS, MESSAGE_VALUE_COLUMNS } from './sqlite-message-codec.js';
 import type { EncodedMessage } from './sqlite-message-codec.js';
 import { parseModelConfig } from './session-store-rules.js';
@@ -43,6 +44,32 @@ export interface RequestRow {
   route_key: string;
   status: number;
   decisions: string;
+}
+
+/** A `session_leases` row. */
+export interface LeaseRow {
+  session_id: string;
+  lease_id: string;
+  owner: string;
+  pid: number;
+  host: string;
+  acquired_at: number;
+  heartbeat_at: number;
+  expires_at: number;
+}
+
+/** Maps a lease row to the store record. */
+export function toLeaseRecord(row: LeaseRow): LeaseRecord {
+  return {
+    sessionId: row.session_id,
+    leaseId: row.lease_id,
+    owner: row.owner,
+    pid: Number(row.pid),
+    host: row.host,
+    acquiredAt: Number(row.acquired_at),
+    heartbeatAt: Number(row.heartbeat_at),
+    expiresAt: Number(row.expires_at),
+  };
 }
 
 // One query per listing: the count is a correlated subquery over the (session_id, seq) index,
@@ -141,7 +168,9 @@ export function prepareStatements(database: Database.Database) {
        SELECT ?, seq, ${valueColumns} FROM messages WHERE session_id = ? ORDER BY seq`,
     ),
     listMessages: database
-      .prepare<[string], unknown[]>(`SELECT ${MESSAGE_SELECT_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq`)
+      .prepare<[string], unknown[]>(
+        `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? ORDER BY seq`,
+      )
       .raw(true),
     verdictByKey: database.prepare<[string], VerdictRow>('SELECT * FROM verdicts WHERE route_key = ?'),
     listVerdicts: database.prepare<[], VerdictRow>('SELECT * FROM verdicts ORDER BY route_key'),
@@ -158,5 +187,19 @@ export function prepareStatements(database: Database.Database) {
       'INSERT INTO requests (session_id, at, api, route_key, status, decisions) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     listRequests: database.prepare<[string], RequestRow>('SELECT * FROM requests WHERE session_id = ? ORDER BY id'),
+    leaseBySession: database.prepare<[string], LeaseRow>('SELECT * FROM session_leases WHERE session_id = ?'),
+    writeLease: database.prepare(
+      `INSERT INTO session_leases (session_id, lease_id, owner, pid, host, acquired_at, heartbeat_at, expires_at)
+       VALUES (@sessionId, @leaseId, @owner, @pid, @host, @acquiredAt, @heartbeatAt, @expiresAt)
+       ON CONFLICT (session_id) DO UPDATE SET lease_id = excluded.lease_id, owner = excluded.owner,
+         pid = excluded.pid, host = excluded.host, acquired_at = excluded.acquired_at,
+         heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at`,
+    ),
+    renewLease: database.prepare<[number, number, string, string]>(
+      'UPDATE session_leases SET heartbeat_at = ?, expires_at = ? WHERE session_id = ? AND lease_id = ?',
+    ),
+    releaseLease: database.prepare<[string, string]>(
+      'DELETE FROM session_leases WHERE session_id = ? AND lease_id = ?',
+    ),
   };
 }

@@ -2,7 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { isSessionId } from '../../src/core/ids.js';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import type { SessionStore } from '../../src/storage/session-store.js';
+import { SessionBusyError, type LeaseClaim } from '../../src/storage/session-lease.js';
 import { conversation, everyCarrierMessage } from './session-store-messages.js';
 
 /** A deterministic clock: every call is one millisecond later than the previous one. */
@@ -14,6 +17,17 @@ export interface TestClock {
 export type SessionStoreFactory = (clock: TestClock) => SessionStore | Promise<SessionStore>;
 
 const START = 1_764_444_000_000;
+
+/** A claim from a live process elsewhere (never "gone" unless it expires). */
+function claim(leaseId: string, extra: Partial<LeaseClaim> = {}): LeaseClaim {
+  return { leaseId, owner: 'hermes test', pid: 4242, host: 'host-a', ttlMs: 60_000, holderGone: () => false, ...extra };
+}
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '0']);
+  return child.pid ?? 0;
+}
 
 /** A message the store must refuse: a BigInt is not JSON. */
 function unserialisableMessage(): Message {
@@ -475,6 +489,95 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
           },
         ]);
         expect((listed[0]?.id ?? 0) < (listed[1]?.id ?? 0)).toBe(true);
+      });
+    });
+
+    describe('session lease (SPEC §23.6: one writer per session across processes)', () => {
+      it('takes a free lease, reads it back, and refuses a second live claimant naming the holder', async () => {
+        const session = await store.createSession({ id: 'leased' });
+        const held = await store.acquireLease(session.id, claim('lease-1'));
+        expect(held).toMatchObject({
+          sessionId: 'leased',
+          leaseId: 'lease-1',
+          owner: 'hermes test',
+          pid: 4242,
+          host: 'host-a',
+        });
+        expect(held.expiresAt - held.acquiredAt).toBe(60_000);
+        expect(held.heartbeatAt).toBe(held.acquiredAt);
+        expect(await store.readLease(session.id)).toEqual(held);
+        const refused = store.acquireLease(session.id, claim('lease-2', { pid: 7, host: 'host-b' }));
+        await expect(refused).rejects.toThrow(SessionBusyError);
+        await expect(refused).rejects.toThrow(
+          /^session busy in pid 4242 since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(hermes test on host-a\)/,
+        );
+        const error = (await refused.catch((caught: unknown) => caught)) as SessionBusyError;
+        expect(error.holder).toEqual(held);
+        expect(error.exitCode).toBe(3);
+        // The claimant's own lease id re-acquires (a retried acquire after a lost reply).
+        expect((await store.acquireLease(session.id, claim('lease-1'))).leaseId).toBe('lease-1');
+      });
+
+      it('renews only for the holder, and release frees the session for the next claimant', async () => {
+        const session = await store.createSession();
+        const held = await store.acquireLease(session.id, claim('lease-1', { ttlMs: 1_000 }));
+        const renewed = await store.renewLease(session.id, 'lease-1', 5_000);
+        expect(renewed?.heartbeatAt).toBeGreaterThan(held.heartbeatAt);
+        expect((renewed?.expiresAt ?? 0) - (renewed?.heartbeatAt ?? 0)).toBe(5_000);
+        expect(renewed?.acquiredAt).toBe(held.acquiredAt);
+        expect(await store.renewLease(session.id, 'someone-else', 5_000)).toBeNull();
+        expect(await store.releaseLease(session.id, 'someone-else')).toBe(false);
+        expect(await store.releaseLease(session.id, 'lease-1')).toBe(true);
+        expect(await store.readLease(session.id)).toBeNull();
+        expect(await store.renewLease(session.id, 'lease-1', 5_000)).toBeNull();
+        expect((await store.acquireLease(session.id, claim('lease-2'))).leaseId).toBe('lease-2');
+      });
+
+      it('takes over an expired lease; the old holder can then neither renew nor release it', async () => {
+        const session = await store.createSession();
+        await store.acquireLease(session.id, claim('stalled', { ttlMs: 1 }));
+        const taken = await store.acquireLease(session.id, claim('next'));
+        expect(taken.leaseId).toBe('next');
+        expect(await store.renewLease(session.id, 'stalled', 60_000)).toBeNull();
+        expect(await store.releaseLease(session.id, 'stalled')).toBe(false);
+        expect((await store.readLease(session.id))?.leaseId).toBe('next');
+      });
+
+      it('takes over at once from a holder that is gone, by default a dead pid on this host', async () => {
+        const session = await store.createSession();
+        await store.acquireLease(session.id, claim('dead', { pid: deadPid(), host: hostname() }));
+        const { holderGone: _ignored, ...defaultClaim } = claim('alive');
+        expect((await store.acquireLease(session.id, defaultClaim)).leaseId).toBe('alive');
+        // The same pid on another host cannot be checked from here: it holds until expiry.
+        const other = await store.createSession();
+        await store.acquireLease(other.id, claim('remote', { pid: deadPid(), host: 'another-host' }));
+        await expect(store.acquireLease(other.id, defaultClaim)).rejects.toThrow(SessionBusyError);
+        // A live pid on this host (this very process) holds too.
+        const third = await store.createSession();
+        await store.acquireLease(third.id, claim('mine', { pid: process.pid, host: hostname() }));
+        await expect(store.acquireLease(third.id, defaultClaim)).rejects.toThrow(SessionBusyError);
+      });
+
+      it('leases are per session, refuse an unknown session, and go away with the session', async () => {
+        const one = await store.createSession();
+        const two = await store.createSession();
+        await store.acquireLease(one.id, claim('a'));
+        expect((await store.acquireLease(two.id, claim('b'))).leaseId).toBe('b');
+        await expect(store.acquireLease('20200101-000000-nosuch', claim('c'))).rejects.toThrow(
+          'no session "20200101-000000-nosuch" (see hermes sessions list)',
+        );
+        expect(await store.deleteSession(one.id)).toBe(true);
+        expect(await store.readLease(one.id)).toBeNull();
+        expect(await store.readLease('20200101-000000-nosuch')).toBeNull();
+      });
+    });
+
+    describe('describe (hermes doctor)', () => {
+      it('names its kind and a location without credentials', async () => {
+        const description = await store.describe();
+        expect(['sqlite', 'postgres', 'memory']).toContain(description.kind);
+        expect(description.location).not.toMatch(/:[^:@/]+@/);
+        if (description.kind !== 'memory') expect(description.schemaVersion).toBeGreaterThan(0);
       });
     });
 

@@ -1,0 +1,49 @@
+import type { Message, ToolMessage } from '../core/message.js';
+import { INTERRUPTED_TOOL_RESULT } from './runtime-history.js';
+
+/**
+ * The request history of a stored session whose tool messages are out of place: every
+ * assistant tool call is followed, immediately and in call order, by exactly one result. Such
+ * damage comes from two processes that wrote one session at once before the session lease
+ * existed (stored order `u,u,aT,aT,t,t,a,a`, duplicate results) or from rows lost to a damaged
+ * file. The stored history is never rewritten: this runs on every load, on a copy.
+ *
+ * Rules: each assistant tool call takes the first not yet taken tool message with its call id
+ * stored after it (ids may repeat across turns: some providers number calls `call_0`, ... each
+ * turn), and those results follow it in call order; a tool message no call takes (a duplicate,
+ * or an orphan whose call was never stored) is dropped, since providers reject it; a call with
+ * no stored result gets the interrupted-tool placeholder. A valid history comes back unchanged.
+ */
+export function repairToolPairing(history: readonly Message[]): Message[] {
+  const positions = new Map<string, number[]>();
+  history.forEach((message, index) => {
+    if (message.role !== 'tool') return;
+    const list = positions.get(message.tool_call_id);
+    if (list) list.push(index);
+    else positions.set(message.tool_call_id, [index]);
+  });
+  const taken = new Set<number>();
+  const repaired: Message[] = [];
+  history.forEach((message, index) => {
+    if (message.role === 'tool') return;
+    repaired.push(message);
+    if (message.role !== 'assistant' || !message.tool_calls?.length) return;
+    for (const call of message.tool_calls) {
+      const position = positions.get(call.id)?.find((candidate) => candidate > index && !taken.has(candidate));
+      if (position !== undefined) {
+        taken.add(position);
+        repaired.push(history[position] as ToolMessage);
+        continue;
+      }
+      repaired.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        tool_name: call.function.name,
+        content: INTERRUPTED_TOOL_RESULT,
+      });
+    }
+  });
+  const unchanged =
+    repaired.length === history.length && repaired.every((message, index) => message === history[index]);
+  return unchanged ? [...history] : repaired;
+}

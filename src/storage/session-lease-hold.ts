@@ -1,0 +1,124 @@
+import { claimForThisProcess, DEFAULT_LEASE_TTL_MS, SessionLeaseLostError } from './session-lease.js';
+import type { LeaseRecord } from './session-lease.js';
+import type { SessionStore } from './session-store.js';
+
+/** A lease this process holds, renewed in the background until released. */
+export interface HeldSessionLease {
+  readonly sessionId: string;
+  readonly record: LeaseRecord;
+  /** True once a renewal found the lease taken over by another process. */
+  readonly lost: boolean;
+  /**
+   * Resolves when the lease is still this process's; throws {@link SessionLeaseLostError} when
+   * another process took it. Call before every write of the turn. A lease that expired while
+   * nobody else claimed it (a long blocking step) is renewed here and stays held.
+   */
+  ensureHeld(): Promise<void>;
+  /** Stops the heartbeat and releases the lease (idempotent; a release failure is swallowed: the lease then expires). */
+  release(): Promise<void>;
+}
+
+/** Options of {@link holdSessionLease}. */
+export interface HoldLeaseOptions {
+  /** What holds it, shown to a process that finds the session busy (`hermes chat`, `hermes gateway`). */
+  owner: string;
+  ttlMs?: number;
+  /** Renewal period (default a third of the lifetime, so two renewals may fail before expiry). */
+  heartbeatMs?: number;
+  now?: () => number;
+}
+
+/**
+ * Takes the session's lease for this process (throws `SessionBusyError` naming the holder when
+ * another live turn has it) and renews it every `heartbeatMs` until released. The timer is
+ * unref'd: a lease never keeps the process alive.
+ */
+export async function holdSessionLease(
+  store: SessionStore,
+  sessionId: string,
+  options: HoldLeaseOptions,
+): Promise<HeldSessionLease> {
+  const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+  const now = options.now ?? Date.now;
+  const claim = claimForThisProcess(options.owner, ttlMs);
+  let record = await store.acquireLease(sessionId, claim);
+  let lost = false;
+  let released = false;
+  let renewing: Promise<void> | null = null;
+  const renew = async () => {
+    try {
+      const renewed = await store.renewLease(sessionId, claim.leaseId, ttlMs);
+      if (renewed === null) lost = true;
+      else record = renewed;
+    } catch {
+      // A failed renewal (database briefly unreachable) is retried on the next beat; the
+      // lease is only lost when it expires or another process took it.
+    }
+  };
+  const timer = setInterval(
+    () => {
+      if (renewing === null && !released) renewing = renew().finally(() => (renewing = null));
+    },
+    options.heartbeatMs ?? Math.max(1, Math.floor(ttlMs / 3)),
+  );
+  timer.unref();
+  return {
+    sessionId,
+    get record() {
+      return record;
+    },
+    get lost() {
+      return lost;
+    },
+    async ensureHeld() {
+      if (!lost && record.expiresAt - ttlMs / 3 > now()) return;
+      if (!lost) await renew();
+      if (!lost) return;
+      throw new SessionLeaseLostError(
+        `the lease on session ${sessionId} was lost (this process stalled past its expiry and another ` +
+          'process may have taken the session); the turn stopped and stores nothing more',
+      );
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      await renewing;
+      try {
+        await store.releaseLease(sessionId, claim.leaseId);
+      } catch {
+        // The lease expires on its own.
+      }
+    },
+  };
+}
+
+/** Store methods that write one session, named by their first argument. */
+const SESSION_WRITES = new Set<string>([
+  'appendMessage',
+  'appendMessages',
+  'patchModelConfig',
+  'updateSession',
+  'recordRequest',
+]);
+
+/**
+ * The store as a leased turn sees it: every write to the leased session first checks that the
+ * lease is still held (`ensureHeld`), so a turn that lost its session to another process stops
+ * before it interleaves with the new holder. Reads and other sessions pass straight through.
+ */
+export function leaseFencedStore(store: SessionStore, lease: HeldSessionLease): SessionStore {
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof key !== 'string' || typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (!SESSION_WRITES.has(key)) return method.bind(target);
+      return async (...args: unknown[]) => {
+        const sessionId = key === 'recordRequest' ? (args[0] as { sessionId?: unknown })?.sessionId : args[0];
+        if (sessionId === lease.sessionId) await lease.ensureHeld();
+        return method.apply(target, args);
+      };
+    },
+  });
+}

@@ -1,0 +1,115 @@
+import { hostname } from 'node:os';
+import { HermesError } from '../core/errors.js';
+import { randomSuffix } from '../core/ids.js';
+
+/**
+ * The session lease (SPEC §23.6): one writer per session across processes. A turn takes the
+ * lease before it reads the history it will extend, renews it while it runs (heartbeat) and
+ * releases it at the end. Another process asking for the lease meanwhile fails fast with
+ * {@link SessionBusyError}; a lease whose holder died is taken over once it expires, or at once
+ * when the holder ran on this host and its pid is gone.
+ */
+
+/** A lease as stored: who holds the session and until when. Times are epoch milliseconds. */
+export interface LeaseRecord {
+  sessionId: string;
+  /** Unique per acquisition: renew and release name it, so a taken-over holder cannot release the new one. */
+  leaseId: string;
+  /** What holds it, for people: `hermes chat`, `hermes gateway`, ... */
+  owner: string;
+  pid: number;
+  host: string;
+  acquiredAt: number;
+  heartbeatAt: number;
+  expiresAt: number;
+}
+
+/** What `acquireLease` is asked for. */
+export interface LeaseClaim {
+  leaseId: string;
+  owner: string;
+  pid: number;
+  host: string;
+  /** Lease lifetime from now; each renewal extends it by as much. */
+  ttlMs: number;
+  /** Whether the holder of `existing` is known to be gone (default {@link holderGone}). */
+  holderGone?: (existing: LeaseRecord) => boolean;
+}
+
+/** Default lease lifetime: a holder that stops renewing loses the session after this long. */
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
+/** The session is held by another live turn. The CLI exits 3 on it; the gateway answers 409. */
+export class SessionBusyError extends HermesError {
+  override readonly name: string = 'SessionBusyError';
+  /** Process exit code of the CLI for this failure. */
+  readonly exitCode = 3;
+
+  constructor(readonly holder: LeaseRecord) {
+    super(busyMessage(holder));
+  }
+}
+
+/** The lease was taken over (the holder stalled past its expiry); the turn stops writing. */
+export class SessionLeaseLostError extends HermesError {
+  override readonly name: string = 'SessionLeaseLostError';
+}
+
+/** `session busy in pid 4242 since 2026-12-01 05:40:12 UTC (hermes chat on host-a): …`. */
+export function busyMessage(holder: LeaseRecord): string {
+  const since = new Date(holder.acquiredAt)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
+  return (
+    `session busy in pid ${holder.pid} since ${since} (${holder.owner} on ${holder.host}): ` +
+    'wait for that turn to finish, or stop that process; a holder that dies is taken over when its lease expires'
+  );
+}
+
+/** True when `pid` is a live process on this host (EPERM: it exists but belongs to another user). */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The holder ran on this host and its process is gone (a pid can only be checked locally). */
+export function holderGone(existing: LeaseRecord): boolean {
+  return existing.host === hostname() && existing.pid !== process.pid && !processAlive(existing.pid);
+}
+
+/**
+ * Whether `claim` may take the session from `existing` at `now` (the rule every store applies
+ * inside its acquire transaction): no lease, the claimant's own lease, an expired lease, or a
+ * holder that is gone.
+ */
+export function mayTakeLease(existing: LeaseRecord | null, claim: LeaseClaim, now: number): boolean {
+  if (existing === null) return true;
+  if (existing.leaseId === claim.leaseId) return true;
+  if (existing.expiresAt <= now) return true;
+  return (claim.holderGone ?? holderGone)(existing);
+}
+
+/** The record a successful claim writes. */
+export function leaseFromClaim(sessionId: string, claim: LeaseClaim, now: number): LeaseRecord {
+  return {
+    sessionId,
+    leaseId: claim.leaseId,
+    owner: claim.owner,
+    pid: claim.pid,
+    host: claim.host,
+    acquiredAt: now,
+    heartbeatAt: now,
+    expiresAt: now + claim.ttlMs,
+  };
+}
+
+/** A claim for this process. */
+export function claimForThisProcess(owner: string, ttlMs: number = DEFAULT_LEASE_TTL_MS): LeaseClaim {
+  return { leaseId: `${process.pid}-${randomSuffix(12)}`, owner, pid: process.pid, host: hostname(), ttlMs };
+}

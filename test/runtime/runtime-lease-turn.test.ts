@@ -1,0 +1,185 @@
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EventStream } from '../../src/core/event-stream.js';
+import type { AssistantMessage, Message } from '../../src/core/message.js';
+import type { Route } from '../../src/core/route.js';
+import pino from 'pino';
+import { runAgentTurn, type AgentTurnOptions } from '../../src/runtime/agent-turn.js';
+import { repairToolPairing } from '../../src/runtime/runtime-history-repair.js';
+import { INTERRUPTED_TOOL_RESULT } from '../../src/runtime/runtime-history.js';
+import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
+import { SessionBusyError, SessionLeaseLostError } from '../../src/storage/session-lease.js';
+import type { SessionStore } from '../../src/storage/session-store.js';
+import { holdSessionLease } from '../../src/storage/session-lease-hold.js';
+import type { Transport, TransportRequest } from '../../src/transports/shared/transport.js';
+
+/**
+ * The runtime side of the session lease (SPEC §23.6) and of "store the answer first": a turn
+ * runs under the lease, repairs dangling tool calls only under it, sends a valid request for a
+ * damaged session without rewriting it, and keeps its answer when a diagnostic write fails.
+ */
+
+const route: Route = { api: 'chat_completions', provider: 'acme', model: 'm1', baseUrl: 'http://x/v1' };
+
+function transportAnswering(replies: AssistantMessage[], onSend?: () => Promise<void>) {
+  const requests: TransportRequest[] = [];
+  const transport: Transport = {
+    api: 'chat_completions',
+    prepare: () => ({ url: 'http://x', body: {}, decisions: [], carriersSent: [], routeKey: 'acme|x|m1' }),
+    send(request) {
+      requests.push({ ...request, history: structuredClone([...request.history]) });
+      const stream = new EventStream();
+      const reply = replies.shift() ?? { role: 'assistant', content: 'done' };
+      void (async () => {
+        await onSend?.();
+        stream.end({ type: 'finish', message: reply, finishReason: { unified: 'stop', raw: 'stop' }, usage: null });
+      })();
+      return stream;
+    },
+  };
+  return { transport, requests };
+}
+
+async function setup(store: SessionStore = createMemorySessionStore()) {
+  const session = await store.createSession({});
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-lease-turn-')));
+  writeFileSync(join(workspace, 'notes.txt'), 'alpha beta\n');
+  const warnings: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => warnings.push(line) });
+  const options = (transport: Transport): AgentTurnOptions => ({
+    store,
+    sessionId: session.id,
+    route,
+    reasoning: { enabled: true },
+    workspace,
+    approve: async () => false,
+    logger,
+    transportFor: () => transport,
+  });
+  return { store, session, options, warnings };
+}
+
+const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'read_file', arguments: '{}' } });
+
+describe('repairToolPairing', () => {
+  it('returns a valid history unchanged, including call ids that repeat across turns', () => {
+    const history: Message[] = [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: null, tool_calls: [call('call_0')] },
+      { role: 'tool', tool_call_id: 'call_0', content: 'one' },
+      { role: 'assistant', content: null, tool_calls: [call('call_0'), call('call_1')] },
+      { role: 'tool', tool_call_id: 'call_0', content: 'two' },
+      { role: 'tool', tool_call_id: 'call_1', content: 'three' },
+      { role: 'assistant', content: 'a' },
+    ];
+    expect(repairToolPairing(history)).toStrictEqual(history);
+  });
+
+  it('puts interleaved results after their call, drops duplicates and orphans, answers the unanswered', () => {
+    const history: Message[] = [
+      { role: 'user', content: 'u1' },
+      { role: 'user', content: 'u2' },
+      { role: 'assistant', content: null, tool_calls: [call('a')] },
+      { role: 'assistant', content: null, tool_calls: [call('b'), call('c')] },
+      { role: 'tool', tool_call_id: 'b', content: 'B' },
+      { role: 'tool', tool_call_id: 'a', content: 'A' },
+      { role: 'tool', tool_call_id: 'a', content: 'A again' },
+      { role: 'tool', tool_call_id: 'nobody', content: 'orphan' },
+      { role: 'assistant', content: 'x' },
+      { role: 'assistant', content: 'y' },
+    ];
+    const repaired = repairToolPairing(history);
+    expect(repaired.map((message) => (message.role === 'tool' ? `t:${message.content}` : message.role))).toEqual([
+      'user',
+      'user',
+      'assistant',
+      't:A',
+      'assistant',
+      't:B',
+      `t:${INTERRUPTED_TOOL_RESULT}`,
+      'assistant',
+      'assistant',
+    ]);
+    expect(history).toHaveLength(10);
+  });
+});
+
+describe('a turn under the session lease', () => {
+  it('fails fast, storing nothing, while another process holds the session', async () => {
+    const { store, session, options } = await setup();
+    await store.acquireLease(session.id, {
+      leaseId: 'other',
+      owner: 'hermes gateway',
+      pid: 4242,
+      host: 'elsewhere',
+      ttlMs: 60_000,
+    });
+    const { transport, requests } = transportAnswering([]);
+    const events: string[] = [];
+    const turn = runAgentTurn('hello', { ...options(transport), onEvent: (event) => events.push(event.type) });
+    await expect(turn).rejects.toThrow(SessionBusyError);
+    await expect(turn).rejects.toThrow(/^session busy in pid 4242 since .*\(hermes gateway on elsewhere\)/);
+    expect(await store.listMessages(session.id)).toEqual([]);
+    expect(requests).toEqual([]);
+    expect(events).not.toContain('user-stored');
+  });
+
+  it('holds the lease while it runs and releases it at the end; dangling calls are answered under it', async () => {
+    const { store, session, options } = await setup();
+    await store.appendMessages(session.id, [
+      { role: 'user', content: 'earlier' },
+      { role: 'assistant', content: null, tool_calls: [call('dangling')] },
+    ]);
+    let leaseDuringRequest: unknown = 'unread';
+    const { transport } = transportAnswering([], async () => {
+      leaseDuringRequest = await store.readLease(session.id);
+    });
+    const result = await runAgentTurn('hello', { ...options(transport), leaseOwner: 'hermes test' });
+    expect(result.answer).toBe('done');
+    expect(leaseDuringRequest).toMatchObject({ owner: 'hermes test', pid: process.pid });
+    expect(await store.readLease(session.id)).toBeNull();
+    const roles = (await store.listMessages(session.id)).map((message) => message.role);
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+  });
+
+  it('stops writing once it stalled past its expiry and another process took the session', async () => {
+    let time = 1_000_000;
+    const { store, session, options } = await setup(createMemorySessionStore({ now: () => time }));
+    const lease = await holdSessionLease(store, session.id, {
+      owner: 'hermes',
+      now: () => time,
+      heartbeatMs: 3_600_000,
+    });
+    const { transport } = transportAnswering([{ role: 'assistant', content: 'late answer' }], async () => {
+      // This process stalls for a minute; another one finds the lease expired and takes it.
+      time += 60_000;
+      await store.acquireLease(session.id, { leaseId: 'next', owner: 'hermes', pid: 1, host: 'h', ttlMs: 60_000 });
+    });
+    await expect(runAgentTurn('hello', { ...options(transport), lease })).rejects.toThrow(SessionLeaseLostError);
+    expect((await store.listMessages(session.id)).map((message) => message.role)).toEqual(['user']);
+    expect((await store.readLease(session.id))?.leaseId).toBe('next');
+    await lease.release();
+    expect((await store.readLease(session.id))?.leaseId).toBe('next');
+  });
+});
+
+describe('store the answer first', () => {
+  it('a failing request record is logged and the answer is kept', async () => {
+    const memory = createMemorySessionStore();
+    const store: SessionStore = {
+      ...memory,
+      recordRequest: async () => {
+        throw new Error('disk I/O error while writing the request log');
+      },
+    };
+    const { session, options, warnings } = await setup(store);
+    const { transport } = transportAnswering([{ role: 'assistant', content: 'the answer', reasoning_content: 'r' }]);
+    const result = await runAgentTurn('hello', options(transport));
+    expect(result.answer).toBe('the answer');
+    const messages = await store.listMessages(session.id);
+    expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: 'the answer', reasoning_content: 'r' });
+    expect(warnings.join('')).toContain('could not record the request (the turn goes on)');
+  });
+});
