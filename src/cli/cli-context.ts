@@ -1,8 +1,8 @@
 import { loadConfig, type HermesConfig } from '../config/config-load.js';
 import { openLogger, type Logger } from '../logging/logger.js';
 import type { SessionStore, UndecodableMessage } from '../storage/session-store.js';
-import { openSqliteSessionStore } from '../storage/sqlite-session-store.js';
-import { hermesHome, logsDir, stateDbPath } from '../storage/store-paths.js';
+import { openSessionStore, selectedStoreUrl } from '../storage/store-open.js';
+import { hermesHome, logsDir } from '../storage/store-paths.js';
 import { homeWriteFailure } from '../storage/storage-errors.js';
 
 /** What every command that touches `$HERMES_HOME` needs. Opened lazily, closed once. */
@@ -24,7 +24,11 @@ export function openCliContext(env: NodeJS.ProcessEnv = process.env): CliContext
     home,
     config,
     store() {
-      store ??= openSqliteSessionStore(stateDbPath(home), { onUndecodable: warnUndecodable });
+      store ??= openSessionStore({
+        url: selectedStoreUrl(config.storageUrl, env),
+        home,
+        onUndecodable: warnUndecodable,
+      });
       return store;
     },
     logger() {

@@ -19,6 +19,8 @@ export interface HermesConfig {
   routes: RouteOverride[];
   compaction: { threshold: number; keepTurns: number; contextWindow?: number };
   maxIterations: number;
+  /** `storage.url`: the session store to use (overridden by HERMES_DATABASE_URL). */
+  storageUrl?: string;
   /** Path the config was read from, when a file existed. */
   path?: string;
 }
@@ -90,6 +92,7 @@ export function parseConfigText(text: string, path = 'config.yaml'): HermesConfi
   const baseUrl = config.base_url ?? modelObject?.base_url;
   if (baseUrl) normalised.baseUrl = baseUrl;
   if (config.api) normalised.api = config.api;
+  if (config.storage?.url) normalised.storageUrl = config.storage.url;
   return normalised;
 }
 

@@ -46,6 +46,9 @@ const compactionSchema = z
   })
   .strict();
 
+/** Where sessions live: `postgres://…` for a gateway fleet, `sqlite:PATH`, default `$HERMES_HOME/state.db`. */
+const storageSchema = z.object({ url: z.string().min(1).optional() }).strict();
+
 /** The whole `config.yaml` (every key optional; unknown keys are errors that name the key). */
 export const configSchema = z
   .object({
@@ -58,6 +61,7 @@ export const configSchema = z
     routes: z.array(routeRowSchema).optional(),
     compaction: compactionSchema.optional(),
     max_iterations: z.number().int().min(1).max(500).optional(),
+    storage: storageSchema.optional(),
   })
   .strict();
 

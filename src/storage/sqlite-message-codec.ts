@@ -4,7 +4,7 @@ import type { JsonObject } from '../core/json.js';
 import type { Message } from '../core/message.js';
 
 /**
- * Row mapping for the `messages` table: a canonical message (SPEC §2) to column values and back,
+ * Row mapping for the `messages` table (the same in SQLite and PostgreSQL): a canonical message (SPEC §2) to column values and back,
  * losslessly. The store's product is that `listMessages` returns deep-equal what `appendMessage`
  * got, so the encoding rules are strict and documented here once:
  *
@@ -28,8 +28,8 @@ import type { Message } from '../core/message.js';
  *   is never pre-encoded and then encoded again, which is how the prior art ended up with
  *   double-encoded rows (SPEC §18, hermes-agent #82109 / #57240).
  * - A value whose type does not fit its column (user content parts in `content`, a string where a
- *   list is expected, a string that is not well-formed UTF-16 and so would not survive SQLite's
- *   UTF-8 text) goes to `extra` with every other key, as JSON. `extra` holds unknown keys and
+ *   list is expected, a string that is not well-formed UTF-16 or holds NUL and so would not
+ *   survive UTF-8 text in SQLite or PostgreSQL) goes to `extra` with every other key, as JSON. `extra` holds unknown keys and
  *   private `_` keys too, so a message round-trips exactly, whatever it carries.
  */
 
@@ -92,9 +92,14 @@ interface StringWithWellFormed {
 function fitsColumn(kind: ColumnKind, value: unknown): boolean {
   switch (kind) {
     case 'text':
-      // SQLite stores text as UTF-8: a lone surrogate would come back as U+FFFD. Such a string goes
-      // to `extra`, whose JSON escapes it (`\ud800`). `isWellFormed` exists on Node 20's V8.
-      return typeof value === 'string' && (value as unknown as StringWithWellFormed).isWellFormed();
+      // Text columns are UTF-8: a lone surrogate would come back as U+FFFD, and PostgreSQL text
+      // cannot hold NUL at all. Such a string goes to `extra`, whose JSON escapes it (`\ud800`,
+      // `\u0000`), so every store holds the same bytes. `isWellFormed` exists on Node 20's V8.
+      return (
+        typeof value === 'string' &&
+        (value as unknown as StringWithWellFormed).isWellFormed() &&
+        !value.includes('\u0000')
+      );
     case 'number':
       return typeof value === 'number' && Number.isFinite(value);
     case 'list':

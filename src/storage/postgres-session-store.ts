@@ -1,0 +1,331 @@
+import pg from 'pg';
+import type { PoolClient, QueryConfig } from 'pg';
+import { newSessionId } from '../core/ids.js';
+import { postgresFailure, redactDatabaseUrl } from './postgres-errors.js';
+import { ADVISORY_LOCK_CLASS, migratePostgres } from './postgres-schema.js';
+import {
+  insertMessagesText,
+  leaseFromRow,
+  requestFromRow,
+  sessionFromRow,
+  SQL,
+  verdictFromRow,
+  type NamedQuery,
+  type PostgresSessionRow,
+} from './postgres-statements.js';
+import { leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
+import type { NewSession, SessionRecord, SessionStore, UndecodableMessage } from './session-store.js';
+import {
+  defaultBranchTitle,
+  duplicateSessionError,
+  mergeModelConfig,
+  mergeVerdict,
+  parseModelConfig,
+  stringifyJson,
+  unknownSessionError,
+} from './session-store-rules.js';
+import { decodeMessageRows, encodeMessage, type EncodedMessage } from './sqlite-message-codec.js';
+import { guardStore } from './storage-errors.js';
+
+/** Options for {@link openPostgresSessionStore}. */
+export interface PostgresSessionStoreOptions {
+  /** Clock for created/updated times and lease expiry (epoch ms). Default `Date.now`. */
+  now?: () => number;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  /** Receives each stored message that cannot be decoded when `listMessages` got no callback of its own. */
+  onUndecodable?: (row: UndecodableMessage) => void;
+}
+
+/** The PostgreSQL `SessionStore`, plus what diagnostics need. */
+export interface PostgresSessionStore extends SessionStore {
+  /** The database URL without credentials. */
+  readonly location: string;
+}
+
+/** Messages per INSERT statement (PostgreSQL allows 65,535 parameters per statement). */
+const INSERT_BATCH = 500;
+
+// bigint columns (epoch milliseconds, request ids) fit a JS number exactly; the driver's default
+// would hand them over as strings.
+const BIGINT_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === BIGINT_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
+};
+
+/**
+ * Opens the PostgreSQL session store at `url` (`postgres://user:password@host:port/database`),
+ * for gateway fleets (SPEC §23.6): the same contract, codec and conformance suite as the SQLite
+ * store. The pool connects lazily; the first call migrates (under an advisory lock, so a fleet
+ * starting together migrates once). Every write is one transaction; appends to a session take
+ * that session's row lock, so concurrent appends never share a sequence number. Driver failures
+ * are one-line `StorageError`s naming the URL without its password.
+ */
+export function openPostgresSessionStore(url: string, options: PostgresSessionStoreOptions = {}): PostgresSessionStore {
+  const location = redactDatabaseUrl(url);
+  const now = options.now ?? Date.now;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    idleTimeoutMillis: 10_000,
+    connectionTimeoutMillis: 10_000,
+    types,
+  });
+  // An idle connection dropped by the server must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  let schemaVersion = 0;
+  let ready: Promise<void> | null = null;
+  const whenReady = (): Promise<void> => {
+    ready ??= (async () => {
+      const client = await pool.connect();
+      try {
+        schemaVersion = await migratePostgres(client, location);
+      } finally {
+        client.release();
+      }
+    })().catch((error: unknown) => {
+      ready = null;
+      throw error;
+    });
+    return ready;
+  };
+
+  const run = async <Row extends object = Record<string, unknown>>(
+    statement: NamedQuery | QueryConfig,
+    values: unknown[] = [],
+    client?: PoolClient,
+  ) => {
+    await whenReady();
+    return (client ?? pool).query<Row>({ ...statement, values });
+  };
+
+  /** Runs `body` in one transaction on one connection. */
+  const transaction = async <T>(body: (client: PoolClient) => Promise<T>): Promise<T> => {
+    await whenReady();
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await body(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+
+  const readSession = async (id: string, client?: PoolClient): Promise<SessionRecord | null> => {
+    const row = (await run<PostgresSessionRow>(SQL.sessionById, [id], client)).rows[0];
+    return row === undefined ? null : sessionFromRow(row);
+  };
+
+  /** Inserts `encoded` after the session's last message; the caller holds the transaction. */
+  const insertEncoded = async (client: PoolClient, sessionId: string, encoded: readonly EncodedMessage[]) => {
+    // Taking the session row's lock first serializes appends to one session across connections.
+    if ((await run(SQL.touchSession, [now(), sessionId], client)).rowCount === 0) throw unknownSessionError(sessionId);
+    let seq = (await run<{ next: number }>(SQL.nextSeq, [sessionId], client)).rows[0]?.next ?? 1;
+    for (let start = 0; start < encoded.length; start += INSERT_BATCH) {
+      const batch = encoded.slice(start, start + INSERT_BATCH);
+      const values: unknown[] = [sessionId];
+      for (const row of batch) values.push(seq++, ...row);
+      await client.query({ text: insertMessagesText(batch.length), values });
+    }
+    return seq - 1;
+  };
+
+  const insertSession = async (client: PoolClient, input: NewSession): Promise<string> => {
+    const id = input.id ?? newSessionId(new Date(now()));
+    if ((await run(SQL.sessionExists, [id], client)).rowCount) throw duplicateSessionError(id);
+    if (input.parentSessionId != null && !(await run(SQL.sessionExists, [input.parentSessionId], client)).rowCount) {
+      throw unknownSessionError(input.parentSessionId);
+    }
+    await run(
+      SQL.insertSession,
+      [
+        id,
+        input.title ?? null,
+        input.parentSessionId ?? null,
+        now(),
+        input.provider ?? null,
+        input.model ?? null,
+        input.baseUrl ?? null,
+        input.api ?? null,
+        stringifyJson(input.modelConfig ?? {}, 'model config'),
+      ],
+      client,
+    );
+    return id;
+  };
+
+  const store: PostgresSessionStore = {
+    location,
+
+    createSession: async (input = {}) =>
+      transaction(async (client) => (await readSession(await insertSession(client, input), client)) as SessionRecord),
+    getSession: async (id) => readSession(id),
+    listSessions: async (listOptions = {}) => {
+      const limit = listOptions.limit === undefined || listOptions.limit < 0 ? null : listOptions.limit;
+      return (await run<PostgresSessionRow>(SQL.sessionsNewest, [limit])).rows.map(sessionFromRow);
+    },
+    latestSession: async () => {
+      const row = (await run<PostgresSessionRow>(SQL.sessionsNewest, [1])).rows[0];
+      return row === undefined ? null : sessionFromRow(row);
+    },
+    updateSession: async (id, fields) => {
+      const set = (value: unknown) => value !== undefined;
+      const result = await run(SQL.updateSession, [
+        id,
+        set(fields.title),
+        fields.title ?? null,
+        set(fields.provider),
+        fields.provider ?? null,
+        set(fields.model),
+        fields.model ?? null,
+        set(fields.baseUrl),
+        fields.baseUrl ?? null,
+        set(fields.api),
+        fields.api ?? null,
+        now(),
+      ]);
+      if (result.rowCount === 0) throw unknownSessionError(id);
+    },
+    deleteSession: async (id) => ((await run(SQL.deleteSession, [id])).rowCount ?? 0) > 0,
+    childSessions: async (id) => (await run<PostgresSessionRow>(SQL.childSessions, [id])).rows.map(sessionFromRow),
+
+    appendMessage: async (sessionId, message) => {
+      const encoded = [encodeMessage(message)];
+      return transaction((client) => insertEncoded(client, sessionId, encoded));
+    },
+    appendMessages: async (sessionId, messages) => {
+      const encoded = messages.map(encodeMessage);
+      await transaction((client) => insertEncoded(client, sessionId, encoded));
+    },
+    listMessages: async (sessionId, listOptions = {}) => {
+      const report = listOptions.onUndecodable ?? options.onUndecodable ?? (() => undefined);
+      const result = await run<unknown[]>({ ...SQL.listMessages, rowMode: 'array' } as QueryConfig, [sessionId]);
+      return decodeMessageRows(result.rows as unknown[][], (row) => report({ sessionId, ...row }));
+    },
+
+    patchModelConfig: async (sessionId, patch) =>
+      transaction(async (client) => {
+        const row = (await run<{ model_config: string }>(SQL.lockSession, [sessionId], client)).rows[0];
+        if (row === undefined) throw unknownSessionError(sessionId);
+        const merged = mergeModelConfig(parseModelConfig(row.model_config), patch);
+        await run(SQL.writeModelConfig, [stringifyJson(merged, 'model config'), now(), sessionId], client);
+        return merged;
+      }),
+
+    forkSession: async (sourceId, forkOptions = {}) => {
+      const encoded = forkOptions.messages?.map(encodeMessage);
+      return transaction(async (client) => {
+        const source = await readSession(sourceId, client);
+        if (source === null) throw unknownSessionError(sourceId);
+        const childId = await insertSession(client, {
+          title: forkOptions.title === undefined ? defaultBranchTitle(source) : forkOptions.title,
+          parentSessionId: source.id,
+          provider: source.provider,
+          model: source.model,
+          baseUrl: source.baseUrl,
+          api: source.api,
+          modelConfig: forkOptions.modelConfig ?? source.modelConfig,
+        });
+        if (encoded === undefined) await run(SQL.copyMessages, [childId, source.id], client);
+        else await insertEncoded(client, childId, encoded);
+        return (await readSession(childId, client)) as SessionRecord;
+      });
+    },
+
+    recordVerdict: async (input) =>
+      transaction(async (client) => {
+        // One route key's merge at a time across the fleet (the row may not exist yet to lock).
+        await run(SQL.verdictLock, [ADVISORY_LOCK_CLASS, input.routeKey], client);
+        const existing = (await run(SQL.verdictByKey, [input.routeKey], client)).rows[0];
+        const merged = mergeVerdict(existing === undefined ? null : verdictFromRow(existing), input, now());
+        await run(
+          SQL.upsertVerdict,
+          [
+            merged.routeKey,
+            merged.provider,
+            merged.host,
+            merged.model,
+            JSON.stringify(merged.fields),
+            merged.firstSeen,
+            merged.updatedAt,
+            merged.errorText,
+          ],
+          client,
+        );
+        return merged;
+      }),
+    listVerdicts: async () => (await run(SQL.listVerdicts)).rows.map(verdictFromRow),
+    getVerdict: async (routeKey) => {
+      const row = (await run(SQL.verdictByKey, [routeKey])).rows[0];
+      return row === undefined ? null : verdictFromRow(row);
+    },
+    forgetVerdicts: async (routeKey) =>
+      (routeKey === 'all' ? await run(SQL.forgetAllVerdicts) : await run(SQL.forgetVerdict, [routeKey])).rowCount ?? 0,
+
+    recordRequest: async (record) => {
+      const decisions = stringifyJson(record.decisions, 'request decisions');
+      if (!(await run(SQL.sessionExists, [record.sessionId])).rowCount) throw unknownSessionError(record.sessionId);
+      await run(SQL.insertRequest, [
+        record.sessionId,
+        record.at,
+        record.api,
+        record.routeKey,
+        record.status,
+        decisions,
+      ]);
+    },
+    listRequests: async (sessionId) => (await run(SQL.listRequests, [sessionId])).rows.map(requestFromRow),
+
+    acquireLease: async (sessionId, claim) =>
+      transaction(async (client) => {
+        // The session row's lock orders claimants; the lease row is then read and written under it.
+        if (!(await run(SQL.lockSession, [sessionId], client)).rowCount) throw unknownSessionError(sessionId);
+        const at = now();
+        const row = (await run(SQL.leaseBySession, [sessionId], client)).rows[0];
+        const existing = row === undefined ? null : leaseFromRow(row);
+        if (!mayTakeLease(existing, claim, at)) throw new SessionBusyError(existing as NonNullable<typeof existing>);
+        const lease = leaseFromClaim(sessionId, claim, at);
+        await run(
+          SQL.writeLease,
+          [
+            sessionId,
+            lease.leaseId,
+            lease.owner,
+            lease.pid,
+            lease.host,
+            lease.acquiredAt,
+            lease.heartbeatAt,
+            lease.expiresAt,
+          ],
+          client,
+        );
+        return lease;
+      }),
+    renewLease: async (sessionId, leaseId, ttlMs) => {
+      const at = now();
+      const row = (await run(SQL.renewLease, [at, at + ttlMs, sessionId, leaseId])).rows[0];
+      return row === undefined ? null : leaseFromRow(row);
+    },
+    releaseLease: async (sessionId, leaseId) => ((await run(SQL.releaseLease, [sessionId, leaseId])).rowCount ?? 0) > 0,
+    readLease: async (sessionId) => {
+      const row = (await run(SQL.leaseBySession, [sessionId])).rows[0];
+      return row === undefined ? null : leaseFromRow(row);
+    },
+
+    describe: async () => {
+      await whenReady();
+      return { kind: 'postgres', schemaVersion, location };
+    },
+
+    close: async () => {
+      if (!pool.ended) await pool.end();
+    },
+  };
+  return guardStore(store, (error) => postgresFailure(error, location));
+}

@@ -1,0 +1,118 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Message } from '../../src/core/message.js';
+import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
+import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
+import { openPostgresSessionStore } from '../../src/storage/postgres-session-store.js';
+import { stateDbPath } from '../../src/storage/store-paths.js';
+import { createTestDatabase, skipWithoutPostgres } from '../storage/postgres-test-database.js';
+import { assistantsOf, makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+
+/**
+ * The real CLI on PostgreSQL (SPEC §23.6): `chat`, `--resume`, `sessions`, `routes` and
+ * `replay preview --session` all use the store `HERMES_DATABASE_URL` (or `storage.url`) names,
+ * and nothing is written to `$HERMES_HOME/state.db`.
+ */
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe.skipIf(skipWithoutPostgres())('hermes on PostgreSQL', () => {
+  it('chat with tools, resume with every reasoning carrier replayed, sessions, routes and replay preview', async () => {
+    const database = await createTestDatabase();
+    cleanups.push(database.drop);
+    const emulator: RunningChatEmulator = await startChatEmulator({ persona: 'deepseek' });
+    cleanups.push(() => emulator.close());
+    const sandbox = makeSandbox();
+    const env = { HERMES_DATABASE_URL: database.url };
+    const route = [
+      '--provider',
+      'deepseek',
+      '--model',
+      'deepseek-v4-flash',
+      '--base-url',
+      emulator.baseUrl,
+      '--api-key',
+      'k',
+    ];
+    const first = await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox, env);
+    expect(first.code, first.stderr).toBe(0);
+    const sessionId = parseJson<{ session_id: string }>(first).session_id;
+
+    const before = emulator.requests.length;
+    const resumed = await runHermes(
+      ['chat', '--resume', sessionId, '-q', 'and now?', '--json', ...route],
+      sandbox,
+      env,
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // DeepSeek must get every stored reasoning_content back after a resume (WIRE.md, SPEC §4).
+    const replayed = assistantsOf(emulator.requests[before]?.body);
+    expect(replayed.length).toBeGreaterThan(0);
+    expect(replayed.every((message) => typeof message['reasoning_content'] === 'string')).toBe(true);
+    expect(emulator.requests.slice(before).every((request) => request.status === 200)).toBe(true);
+
+    const store = openPostgresSessionStore(database.url);
+    cleanups.push(() => store.close());
+    const stored = await store.listMessages(sessionId);
+    expect(stored.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+
+    const listed = await runHermes(['sessions', 'list', '--json'], sandbox, env);
+    expect(parseJson<{ id: string; message_count: number }[]>(listed)).toEqual([
+      expect.objectContaining({ id: sessionId, message_count: 6 }),
+    ]);
+    const shown = parseJson<{ messages: Message[] }>(
+      await runHermes(['sessions', 'show', sessionId, '--json'], sandbox, env),
+    );
+    expect(shown.messages).toStrictEqual(stored);
+    const preview = await runHermes(['replay', 'preview', '--session', sessionId, '--json'], sandbox, env);
+    expect(preview.code, preview.stderr).toBe(0);
+    const previewed = JSON.parse(preview.stdout) as { messages: Record<string, unknown>[] };
+    expect(previewed.messages.filter((message) => message['role'] === 'assistant')).toHaveLength(3);
+    await store.recordVerdict({
+      routeKey: 'groq|api.groq.com|m',
+      provider: 'groq',
+      host: 'api.groq.com',
+      model: 'm',
+      fields: ['reasoning'],
+      errorText: 'property reasoning is unsupported',
+    });
+    const verdicts = await runHermes(['routes', 'verdicts'], sandbox, env);
+    expect(verdicts.code, verdicts.stderr).toBe(0);
+    expect(verdicts.stdout).toContain('groq|api.groq.com|m');
+    expect(existsSync(stateDbPath(sandbox.home))).toBe(false);
+  });
+
+  it('storage.url in config.yaml selects it too; a bad URL is one line', async () => {
+    const database = await createTestDatabase();
+    cleanups.push(database.drop);
+    const sandbox = makeSandbox();
+    writeFileSync(join(sandbox.home, 'config.yaml'), `storage:\n  url: ${database.url}\n`);
+    const chat = await runHermes(['chat', '-q', 'hello', '--json'], sandbox);
+    expect(chat.code, chat.stderr).toBe(0);
+    const store = openPostgresSessionStore(database.url);
+    cleanups.push(() => store.close());
+    expect(await store.listSessions()).toHaveLength(1);
+    expect(existsSync(stateDbPath(sandbox.home))).toBe(false);
+
+    const refused = await runHermes(['sessions', 'list'], sandbox, {
+      HERMES_DATABASE_URL: 'postgres://hermes:s3cret@127.0.0.1:1/nowhere',
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^hermes: cannot reach the session database postgres:\/\/hermes@127\.0\.0\.1:1\/nowhere \(/,
+    );
+    expect(refused.stderr).not.toContain('s3cret');
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
