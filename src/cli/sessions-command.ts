@@ -8,12 +8,15 @@ import { sessionDocument, sessionSummaryDocument } from '../storage/session-docu
 import { openRoute } from './cli-route.js';
 import { compressSession } from '../runtime/compaction-run.js';
 import type { RouteFlags } from '../runtime/runtime-route.js';
+import { registerSessionsMigrateCommand } from './sessions-migrate-command.js';
 
-/** Registers `hermes sessions list|show|export|delete|rename|branch|compress`. */
+/** Registers `hermes sessions list|show|export|delete|rename|branch|compress|migrate`. */
 export function registerSessionsCommand(program: Command): void {
   const sessions = program
     .command('sessions')
-    .description('List, inspect, export, branch and manage stored sessions ($HERMES_HOME/state.db).');
+    .description(
+      'List, inspect, export, branch and manage stored sessions ($HERMES_HOME/state.db, or the storage.url / HERMES_DATABASE_URL store).',
+    );
 
   sessions
     .command('list')
@@ -145,6 +148,8 @@ export function registerSessionsCommand(program: Command): void {
         }
       });
     });
+
+  registerSessionsMigrateCommand(sessions);
 }
 
 /** Throws a UsageError when the session does not exist. */

@@ -1,8 +1,8 @@
-import pg from 'pg';
 import type { PoolClient, QueryConfig } from 'pg';
 import { newSessionId } from '../core/ids.js';
 import { postgresFailure, redactDatabaseUrl } from './postgres-errors.js';
-import { ADVISORY_LOCK_CLASS, migratePostgres } from './postgres-schema.js';
+import { createPostgresPool } from './postgres-pool.js';
+import { ADVISORY_LOCK_CLASS } from './postgres-schema.js';
 import {
   insertMessagesText,
   leaseFromRow,
@@ -46,14 +46,6 @@ export interface PostgresSessionStore extends SessionStore {
 /** Messages per INSERT statement (PostgreSQL allows 65,535 parameters per statement). */
 const INSERT_BATCH = 500;
 
-// bigint columns (epoch milliseconds, request ids) fit a JS number exactly; the driver's default
-// would hand them over as strings.
-const BIGINT_OID = 20;
-const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === BIGINT_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
-};
-
 /**
  * Opens the PostgreSQL session store at `url` (`postgres://user:password@host:port/database`),
  * for gateway fleets (SPEC §23.6): the same contract, codec and conformance suite as the SQLite
@@ -65,30 +57,10 @@ const types = {
 export function openPostgresSessionStore(url: string, options: PostgresSessionStoreOptions = {}): PostgresSessionStore {
   const location = redactDatabaseUrl(url);
   const now = options.now ?? Date.now;
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolSize ?? 10,
-    idleTimeoutMillis: 10_000,
-    connectionTimeoutMillis: 10_000,
-    types,
-  });
-  // An idle connection dropped by the server must not crash the process; the next query reconnects.
-  pool.on('error', () => undefined);
+  const { pool, ready, transaction } = createPostgresPool(url, location, options.poolSize ?? 10);
   let schemaVersion = 0;
-  let ready: Promise<void> | null = null;
-  const whenReady = (): Promise<void> => {
-    ready ??= (async () => {
-      const client = await pool.connect();
-      try {
-        schemaVersion = await migratePostgres(client, location);
-      } finally {
-        client.release();
-      }
-    })().catch((error: unknown) => {
-      ready = null;
-      throw error;
-    });
-    return ready;
+  const whenReady = async (): Promise<void> => {
+    schemaVersion = await ready();
   };
 
   const run = async <Row extends object = Record<string, unknown>>(
@@ -96,25 +68,8 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     values: unknown[] = [],
     client?: PoolClient,
   ) => {
-    await whenReady();
+    if (client === undefined) await whenReady();
     return (client ?? pool).query<Row>({ ...statement, values });
-  };
-
-  /** Runs `body` in one transaction on one connection. */
-  const transaction = async <T>(body: (client: PoolClient) => Promise<T>): Promise<T> => {
-    await whenReady();
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await body(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
   };
 
   const readSession = async (id: string, client?: PoolClient): Promise<SessionRecord | null> => {

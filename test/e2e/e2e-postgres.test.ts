@@ -115,4 +115,54 @@ describe.skipIf(skipWithoutPostgres())('hermes on PostgreSQL', () => {
     expect(refused.stderr).not.toContain('s3cret');
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it('sessions migrate: state.db to PostgreSQL and back, verified, idempotent', async () => {
+    const database = await createTestDatabase();
+    cleanups.push(database.drop);
+    const sandbox = makeSandbox();
+    const chat = await runHermes(['chat', '-q', 'read the file notes.txt', '--json'], sandbox);
+    const sessionId = parseJson<{ session_id: string }>(chat).session_id;
+    const up = await runHermes(['sessions', 'migrate', '--to', database.url], sandbox);
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stdout).toContain(`migrated sqlite:${stateDbPath(sandbox.home)} -> postgres://`);
+    expect(up.stdout).toMatch(/sessions: 1 \(1 copied, 0 extended, 0 already there\)/);
+    expect(up.stdout).toMatch(/messages: 4 \(4 copied\); sha-256 of stored bytes verified for 4/);
+    expect(up.stdout).not.toContain(new URL(database.url).password || 'no-password-in-url');
+    const again = await runHermes(['sessions', 'migrate', '--to', database.url, '--json'], sandbox);
+    expect(parseJson<{ sessions: { unchanged: number }; messages: { copied: number } }>(again)).toMatchObject({
+      sessions: { unchanged: 1 },
+      messages: { copied: 0 },
+    });
+    const backPath = join(sandbox.home, 'back.db');
+    const down = await runHermes(
+      ['sessions', 'migrate', '--from', database.url, '--to', `sqlite:${backPath}`],
+      sandbox,
+    );
+    expect(down.code, down.stderr).toBe(0);
+    const shownBack = await runHermes(['sessions', 'show', sessionId, '--json'], sandbox, {
+      HERMES_DATABASE_URL: `sqlite:${backPath}`,
+    });
+    const shownHere = await runHermes(['sessions', 'show', sessionId, '--json'], sandbox);
+    expect(parseJson(shownBack)).toStrictEqual(parseJson(shownHere));
+  });
+});
+
+describe('sessions migrate without a server', () => {
+  it('copies state.db to another SQLite file; a missing source and an unknown scheme are one line', async () => {
+    const sandbox = makeSandbox();
+    await runHermes(['chat', '-q', 'hello', '--json'], sandbox);
+    const copy = join(sandbox.home, 'copy.db');
+    const run = await runHermes(['sessions', 'migrate', '--to', `sqlite:${copy}`], sandbox);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/sessions: 1 \(1 copied/);
+    const missing = await runHermes(
+      ['sessions', 'migrate', '--from', join(sandbox.home, 'nope.db'), '--to', `sqlite:${copy}`],
+      sandbox,
+    );
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(`hermes: no session database at ${join(sandbox.home, 'nope.db')}\n`);
+    const unknown = await runHermes(['sessions', 'migrate', '--to', 'mysql://u:p@h/db'], sandbox);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('hermes: unknown store "mysql://h/db": use postgres://… or sqlite:PATH\n');
+  });
 });

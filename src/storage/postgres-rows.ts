@@ -1,0 +1,113 @@
+import { MESSAGE_SELECT_COLUMNS, MESSAGE_VALUE_COLUMNS } from './sqlite-message-codec.js';
+import { postgresFailure, redactDatabaseUrl } from './postgres-errors.js';
+import { createPostgresPool } from './postgres-pool.js';
+import { insertMessagesText } from './postgres-statements.js';
+import { guardStore } from './storage-errors.js';
+import {
+  parentsFirst,
+  type MessageRow,
+  type RequestRow,
+  type SessionRow,
+  type StoreRows,
+  type VerdictRow,
+} from './store-rows.js';
+
+/** Messages per INSERT statement (65,535 parameters per statement at most). */
+const INSERT_BATCH = 500;
+
+/** Row access to a PostgreSQL database (migrated when empty). */
+export function openPostgresRows(url: string): StoreRows {
+  const location = redactDatabaseUrl(url);
+  const { pool, ready, transaction } = createPostgresPool(url, location, 4);
+  const query = async <Row extends object>(text: string, values: unknown[] = []) => {
+    await ready();
+    return (await pool.query<Row>(text, values)).rows;
+  };
+  const rows: StoreRows = {
+    location,
+    sessions: async () =>
+      parentsFirst(
+        await query<SessionRow>(
+          `SELECT id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config
+           FROM sessions ORDER BY created_at, created_order`,
+        ),
+      ),
+    messages: async (sessionId) => {
+      await ready();
+      const result = await pool.query<MessageRow>({
+        text: `SELECT ${MESSAGE_SELECT_COLUMNS} FROM messages WHERE session_id = $1 ORDER BY seq`,
+        values: [sessionId],
+        rowMode: 'array',
+      });
+      return result.rows;
+    },
+    requests: async (sessionId) =>
+      query<RequestRow>(
+        'SELECT at, api, route_key, status, decisions FROM requests WHERE session_id = $1 ORDER BY id',
+        [sessionId],
+      ),
+    verdicts: async () =>
+      query<VerdictRow>(
+        `SELECT route_key, provider, host, model, fields, first_seen, updated_at, error_text
+         FROM verdicts ORDER BY route_key COLLATE "C"`,
+      ),
+    writeSession: async (session, messages, firstSeq, requests) =>
+      transaction(async (client) => {
+        await client.query(
+          `INSERT INTO sessions (id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+           ON CONFLICT (id) DO UPDATE SET title = excluded.title, updated_at = excluded.updated_at,
+             provider = excluded.provider, model = excluded.model, base_url = excluded.base_url, api = excluded.api,
+             model_config = excluded.model_config`,
+          [
+            session.id,
+            session.title,
+            session.parent_session_id,
+            session.created_at,
+            session.updated_at,
+            session.provider,
+            session.model,
+            session.base_url,
+            session.api,
+            session.model_config,
+          ],
+        );
+        let seq = firstSeq;
+        for (let start = 0; start < messages.length; start += INSERT_BATCH) {
+          const batch = messages.slice(start, start + INSERT_BATCH);
+          const values: unknown[] = [session.id];
+          for (const row of batch) values.push(seq++, ...row.slice(0, MESSAGE_VALUE_COLUMNS.length));
+          await client.query(insertMessagesText(batch.length), values);
+        }
+        for (const request of requests) {
+          await client.query(
+            'INSERT INTO requests (session_id, at, api, route_key, status, decisions) VALUES ($1, $2, $3, $4, $5, $6)',
+            [session.id, request.at, request.api, request.route_key, request.status, request.decisions],
+          );
+        }
+      }),
+    writeVerdict: async (verdict) => {
+      await query(
+        `INSERT INTO verdicts (route_key, provider, host, model, fields, first_seen, updated_at, error_text)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (route_key) DO UPDATE SET provider = excluded.provider, host = excluded.host,
+           model = excluded.model, fields = excluded.fields, first_seen = excluded.first_seen,
+           updated_at = excluded.updated_at, error_text = excluded.error_text`,
+        [
+          verdict.route_key,
+          verdict.provider,
+          verdict.host,
+          verdict.model,
+          verdict.fields,
+          verdict.first_seen,
+          verdict.updated_at,
+          verdict.error_text,
+        ],
+      );
+    },
+    close: async () => {
+      if (!pool.ended) await pool.end();
+    },
+  };
+  return guardStore(rows, (error) => postgresFailure(error, location));
+}

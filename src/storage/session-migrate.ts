@@ -1,0 +1,151 @@
+import { canonicalMessageRow, messageRowHash, type RequestRow, type StoreRows, type VerdictRow } from './store-rows.js';
+
+/**
+ * `hermes sessions migrate`: copies every session (times, lineage, model config), message,
+ * request record and verdict from one store to another — SQLite to PostgreSQL and back —
+ * then verifies counts and the SHA-256 of each message's stored bytes. Idempotent: a session
+ * already in the target with the same leading messages only gets what it lacks; a run that
+ * finds nothing new writes nothing. A session whose target copy differs is left alone and
+ * reported as a conflict.
+ */
+
+/** What one run did and found. */
+export interface MigrateReport {
+  from: string;
+  to: string;
+  sessions: { total: number; copied: number; extended: number; unchanged: number };
+  messages: { total: number; copied: number; verified: number; reencoded: number };
+  requests: { total: number; copied: number };
+  verdicts: { total: number; written: number };
+  /** Sessions left alone because the target holds different messages. */
+  conflicts: string[];
+  /** Messages whose hash in the target differs from the source after the copy. */
+  mismatches: { sessionId: string; seq: number }[];
+}
+
+/** True when the run copied and verified everything. */
+export function migrateSucceeded(report: MigrateReport): boolean {
+  return report.conflicts.length === 0 && report.mismatches.length === 0;
+}
+
+function sameRequest(a: RequestRow, b: RequestRow): boolean {
+  return (
+    a.at === b.at &&
+    a.api === b.api &&
+    a.route_key === b.route_key &&
+    a.status === b.status &&
+    a.decisions === b.decisions
+  );
+}
+
+/** The verdict that keeps what both stores learned (SPEC §23.1 merge: union, first seen, first text). */
+function mergedVerdict(source: VerdictRow, target: VerdictRow | undefined): VerdictRow {
+  if (target === undefined) return source;
+  const fields = [
+    ...new Set([...(JSON.parse(target.fields) as string[]), ...(JSON.parse(source.fields) as string[])]),
+  ].sort();
+  const first = source.first_seen <= target.first_seen ? source : target;
+  return {
+    ...target,
+    fields: JSON.stringify(fields),
+    first_seen: first.first_seen,
+    updated_at: Math.max(source.updated_at, target.updated_at),
+    error_text: first.error_text || target.error_text || source.error_text,
+  };
+}
+
+function sameVerdict(a: VerdictRow, b: VerdictRow | undefined): boolean {
+  return b !== undefined && (Object.keys(a) as (keyof VerdictRow)[]).every((key) => a[key] === b[key]);
+}
+
+/** Copies and verifies; `progress` gets one line per session copied or extended. */
+export async function migrateSessions(
+  source: StoreRows,
+  target: StoreRows,
+  progress: (line: string) => void = () => undefined,
+): Promise<MigrateReport> {
+  const report: MigrateReport = {
+    from: source.location,
+    to: target.location,
+    sessions: { total: 0, copied: 0, extended: 0, unchanged: 0 },
+    messages: { total: 0, copied: 0, verified: 0, reencoded: 0 },
+    requests: { total: 0, copied: 0 },
+    verdicts: { total: 0, written: 0 },
+    conflicts: [],
+    mismatches: [],
+  };
+  const existing = new Map((await target.sessions()).map((row) => [row.id, row]));
+  for (const session of await source.sessions()) {
+    report.sessions.total += 1;
+    const stored = await source.messages(session.id);
+    const messages = stored.map(canonicalMessageRow);
+    const hashes = messages.map(messageRowHash);
+    report.messages.total += messages.length;
+    report.messages.reencoded += stored.filter((row, index) => messageRowHash(row) !== hashes[index]).length;
+    const requests = await source.requests(session.id);
+    report.requests.total += requests.length;
+    const present = existing.get(session.id);
+    const targetMessages = present ? await target.messages(session.id) : [];
+    const targetRequests = present ? await target.requests(session.id) : [];
+    const prefixMatches =
+      targetMessages.length <= messages.length &&
+      targetMessages.every((row, index) => messageRowHash(row) === hashes[index]);
+    if (!prefixMatches) {
+      report.conflicts.push(session.id);
+      continue;
+    }
+    const requestPrefix =
+      targetRequests.length <= requests.length &&
+      targetRequests.every((row, index) => sameRequest(row, requests[index] as RequestRow));
+    const newMessages = messages.slice(targetMessages.length);
+    const newRequests = requestPrefix ? requests.slice(targetRequests.length) : [];
+    const rowChanged =
+      present === undefined ||
+      (Object.keys(session) as (keyof typeof session)[]).some((key) => session[key] !== present[key]);
+    if (newMessages.length || newRequests.length || rowChanged) {
+      await target.writeSession(session, newMessages, targetMessages.length + 1, newRequests);
+      report.messages.copied += newMessages.length;
+      report.requests.copied += newRequests.length;
+      if (present) report.sessions.extended += 1;
+      else report.sessions.copied += 1;
+      progress(
+        `${present ? 'extended' : 'copied'} ${session.id}: ${newMessages.length} messages, ${newRequests.length} requests`,
+      );
+    } else {
+      report.sessions.unchanged += 1;
+    }
+    const copied = await target.messages(session.id);
+    if (copied.length !== messages.length) report.mismatches.push({ sessionId: session.id, seq: copied.length + 1 });
+    copied.forEach((row, index) => {
+      if (messageRowHash(row) === hashes[index]) report.messages.verified += 1;
+      else report.mismatches.push({ sessionId: session.id, seq: index + 1 });
+    });
+  }
+  const targetVerdicts = new Map((await target.verdicts()).map((row) => [row.route_key, row]));
+  for (const verdict of await source.verdicts()) {
+    report.verdicts.total += 1;
+    const merged = mergedVerdict(verdict, targetVerdicts.get(verdict.route_key));
+    if (sameVerdict(merged, targetVerdicts.get(verdict.route_key))) continue;
+    await target.writeVerdict(merged);
+    report.verdicts.written += 1;
+  }
+  return report;
+}
+
+/** The closing lines a person reads. */
+export function describeMigration(report: MigrateReport): string {
+  const lines = [
+    `migrated ${report.from} -> ${report.to}`,
+    `sessions: ${report.sessions.total} (${report.sessions.copied} copied, ${report.sessions.extended} extended, ${report.sessions.unchanged} already there)`,
+    `messages: ${report.messages.total} (${report.messages.copied} copied); sha-256 of stored bytes verified for ${report.messages.verified}` +
+      (report.messages.reencoded ? ` (${report.messages.reencoded} older rows re-encoded losslessly)` : ''),
+    `requests: ${report.requests.total} (${report.requests.copied} copied); verdicts: ${report.verdicts.total} (${report.verdicts.written} written)`,
+  ];
+  for (const id of report.conflicts) {
+    lines.push(`conflict: session ${id} already exists in the target with different messages; it was left as it is`);
+  }
+  for (const mismatch of report.mismatches.slice(0, 20)) {
+    lines.push(`mismatch: session ${mismatch.sessionId} message ${mismatch.seq} differs in the target`);
+  }
+  return `${lines.join('\n')}\n`;
+}

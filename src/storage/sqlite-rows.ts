@@ -1,0 +1,87 @@
+import { MESSAGE_SELECT_COLUMNS, MESSAGE_VALUE_COLUMNS } from './sqlite-message-codec.js';
+import { sqliteFailure } from './sqlite-errors.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteDatabase } from './sqlite-open.js';
+import { guardStore } from './storage-errors.js';
+import {
+  parentsFirst,
+  type MessageRow,
+  type RequestRow,
+  type SessionRow,
+  type StoreRows,
+  type VerdictRow,
+} from './store-rows.js';
+
+/** Row access to a SQLite `state.db` (created and migrated when missing). */
+export function openSqliteRows(path: string): StoreRows {
+  const { database } = openSqliteDatabase(path);
+  const columns = MESSAGE_VALUE_COLUMNS.join(', ');
+  const placeholders = MESSAGE_VALUE_COLUMNS.map(() => '?').join(', ');
+  const statements = {
+    sessions: database.prepare<[], SessionRow>(
+      `SELECT id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config
+       FROM sessions ORDER BY created_at, rowid`,
+    ),
+    messages: database
+      .prepare<[string], MessageRow>(`SELECT ${MESSAGE_SELECT_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq`)
+      .raw(true),
+    requests: database.prepare<[string], RequestRow>(
+      'SELECT at, api, route_key, status, decisions FROM requests WHERE session_id = ? ORDER BY id',
+    ),
+    verdicts: database.prepare<[], VerdictRow>(
+      'SELECT route_key, provider, host, model, fields, first_seen, updated_at, error_text FROM verdicts ORDER BY route_key',
+    ),
+    upsertSession: database.prepare(
+      `INSERT INTO sessions (id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config)
+       VALUES (@id, @title, @parent_session_id, @created_at, @updated_at, @provider, @model, @base_url, @api, @model_config)
+       ON CONFLICT (id) DO UPDATE SET title = excluded.title, updated_at = excluded.updated_at,
+         provider = excluded.provider, model = excluded.model, base_url = excluded.base_url, api = excluded.api,
+         model_config = excluded.model_config`,
+    ),
+    insertMessage: database.prepare(
+      `INSERT INTO messages (session_id, seq, ${columns}) VALUES (?, ?, ${placeholders})`,
+    ),
+    insertRequest: database.prepare<[string, number, string, string, number, string]>(
+      'INSERT INTO requests (session_id, at, api, route_key, status, decisions) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    upsertVerdict: database.prepare(
+      `INSERT INTO verdicts (route_key, provider, host, model, fields, first_seen, updated_at, error_text)
+       VALUES (@route_key, @provider, @host, @model, @fields, @first_seen, @updated_at, @error_text)
+       ON CONFLICT (route_key) DO UPDATE SET provider = excluded.provider, host = excluded.host,
+         model = excluded.model, fields = excluded.fields, first_seen = excluded.first_seen,
+         updated_at = excluded.updated_at, error_text = excluded.error_text`,
+    ),
+  };
+  const writeSession = database.transaction(
+    (session: SessionRow, messages: readonly MessageRow[], firstSeq: number, requests: readonly RequestRow[]) => {
+      statements.upsertSession.run(session);
+      messages.forEach((row, index) => statements.insertMessage.run(session.id, firstSeq + index, ...row));
+      for (const request of requests) {
+        statements.insertRequest.run(
+          session.id,
+          request.at,
+          request.api,
+          request.route_key,
+          request.status,
+          request.decisions,
+        );
+      }
+    },
+  );
+  const rows: StoreRows = {
+    location: `sqlite:${path}`,
+    sessions: async () => parentsFirst(statements.sessions.all()),
+    messages: async (sessionId) => statements.messages.all(sessionId),
+    requests: async (sessionId) => statements.requests.all(sessionId),
+    verdicts: async () => statements.verdicts.all(),
+    writeSession: async (session, messages, firstSeq, requests) => {
+      writeSession.immediate(session, messages, firstSeq, requests);
+    },
+    writeVerdict: async (verdict) => {
+      statements.upsertVerdict.run(verdict);
+    },
+    close: async () => {
+      if (database.open) database.close();
+    },
+  };
+  return guardStore(rows, (error) => sqliteFailure(error, path, DEFAULT_BUSY_TIMEOUT_MS));
+}
