@@ -24,6 +24,13 @@ import type { GatewayTurnContext } from './gateway-types.js';
 /** Header that selects the session and reports it back. */
 export const SESSION_HEADER = 'X-Hermes-Session-Id';
 
+/**
+ * The client's key for a turn: a client whose answer was lost (its gateway died) sends the
+ * turn again with the same key, to any gateway of the fleet, and it is answered or continued
+ * from the store, never stored twice.
+ */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
 /** What the chat handler needs. */
 export interface GatewayChatDependencies {
   context: GatewayTurnContext;
@@ -105,12 +112,13 @@ export async function chatCompletionsResponse(
     };
     unlock = null;
     const userText = parsed.userTexts.join('\n\n');
+    const turnKey = request.headers.get(IDEMPOTENCY_HEADER)?.trim() || undefined;
     if (parsed.stream) {
-      const response = streamingResponse(context, sessionId, userText, parsed, held, release);
+      const response = streamingResponse(context, { sessionId, userText, turnKey, lease: held }, parsed, release);
       release = null; // the stream releases the session when the turn ends
       return response;
     }
-    const outcome = await runGatewayTurn(context, { sessionId, userText, lease: held });
+    const outcome = await runGatewayTurn(context, { sessionId, userText, turnKey, lease: held });
     return Response.json(completionBody(context, outcome), {
       headers: {
         [SESSION_HEADER]: outcome.result.sessionId,
@@ -207,12 +215,11 @@ function serverTiming(outcome: GatewayTurnOutcome): string {
 
 function streamingResponse(
   context: GatewayTurnContext,
-  sessionId: string,
-  userText: string,
+  turn: { sessionId: string; userText: string; turnKey: string | undefined; lease: HeldSessionLease },
   parsed: GatewayChatRequest,
-  lease: HeldSessionLease,
   release: () => void,
 ): Response {
+  const { sessionId } = turn;
   const encoder = new TextEncoder();
   const abort = new AbortController();
   const id = completionId();
@@ -260,7 +267,7 @@ function streamingResponse(
           );
       };
       send(chunk({ role: 'assistant', content: '' }));
-      void runGatewayTurn(context, { sessionId, userText, signal: abort.signal, lease, onEvent })
+      void runGatewayTurn(context, { ...turn, signal: abort.signal, onEvent })
         .then((outcome) => {
           send(chunk({}, { session_id: outcome.result.sessionId }, outcome.result.stoppedAtCap ? 'length' : 'stop'));
           if (parsed.includeUsage)

@@ -37,6 +37,8 @@ export interface GatewayTurnRun {
   signal?: AbortSignal | undefined;
   /** The session lease the gateway took for this turn (SPEC §23.6). */
   lease?: HeldSessionLease | undefined;
+  /** The client's `Idempotency-Key`: a retried turn is answered or continued, never stored twice. */
+  turnKey?: string | undefined;
   /** Receives live deltas (streaming responses). */
   onEvent?: (event: GatewayTurnEvent) => void;
 }
@@ -112,10 +114,18 @@ export async function runGatewayTurn(context: GatewayTurnContext, run: GatewayTu
       signal: run.signal,
       lease: run.lease,
       leaseOwner: GATEWAY_LEASE_OWNER,
+      turnKey: run.turnKey,
       onEvent,
     });
   } catch (error) {
     throw toHttpError(error);
+  }
+  // A retried turn that had already finished is answered from the store: no provider events.
+  if (!contents.length && !reasonings.length && result.answer && !result.stoppedAtCap) {
+    if (result.reasoning) emit({ type: 'reasoning', text: result.reasoning });
+    emit({ type: 'content', text: result.answer });
+    if (result.reasoning) reasonings.push(result.reasoning);
+    contents.push(result.answer);
   }
   if (result.stoppedAtCap) {
     emit({ type: 'content', text: contents.length ? `\n\n${result.answer}` : result.answer });

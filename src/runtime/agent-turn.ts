@@ -12,6 +12,7 @@ import { getTransport } from '../transports/transport-registry.js';
 import { logRequest } from './runtime-request-log.js';
 import { missingToolResults } from './runtime-history.js';
 import { repairToolPairing } from './runtime-history-repair.js';
+import { findKeyedTurn, storedToolCalls, TURN_KEY } from './runtime-turn-key.js';
 import { recoverFromError, type Recovery } from './runtime-recovery.js';
 import { learnedFrom, loadRouteLearned } from './runtime-route-memory.js';
 import { isContextOverflow } from './runtime-errors.js';
@@ -82,9 +83,14 @@ async function runLeasedTurn(userText: string, turnOptions: AgentTurnOptions): P
     stored.push(repair);
   }
   const history: Message[] = repairToolPairing(stored);
-  const user: Message = { role: 'user', content: userText, timestamp: Date.now() };
-  await store.appendMessage(sessionId, user);
-  history.push(user);
+  const keyed = findKeyedTurn(stored, options.turnKey);
+  if (keyed.state === 'finished') return finishedTurnResult(sessionId, keyed.messages);
+  if (keyed.state === 'new') {
+    const user: Message = { role: 'user', content: userText, timestamp: Date.now() };
+    if (options.turnKey !== undefined) (user as Message & Record<string, unknown>)[TURN_KEY] = options.turnKey;
+    await store.appendMessage(sessionId, user);
+    history.push(user);
+  }
   options.onEvent?.({ type: 'user-stored', sessionId });
   await store.updateSession(sessionId, {
     provider: options.sessionRoute?.provider ?? options.route.provider,
@@ -396,6 +402,24 @@ function decorate(error: HermesError, attempt: number): HermesError {
     return Object.assign(error, { message: error.message + hint });
   }
   return error;
+}
+
+/** The result of a keyed turn that already finished: rebuilt from what it stored, no request sent. */
+function finishedTurnResult(sessionId: string, messages: readonly Message[]): TurnResult {
+  const assistants = messages.filter((message): message is AssistantMessage => message.role === 'assistant');
+  const reasoning = assistants
+    .map((message) => message.reasoning ?? (message.reasoning_content?.trim() ? message.reasoning_content : ''))
+    .filter((text) => text)
+    .at(-1);
+  return {
+    sessionId,
+    answer: assistants.at(-1)?.content ?? '',
+    reasoning: reasoning ?? '',
+    toolCalls: storedToolCalls(messages),
+    usage: { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 },
+    iterations: assistants.length,
+    stoppedAtCap: false,
+  };
 }
 
 function titleFrom(text: string): string {

@@ -48,6 +48,11 @@ export interface AgentTurnOptions {
   lease?: HeldSessionLease | undefined;
   /** Names this process to another that finds the session busy (default `hermes`). */
   leaseOwner?: string | undefined;
+  /**
+   * The client's key for this turn (`Idempotency-Key`): sent again after a lost answer, the turn
+   * is answered from the store or continued, never stored twice (see `runtime-turn-key.ts`).
+   */
+  turnKey?: string | undefined;
 }
 
 /** Progress events a renderer can show. */

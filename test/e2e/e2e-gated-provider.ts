@@ -17,6 +17,10 @@ export interface GatedProvider {
   close(): void;
   /** Lets every held and later request through. */
   open(): void;
+  /** Requests waiting at the closed gate. */
+  readonly held: number;
+  /** Drops every held request without forwarding it (its client sees the connection close). */
+  dropHeld(): void;
   stop(): Promise<void>;
 }
 
@@ -35,6 +39,7 @@ export async function startGatedProvider(targetBaseUrl: string): Promise<GatedPr
   let received = 0;
   let gate: Promise<void> | null = null;
   let openGate: () => void = () => undefined;
+  const waiting = new Set<{ drop: () => void }>();
   const watchers: { count: number; resolve: () => void }[] = [];
   const server: Server = createServer((request, response) => {
     void (async () => {
@@ -45,7 +50,19 @@ export async function startGatedProvider(targetBaseUrl: string): Promise<GatedPr
           if (received >= watcher.count) watcher.resolve();
           else watchers.push(watcher);
         }
-        if (gate) await gate;
+        if (gate) {
+          let dropped = false;
+          const entry = {
+            drop: () => {
+              dropped = true;
+              response.destroy();
+            },
+          };
+          waiting.add(entry);
+          await Promise.race([gate, new Promise<void>((resolve) => response.once('close', () => resolve()))]);
+          waiting.delete(entry);
+          if (dropped || response.destroyed) return;
+        }
       }
       const headers: Record<string, string> = {};
       for (const [key, value] of Object.entries(request.headers)) {
@@ -67,6 +84,13 @@ export async function startGatedProvider(targetBaseUrl: string): Promise<GatedPr
     baseUrl: `http://127.0.0.1:${port}${target.pathname}`,
     get received() {
       return received;
+    },
+    get held() {
+      return waiting.size;
+    },
+    dropHeld() {
+      for (const entry of [...waiting]) entry.drop();
+      waiting.clear();
     },
     whenReceived(count) {
       if (received >= count) return Promise.resolve();

@@ -183,3 +183,36 @@ describe('store the answer first', () => {
     expect(warnings.join('')).toContain('could not record the request (the turn goes on)');
   });
 });
+
+describe('turn keys: a retried turn is answered or continued, never stored twice', () => {
+  it('a finished keyed turn is answered from the store without a request', async () => {
+    const { store, session, options } = await setup();
+    const first = transportAnswering([
+      { role: 'assistant', content: null, tool_calls: [call('c1')], reasoning_content: 'plan' },
+      { role: 'assistant', content: 'the answer', reasoning_content: 'done' },
+    ]);
+    const answered = await runAgentTurn('hello', { ...options(first.transport), turnKey: 'k-1' });
+    const stored = await store.listMessages(session.id);
+    const retry = transportAnswering([]);
+    const again = await runAgentTurn('hello', { ...options(retry.transport), turnKey: 'k-1' });
+    expect(retry.requests).toEqual([]);
+    expect(await store.listMessages(session.id)).toStrictEqual(stored);
+    expect(again).toMatchObject({ answer: 'the answer', reasoning: 'done', iterations: 2 });
+    expect(again.toolCalls).toEqual(answered.toolCalls);
+    // A new key is a new turn.
+    const next = transportAnswering([]);
+    await runAgentTurn('hello', { ...options(next.transport), turnKey: 'k-2' });
+    expect(next.requests).toHaveLength(1);
+    expect((await store.listMessages(session.id)).filter((message) => message.role === 'user')).toHaveLength(2);
+  });
+
+  it('an unfinished keyed turn goes on from what was stored, without a second user message', async () => {
+    const { store, session, options } = await setup();
+    await store.appendMessage(session.id, { role: 'user', content: 'hello', _turn_key: 'k-1' } as Message);
+    const { transport, requests } = transportAnswering([{ role: 'assistant', content: 'late answer' }]);
+    const result = await runAgentTurn('hello', { ...options(transport), turnKey: 'k-1' });
+    expect(result.answer).toBe('late answer');
+    expect(requests).toHaveLength(1);
+    expect((await store.listMessages(session.id)).map((message) => message.role)).toEqual(['user', 'assistant']);
+  });
+});
