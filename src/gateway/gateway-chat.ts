@@ -88,7 +88,7 @@ export async function chatCompletionsResponse(
     return errorResponse(badRequest('the request body is not valid JSON', null, 'invalid_json'));
   }
   let unlock: (() => void) | null = null;
-  let release: (() => void) | null = null;
+  let release: (() => Promise<void>) | null = null;
   try {
     const parsed = parseChatRequest(body);
     const { context, lock } = dependencies;
@@ -107,9 +107,9 @@ export async function chatCompletionsResponse(
     }
     const held = await holdSessionLease(context.store, sessionId, { owner: GATEWAY_LEASE_OWNER });
     const unlockQueue = unlock;
-    release = () => {
-      void held.release().finally(unlockQueue);
-    };
+    // The lease is released before the answer leaves: a client that sends its next turn to
+    // another gateway of the fleet as soon as it has the answer must find the session free.
+    release = () => held.release().finally(unlockQueue);
     unlock = null;
     const userText = parsed.userTexts.join('\n\n');
     const turnKey = request.headers.get(IDEMPOTENCY_HEADER)?.trim() || undefined;
@@ -118,7 +118,11 @@ export async function chatCompletionsResponse(
       release = null; // the stream releases the session when the turn ends
       return response;
     }
-    const outcome = await runGatewayTurn(context, { sessionId, userText, turnKey, lease: held });
+    const outcome = await runGatewayTurn(context, { sessionId, userText, turnKey, lease: held }).finally(() => {
+      const releasing = release?.();
+      release = null;
+      return releasing;
+    });
     return Response.json(completionBody(context, outcome), {
       headers: {
         [SESSION_HEADER]: outcome.result.sessionId,
@@ -129,7 +133,7 @@ export async function chatCompletionsResponse(
     return errorResponse(toHttpError(error));
   } finally {
     unlock?.();
-    release?.();
+    await release?.();
   }
 }
 
@@ -217,7 +221,7 @@ function streamingResponse(
   context: GatewayTurnContext,
   turn: { sessionId: string; userText: string; turnKey: string | undefined; lease: HeldSessionLease },
   parsed: GatewayChatRequest,
-  release: () => void,
+  release: () => Promise<void>,
 ): Response {
   const { sessionId } = turn;
   const encoder = new TextEncoder();
@@ -278,9 +282,10 @@ function streamingResponse(
           // which the openai SDK raises as an APIError.
           send(toHttpError(error).body());
         })
-        .finally(() => {
+        .finally(async () => {
+          // Released before [DONE], so the client's next turn finds the session free anywhere.
+          await release();
           send('[DONE]');
-          release();
           if (!closed) {
             closed = true;
             controller.close();
