@@ -68,6 +68,9 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
   const opened = await openRoute(flags, context, null);
   try {
     const logger = openLogger(logsDir(context.home), 'gateway');
+    // Reaching the store before binding: a wrong storage URL fails here, in one line. A fleet
+    // shares one PostgreSQL database; the log names it (never its password).
+    const store = await context.store().describe();
     const gateway = await startGateway({
       host: flags.host,
       port,
@@ -91,7 +94,7 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
     });
     const { route } = opened;
     logger.info(
-      { url: gateway.url, provider: route.provider, model: route.model, api: route.api },
+      { url: gateway.url, provider: route.provider, model: route.model, api: route.api, store },
       'gateway listening',
     );
     process.stderr.write(

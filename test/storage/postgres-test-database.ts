@@ -41,7 +41,17 @@ function randomName(prefix: string): string {
 /** A new, empty database on the test server; returns its URL and a function that drops it. */
 export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = randomName('hermes_test');
-  await admin(`CREATE DATABASE ${name}`);
+  // CREATE DATABASE copies template1 and refuses while another session uses it (SQLSTATE 55006):
+  // retried a bounded number of times.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await admin(`CREATE DATABASE ${name}`);
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt >= 10) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
   const url = new URL(POSTGRES_TEST_URL as string);
   url.pathname = `/${name}`;
   return {
