@@ -115,8 +115,8 @@ interface Fleet {
 interface WorkloadState {
   down: Set<number>;
   inFlight: number[];
-  /** Turns sent again after their gateway failed. */
-  retried: number;
+  /** Why each turn was sent again (its gateway died, or the machine dropped a connection). */
+  retries: string[];
 }
 
 async function runWorkload(fleet: Fleet, midRun?: { killAfter: number; run: (state: WorkloadState) => Promise<void> }) {
@@ -129,7 +129,7 @@ async function runWorkload(fleet: Fleet, midRun?: { killAfter: number; run: (sta
     if (!down.has(preferred)) return preferred;
     return fleet.gateways.findIndex((_gateway, index) => !down.has(index));
   };
-  const state: WorkloadState = { down, inFlight, retried: 0 };
+  const state: WorkloadState = { down, inFlight, retries: [] };
   await Promise.all(
     Array.from({ length: SESSIONS }, async (_unused, session) => {
       for (let turn = 0; turn < TURNS; turn += 1) {
@@ -144,7 +144,7 @@ async function runWorkload(fleet: Fleet, midRun?: { killAfter: number; run: (sta
             break;
           } catch (error) {
             if (attempt >= 6) throw error;
-            state.retried += 1;
+            state.retries.push(`${key} on gateway ${index}: ${(error as Error).message}`);
             target = pick((target + 1) % fleet.gateways.length);
           } finally {
             inFlight[index] = (inFlight[index] ?? 1) - 1;
@@ -156,7 +156,7 @@ async function runWorkload(fleet: Fleet, midRun?: { killAfter: number; run: (sta
     }),
   );
   await midRunDone;
-  return { sessionIds, retried: state.retried };
+  return { sessionIds, retries: state.retries };
 }
 
 describe.skipIf(skipWithoutPostgres())('a gateway fleet on PostgreSQL', () => {
@@ -187,7 +187,7 @@ describe.skipIf(skipWithoutPostgres())('a gateway fleet on PostgreSQL', () => {
       providers,
     };
     let killedWhileHolding = 0;
-    const { sessionIds: fleetIds, retried } = await runWorkload(fleet, {
+    const { sessionIds: fleetIds, retries } = await runWorkload(fleet, {
       killAfter: 30,
       async run(state) {
         // Park every turn running on gateway 0 at its provider, then kill it: each of those
@@ -211,7 +211,13 @@ describe.skipIf(skipWithoutPostgres())('a gateway fleet on PostgreSQL', () => {
       },
     });
     expect(killedWhileHolding).toBeGreaterThan(0);
-    expect(retried).toBe(killedWhileHolding);
+    // Every turn parked on the killed gateway was sent again (a loaded machine may add a few
+    // retries of its own: a dropped loopback connection); none was answered with 409 busy.
+    expect(retries.length, retries.join('\n')).toBeGreaterThanOrEqual(killedWhileHolding);
+    expect(
+      retries.filter((reason) => reason.includes('HTTP 409')),
+      retries.join('\n'),
+    ).toEqual([]);
 
     const singleStore = openPostgresSessionStore(single.url);
     const fleetStore = openPostgresSessionStore(shared.url);
