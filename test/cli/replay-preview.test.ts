@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { scaledTimeout } from '../support/timeouts.js';
 
 // Runs the built CLI (`npm run build` first; `npm test` does it in pretest).
 const BIN = resolve(process.cwd(), 'dist/cli.js');
@@ -18,7 +19,7 @@ function hermes(args: string[]): Promise<Run> {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { timeout: 30_000, env: { ...process.env, NO_COLOR: '1' } },
+      { timeout: scaledTimeout(30_000), env: { ...process.env, NO_COLOR: '1' } },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         done({ code, stdout, stderr });

@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { scaledTimeout } from '../support/timeouts.js';
 
 /** The built CLI (`npm test` builds first; `.ci/run` builds before the tests). */
 export const HERMES_BIN = resolve(process.cwd(), 'dist/cli.js');
@@ -34,7 +35,7 @@ export function runHermes(
       {
         cwd: sandbox.workspace,
         env: { ...process.env, HERMES_HOME: sandbox.home, NO_COLOR: '1', ...env },
-        timeout: 60_000,
+        timeout: scaledTimeout(60_000),
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
 import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
+import { scaledTimeout } from '../support/timeouts.js';
 import { HERMES_BIN, makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
 
 /** Runs interactive `hermes chat` with piped input lines (no TTY: no spinner, no colour). */
@@ -10,7 +11,11 @@ function chatWithInput(args: string[], sandbox: { home: string; workspace: strin
     const child = execFile(
       process.execPath,
       [HERMES_BIN, 'chat', ...args],
-      { cwd: sandbox.workspace, env: { ...process.env, HERMES_HOME: sandbox.home, NO_COLOR: '1' }, timeout: 60_000 },
+      {
+        cwd: sandbox.workspace,
+        env: { ...process.env, HERMES_HOME: sandbox.home, NO_COLOR: '1' },
+        timeout: scaledTimeout(60_000),
+      },
       (error, stdout) => resolve({ code: error ? 1 : 0, stdout }),
     );
     child.stdin?.end(lines.map((line) => `${line}\n`).join(''));

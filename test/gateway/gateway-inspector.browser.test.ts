@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { scaledTimeout } from '../support/timeouts.js';
 import { startPersona, makeGatewaySandbox, startTestGateway, assistants } from './gateway-test-helpers.js';
 
 /**
@@ -135,6 +136,6 @@ describe('gateway web inspector in chromium (issue 10 item 5)', () => {
       await page.screenshot({ path: join(artifacts, 'gateway-inspector.png'), fullPage: true });
       expect(existsSync(join(artifacts, 'gateway-inspector.png'))).toBe(true);
     },
-    60_000,
+    scaledTimeout(60_000),
   );
 });

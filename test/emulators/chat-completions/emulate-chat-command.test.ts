@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { scaledTimeout } from '../../support/timeouts.js';
 
 // DESIGN.md public surface `hermes emulate FAMILY [--port N]`: the real CLI starts the chat
 // emulator, prints its URL on one line, serves, and exits cleanly on SIGTERM.
@@ -22,7 +23,7 @@ beforeAll(() => {
     spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
   }
   expect(existsSync(cli)).toBe(true);
-}, 120_000);
+}, scaledTimeout(120_000));
 
 describe('hermes emulate chat', () => {
   it('starts on --port 0, prints its URL, serves, and exits 0 on SIGTERM', async () => {
