@@ -179,8 +179,13 @@ function lineReader(readline: Interface): LineReader {
     for (const waiter of waiting.splice(0)) waiter(null);
   });
   return (prompt) => {
-    readline.setPrompt(prompt);
-    readline.prompt();
+    // prompt() on a closed readline throws ERR_USE_AFTER_CLOSE on Node 24 (20 and 22 ignore it):
+    // once piped input has ended, the lines still queued get their prompt written directly.
+    if (closed) process.stdout.write(prompt);
+    else {
+      readline.setPrompt(prompt);
+      readline.prompt();
+    }
     const line = queued.shift();
     if (line !== undefined) {
       if (!process.stdin.isTTY) process.stdout.write(`${line}\n`);
