@@ -1,14 +1,19 @@
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { HermesError } from '../core/errors.js';
+import { nativeModuleMismatchMessage } from './sqlite-native-module.js';
 import { StorageError, missingTableName, storageMessages } from './storage-errors.js';
 
 /**
  * Maps a better-sqlite3 (`SqliteError`, `code` like `SQLITE_CORRUPT`) or file-system error
- * raised on `state.db` to a one-line {@link StorageError}. Anything else is returned unchanged
+ * raised on `state.db` to a one-line {@link StorageError}, and better-sqlite3 failing to load
+ * because it was built for another Node.js version to a one-line `HermesError`. Anything else is returned unchanged
  * (a programming error keeps its stack for the log).
  */
 export function sqliteFailure(error: unknown, path: string, busyTimeoutMs: number): unknown {
   if (!(error instanceof Error)) return error;
+  const mismatch = nativeModuleMismatchMessage(error);
+  if (mismatch !== undefined) return new HermesError(mismatch, { cause: error });
   const code = String((error as { code?: unknown }).code ?? '');
   const reason = error.message;
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
