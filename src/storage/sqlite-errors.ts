@@ -7,8 +7,8 @@ import { StorageError, missingTableName, storageMessages } from './storage-error
 /**
  * Maps a better-sqlite3 (`SqliteError`, `code` like `SQLITE_CORRUPT`) or file-system error
  * raised on `state.db` to a one-line {@link StorageError}, and better-sqlite3 failing to load
- * because it was built for another Node.js version to a one-line `HermesError`. Anything else is returned unchanged
- * (a programming error keeps its stack for the log).
+ * because it was built for another Node.js version to a one-line `HermesError`. Anything else
+ * is returned unchanged (a programming error keeps its stack for the log).
  */
 export function sqliteFailure(error: unknown, path: string, busyTimeoutMs: number): unknown {
   if (!(error instanceof Error)) return error;
