@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startAnthropicEmulator } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
 import { startBedrockEmulator } from '../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
 import type { ReceivedRequest } from '../../src/emulators/shared/emulator-request-log.js';
-import { makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * Issue 6 item 6 and issue 7 item 6: `hermes replay preview --api anthropic_messages` and

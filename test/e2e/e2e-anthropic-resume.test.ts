@@ -4,7 +4,7 @@ import {
   REDACTED_THINKING_TRIGGER,
   startAnthropicEmulator,
 } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
-import { makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * Issue 6, Done when (SPEC §9.1, §9.3; WIRE.md §2.6): the real `hermes` binary against the

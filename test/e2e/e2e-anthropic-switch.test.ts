@@ -6,7 +6,7 @@ import {
 } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
 import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
-import { makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * Issue 6, Done when, through the real `hermes` binary: origin scoping when one session moves to

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeSandbox, runHermes } from './e2e-helpers.js';
+import { makeSandbox, runHermes } from '../support/e2e.js';
 
 /**
  * Bad input through the real CLI (issue: "bad input gets a clear one-line error"): an unknown

@@ -6,7 +6,7 @@ import {
 } from '../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
 import { REDACTED_TRIGGER } from '../../src/emulators/bedrock-converse/bedrock-converse-emulator-rules.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * Issue 7, Done when (SPEC §10, WIRE.md §3): the real `hermes` binary against the Bedrock

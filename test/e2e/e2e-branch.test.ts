@@ -8,7 +8,7 @@ import { openRouterReasoningDetails } from '../../src/emulators/chat-completions
 import { sealReasoning } from '../../src/emulators/shared/scripted-model.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { assistantsOf, makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { assistantsOf, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * Issue 9 item 4 (SPEC §17): `hermes sessions branch` copies every message with every reasoning

@@ -4,7 +4,7 @@ import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emu
 import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { assistantsOf, makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { assistantsOf, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * Issue 4, Done when: the real `hermes` binary against emulators over loopback HTTP — a

@@ -7,7 +7,7 @@ import type { RunningChatEmulator } from '../../src/emulators/chat-completions/c
 import { sealReasoning } from '../../src/emulators/shared/scripted-model.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * Issue 9 item 2 through `hermes sessions compress ID` (SPEC §16): the salvage pass keeps fewer

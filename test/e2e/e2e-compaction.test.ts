@@ -5,7 +5,7 @@ import type { AssistantMessage, Message } from '../../src/core/message.js';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
 import type { ReceivedRequest, RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import { COMPACTION_SUMMARY_PROMPT, SUMMARY_MESSAGE_PREFIX } from '../../src/runtime/compaction-run.js';
-import { assistantsOf, makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { assistantsOf, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * Issue 9 end to end (SPEC §15–§16): a session long enough to compact compacts automatically into

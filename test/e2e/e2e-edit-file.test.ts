@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HERMES_BIN, makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { HERMES_BIN, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * `edit_file` through the built CLI against the offline emulator (its scripted model turns

@@ -5,8 +5,8 @@ import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emu
 import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import { openPostgresSessionStore } from '../../src/storage/postgres-session-store.js';
 import { createTestDatabase, skipWithoutPostgres } from '../storage/postgres-test-database.js';
-import { startGatedProvider, toolPairingProblem, type GatedProvider } from './e2e-gated-provider.js';
-import { makeSandbox, spawnHermes } from './e2e-helpers.js';
+import { startGatedProvider, toolPairingProblem, type GatedProvider } from '../support/gated-provider.js';
+import { makeSandbox, spawnHermes } from '../support/e2e.js';
 
 /**
  * A gateway fleet on PostgreSQL (SPEC §23.6): two `hermes gateway` processes on one database,

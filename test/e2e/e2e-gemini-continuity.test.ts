@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGeminiEmulator, type GeminiEmulator } from '../../src/emulators/gemini/gemini-emulator.js';
 import { GEMINI_SKIP_SIGNATURE_SENTINEL } from '../../src/transports/gemini/gemini-wire.js';
-import { makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * Issue 8, Done when (Gemini native, SPEC §11, §23.2; WIRE.md §4.4): the real `hermes` binary

@@ -1,48 +1,15 @@
-import { execFile } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
-import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
-import { scaledTimeout } from '../support/timeouts.js';
-import { HERMES_BIN, makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { parseJson, routeArgs, runHermes, useE2e } from '../support/e2e.js';
 
-/** Runs interactive `hermes chat` with piped input lines (no TTY: no spinner, no colour). */
-function chatWithInput(args: string[], sandbox: { home: string; workspace: string }, lines: string[]) {
-  return new Promise<{ code: number; stdout: string }>((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [HERMES_BIN, 'chat', ...args],
-      {
-        cwd: sandbox.workspace,
-        env: { ...process.env, HERMES_HOME: sandbox.home, NO_COLOR: '1' },
-        timeout: scaledTimeout(60_000),
-      },
-      (error, stdout) => resolve({ code: error ? 1 : 0, stdout }),
-    );
-    child.stdin?.end(lines.map((line) => `${line}\n`).join(''));
-  });
-}
-
-let emulator: RunningChatEmulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
+const e2e = useE2e();
 
 describe('interactive hermes chat (issue 4 item 4)', () => {
   it('streams turns, runs slash commands, asks approval, branches, and keeps every typed line', async () => {
-    emulator = await startChatEmulator({ persona: 'deepseek' });
-    const sandbox = makeSandbox();
-    const route = [
-      '--provider',
-      'deepseek',
-      '--model',
-      'deepseek-v4-flash',
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'k',
-    ];
-    const run = await chatWithInput(route, sandbox, [
+    const emulator = await e2e.chat({ persona: 'deepseek' });
+    const sandbox = e2e.sandbox();
+    const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl);
+    // Interactive `hermes chat` with piped input lines (no TTY: no spinner, no colour).
+    const lines = [
       '/help',
       'read the file notes.txt',
       '/reasoning off',
@@ -53,7 +20,8 @@ describe('interactive hermes chat (issue 4 item 4)', () => {
       'n',
       '/nope',
       '/exit',
-    ]);
+    ];
+    const run = await runHermes(['chat', ...route], sandbox, {}, lines.map((line) => `${line}\n`).join(''));
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('/reasoning on|off');
     expect(run.stdout).toContain('→ read_file {"path":"notes.txt"}');

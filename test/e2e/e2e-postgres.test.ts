@@ -7,7 +7,7 @@ import type { RunningChatEmulator } from '../../src/emulators/chat-completions/c
 import { openPostgresSessionStore } from '../../src/storage/postgres-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
 import { createTestDatabase, skipWithoutPostgres } from '../storage/postgres-test-database.js';
-import { assistantsOf, makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { assistantsOf, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * The real CLI on PostgreSQL (SPEC §23.6): `chat`, `--resume`, `sessions`, `routes` and

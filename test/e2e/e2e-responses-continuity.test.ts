@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startResponsesEmulator, type ResponsesEmulator } from '../../src/emulators/responses/responses-emulator.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * Issue 8, Done when (OpenAI Responses, SPEC §12, §23.2; WIRE.md §5.4–§5.5): the real `hermes`

@@ -6,8 +6,8 @@ import { startGateway, type RunningGateway } from '../../src/gateway/gateway-ser
 import { silentLogger } from '../../src/logging/logger.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { startGatedProvider, toolPairingProblem, type GatedProvider } from './e2e-gated-provider.js';
-import { makeSandbox, parseJson, runHermes, spawnHermes, type CliRun } from './e2e-helpers.js';
+import { startGatedProvider, toolPairingProblem, type GatedProvider } from '../support/gated-provider.js';
+import { makeSandbox, parseJson, runHermes, spawnHermes, type CliRun } from '../support/e2e.js';
 
 /**
  * SPEC §23.6 and the reliability issue's first item: one session, one writer, across processes.

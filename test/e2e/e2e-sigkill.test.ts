@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
 import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { makeSandbox, parseJson, runHermes, spawnHermes } from './e2e-helpers.js';
+import { makeSandbox, parseJson, runHermes, spawnHermes } from '../support/e2e.js';
 
 /** A provider that starts streaming a turn and then stalls forever (until the test closes it). */
 async function startStallingProvider(): Promise<{ baseUrl: string; streaming: Promise<void>; close(): Promise<void> }> {

@@ -1,39 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { AssistantMessage, Message } from '../../src/core/message.js';
-import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
-import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
-import { assistantsOf, makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { AssistantMessage } from '../../src/core/message.js';
+import { assistantsOf, parseJson, routeArgs, runHermes, showSession, useE2e } from '../support/e2e.js';
 
 /**
  * Issue 5 (SPEC §13, §23.1): a rejected reasoning carrier is learned per (provider, host, model),
  * persisted in the session and store-wide, and the request retried exactly once without it.
  */
 
-let emulator: RunningChatEmulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
-
-interface ChatJson {
-  session_id: string;
-  answer: string;
-}
+const e2e = useE2e();
 
 describe('unknown-field fallback end to end (issue 5)', () => {
   it('learns reasoning_details, retries once in the same call, and never sends it again on that route', async () => {
-    emulator = await startChatEmulator({ persona: 'openrouter', rejectKeys: ['reasoning_details'] });
-    const sandbox = makeSandbox();
-    const route = (model: string) => [
-      '--provider',
-      'openrouter',
-      '--model',
-      model,
-      '--base-url',
-      emulator!.baseUrl,
-      '--api-key',
-      'k',
-    ];
+    const emulator = await e2e.chat({ persona: 'openrouter', rejectKeys: ['reasoning_details'] });
+    const sandbox = e2e.sandbox();
+    const route = (model: string) => routeArgs('openrouter', model, emulator.baseUrl);
     // Turn 1 has no assistant history yet, so nothing to reject; turn 2 (the tool result) replays RD.
     const first = await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route('z-ai/glm-5')], sandbox);
     expect(first.code).toBe(0);
@@ -48,10 +28,8 @@ describe('unknown-field fallback end to end (issue 5)', () => {
     expect(assistantsOf(retried?.body).some((message) => 'reasoning' in message)).toBe(false);
     expect(assistantsOf(retried?.body).every((message) => typeof message['reasoning_content'] === 'string')).toBe(true);
 
-    const sessionId = parseJson<ChatJson>(first).session_id;
-    const shown = parseJson<{ model_config: Record<string, unknown>; messages: Message[] }>(
-      await runHermes(['sessions', 'show', sessionId, '--json'], sandbox),
-    );
+    const sessionId = parseJson<{ session_id: string }>(first).session_id;
+    const shown = await showSession(sandbox, sessionId);
     const host = new URL(emulator.baseUrl).hostname;
     expect(shown.model_config['reasoning_rejected_carriers']).toEqual([
       ['openrouter', host, 'z-ai/glm-5', ['reasoning', 'reasoning_details']],
@@ -93,20 +71,11 @@ describe('unknown-field fallback end to end (issue 5)', () => {
   });
 
   it('a must-echo route never learns reasoning_content: the error reaches the user after one attempt', async () => {
-    emulator = await startChatEmulator({ persona: 'deepseek', rejectKeys: ['reasoning_content'] });
-    const sandbox = makeSandbox();
+    const emulator = await e2e.chat({ persona: 'deepseek', rejectKeys: ['reasoning_content'] });
+    const sandbox = e2e.sandbox();
     // Reached under its real host, the DeepSeek route sends exactly {reasoning_content} (SPEC §5 fallback).
     const env = { HERMES_CONNECT_TO: `https://api.deepseek.com=${new URL(emulator.baseUrl).origin}` };
-    const route = [
-      '--provider',
-      'deepseek',
-      '--model',
-      'deepseek-v4-flash',
-      '--base-url',
-      'https://api.deepseek.com/v1',
-      '--api-key',
-      'k',
-    ];
+    const route = routeArgs('deepseek', 'deepseek-v4-flash', 'https://api.deepseek.com/v1');
     const run = await runHermes(['chat', '-q', 'read the file notes.txt', ...route], sandbox, env);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('reasoning_content');
@@ -118,18 +87,9 @@ describe('unknown-field fallback end to end (issue 5)', () => {
     // DeepSeek on a loopback URL sends {reasoning_content, reasoning} (SPEC §5 local fallback). The persona
     // rejects every request carrying a carrier: the first rejection teaches `reasoning` (never RC on a
     // must-echo route, SPEC §13.3), the one retry still carries RC and is rejected, and that is the end.
-    emulator = await startChatEmulator({ persona: 'deepseek', rejectAlways: true });
-    const sandbox = makeSandbox();
-    const route = [
-      '--provider',
-      'deepseek',
-      '--model',
-      'deepseek-v4-flash',
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'k',
-    ];
+    const emulator = await e2e.chat({ persona: 'deepseek', rejectAlways: true });
+    const sandbox = e2e.sandbox();
+    const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl);
     const run = await runHermes(['chat', '-q', 'read the file notes.txt', ...route], sandbox);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('hermes routes verdicts');

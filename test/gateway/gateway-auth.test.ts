@@ -5,7 +5,7 @@ import { UsageError } from '../../src/core/errors.js';
 import { bearerMatches, bindRefusal, isLoopbackHost } from '../../src/gateway/gateway-auth.js';
 import { startGateway } from '../../src/gateway/gateway-serve.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
-import { makeSandbox, runHermes, spawnHermes } from '../e2e/e2e-helpers.js';
+import { makeSandbox, runHermes, spawnHermes } from '../support/e2e.js';
 import { gatewayOptions, makeGatewaySandbox, startPersona, testApp } from './gateway-test-helpers.js';
 
 /**
