@@ -7,6 +7,10 @@ import { registerLogsCommand } from './logs-command.js';
 import { registerReplayCommand } from './replay-command.js';
 import { registerSessionsCommand } from './sessions-command.js';
 import { registerRoutesCommand } from './routes-command.js';
+import { registerConfigCommand } from './config-command.js';
+import { registerModelCommand } from './model-command.js';
+import { loadHomeEnv } from '../config/config-env.js';
+import { hermesHome } from '../storage/store-paths.js';
 import { CLI_VERSION } from './cli-version.js';
 import { SessionBusyError } from '../storage/session-lease.js';
 
@@ -21,7 +25,7 @@ export function buildProgram(): Command {
       'after',
       `
 Shortcuts: hermes -c, hermes -r ID, hermes --resume ID and hermes -q TEXT mean hermes chat ….
-Data lives in $HERMES_HOME (default ~/.hermes): state.db, config.yaml, logs/.`,
+Data lives in $HERMES_HOME (default ~/.hermes): state.db, config.yaml, .env (API keys; the environment wins), logs/.`,
     );
   registerChatCommand(program);
   registerSessionsCommand(program);
@@ -30,6 +34,8 @@ Data lives in $HERMES_HOME (default ~/.hermes): state.db, config.yaml, logs/.`,
   registerLogsCommand(program);
   registerEmulateCommand(program);
   registerGatewayCommand(program);
+  registerModelCommand(program);
+  registerConfigCommand(program);
   return program;
 }
 
@@ -41,6 +47,9 @@ Data lives in $HERMES_HOME (default ~/.hermes): state.db, config.yaml, logs/.`,
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
   argv = withChatShortcut(argv);
+  // API keys may live in $HERMES_HOME/.env; the environment always wins over the file.
+  const homeEnv = loadHomeEnv(hermesHome());
+  if (homeEnv.error) process.stderr.write(`hermes: warning: ${homeEnv.path} not read: ${homeEnv.error}\n`);
   program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
   try {
     await program.parseAsync(argv);

@@ -2,6 +2,7 @@ import { UsageError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
 import type { WireApi } from '../core/origin.js';
 import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-options.js';
+import { providerModels } from './provider-models.js';
 
 /**
  * OpenAI-compatible vendors are table entries, not copies of a transport (STYLE.md rule 3):
@@ -23,6 +24,8 @@ export interface ProviderInfo {
   reasoningRequest(model: string, reasoning: ReasoningOptions): JsonObject;
   /** Provider profile `native_reasoning_details_type` (SPEC §5 post-step, §7.6). */
   nativeReasoningDetailsType?: string;
+  /** The model used when none is configured (`provider-models.ts`); undefined for `custom`. */
+  defaultModel: string | undefined;
 }
 
 type EffortMap = Partial<Record<ReasoningEffort, string>>;
@@ -103,7 +106,8 @@ function provider(
   reasoningRequest: ProviderInfo['reasoningRequest'] = NONE,
   extra: Partial<Pick<ProviderInfo, 'nativeReasoningDetailsType' | 'api'>> = {},
 ): ProviderInfo {
-  return { id, baseUrl, apiKeyEnv, api: extra.api ?? 'chat_completions', reasoningRequest, ...extra };
+  const defaultModel = providerModels(id)?.defaultModel;
+  return { id, baseUrl, apiKeyEnv, api: extra.api ?? 'chat_completions', reasoningRequest, defaultModel, ...extra };
 }
 
 /** Every known provider (SPEC §4, §5, §8 ids plus the common OpenAI-compatible vendors). */

@@ -61,7 +61,9 @@ export function resolveRoute(
   }
   const baseUrl = flags.baseUrl ?? fromSession?.baseUrl ?? (flags.provider ? undefined : config.baseUrl) ?? undefined;
   const info = resolveProvider(provider, baseUrl);
-  const model = flags.model ?? fromSession?.model ?? config.model;
+  // config.yaml's model belongs to config.yaml's provider; another provider gets its own default.
+  const configModel = provider === config.provider ? config.model : undefined;
+  const model = flags.model ?? fromSession?.model ?? configModel ?? info.defaultModel;
   if (!model) throw new UsageError(`no model for provider "${provider}": pass --model or set "model" in config.yaml`);
   const api = parseApi(flags.api ?? fromSession?.api ?? config.api ?? info.api);
   const keyEnv = info.apiKeyEnv;

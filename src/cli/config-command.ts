@@ -1,0 +1,103 @@
+import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import { loadConfig, type HermesConfig } from '../config/config-load.js';
+import {
+  configPath,
+  deleteConfigValue,
+  parseValue,
+  readConfigDocument,
+  setConfigValue,
+  writeConfigDocument,
+} from '../config/config-edit.js';
+import { hermesHome } from '../storage/store-paths.js';
+import { printJson } from './cli-output.js';
+import { existsSync } from 'node:fs';
+
+/** Registers `hermes config show|path|set|unset`. */
+export function registerConfigCommand(program: Command): void {
+  const config = program
+    .command('config')
+    .description('Show or edit $HERMES_HOME/config.yaml (every change is validated before it is written).');
+
+  config
+    .command('path')
+    .description('Print the path of config.yaml.')
+    .action(() => {
+      process.stdout.write(`${configPath(hermesHome())}\n`);
+    });
+
+  config
+    .command('show')
+    .description('Print the effective settings (config.yaml over the defaults).')
+    .option('--json', 'print JSON')
+    .action((flags: { json?: boolean }) => {
+      const home = hermesHome();
+      const effective = publicView(loadConfig(home));
+      if (flags.json) {
+        printJson(effective);
+        return;
+      }
+      const path = configPath(home);
+      const header = existsSync(path) ? `# ${path}` : `# ${path} does not exist yet: these are the defaults`;
+      process.stdout.write(`${header}\n${stringify(effective)}`);
+    });
+
+  config
+    .command('set <key> <value>')
+    .description('Set a key (dotted for nested keys) to a value; numbers, true/false and [a, b] keep their type.')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  hermes config set reasoning.effort high
+  hermes config set compaction.threshold 0.7
+  hermes config set provider deepseek`,
+    )
+    .action((key: string, value: string) => {
+      const home = hermesHome();
+      const document = readConfigDocument(home);
+      setConfigValue(document, key, parseValue(value));
+      writeConfigDocument(home, document);
+      process.stdout.write(`${key} = ${JSON.stringify(document.getIn(key.split('.')))} (${configPath(home)})\n`);
+    });
+
+  config
+    .command('unset <key>')
+    .description('Remove a key (dotted for nested keys), so its default applies.')
+    .action((key: string) => {
+      const home = hermesHome();
+      const document = readConfigDocument(home);
+      deleteConfigValue(document, key);
+      writeConfigDocument(home, document);
+      process.stdout.write(`${key} removed (${configPath(home)})\n`);
+    });
+}
+
+/** The effective config in the file's own key names (snake_case), without the internal path. */
+function publicView(config: HermesConfig): Record<string, unknown> {
+  const view: Record<string, unknown> = {};
+  if (config.provider) view['provider'] = config.provider;
+  if (config.model) view['model'] = config.model;
+  if (config.baseUrl) view['base_url'] = config.baseUrl;
+  if (config.api) view['api'] = config.api;
+  view['reasoning'] = {
+    enabled: config.reasoning.enabled,
+    ...(config.reasoning.effort ? { effort: config.reasoning.effort } : {}),
+    ...(config.reasoning.budgetTokens ? { budget_tokens: config.reasoning.budgetTokens } : {}),
+  };
+  view['reasoning_echo'] = config.reasoningEcho;
+  view['compaction'] = {
+    threshold: config.compaction.threshold,
+    keep_turns: config.compaction.keepTurns,
+    ...(config.compaction.contextWindow ? { context_window: config.compaction.contextWindow } : {}),
+  };
+  view['max_iterations'] = config.maxIterations;
+  if (config.routes.length) view['routes'] = config.routes;
+  if (config.storageUrl) view['storage'] = { url: redactUrl(config.storageUrl) };
+  return view;
+}
+
+/** A storage URL without its password (`postgres://user:***@host/db`). */
+function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}
