@@ -41,6 +41,15 @@ export const EMULATOR_PERSONA_ROUTES: Readonly<Record<string, EmulatorPersonaRou
     model: 'claude-opus-4-8',
     basePath: '',
   },
+  // SPEC §24.2: MiniMax's Anthropic-compatible API; the `minimax` route is matched by its real URL.
+  minimax: {
+    family: 'anthropic',
+    api: 'anthropic_messages',
+    provider: 'minimax',
+    model: 'MiniMax-M3',
+    realOrigin: 'https://api.minimax.io',
+    basePath: '/anthropic',
+  },
   bedrock: {
     family: 'bedrock',
     api: 'bedrock_converse',

@@ -39,7 +39,7 @@ export async function startInProcessEmulator(persona: string, model: string | un
   let baseUrl = emulator.baseUrl;
   if (facts.realOrigin) {
     connectTo.set(facts.realOrigin, loopback.origin);
-    baseUrl = `${facts.realOrigin}${loopback.pathname.replace(/\/$/, '')}`;
+    baseUrl = `${facts.realOrigin}${loopback.pathname.replace(/\/$/, '') || facts.basePath}`;
   }
   return {
     route: { api: facts.api, provider: facts.provider, model: model || facts.model, baseUrl },

@@ -219,6 +219,16 @@ export interface AnthropicRouteFacts {
   adaptiveThinking: boolean;
   /** `thinking: {type: "enabled"}` needs the interleaved-thinking beta (WIRE.md §2.1). */
   interleavedThinkingBeta: boolean;
+  /**
+   * MiniMax-M3 (`MiniMax-M3*`, case-insensitive) takes exactly `{"type":"adaptive"}` with reasoning
+   * on and `{"type":"disabled"}` with it off (SPEC §24.2).
+   */
+  adaptiveOrDisabledThinking: boolean;
+}
+
+/** SPEC §24.2: the MiniMax-M3 family's thinking parameter is adaptive or disabled, nothing else. */
+export function isMiniMaxM3(model: string): boolean {
+  return model.trim().toLowerCase().startsWith('minimax-m3');
 }
 
 /** Resolves every Anthropic fact about a route (SPEC §9.1–§9.3, §23.2). */
@@ -232,5 +242,6 @@ export function resolveAnthropicRoute(input: AnthropicEndpointInput): AnthropicR
     thinkingScope: anthropicThinkingScope(treatment, input.model),
     adaptiveThinking: supportsAdaptiveThinking(input.model),
     interleavedThinkingBeta: needsInterleavedThinkingBeta(input.model),
+    adaptiveOrDisabledThinking: isMiniMaxM3(input.model),
   };
 }

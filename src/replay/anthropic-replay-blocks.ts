@@ -30,6 +30,8 @@ export interface DraftBlock {
   invalidated?: boolean;
   /** The block came from the second of two merged same-role messages. */
   mergedSecond?: boolean;
+  /** Every tool call of the block's turn was orphaned: its plan never ran (SPEC §24.3). */
+  allOrphaned?: boolean;
 }
 
 /** Server-tool result block types replayed verbatim beside their `server_tool_use`. */

@@ -113,9 +113,13 @@ function removeOrphans(turns: Turn[], decisions: CarrierDecision[]): void {
     );
     const kept: DraftBlock[] = [];
     let removed = false;
+    let calls = 0;
+    let orphaned = 0;
     for (const draft of turn.blocks) {
+      if (draft.block['type'] === 'tool_use') calls += 1;
       if (draft.block['type'] === 'tool_use' && !answered.has(draft.block['id'])) {
         removed = true;
+        orphaned += 1;
         decisions.push({
           messageIndex: draft.historyIndex,
           field: 'tool_use',
@@ -124,8 +128,12 @@ function removeOrphans(turns: Turn[], decisions: CarrierDecision[]): void {
         });
       } else kept.push(draft);
     }
-    // The signature covered the removed tool_use too, so it no longer verifies (SPEC §9.3).
-    turn.blocks = removed ? kept.map((draft) => (draft.thinking ? { ...draft, invalidated: true } : draft)) : kept;
+    // The signature covered the removed tool_use too, so it no longer verifies (SPEC §9.3); when
+    // every call was orphaned the turn's plan never ran (SPEC §24.3 exception).
+    const allOrphaned = calls > 0 && orphaned === calls;
+    turn.blocks = removed
+      ? kept.map((draft) => (draft.thinking ? { ...draft, invalidated: true, allOrphaned } : draft))
+      : kept;
   });
   turns.forEach((turn, index) => {
     if (turn.role !== 'user') return;
@@ -176,37 +184,42 @@ function treatThinking(
     block: null,
     decision: { field, action: 'dropped' as const, reason, bytes: signatureBytes + readableBytes },
   });
+  // SPEC §24.3: thinking that cannot travel as thinking still travels as text, ahead of the
+  // turn's own text (as pydantic-ai does for foreign reasoning, fixture
+  // anthropic/pydantic-thinking-part-from-other-model), never as a fabricated signed block.
+  const demote = (reason: string) =>
+    meta.readable === ''
+      ? drop(reason)
+      : {
+          block: demoted(meta.readable),
+          decision: { field, action: 'lifted' as const, reason: `demoted to text: ${reason}`, bytes: readableBytes },
+        };
   if (options.stripAllThinking) return drop('strip all thinking (retry)');
-  if (!options.thinkingEnabled) return drop('thinking disabled');
   if (draft.mergedSecond) return drop('merged same-role message');
   if (options.treatment === 'third_party') return drop('third-party route');
   if (!inScope) return drop('prior turn: model does not keep prior thinking');
+  // SPEC §24.3 exception: every tool call of the turn was orphaned, so its plan never ran.
+  if (draft.allOrphaned) return drop('every tool call orphaned');
+  if (!options.thinkingEnabled) return demote('thinking off for this request');
   const signedValid = meta.signed && originOk && !draft.invalidated;
   const treatment = options.treatment;
   const keep = (reason: string) => ({
     block: draft.block,
     decision: { field, action: 'kept' as const, reason, bytes: signatureBytes },
   });
-  if (treatment === 'native' || treatment === 'minimax') {
-    if (signedValid) return keep('signed: same issuer');
-    if (meta.readable === '') return drop(unsignedReason(meta, originOk, draft));
-    // Signed routes verify every thinking block, so readable text without a valid signature
-    // travels as plain text (as pydantic-ai does for foreign reasoning, fixture
-    // anthropic/pydantic-thinking-part-from-other-model), never as a fabricated thinking block.
-    return {
-      block: demoted(meta.readable),
-      decision: {
-        field,
-        action: 'lifted',
-        reason: `demoted to text: ${unsignedReason(meta, originOk, draft)}`,
-        bytes: readableBytes,
-      },
-    };
+  if (signedValid && (treatment === 'native' || treatment === 'minimax' || treatment === 'kimi')) {
+    return keep(treatment === 'kimi' ? 'kimi: kept as issued' : 'signed: same issuer');
   }
-  if (treatment === 'kimi' && signedValid) return keep('kimi: kept as issued');
-  // Kimi (unsigned or foreign) and DeepSeek: readable thinking goes back unsigned, never a blob.
+  if (treatment === 'native') return demote(unsignedReason(meta, originOk, draft));
+  // MiniMax (SPEC §24.2), Kimi (unsigned or foreign) and DeepSeek (SPEC §24.1): readable thinking
+  // goes back as a real unsigned thinking block, never a blob.
   if (meta.readable === '') return drop(meta.signed ? 'opaque blob: route takes unsigned only' : 'empty thinking');
-  const reason = treatment === 'deepseek' ? 'unsigned: route drops signatures' : 'unsigned: route accepts unsigned';
+  const reason =
+    treatment === 'deepseek'
+      ? 'unsigned: route drops signatures'
+      : treatment === 'minimax'
+        ? `unsigned: minimax accepts unsigned (${unsignedReason(meta, originOk, draft)})`
+        : 'unsigned: route accepts unsigned';
   return {
     block: { type: 'thinking', thinking: meta.readable },
     decision: { field, action: 'kept', reason, bytes: readableBytes },
@@ -242,6 +255,7 @@ export function buildAnthropicMessages(
     const inScope = scope === 'all' || (scope === 'loop' && turnIndex >= firstLoopTurn);
     const content: JsonObject[] = [];
     let strippedThinking = false;
+    let orphanedPlan = false;
     let elidedIndex = -1;
     for (const draft of turn.blocks) {
       if (!draft.thinking) {
@@ -268,12 +282,14 @@ export function buildAnthropicMessages(
       if (result.block) content.push(result.block);
       else {
         strippedThinking = true;
+        orphanedPlan ||= draft.allOrphaned === true;
         elidedIndex = draft.historyIndex;
       }
     }
-    if (content.length === 0) {
+    // SPEC §24.3: a turn whose every tool call was orphaned always gets the placeholder, first.
+    if (content.length === 0 || orphanedPlan) {
       if (!strippedThinking) return;
-      content.push({ type: 'text', text: THINKING_ELIDED_TEXT });
+      content.unshift({ type: 'text', text: THINKING_ELIDED_TEXT });
       decisions.push({
         messageIndex: elidedIndex,
         field: 'content',

@@ -43,7 +43,7 @@ describe('in-process emulator personas', () => {
   it('every chat persona of the emulator has a route, and no other chat persona exists', () => {
     const chat = EMULATOR_PERSONAS.filter((persona) => EMULATOR_PERSONA_ROUTES[persona]?.family === 'chat');
     expect(chat).toEqual([...CHAT_PERSONA_NAMES]);
-    expect(EMULATOR_PERSONAS.slice(chat.length)).toEqual(['anthropic', 'bedrock', 'gemini', 'responses']);
+    expect(EMULATOR_PERSONAS.slice(chat.length)).toEqual(['anthropic', 'minimax', 'bedrock', 'gemini', 'responses']);
   });
 
   it.each(EMULATOR_PERSONAS)('%s: the preview route is the live route without the loopback port', async (persona) => {

@@ -269,7 +269,7 @@ describe('SPEC §9.3 conversion rules (exact messages)', () => {
     expect(signedTurns(buildAnthropicMessages(closed, options).messages)).toBe('NONE');
   });
 
-  it('orphan tool_use removal invalidates that turn’s signature (demoted to text)', () => {
+  it('SPEC §24.3: a turn whose every tool call was orphaned gets the placeholder, not its plan', () => {
     const history: Message[] = [
       { role: 'user', content: 'q' },
       {
@@ -285,10 +285,7 @@ describe('SPEC §9.3 conversion rules (exact messages)', () => {
       { role: 'user', content: 'never mind' },
     ];
     const result = buildAnthropicMessages(history, direct);
-    expect(result.messages[1]).toEqual({
-      role: 'assistant',
-      content: [{ type: 'text', text: '<thinking>\nplan\n</thinking>' }],
-    });
+    expect(result.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: '(thinking elided)' }] });
     expect(result.decisions).toContainEqual({
       messageIndex: 1,
       field: 'tool_use',
@@ -298,9 +295,9 @@ describe('SPEC §9.3 conversion rules (exact messages)', () => {
     expect(result.decisions).toContainEqual({
       messageIndex: 1,
       field: 'thinking',
-      action: 'lifted',
-      reason: 'demoted to text: signature invalidated',
-      bytes: 4,
+      action: 'dropped',
+      reason: 'every tool call orphaned',
+      bytes: 5,
     });
   });
 

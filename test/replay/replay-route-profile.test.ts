@@ -84,6 +84,7 @@ describe('resolveRouteProfile: native wire APIs (SPEC §9–§12)', () => {
       thinkingScope: 'all',
       adaptiveThinking: true,
       interleavedThinkingBeta: false,
+      adaptiveOrDisabledThinking: false,
     });
     expect(profile.chargeStaleThinking).toBe(true);
   });

@@ -3,7 +3,8 @@
  * unknown keys, unsigned / altered / foreign thinking signatures, redacted data that did not come
  * back byte for byte, a tool-loop assistant turn without its leading thinking block, and thinking
  * in the final assistant turn when thinking is disabled. Translates a valid request into the
- * scripted model's input.
+ * scripted model's input. MiniMax models (SPEC §24.2) accept unsigned thinking blocks and think
+ * unless told `{"type":"disabled"}`; MiniMax-M3 takes only `adaptive` or `disabled`.
  */
 import type { ScriptInput, ScriptMessage } from '../shared/scripted-model.js';
 import { openRedactedThinking, verifyThinkingSignature } from './anthropic-emulator-signing.js';
@@ -72,6 +73,20 @@ const BLOCK_KEYS: Record<string, Set<string>> = {
 
 const reject = (message: string, status = 400): AnthropicRejection => ({ ok: false, status, message });
 
+/** MiniMax's Anthropic-compatible models (SPEC §24.2). */
+export function isEmulatedMiniMax(model: string): boolean {
+  return model.trim().toLowerCase().startsWith('minimax');
+}
+
+/** Whether the request asks for thinking, or the rejection of its `thinking` parameter. */
+function thinkingRequested(thinking: Block | undefined, model: string): boolean | AnthropicRejection {
+  if (!isEmulatedMiniMax(model)) return thinking?.['type'] === 'enabled' || thinking?.['type'] === 'adaptive';
+  const type = thinking?.['type'];
+  if (model.toLowerCase().startsWith('minimax-m3') && type !== undefined && type !== 'adaptive' && type !== 'disabled')
+    return reject(`thinking.type: ${model} accepts "adaptive" or "disabled"`);
+  return type !== 'disabled';
+}
+
 /** WIRE.md §2.6a, verbatim with the real path. */
 export function missingThinkingMessage(messageIndex: number, found: string): string {
   return `messages.${messageIndex}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${found}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
@@ -122,7 +137,10 @@ export function checkAnthropicRequest(
   if (typeof request['max_tokens'] !== 'number') return reject('max_tokens: Field required');
   if (!Array.isArray(request['messages'])) return reject('messages: Field required');
   const thinking = request['thinking'] as Block | undefined;
-  const thinkingEnabled = thinking?.['type'] === 'enabled' || thinking?.['type'] === 'adaptive';
+  const requested = thinkingRequested(thinking, options.model);
+  if (typeof requested !== 'boolean') return requested;
+  const thinkingEnabled = requested;
+  const minimax = isEmulatedMiniMax(options.model);
   if (thinking?.['type'] === 'enabled') {
     const budget = thinking['budget_tokens'];
     if (typeof budget !== 'number' || budget < 1024)
@@ -138,7 +156,8 @@ export function checkAnthropicRequest(
     if (message['role'] === 'user' && !blocksOf(message['content']).some((block) => block['type'] === 'tool_result'))
       loopStart = index + 1;
   });
-  const keepsPrior = options.keepsPriorThinking(options.model);
+  // MiniMax keeps every turn's thinking in context (SPEC §9.3 `minimax` keeps all).
+  const keepsPrior = minimax || options.keepsPriorThinking(options.model);
   const faultPending = options.rejectSignatures;
   const script: ScriptMessage[] = system === '' ? [] : [{ role: 'system', text: system }];
 
@@ -157,7 +176,7 @@ export function checkAnthropicRequest(
             `messages.${messageIndex}.content.${blockIndex}.${type}.${key}: Extra inputs are not permitted`,
           );
       }
-      if (type === 'thinking' && typeof block['signature'] !== 'string') {
+      if (type === 'thinking' && typeof block['signature'] !== 'string' && !minimax) {
         return reject(`messages.${messageIndex}.content.${blockIndex}.thinking.signature: Field required`);
       }
     }
@@ -181,7 +200,10 @@ export function checkAnthropicRequest(
     const reasoning: string[] = [];
     for (const [blockIndex, block] of blocks.entries()) {
       if (!readsThinking) break;
-      if (block['type'] === 'thinking') {
+      if (block['type'] === 'thinking' && minimax && typeof block['signature'] !== 'string') {
+        // SPEC §24.2: MiniMax reads unsigned thinking as it is.
+        if (block['thinking'] !== '') reasoning.push(String(block['thinking']));
+      } else if (block['type'] === 'thinking') {
         const valid = verifyThinkingSignature(
           options.secret,
           String(block['thinking'] ?? ''),

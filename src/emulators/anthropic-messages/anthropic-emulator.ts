@@ -90,7 +90,11 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
             );
     };
 
-    if (request.method !== 'POST' || (!bedrock && request.path !== '/v1/messages'))
+    // MiniMax serves the Messages API under `/anthropic` (SPEC §24.2).
+    if (
+      request.method !== 'POST' ||
+      (!bedrock && request.path !== '/v1/messages' && request.path !== '/anthropic/v1/messages')
+    )
       return fail(404, `Not found: ${request.method} ${request.path}`, 'not_found_error');
     if (framing === 'direct') {
       if (!request.headers['x-api-key']) return fail(401, 'x-api-key header is required', 'authentication_error');

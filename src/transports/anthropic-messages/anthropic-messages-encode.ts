@@ -87,15 +87,24 @@ export function anthropicRequestUrl(route: Route, platform: AnthropicPlatform, s
 
 /** The `thinking` / `output_config` parameters and `max_tokens` for a turn (WIRE.md §2.1). */
 export function anthropicThinkingParameters(
-  facts: Pick<AnthropicRouteFacts, 'adaptiveThinking' | 'interleavedThinkingBeta'>,
+  facts: Pick<AnthropicRouteFacts, 'adaptiveThinking' | 'interleavedThinkingBeta' | 'adaptiveOrDisabledThinking'>,
   reasoning: ReasoningOptions,
   maxTokens: number | undefined,
 ): {
   maxTokens: number;
   thinking?: AnthropicThinkingParam;
+  /** Sent when thinking is off for a request, for models that think unless told not to (SPEC §24.2). */
+  thinkingOff?: AnthropicThinkingParam;
   outputConfig?: { effort: AnthropicEffort };
   betas: string[];
 } {
+  if (facts.adaptiveOrDisabledThinking) {
+    // SPEC §24.2: exactly {"type":"adaptive"} on, {"type":"disabled"} off; no effort, no budget.
+    const off = { thinkingOff: { type: 'disabled' as const }, betas: [] };
+    return reasoning.enabled
+      ? { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS_THINKING, thinking: { type: 'adaptive' }, ...off }
+      : { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS, ...off };
+  }
   if (!reasoning.enabled) return { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS, betas: [] };
   if (facts.adaptiveThinking) {
     const result = { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS_THINKING, thinking: { type: 'adaptive' as const } };
@@ -177,6 +186,7 @@ export function prepareAnthropicMessages(
   body['messages'] = conversation.messages;
   if (request.tools.length > 0) body['tools'] = anthropicTools(request.tools) as unknown as JsonObject[];
   if (thinkingOn && parameters.thinking) body['thinking'] = { ...parameters.thinking };
+  else if (parameters.thinkingOff) body['thinking'] = { ...parameters.thinkingOff };
   if (thinkingOn && parameters.outputConfig) body['output_config'] = { ...parameters.outputConfig };
   if (endpoint.platform === 'bedrock') {
     if (thinkingOn && parameters.betas.length > 0) body['anthropic_beta'] = [...parameters.betas];
