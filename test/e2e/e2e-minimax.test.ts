@@ -6,18 +6,10 @@
  * MiniMax-M3 thinking parameter is exactly adaptive / disabled, and MiniMax's own signed thinking
  * comes back on the next turn.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type AnthropicEmulator,
-  startAnthropicEmulator,
-} from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
-import { makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { parseJson, runHermes, useE2e } from '../support/e2e.js';
 
-let emulator: AnthropicEmulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
+const e2e = useE2e();
 
 type Block = Record<string, unknown>;
 
@@ -43,9 +35,9 @@ const MINIMAX = [
 
 describe('SPEC §24.2 MiniMax through the CLI', () => {
   it('foreign reasoning replays as unsigned thinking blocks, MiniMax-M3 gets adaptive / disabled, its own signatures return', async () => {
-    emulator = await startAnthropicEmulator();
+    const emulator = await e2e.anthropic();
     const env = { HERMES_CONNECT_TO: `https://api.minimax.io=${emulator.baseUrl}` };
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     const first = parseJson<{ session_id: string }>(
       await runHermes(['chat', '-q', 'read the file notes.txt', '--json', '--provider', 'emulator:deepseek'], sandbox),
     );
