@@ -22,12 +22,14 @@ export interface ChatReplayContext {
   consumesThoughtSignature: boolean;
   /** The provider profile's own native record type (SPEC §7.6). */
   profileNativeReasoningDetailsType: string | undefined;
+  /** Fingerprints of `reasoning_details` entries a relay rejected (SPEC §24.8). */
+  rejectedFingerprints: ReadonlySet<string>;
 }
 
 /** Builds the per-request context from the route profile and what was learned about the route. */
 export function chatReplayContext(
   profile: RouteProfile,
-  learned: Pick<RouteLearned, 'rejectedCarriers'>,
+  learned: Pick<RouteLearned, 'rejectedCarriers'> & Partial<Pick<RouteLearned, 'rejectedThinkingFingerprints'>>,
 ): ChatReplayContext {
   const decision = chatReplayDecision(profile, learned.rejectedCarriers);
   return {
@@ -44,5 +46,6 @@ export function chatReplayContext(
     reads: profile.chat.recordReads,
     consumesThoughtSignature: profile.chat.consumesThoughtSignature,
     profileNativeReasoningDetailsType: profile.chat.nativeReasoningDetailsType,
+    rejectedFingerprints: new Set(learned.rejectedThinkingFingerprints ?? []),
   };
 }

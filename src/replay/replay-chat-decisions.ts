@@ -6,6 +6,7 @@ import { NATIVE_ASSISTANT_RECORD_TYPE } from './replay-carrier-shaping.js';
 import { REASONING_ECHO_PAD } from './replay-must-echo.js';
 import type { OriginVerdict, ScopedEntry } from './replay-origin-scope.js';
 import { replayableText } from './replay-policy.js';
+import type { RejectedEntry } from './replay-relay-signature.js';
 import type { Carrier, CarrierDecision } from './replay-types.js';
 import { jsonStringBytes } from './replay-utf8.js';
 
@@ -42,6 +43,8 @@ export interface AssistantDecisionInput {
   decisions: DecisionLog;
   /** The message's replayable text when the caller already has it (SPEC §6.2). */
   text?: string | null;
+  /** Entries left out because a relay rejected their fingerprint (SPEC §24.8). */
+  rejected?: readonly RejectedEntry[];
 }
 
 /** Appends the decisions for the reasoning carriers and the private record of one message. */
@@ -80,7 +83,8 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
     const wireDetails = wire['reasoning_details'];
     if (Array.isArray(wireDetails) && context.carriers.includes('reasoning_details')) {
       decisions.add(index, 'reasoning_details', 'kept', 'route reads it', wireDetails);
-    } else {
+    } else if (!(input.rejected?.length && context.carriers.includes('reasoning_details'))) {
+      // Entries left out by a rejected fingerprint are explained one by one below (SPEC §24.8).
       decisions.add(
         index,
         'reasoning_details',
@@ -93,6 +97,15 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
   for (const entry of input.scoped) {
     const field = `reasoning_details[${entry.index}]${entry.part === 'signature' ? '.signature' : ''} (${entry.type})`;
     decisions.add(index, field, 'dropped', 'foreign origin', entry.bytes);
+  }
+  for (const entry of input.rejected ?? []) {
+    decisions.add(
+      index,
+      `reasoning_details[${entry.index}] (${entry.type})`,
+      'dropped',
+      'fingerprint rejected',
+      entry.entry,
+    );
   }
 
   const { shaped, verdict } = input;

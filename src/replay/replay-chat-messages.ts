@@ -9,6 +9,7 @@ import { DecisionLog, recordAssistantDecisions } from './replay-chat-decisions.j
 import type { OriginVerdict, ScopedEntry } from './replay-origin-scope.js';
 import { originVerdict, scopeReasoningDetails } from './replay-origin-scope.js';
 import { replayableText, policyCarriers, recordsOnly } from './replay-policy.js';
+import { type RejectedEntry, withoutRejectedEntries } from './replay-relay-signature.js';
 import { resolveRouteProfile, type RouteLearned, type RouteProfile } from './replay-route-profile.js';
 import type { Carrier, CarrierDecision, RouteKey, RouteOverride } from './replay-types.js';
 import { CARRIERS } from './replay-types.js';
@@ -80,7 +81,7 @@ export function buildChatCompletionsMessages(
 export function buildChatReplay(
   history: readonly Message[],
   profile: RouteProfile,
-  learned: Pick<RouteLearned, 'rejectedCarriers'>,
+  learned: Pick<RouteLearned, 'rejectedCarriers'> & Partial<Pick<RouteLearned, 'rejectedThinkingFingerprints'>>,
 ): ChatReplayResult {
   const context = chatReplayContext(profile, learned);
   const messages: JsonObject[] = new Array<JsonObject>(history.length);
@@ -162,6 +163,13 @@ function convertAssistant(
     details = result.details;
   }
   details = withoutForeignNativeRecords(details, profileType);
+  let rejected: readonly RejectedEntry[] = NO_REJECTED_ENTRIES;
+  if (details && context.rejectedFingerprints.size > 0) {
+    // SPEC §24.8: entries a relay rejected as an invalid thinking signature never travel again.
+    const result = withoutRejectedEntries(details, context.rejectedFingerprints);
+    details = result.details;
+    rejected = result.dropped;
+  }
 
   const wire: JsonObject = { role: 'assistant', content };
   if (typeof loose['name'] === 'string') wire['name'] = loose['name'];
@@ -175,10 +183,11 @@ function convertAssistant(
   if (policy.reasoning !== undefined) wire['reasoning'] = policy.reasoning;
   if (details !== undefined && details.length > 0) wire['reasoning_details'] = details as JsonValue[];
   for (const field of shaped.lifted) wire[field] = shaped.values[field];
-  recordAssistantDecisions({ message, wire, index, context, verdict, scoped, shaped, decisions, text });
+  recordAssistantDecisions({ message, wire, index, context, verdict, scoped, shaped, decisions, text, rejected });
   return wire;
 }
 
+const NO_REJECTED_ENTRIES: readonly RejectedEntry[] = Object.freeze([]);
 const NO_SCOPED_ENTRIES: readonly ScopedEntry[] = Object.freeze([]);
 const NOT_SHAPED: ShapeOutcome = { record: undefined, values: {}, lifted: [] };
 

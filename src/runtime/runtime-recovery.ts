@@ -7,6 +7,7 @@ import {
   readRejectedThinking,
   withRejectedThinking,
 } from '../replay/anthropic-signature-memory.js';
+import { relaySignatureFingerprints } from '../replay/replay-relay-signature.js';
 import type { Carrier, RouteProfile } from '../replay/replay-route-profile.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { PreparedRequest } from '../transports/shared/transport.js';
@@ -52,7 +53,7 @@ export async function recoverFromError(
   const route = profile.route;
   if (route.api === 'chat_completions') {
     const fields = fieldsToLearn(profile, body, prepared.carriersSent, state.rejected);
-    if (!fields.length) return null;
+    if (!fields.length) return relaySignatureRecovery(body, prepared, state);
     const config = await persistVerdict(state.store, state.sessionId, state.config, profile, fields, body);
     return {
       config,
@@ -103,6 +104,33 @@ export async function recoverFromError(
     };
   }
   return null;
+}
+
+/**
+ * SPEC §24.8: a chat-completions route relaying Anthropic (it was sent `reasoning_details`)
+ * answering that a thinking signature is invalid: fingerprint the entries sent, persist them in
+ * the session and retry once without them. Nothing new to fingerprint: surface the error.
+ */
+async function relaySignatureRecovery(
+  body: string,
+  prepared: PreparedRequest,
+  state: { store: SessionStore; sessionId: string; config: JsonObject; rejected: readonly Carrier[] },
+): Promise<Recovery | null> {
+  if (!prepared.carriersSent.includes('reasoning_details') || !isThinkingSignatureError(body)) return null;
+  const known = new Set(readRejectedThinking(state.config));
+  const fingerprints = relaySignatureFingerprints(prepared.body).filter((fingerprint) => !known.has(fingerprint));
+  if (!fingerprints.length) return null;
+  const next = withRejectedThinking(state.config, fingerprints);
+  const config = await state.store.patchModelConfig(state.sessionId, {
+    [ANTHROPIC_REJECTED_THINKING_KEY]: next[ANTHROPIC_REJECTED_THINKING_KEY] as JsonValue,
+  });
+  return {
+    config,
+    rejected: [...state.rejected],
+    stripAllThinking: false,
+    log: `thinking signature rejected on ${prepared.routeKey}: remembered ${fingerprints.length} reasoning_details fingerprint(s); retrying once without them`,
+    learned: { kind: 'thinking-fingerprints', fields: fingerprints.map((fingerprint) => fingerprint.slice(0, 12)) },
+  };
 }
 
 /** Route keys whose encrypted reasoning replay is off in this session. */
