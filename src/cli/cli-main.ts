@@ -9,6 +9,7 @@ import { registerSessionsCommand } from './sessions-command.js';
 import { registerRoutesCommand } from './routes-command.js';
 import { registerConfigCommand } from './config-command.js';
 import { registerModelCommand } from './model-command.js';
+import { registerDoctorCommand } from './doctor-command.js';
 import { loadHomeEnv } from '../config/config-env.js';
 import { hermesHome } from '../storage/store-paths.js';
 import { CLI_VERSION } from './cli-version.js';
@@ -36,6 +37,7 @@ Data lives in $HERMES_HOME (default ~/.hermes): state.db, config.yaml, .env (API
   registerGatewayCommand(program);
   registerModelCommand(program);
   registerConfigCommand(program);
+  registerDoctorCommand(program);
   return program;
 }
 

@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import type { HermesConfig } from '../config/config-load.js';
+import type { Message } from '../core/message.js';
+import { ApiError, HermesError } from '../core/errors.js';
+import { openSessionStore, selectedStoreUrl, sqlitePathOf } from '../storage/store-open.js';
+import { hermesHome, stateDbPath } from '../storage/store-paths.js';
+import { getTransport } from '../transports/transport-registry.js';
+import { openCliContext } from './cli-context.js';
+import { styles, useColor } from './cli-output.js';
+import { openRoute } from './cli-route.js';
+import {
+  configCheck,
+  dotenvCheck,
+  homeCheck,
+  keysCheck,
+  nodeCheck,
+  routeCheck,
+  storeCheck,
+  type DoctorCheck,
+} from './doctor-checks.js';
+
+/** Runs the checks and prints them; true when none failed. */
+export async function runDoctor(probe: boolean): Promise<boolean> {
+  const checks = await collectChecks(probe);
+  printChecks(checks);
+  return !checks.some((check) => check.status === 'fail');
+}
+
+async function collectChecks(probe: boolean): Promise<DoctorCheck[]> {
+  const home = hermesHome();
+  const checks: DoctorCheck[] = [nodeCheck(), homeCheck(home)];
+  const { check: configResult, config } = configCheck(home);
+  checks.push(configResult);
+  const dotenv = dotenvCheck();
+  if (dotenv) checks.push(dotenv);
+  const store = await storeCheck(home, config);
+  checks.push(store, keysCheck());
+  const { check: route, resolved } = routeCheck(config);
+  checks.push(route);
+  if (store.status !== 'fail') checks.push(await verdictsCheck(home, config, resolved?.route.model));
+  if (probe) {
+    checks.push(
+      config && route.status !== 'fail'
+        ? await probeCheck(config)
+        : { status: 'fail', name: 'probe', detail: 'not sent: the route check failed' },
+    );
+  }
+  return checks;
+}
+
+/** Learned verdicts: how many, and the ones for the configured route's model. */
+async function verdictsCheck(
+  home: string,
+  config: HermesConfig | null,
+  model: string | undefined,
+): Promise<DoctorCheck> {
+  const url = selectedStoreUrl(config?.storageUrl, process.env);
+  const path = url === undefined ? stateDbPath(home) : sqlitePathOf(url);
+  // A missing state.db is not created just to say that nothing was learned.
+  if (path !== null && !existsSync(path)) return { status: 'ok', name: 'verdicts', detail: 'none learned' };
+  const store = openSessionStore({ url, home });
+  try {
+    const verdicts = await store.listVerdicts();
+    if (!verdicts.length) return { status: 'ok', name: 'verdicts', detail: 'none learned' };
+    const lines = verdicts.map(
+      (verdict) => `${verdict.model === model ? '* ' : ''}${verdict.routeKey} rejects ${verdict.fields.join(', ')}`,
+    );
+    return {
+      status: 'info',
+      name: 'verdicts',
+      detail: `${verdicts.length} learned (hermes routes forget to clear):\n${lines.join('\n')}`,
+    };
+  } catch (error) {
+    return { status: 'fail', name: 'verdicts', detail: (error as Error).message.split('\n')[0] ?? 'unreadable' };
+  } finally {
+    await store.close().catch(() => undefined);
+  }
+}
+
+/** One tiny non-streaming request ("Reply with OK", no tools, no reasoning): status and latency. */
+async function probeCheck(config: HermesConfig): Promise<DoctorCheck> {
+  const context = openCliContext();
+  const silent = { write: () => true } as unknown as NodeJS.WritableStream;
+  let opened: Awaited<ReturnType<typeof openRoute>> | null = null;
+  try {
+    opened = await openRoute({}, { ...context, config }, null, silent);
+    const history: Message[] = [{ role: 'user', content: 'Reply with the single word OK.', timestamp: Date.now() }];
+    const started = performance.now();
+    const message = await getTransport(opened.route.api)
+      .send({
+        route: opened.route,
+        history,
+        tools: [],
+        reasoning: { enabled: false },
+        stream: false,
+        apiKey: opened.apiKey,
+        fetch: opened.fetch,
+        maxAttempts: 1,
+        maxTokens: 16,
+      })
+      .result();
+    const milliseconds = Math.round(performance.now() - started);
+    const text = typeof message.content === 'string' ? message.content : '';
+    const answer = text.trim().replace(/\s+/g, ' ').slice(0, 40);
+    return { status: 'ok', name: 'probe', detail: `answered in ${milliseconds} ms${answer ? `: "${answer}"` : ''}` };
+  } catch (error) {
+    const status = error instanceof ApiError ? `HTTP ${error.status}: ` : '';
+    const text = error instanceof HermesError ? error.message : String(error);
+    return { status: 'fail', name: 'probe', detail: `${status}${text.split('\n')[0] ?? ''}` };
+  } finally {
+    await opened?.close();
+    await context.close();
+  }
+}
+
+function printChecks(checks: DoctorCheck[]): void {
+  const style = styles(useColor(process.stdout));
+  const label = {
+    ok: style.green('ok  '),
+    warn: style.yellow('warn'),
+    fail: style.red('FAIL'),
+    info: style.dim('info'),
+  };
+  for (const check of checks) {
+    const [first = '', ...more] = check.detail.split('\n');
+    process.stdout.write(`${label[check.status]}  ${check.name.padEnd(9)} ${first}\n`);
+    for (const line of more) process.stdout.write(`${' '.repeat(16)}${line}\n`);
+  }
+  const failed = checks.filter((check) => check.status === 'fail').length;
+  process.stdout.write(failed ? `${failed} check${failed === 1 ? '' : 's'} failed\n` : 'healthy\n');
+}
