@@ -1,6 +1,5 @@
 import type { AssistantMessage } from '../core/message.js';
 import type { SessionStore } from '../storage/session-store.js';
-import { GEMINI_CONTENT_PARTS_KEY } from '../transports/gemini/gemini-wire.js';
 import { formatTime } from './cli-output.js';
 
 /** UTF-8 bytes of a string. */
@@ -16,7 +15,7 @@ const OPAQUE_CARRIER_KEYS = [
   'codex_reasoning_items',
   'tool_calls',
   // Gemini native keeps its parts (and their `thoughtSignature`s) under this key.
-  GEMINI_CONTENT_PARTS_KEY,
+  'gemini_content_parts',
 ] as const;
 
 /**
@@ -64,9 +63,8 @@ export function carriersOf(message: AssistantMessage): string[] {
   if (message.codex_reasoning_items?.length)
     present.push(`codex_reasoning_items(${message.codex_reasoning_items.length})`);
   if (message.codex_message_items?.length) present.push(`codex_message_items(${message.codex_message_items.length})`);
-  const geminiParts = (message as unknown as Record<string, unknown>)[GEMINI_CONTENT_PARTS_KEY];
-  if (Array.isArray(geminiParts) && geminiParts.length)
-    present.push(`${GEMINI_CONTENT_PARTS_KEY}(${geminiParts.length})`);
+  if (message.gemini_content_parts?.length)
+    present.push(`gemini_content_parts(${message.gemini_content_parts.length})`);
   return present;
 }
 

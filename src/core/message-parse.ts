@@ -125,10 +125,12 @@ function checkMessage(value: unknown, index: number): Message {
       'bedrock_content_blocks',
       'codex_reasoning_items',
       'codex_message_items',
+      'gemini_content_parts',
     ]) {
       expect(value, index, key, isObjectList, 'must be a list of objects');
     }
     expect(value, index, 'finish_reason', isStringOrNull, 'must be a string');
+    expect(value, index, 'gemini_issuer', isString, 'must be a string');
     if (value['origin'] !== undefined) validateOrigin(value['origin'], index);
   }
   return value as unknown as Message;

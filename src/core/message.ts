@@ -75,6 +75,14 @@ export interface AssistantMessage extends MessageMetadata {
   anthropic_content_blocks?: JsonObject[];
   /** Ordered Bedrock Converse content blocks: authoritative for Converse replay. */
   bedrock_content_blocks?: JsonObject[];
+  /**
+   * Ordered native Gemini model parts of the turn, verbatim (stream text chunks merged into the
+   * part they belong to), so replay reproduces the part boundaries each `thoughtSignature` is
+   * bound to (WIRE.md §4.4). Authoritative for Gemini replay; never sent on another wire.
+   */
+  gemini_content_parts?: JsonObject[];
+  /** Issuer of the Gemini parts' signatures: `ai-studio`, `vertex`, or `<kind>@<host>` (SPEC §23.2). */
+  gemini_issuer?: string;
   /** Responses API reasoning items (encrypted) and compaction checkpoints. */
   codex_reasoning_items?: JsonObject[];
   /** Responses API output message items (id + phase). */

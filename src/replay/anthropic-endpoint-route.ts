@@ -7,6 +7,7 @@ import {
   needsInterleavedThinkingBeta,
   supportsAdaptiveThinking,
 } from './anthropic-thinking-policy.js';
+import { hostnameMatches, hostnameOf, isBedrockRuntimeHost, isLocalHostname, pathOf } from './replay-host.js';
 
 /** How a route treats thinking blocks (SPEC §9.2 / §9.3). */
 export type AnthropicRouteTreatment = 'kimi' | 'deepseek' | 'native' | 'minimax' | 'third_party';
@@ -27,33 +28,6 @@ export interface AnthropicEndpointInput {
   nousInferenceBaseUrl?: string | undefined;
 }
 
-/** Hostname of a base URL, lower-cased; a bare host without scheme is accepted (SPEC §3.1). */
-export function anthropicHostOf(baseUrl: string | undefined): string {
-  if (baseUrl === undefined) return '';
-  const trimmed = baseUrl.trim();
-  if (trimmed === '') return '';
-  try {
-    return new URL(trimmed.includes('://') ? trimmed : `http://${trimmed}`).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
-}
-
-/** SPEC §3.1: the hostname equals `domain` or ends with `.domain`; paths and look-alikes never match. */
-export function hostMatches(host: string, domain: string): boolean {
-  return host === domain || host.endsWith(`.${domain}`);
-}
-
-/** A small subset of SPEC §3.2 local detection: loopback names and private literals. */
-export function isLocalHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '');
-  if (['localhost', '127.0.0.1', '::1', '0.0.0.0'].includes(bare)) return true;
-  if (/\.(docker|containers|lima)\.internal$|\.local$/.test(bare)) return true;
-  if (bare !== '' && !bare.includes('.') && !bare.includes(':')) return true;
-  return /^(10\.|127\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/.test(bare);
-}
-
-const BEDROCK_HOST = /^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
 /** Vertex AI hosts are regional with a dash: `us-east5-aiplatform.googleapis.com`, or global `aiplatform.googleapis.com`. */
 function isVertexHost(host: string): boolean {
   return host === 'aiplatform.googleapis.com' || /[.-]aiplatform\.googleapis\.com$/.test(host);
@@ -77,22 +51,13 @@ const PLATFORM_PROVIDERS: Readonly<Record<string, AnthropicPlatform>> = {
  * or Bedrock. This is a Hermes TS extension: the prior art has no local Claude platform.
  */
 export function anthropicPlatform(baseUrl: string | undefined, provider?: string): AnthropicPlatform {
-  const host = anthropicHostOf(baseUrl);
-  if (host === '' || hostMatches(host, 'anthropic.com')) return 'direct';
-  if (BEDROCK_HOST.test(host)) return 'bedrock';
+  const host = hostnameOf(baseUrl);
+  if (host === '' || hostnameMatches(host, 'anthropic.com')) return 'direct';
+  if (isBedrockRuntimeHost(host)) return 'bedrock';
   if (isVertexHost(host)) return 'vertex';
-  if (hostMatches(host, 'services.ai.azure.com') && pathOf(baseUrl).includes('/anthropic')) return 'foundry';
-  if (isLocalHost(host)) return PLATFORM_PROVIDERS[(provider ?? '').trim().toLowerCase()] ?? 'compatible';
+  if (hostnameMatches(host, 'services.ai.azure.com') && pathOf(baseUrl).includes('/anthropic')) return 'foundry';
+  if (isLocalHostname(host)) return PLATFORM_PROVIDERS[(provider ?? '').trim().toLowerCase()] ?? 'compatible';
   return 'compatible';
-}
-
-function pathOf(baseUrl: string | undefined): string {
-  const trimmed = (baseUrl ?? '').trim();
-  try {
-    return new URL(trimmed.includes('://') ? trimmed : `http://${trimmed}`).pathname;
-  } catch {
-    return '';
-  }
 }
 
 const KIMI_MODEL_PREFIXES = [
@@ -126,21 +91,21 @@ function isDeepSeekModel(model: string): boolean {
 }
 
 function isNativeByUrl(input: AnthropicEndpointInput): boolean {
-  const host = anthropicHostOf(input.baseUrl);
-  if (host === '' || hostMatches(host, 'anthropic.com') || host === NOUS_INFERENCE_HOST) return true;
-  const nousHost = anthropicHostOf(input.nousInferenceBaseUrl);
+  const host = hostnameOf(input.baseUrl);
+  if (host === '' || hostnameMatches(host, 'anthropic.com') || host === NOUS_INFERENCE_HOST) return true;
+  const nousHost = hostnameOf(input.nousInferenceBaseUrl);
   return nousHost !== '' && host === nousHost;
 }
 
 /** SPEC §9.2, first match wins. */
 export function classifyAnthropicRoute(input: AnthropicEndpointInput): AnthropicRouteTreatment {
   const baseUrl = (input.baseUrl ?? '').trim();
-  const host = anthropicHostOf(baseUrl);
+  const host = hostnameOf(baseUrl);
   if (
     baseUrl.toLowerCase().startsWith('https://api.kimi.com/coding') ||
     host === 'api.kimi.com' ||
-    hostMatches(host, 'moonshot.ai') ||
-    hostMatches(host, 'moonshot.cn') ||
+    hostnameMatches(host, 'moonshot.ai') ||
+    hostnameMatches(host, 'moonshot.cn') ||
     isKimiModel(input.model)
   ) {
     return 'kimi';
@@ -188,18 +153,19 @@ export function anthropicThinkingScope(treatment: AnthropicRouteTreatment, model
  * `foundry`, or `host:<hostname>` for any other (third-party) host. A signature goes back only when
  * the message's origin class equals the route's class and the model is identical.
  */
-export function anthropicEndpointClass(host: string, provider?: string): string {
+export function anthropicEndpointClass(hostname: string, provider?: string): string {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   const platform = anthropicPlatformOfHost(host, provider);
   return platform === 'compatible' ? `host:${host}` : platform;
 }
 
 /** Host-only platform detection (origin stamps keep the hostname, not the path). */
 function anthropicPlatformOfHost(host: string, provider?: string): AnthropicPlatform {
-  if (host === '' || hostMatches(host, 'anthropic.com')) return 'direct';
-  if (BEDROCK_HOST.test(host)) return 'bedrock';
+  if (host === '' || hostnameMatches(host, 'anthropic.com')) return 'direct';
+  if (isBedrockRuntimeHost(host)) return 'bedrock';
   if (isVertexHost(host)) return 'vertex';
-  if (hostMatches(host, 'services.ai.azure.com')) return 'foundry';
-  if (isLocalHost(host)) return PLATFORM_PROVIDERS[(provider ?? '').trim().toLowerCase()] ?? 'compatible';
+  if (hostnameMatches(host, 'services.ai.azure.com')) return 'foundry';
+  if (isLocalHostname(host)) return PLATFORM_PROVIDERS[(provider ?? '').trim().toLowerCase()] ?? 'compatible';
   return 'compatible';
 }
 
@@ -237,7 +203,7 @@ export function resolveAnthropicRoute(input: AnthropicEndpointInput): AnthropicR
   return {
     treatment,
     platform: anthropicPlatform(input.baseUrl, input.provider),
-    endpointClass: anthropicEndpointClass(anthropicHostOf(input.baseUrl), input.provider),
+    endpointClass: anthropicEndpointClass(hostnameOf(input.baseUrl), input.provider),
     signedReplay: isSignedReplayRoute(treatment),
     thinkingScope: anthropicThinkingScope(treatment, input.model),
     adaptiveThinking: supportsAdaptiveThinking(input.model),

@@ -113,7 +113,7 @@ export function geminiSignatureVerdict(message: AssistantMessage, facts: GeminiR
   const origin = message.origin;
   if (!origin) return { travel: true, reason: 'legacy unstamped message, Gemini route' };
   if (origin.api !== 'gemini') return { travel: false, reason: `foreign origin (${origin.api})` };
-  const stored = (message as unknown as Record<string, unknown>)['gemini_issuer'];
+  const stored = message.gemini_issuer;
   const issuer =
     typeof stored === 'string'
       ? stored

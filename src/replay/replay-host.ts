@@ -44,6 +44,34 @@ export function hostMatches(baseUrl: string | undefined, domain: string): boolea
   return host === wanted || host.endsWith(`.${wanted}`);
 }
 
+/**
+ * The path of a base URL (`/v1` of `https://host/v1?x`), "" when there is none. Like
+ * {@link hostnameOf}, a bare host with no scheme is accepted.
+ */
+export function pathOf(baseUrl: string | undefined): string {
+  if (baseUrl === undefined) return '';
+  let text = baseUrl.trim();
+  const schemeEnd = text.indexOf('://');
+  text = schemeEnd >= 0 ? text.slice(schemeEnd + 3) : text.replace(/^\/\//, '');
+  const pathStart = text.search(/[/?#]/);
+  if (pathStart < 0 || text[pathStart] !== '/') return '';
+  const path = text.slice(pathStart);
+  const pathEnd = path.search(/[?#]/);
+  return pathEnd >= 0 ? path.slice(0, pathEnd) : path;
+}
+
+const BEDROCK_RUNTIME_HOST = /^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$/;
+
+/** True for a Bedrock runtime host: `bedrock-runtime[-fips].<region>.amazonaws.com[.cn]` (WIRE §2.5). */
+export function isBedrockRuntimeHost(hostname: string): boolean {
+  return BEDROCK_RUNTIME_HOST.test(hostname);
+}
+
+/** The AWS region named by a Bedrock runtime base URL (`bedrock-runtime.us-west-2.amazonaws.com`), else undefined. */
+export function bedrockRegionOf(baseUrl: string | undefined): string | undefined {
+  return BEDROCK_RUNTIME_HOST.exec(hostnameOf(baseUrl))?.[1];
+}
+
 /** Same as {@link hostMatches} for an already extracted hostname (hot paths extract once). */
 export function hostnameMatches(hostname: string, domain: string): boolean {
   if (hostname === '' || domain === '') return false;
@@ -67,7 +95,15 @@ export function isLocalEndpoint(baseUrl: string | undefined): boolean {
   let text = baseUrl.trim().replace(/\/+$/, '');
   if (text === '') return false;
   if (!text.includes('://')) text = `http://${text}`;
-  const host = hostnameOf(text);
+  return isLocalHostname(hostnameOf(text));
+}
+
+/**
+ * {@link isLocalEndpoint} for an already extracted hostname (an origin stamp's `host`). IPv6
+ * brackets are accepted (`[::1]`), so a stamp written with a bracketed host is judged the same.
+ */
+export function isLocalHostname(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   if (host === '') return false;
   if (LOCAL_HOSTNAMES.has(host)) return true;
   if (LOCAL_SUFFIXES.some((suffix) => host.endsWith(suffix))) return true;

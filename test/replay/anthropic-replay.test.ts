@@ -5,25 +5,22 @@
 import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { OriginStamp } from '../../src/core/origin.js';
-import {
-  anthropicEndpointClass,
-  anthropicHostOf,
-  classifyAnthropicRoute,
-} from '../../src/replay/anthropic-endpoint-route.js';
+import { anthropicEndpointClass, classifyAnthropicRoute } from '../../src/replay/anthropic-endpoint-route.js';
 import { buildAnthropicMessages, type AnthropicReplayOptions } from '../../src/replay/anthropic-replay.js';
 import { fingerprintOf } from '../../src/replay/anthropic-signature-memory.js';
+import { hostnameOf } from '../../src/replay/replay-host.js';
 
 function optionsFor(baseUrl: string | undefined, model: string, provider = 'anthropic'): AnthropicReplayOptions {
   return {
     treatment: classifyAnthropicRoute({ baseUrl, model, provider }),
     model,
-    endpointClass: anthropicEndpointClass(anthropicHostOf(baseUrl), provider),
+    endpointClass: anthropicEndpointClass(hostnameOf(baseUrl), provider),
     thinkingEnabled: true,
   };
 }
 
 function originFor(baseUrl: string | undefined, model: string, provider = 'anthropic'): OriginStamp {
-  return { api: 'anthropic_messages', provider, host: anthropicHostOf(baseUrl), model };
+  return { api: 'anthropic_messages', provider, host: hostnameOf(baseUrl), model };
 }
 
 /** Prior completed turn (A1), a real user turn, then the in-flight tool loop (A2 + its result). */

@@ -1,5 +1,13 @@
 import { describe, expect, test } from 'vitest';
-import { hostMatches, hostnameOf, isLocalEndpoint } from '../../src/replay/replay-host.js';
+import { anthropicEndpointClass, anthropicPlatform } from '../../src/replay/anthropic-endpoint-route.js';
+import {
+  bedrockRegionOf,
+  hostMatches,
+  hostnameOf,
+  isLocalEndpoint,
+  isLocalHostname,
+  pathOf,
+} from '../../src/replay/replay-host.js';
 import { parseRouteKey, routeKeyOf, routeKeyString } from '../../src/replay/replay-route-key.js';
 
 describe('SPEC §3.1 host matching', () => {
@@ -123,5 +131,56 @@ describe('SPEC §3.3 route key', () => {
   test('string form round-trips', () => {
     const key = routeKeyOf('Groq', 'https://api.groq.com/openai/v1', 'openai/gpt-oss-120b');
     expect(parseRouteKey(routeKeyString(key))).toEqual(key);
+  });
+});
+
+describe('one host module: host-level forms of SPEC §3.1–§3.2', () => {
+  test.each([
+    ['localhost', true],
+    ['[::1]', true],
+    ['::1', true],
+    ['10.0.0.7', true],
+    ['169.254.10.10', true],
+    ['ollama', true],
+    ['api.anthropic.com', false],
+    ['2606:4700::1', false],
+    ['', false],
+  ])('isLocalHostname(%s) is %s', (host, expected) => {
+    expect(isLocalHostname(host)).toBe(expected);
+  });
+
+  test('isLocalHostname agrees with isLocalEndpoint on the hostname of the URL', () => {
+    for (const url of ['http://[fd00::1]:8000', 'http://192.168.1.300', 'http://8.8.8.8', 'http://studio.local:1'])
+      expect(isLocalHostname(hostnameOf(url))).toBe(isLocalEndpoint(url));
+  });
+
+  test.each([
+    ['https://x.services.ai.azure.com/anthropic/v1?api-version=1', '/anthropic/v1'],
+    ['api.deepseek.com/anthropic', '/anthropic'],
+    ['https://api.anthropic.com', ''],
+    ['https://host?x=/anthropic', ''],
+    [undefined, ''],
+  ])('pathOf(%s) is %s', (baseUrl, path) => {
+    expect(pathOf(baseUrl)).toBe(path);
+  });
+
+  test.each([
+    ['https://bedrock-runtime.us-west-2.amazonaws.com', 'us-west-2'],
+    ['https://bedrock-runtime-fips.us-east-1.amazonaws.com/model/x/invoke', 'us-east-1'],
+    ['https://bedrock-runtime.cn-north-1.amazonaws.com.cn', 'cn-north-1'],
+    ['https://bedrock-runtime.us-west-2.amazonaws.com.evil.example', undefined],
+    ['http://127.0.0.1:9000', undefined],
+    [undefined, undefined],
+  ])('bedrockRegionOf(%s) is %s', (baseUrl, region) => {
+    expect(bedrockRegionOf(baseUrl)).toBe(region);
+  });
+
+  test('SPEC §9.2 / §23.2: Anthropic platform and endpoint class use the same local detection', () => {
+    expect(anthropicPlatform('http://127.0.0.1:8080', 'bedrock')).toBe('bedrock');
+    expect(anthropicPlatform('http://[::1]:8080', 'vertex')).toBe('vertex');
+    expect(anthropicPlatform('https://proxy.example.com', 'bedrock')).toBe('compatible');
+    // A stamp's host with or without IPv6 brackets names the same endpoint class.
+    expect(anthropicEndpointClass('[::1]', 'bedrock')).toBe(anthropicEndpointClass('::1', 'bedrock'));
+    expect(anthropicEndpointClass('proxy.example.com')).toBe('host:proxy.example.com');
   });
 });

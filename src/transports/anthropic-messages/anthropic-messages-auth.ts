@@ -9,6 +9,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { AuthenticationError } from '../../core/errors.js';
 import type { AnthropicPlatform } from '../../replay/anthropic-endpoint-route.js';
+import { bedrockRegionOf } from '../../replay/replay-host.js';
 import { ANTHROPIC_VERSION_HEADER } from './anthropic-messages-wire.js';
 
 /** Injectable credentials (tests, custom setups); defaults read the environment / cloud SDKs. */
@@ -34,12 +35,6 @@ export interface AnthropicHeaderInput {
 }
 
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
-
-/** Region of a Bedrock runtime host (`bedrock-runtime[-fips].{region}.amazonaws.com`). */
-export function bedrockRegionOf(url: string): string | undefined {
-  const match = /^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com/.exec(new URL(url).hostname);
-  return match?.[1];
-}
 
 async function resolveAwsCredentials(options: AnthropicAuthOptions): Promise<AwsCredentialIdentity> {
   const given = options.awsCredentials;

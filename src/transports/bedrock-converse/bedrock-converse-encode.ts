@@ -5,7 +5,7 @@ import type { BedrockModelPolicy } from '../../replay/bedrock-converse-policy.js
 import type { BedrockReplayTarget } from '../../replay/bedrock-converse-replay.js';
 import { replayBedrockAssistantTurn } from '../../replay/bedrock-converse-replay.js';
 import type { CarrierDecision } from '../../replay/replay-types.js';
-import { hostnameOf } from '../shared/transport-http.js';
+import { hostnameOf } from '../../replay/replay-host.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestProfile } from '../transport-route-profile.js';
 import type { BedrockConverseRequestBody, BedrockMessage, BedrockToolSpec } from './bedrock-converse-wire.js';

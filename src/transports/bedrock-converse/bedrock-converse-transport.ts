@@ -7,6 +7,7 @@ import { EventStream } from '../../core/event-stream.js';
 import type { JsonObject } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import { isBedrockRedactedRejection, stripBedrockRedactedReasoning } from '../../replay/bedrock-converse-self-heal.js';
+import { bedrockRegionOf } from '../../replay/replay-host.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import {
   BedrockConverseStreamDecoder,
@@ -38,22 +39,12 @@ export interface BedrockConverseTransportOptions {
   environment?: Readonly<Record<string, string | undefined>>;
 }
 
-const REGION_IN_HOST = /^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com$/;
-
 /** Region: from a `bedrock-runtime.<region>.amazonaws.com` base URL, else AWS_REGION / AWS_DEFAULT_REGION, else us-east-1. */
 export function bedrockRegionFor(
   baseUrl: string | undefined,
   environment: Readonly<Record<string, string | undefined>>,
 ): string {
-  if (baseUrl !== undefined) {
-    try {
-      const match = REGION_IN_HOST.exec(new URL(baseUrl).hostname.toLowerCase());
-      if (match?.[1]) return match[1];
-    } catch {
-      // Not a URL: fall through to the environment.
-    }
-  }
-  return environment['AWS_REGION'] ?? environment['AWS_DEFAULT_REGION'] ?? 'us-east-1';
+  return bedrockRegionOf(baseUrl) ?? environment['AWS_REGION'] ?? environment['AWS_DEFAULT_REGION'] ?? 'us-east-1';
 }
 
 /** Creates a Bedrock Converse transport (inject credentials / request handler for tests). */

@@ -9,8 +9,6 @@ import { usableSignature } from '../../replay/gemini-replay-policy.js';
 import { buildCarrierRecord } from '../../replay/replay-carrier-record.js';
 import { geminiStreamError } from './gemini-errors.js';
 import {
-  GEMINI_CONTENT_PARTS_KEY,
-  GEMINI_ISSUER_KEY,
   type GeminiFunctionCall,
   type GeminiPart,
   type GeminiPartialArgument,
@@ -37,12 +35,9 @@ export interface GeminiDecodeContext {
   createToolCallId?: (index: number) => string;
 }
 
-/** The message type the decoder produces: canonical plus the Gemini sidecar keys. */
-export type GeminiAssistantMessage = AssistantMessage & { gemini_content_parts?: JsonObject[]; gemini_issuer?: string };
-
 /** The assembled result. */
 export interface GeminiDecodedResponse {
-  message: GeminiAssistantMessage;
+  message: AssistantMessage;
   finishReason: FinishReason;
   usage: Usage | null;
 }
@@ -199,7 +194,7 @@ export class GeminiDecoder {
     events.push({ type: 'tool-call-delta', index, argumentsDelta: JSON.stringify(open.call.args) });
   }
 
-  private assemble(): GeminiAssistantMessage {
+  private assemble(): AssistantMessage {
     const toolCalls: ToolCall[] = this.calls.map((call) => {
       const toolCall: ToolCall = {
         id: call.id,
@@ -209,7 +204,7 @@ export class GeminiDecoder {
       if (call.signature) toolCall.extra_content = { google: { thought_signature: call.signature } };
       return toolCall;
     });
-    const message: GeminiAssistantMessage = {
+    const message: AssistantMessage = {
       role: 'assistant',
       content: this.text === '' && toolCalls.length > 0 ? null : this.text,
     };
@@ -226,8 +221,8 @@ export class GeminiDecoder {
     if (this.finishRaw !== null || this.blockReason !== null)
       message.finish_reason = this.finishRaw ?? this.blockReason!;
     message.origin = { ...this.context.origin };
-    message[GEMINI_CONTENT_PARTS_KEY] = this.parts as JsonObject[];
-    message[GEMINI_ISSUER_KEY] = this.context.issuer;
+    message.gemini_content_parts = this.parts as JsonObject[];
+    message.gemini_issuer = this.context.issuer;
     return message;
   }
 }

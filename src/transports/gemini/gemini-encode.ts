@@ -15,7 +15,6 @@ import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestProfile } from '../transport-route-profile.js';
 import {
   GEMINI_AI_STUDIO_BASE_URL,
-  GEMINI_CONTENT_PARTS_KEY,
   GEMINI_SKIP_SIGNATURE_SENTINEL,
   type GeminiContent,
   type GeminiPart,
@@ -234,7 +233,7 @@ function encodeModelParts(
 }
 
 function storedParts(message: AssistantMessage): GeminiPart[] | undefined {
-  const value = (message as unknown as Record<string, unknown>)[GEMINI_CONTENT_PARTS_KEY];
+  const value = message.gemini_content_parts;
   return Array.isArray(value) && value.every(isJsonObject) ? (value as GeminiPart[]) : undefined;
 }
 

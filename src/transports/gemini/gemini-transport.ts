@@ -1,6 +1,7 @@
 import { AbortError, ApiError, ConnectionError, HermesError, StreamError } from '../../core/errors.js';
 import { EventStream } from '../../core/event-stream.js';
-import { hostnameOf, originStampFor, redactSecret } from '../shared/transport-http.js';
+import { hostnameOf } from '../../replay/replay-host.js';
+import { originStampFor, redactSecret } from '../shared/transport-http.js';
 import { requestProfile } from '../transport-route-profile.js';
 import { readServerSentEvents } from '../shared/transport-sse-reader.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';

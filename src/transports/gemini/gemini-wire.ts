@@ -24,20 +24,6 @@ export const GEMINI_SKIP_SIGNATURE_SENTINEL = 'skip_thought_signature_validator'
 /** Second documented dummy value with the same effect (WIRE.md §4.4); accepted, never sent by Hermes. */
 export const GEMINI_SKIP_SIGNATURE_SENTINEL_ALTERNATE = 'context_engineering_is_the_way_to_go';
 
-/**
- * Stored-message sidecar key: the ordered model parts of the assistant turn, verbatim (text
- * chunks of a stream merged into the part they belong to), so replay reproduces the exact part
- * boundaries each `thoughtSignature` is bound to (WIRE.md §4.4). Never sent on any wire: the
- * chat-completions converter strips keys outside its allow-list; storage keeps it in `extra`.
- */
-export const GEMINI_CONTENT_PARTS_KEY = 'gemini_content_parts';
-
-/**
- * Stored-message sidecar key: the signature issuer (`ai-studio`, `vertex`, or
- * `<kind>@<host>` for proxies and emulators) that produced `gemini_content_parts` (SPEC §23.2).
- */
-export const GEMINI_ISSUER_KEY = 'gemini_issuer';
-
 // ---------------------------------------------------------------------------------------------
 // Request
 // ---------------------------------------------------------------------------------------------

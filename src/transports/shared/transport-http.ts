@@ -1,6 +1,7 @@
 import { AbortError, ConnectionError, HermesError } from '../../core/errors.js';
 import type { OriginStamp } from '../../core/origin.js';
 import type { Route } from '../../core/route.js';
+import { hostnameOf } from '../../replay/replay-host.js';
 
 /**
  * HTTP helpers every JSON-over-HTTP transport shares: headers, request ids, error-body
@@ -92,16 +93,6 @@ export function networkError(
       cause: error,
     },
   );
-}
-
-/** Hostname of a base URL, or "" when there is none or it does not parse. */
-export function hostnameOf(baseUrl: string | undefined): string {
-  if (baseUrl === undefined || baseUrl.trim() === '') return '';
-  try {
-    return new URL(baseUrl).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
 }
 
 /** The origin stamp (SPEC §23.2) for a message captured on `route`. */

@@ -143,8 +143,8 @@ describe('Gemini emulator rejections surface as typed errors (WIRE.md §4.5)', (
   it('an altered signature → 400 "Corrupted thought signature." carried on a BadRequestError', async () => {
     const { history } = await toolLoop(studio(), true);
     const altered = structuredClone(history.slice(0, 3));
-    const model = altered[1] as AssistantMessage & { gemini_content_parts: { thoughtSignature?: string }[] };
-    const call = model.gemini_content_parts.find((part) => part.thoughtSignature)!;
+    const parts = (altered[1] as AssistantMessage).gemini_content_parts as { thoughtSignature?: string }[];
+    const call = parts.find((part) => part.thoughtSignature)!;
     const original = call.thoughtSignature!;
     // Flip one base64 character in the middle: same length, different bytes.
     call.thoughtSignature = `${original.slice(0, 10)}${original[10] === 'Q' ? 'R' : 'Q'}${original.slice(11)}`;

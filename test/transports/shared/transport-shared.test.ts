@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortError, BadRequestError, ConnectionError, RateLimitError } from '../../../src/core/errors.js';
 import {
-  hostnameOf,
   jsonRequestHeaders,
   redactSecret,
   requestIdFromHeaders,
@@ -121,13 +120,11 @@ describe('HTTP helpers', () => {
     });
   });
 
-  it('request ids, trimming, redaction, hostnames', () => {
+  it('request ids, trimming, redaction', () => {
     expect(requestIdFromHeaders(new Headers({ 'cf-ray': 'ray', 'x-request-id': 'req_1' }))).toBe('req_1');
     expect(requestIdFromHeaders(new Headers({ 'cf-ray': 'ray' }))).toBe('ray');
     expect(trimBody('  abcdef  ', 3)).toBe('abc… [3 more characters]');
     expect(redactSecret('bad key sk-secret-1 given', 'sk-secret-1')).toBe('bad key [redacted] given');
-    expect(hostnameOf('https://OpenRouter.ai/api/v1')).toBe('openrouter.ai');
-    expect(hostnameOf(undefined)).toBe('');
   });
 });
 
