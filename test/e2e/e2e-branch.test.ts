@@ -139,7 +139,7 @@ function everyCarrierHistory(host: string): Message[] {
       role: 'assistant',
       content: 'Gemini answered.',
       reasoning: sealReasoning('Turn 6: gemini thinking.'),
-      // Gemini native keeps its parts verbatim beside the message (gemini-wire.ts GEMINI_CONTENT_PARTS_KEY).
+      // Gemini native keeps its parts verbatim beside the message (core message key `gemini_content_parts`).
       gemini_content_parts: [
         { text: 'Turn 6: gemini thinking.', thought: true },
         { text: 'Gemini answered.', thoughtSignature: 'Z2VtaW5pLXBhcnQtc2lnbmF0dXJl' },

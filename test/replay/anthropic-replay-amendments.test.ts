@@ -5,12 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/message.js';
 import type { OriginStamp } from '../../src/core/origin.js';
-import {
-  anthropicEndpointClass,
-  anthropicHostOf,
-  classifyAnthropicRoute,
-} from '../../src/replay/anthropic-endpoint-route.js';
+import { anthropicEndpointClass, classifyAnthropicRoute } from '../../src/replay/anthropic-endpoint-route.js';
 import { buildAnthropicMessages, type AnthropicReplayOptions } from '../../src/replay/anthropic-replay.js';
+import { hostnameOf } from '../../src/replay/replay-host.js';
 import { prepareAnthropicMessages } from '../../src/transports/anthropic-messages/anthropic-messages-encode.js';
 import type { TransportRequest } from '../../src/transports/shared/transport.js';
 
@@ -20,7 +17,7 @@ function optionsFor(baseUrl: string | undefined, model: string, provider: string
   return {
     treatment: classifyAnthropicRoute({ baseUrl, model, provider }),
     model,
-    endpointClass: anthropicEndpointClass(anthropicHostOf(baseUrl), provider),
+    endpointClass: anthropicEndpointClass(hostnameOf(baseUrl), provider),
     thinkingEnabled: true,
   };
 }
