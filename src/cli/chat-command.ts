@@ -1,13 +1,11 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { ReasoningEffort } from '../core/reasoning-options.js';
-import { runAgentTurn, type AgentTurnOptions } from '../runtime/agent-turn.js';
-import { openRoute } from './cli-route.js';
+import type { AgentTurnOptions } from '../runtime/agent-turn.js';
 import type { SessionRecord } from '../storage/session-store.js';
-import { withCliContext, type CliContext } from './cli-context.js';
+import type { CliContext } from './cli-context.js';
 import { printJson } from './cli-output.js';
 import { createRenderer } from './chat-render.js';
-import { runInteractiveChat } from './chat-interactive.js';
 
 /** Flags of `hermes chat`. */
 export interface ChatFlags {
@@ -62,6 +60,8 @@ Examples:
   hermes chat -c                                continue the latest session`,
     )
     .action(async (flags: ChatFlags) => {
+      // The runtime, store and transports load when a chat runs, not when commands register.
+      const { withCliContext } = await import('./cli-context.js');
       await withCliContext((context) => runChat(flags, context));
     });
 }
@@ -81,6 +81,7 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
     session = await store.latestSession();
     if (!session) throw new UsageError('no session to continue yet: start one with hermes chat');
   }
+  const { openRoute } = await import('./cli-route.js');
   const opened = await openRoute(flags, context, session);
   const { route, sessionRoute } = opened;
   try {
@@ -112,7 +113,10 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
       stream: flags.stream !== false,
     };
     if (flags.query !== undefined) await runOneTurn(flags, turnOptions);
-    else await runInteractiveChat(session, turnOptions, context, Boolean(flags.yolo));
+    else
+      await (
+        await import('./chat-interactive.js')
+      ).runInteractiveChat(session, turnOptions, context, Boolean(flags.yolo));
   } finally {
     await opened.close();
   }
@@ -140,6 +144,7 @@ async function runOneTurn(
     revealHint: 'shown on a terminal; stored in the session (hermes sessions show)',
   });
   try {
+    const { runAgentTurn } = await import('../runtime/agent-turn.js');
     const result = await runAgentTurn(flags.query ?? '', {
       ...turnOptions,
       // -q without --yolo: tools that need approval are refused with a tool error the model sees.

@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { bindRefusal } from '../gateway/gateway-auth.js';
-import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, startGateway } from '../gateway/gateway-serve.js';
-import { openLogger } from '../logging/logger.js';
+import { bindRefusal, DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT } from '../gateway/gateway-auth.js';
 import { logsDir } from '../storage/store-paths.js';
-import { openCliContext } from './cli-context.js';
-import { openRoute } from './cli-route.js';
 
 /** Flags of `hermes gateway`. */
 interface GatewayFlags {
@@ -64,6 +60,14 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
   // Checked before anything opens so a refused bind starts no emulator and writes no state.
   const refusal = bindRefusal(flags.host, token);
   if (refusal) throw new UsageError(refusal);
+  // Loaded here, not at registration, so other commands and `--help` load no gateway, store,
+  // runtime or transport code.
+  const [{ openCliContext }, { openRoute }, { openLogger }, { startGateway }] = await Promise.all([
+    import('./cli-context.js'),
+    import('./cli-route.js'),
+    import('../logging/logger.js'),
+    import('../gateway/gateway-serve.js'),
+  ]);
   const context = openCliContext();
   const opened = await openRoute(flags, context, null);
   try {

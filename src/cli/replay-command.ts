@@ -17,13 +17,9 @@ import { prepareChatCompletions } from '../transports/chat-completions/chat-comp
 import type { PreparedRequest, TransportRequest } from '../transports/shared/transport.js';
 import { getTransport } from '../transports/transport-registry.js';
 import { routeProfileFor } from '../transports/transport-route-profile.js';
-import { loadConfig } from '../config/config-load.js';
 import { emulatorPreviewRoute } from './cli-emulator-route.js';
 import { EMULATOR_PREFIX } from '../runtime/runtime-route.js';
-import { loadRouteLearned } from '../runtime/runtime-route-memory.js';
 import { hermesHome } from '../storage/store-paths.js';
-import { toolDefinitions } from '../tools/tool-registry.js';
-import { withCliContext } from './cli-context.js';
 
 /**
  * `hermes replay preview`: a dry run of the request a route would receive for a history
@@ -236,7 +232,7 @@ export function registerReplayCommand(program: Command): void {
         reasoningEcho: options.reasoningEcho === true,
         rejected: parseRejected(options.rejected),
         reasoning: { enabled: options.reasoning, effort: effort as ReasoningEffort | undefined },
-        ...configDefaults(),
+        ...(await configDefaults()),
       };
       if (options.reasoningEcho) flags.reasoningEcho = true;
       const history = readHistoryFile(options.history);
@@ -251,7 +247,8 @@ export function registerReplayCommand(program: Command): void {
 }
 
 /** Route rows and echo opt-in from `$HERMES_HOME/config.yaml` (SPEC §23.4), applied to every preview. */
-function configDefaults(): Pick<PreviewFlags, 'overrides' | 'reasoningEcho'> {
+async function configDefaults(): Promise<Pick<PreviewFlags, 'overrides' | 'reasoningEcho'>> {
+  const { loadConfig } = await import('../config/config-load.js');
   const config = loadConfig(hermesHome());
   return { overrides: config.routes, reasoningEcho: config.reasoningEcho };
 }
@@ -262,6 +259,12 @@ function configDefaults(): Pick<PreviewFlags, 'overrides' | 'reasoningEcho'> {
  * tools — the same request the next `hermes chat --resume` turn builds, minus its new user message.
  */
 async function previewSession(sessionId: string, options: PreviewOptions): Promise<void> {
+  // Loaded here, not at registration, so other commands and `--help` load no store or tools.
+  const [{ withCliContext }, { loadRouteLearned }, { toolDefinitions }] = await Promise.all([
+    import('./cli-context.js'),
+    import('../runtime/runtime-route-memory.js'),
+    import('../tools/tool-registry.js'),
+  ]);
   await withCliContext(async (context) => {
     const store = context.store();
     const session = await store.getSession(sessionId);

@@ -1,8 +1,13 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { parseRouteKey } from '../replay/replay-route-key.js';
-import { withCliContext } from './cli-context.js';
+import type { CliContext } from './cli-context.js';
 import { formatTime, printJson } from './cli-output.js';
+
+/** Runs `body` with a CLI context; the store and config load on first use, not at registration. */
+async function withCliContext<T>(body: (context: CliContext) => Promise<T>): Promise<T> {
+  return (await import('./cli-context.js')).withCliContext(body);
+}
 
 /** Registers `hermes routes verdicts|forget` (SPEC §23.1). */
 export function registerRoutesCommand(program: Command): void {

@@ -1,14 +1,17 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { SessionStore } from '../storage/session-store.js';
-import { withCliContext } from './cli-context.js';
+import type { CliContext } from './cli-context.js';
 import { formatTime, printJson } from './cli-output.js';
 import { describeSession } from './sessions-show.js';
 import { sessionDocument, sessionSummaryDocument } from '../storage/session-documents.js';
-import { openRoute } from './cli-route.js';
-import { compressSession } from '../runtime/compaction-run.js';
 import type { RouteFlags } from '../runtime/runtime-route.js';
 import { registerSessionsMigrateCommand } from './sessions-migrate-command.js';
+
+/** Runs `body` with a CLI context; the store and config load on first use, not at registration. */
+async function withCliContext<T>(body: (context: CliContext) => Promise<T>): Promise<T> {
+  return (await import('./cli-context.js')).withCliContext(body);
+}
 
 /** Registers `hermes sessions list|show|export|delete|rename|branch|compress|migrate`. */
 export function registerSessionsCommand(program: Command): void {
@@ -126,6 +129,10 @@ export function registerSessionsCommand(program: Command): void {
         const keepTurns = flags.keepTurns === undefined ? context.config.compaction.keepTurns : Number(flags.keepTurns);
         if (!Number.isInteger(keepTurns) || keepTurns < 1)
           throw new UsageError('--keep-turns must be a positive whole number');
+        const [{ openRoute }, { compressSession }] = await Promise.all([
+          import('./cli-route.js'),
+          import('../runtime/compaction-run.js'),
+        ]);
         const opened = await openRoute(flags, context, session);
         try {
           const outcome = await compressSession(

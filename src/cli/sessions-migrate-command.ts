@@ -2,13 +2,8 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { isPostgresUrl } from '../storage/postgres-errors.js';
-import { openPostgresRows } from '../storage/postgres-rows.js';
-import { describeMigration, migrateSessions, migrateSucceeded } from '../storage/session-migrate.js';
-import { openSqliteRows } from '../storage/sqlite-rows.js';
 import type { StoreRows } from '../storage/store-rows.js';
-import { selectedStoreUrl, sqlitePathOf } from '../storage/store-open.js';
 import { hermesHome, stateDbPath } from '../storage/store-paths.js';
-import { loadConfig } from '../config/config-load.js';
 import { printJson } from './cli-output.js';
 
 /** Registers `hermes sessions migrate --to URL [--from URL|PATH]`. */
@@ -29,12 +24,19 @@ Examples:
   hermes sessions migrate --from postgres://hermes:secret@db/hermes --to sqlite:./state.db   and back`,
     )
     .action(async (flags: { to: string; from?: string; json?: boolean }) => {
+      // Loaded here, not at registration, so other commands and `--help` load no store code.
+      const [{ loadConfig }, { selectedStoreUrl }, { describeMigration, migrateSessions, migrateSucceeded }] =
+        await Promise.all([
+          import('../config/config-load.js'),
+          import('../storage/store-open.js'),
+          import('../storage/session-migrate.js'),
+        ]);
       const home = hermesHome();
       const fromUrl = flags.from ?? selectedStoreUrl(loadConfig(home).storageUrl) ?? stateDbPath(home);
-      const source = openRows(fromUrl, 'source');
+      const source = await openRows(fromUrl, 'source');
       let target: StoreRows | null = null;
       try {
-        target = openRows(flags.to, 'target');
+        target = await openRows(flags.to, 'target');
         if (source.location === target.location) throw new UsageError('--from and --to name the same store');
         const report = await migrateSessions(source, target, (line) => {
           if (!flags.json) process.stderr.write(`${line}\n`);
@@ -50,12 +52,13 @@ Examples:
 }
 
 /** A store URL or path as row access; a source file must exist (a target is created). */
-function openRows(value: string, role: 'source' | 'target'): StoreRows {
-  if (isPostgresUrl(value)) return openPostgresRows(value);
+async function openRows(value: string, role: 'source' | 'target'): Promise<StoreRows> {
+  if (isPostgresUrl(value)) return (await import('../storage/postgres-rows.js')).openPostgresRows(value);
+  const { sqlitePathOf } = await import('../storage/store-open.js');
   const path = sqlitePathOf(value) ?? (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? null : value);
   if (path === null) {
     throw new UsageError(`unknown store "${value.replace(/\/\/[^@/]*@/, '//')}": use postgres://… or sqlite:PATH`);
   }
   if (role === 'source' && !existsSync(path)) throw new UsageError(`no session database at ${path}`);
-  return openSqliteRows(path);
+  return (await import('../storage/sqlite-rows.js')).openSqliteRows(path);
 }

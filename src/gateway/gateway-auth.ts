@@ -7,6 +7,11 @@ import { isIP } from 'node:net';
  * `Authorization: Bearer <token>`. The token is never logged.
  */
 
+/** Default bind address: loopback only. */
+export const DEFAULT_GATEWAY_HOST = '127.0.0.1';
+/** Default port. */
+export const DEFAULT_GATEWAY_PORT = 8642;
+
 /** True for addresses only this machine can reach: 127.0.0.0/8, ::1, `localhost`. */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();

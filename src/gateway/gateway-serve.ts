@@ -2,13 +2,10 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../core/errors.js';
 import { createGatewayApp } from './gateway-app.js';
-import { bindRefusal } from './gateway-auth.js';
+import { bindRefusal, DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT } from './gateway-auth.js';
 import type { GatewayOptions } from './gateway-types.js';
 
-/** Default bind address: loopback only. */
-export const DEFAULT_GATEWAY_HOST = '127.0.0.1';
-/** Default port. */
-export const DEFAULT_GATEWAY_PORT = 8642;
+export { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT };
 
 /** A gateway listening on a port. */
 export interface RunningGateway {

@@ -1,13 +1,24 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { migratePostgres } from './postgres-schema.js';
+
+/**
+ * The `pg` driver, required (it is CommonJS) when the first PostgreSQL pool opens, so commands
+ * on a SQLite store never load it.
+ */
+function loadPg(): typeof pg {
+  return createRequire(import.meta.url)('pg') as typeof pg;
+}
 
 // bigint columns (epoch milliseconds, request ids) fit a JS number exactly; the driver's default
 // would hand them over as strings.
 const BIGINT_OID = 20;
-const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === BIGINT_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
-};
+function typesOf(driver: typeof pg) {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === BIGINT_OID ? (value: string) => Number(value) : driver.types.getTypeParser(oid, format)) as never,
+  };
+}
 
 /** A connection pool on `url` plus the once-per-pool migration every query waits for. */
 export interface PostgresPool {
@@ -20,12 +31,13 @@ export interface PostgresPool {
 
 /** Opens a lazily connecting pool; `where` is the URL without credentials (for messages). */
 export function createPostgresPool(url: string, where: string, size = 10): PostgresPool {
-  const pool = new pg.Pool({
+  const driver = loadPg();
+  const pool = new driver.Pool({
     connectionString: url,
     max: size,
     idleTimeoutMillis: 10_000,
     connectionTimeoutMillis: 10_000,
-    types,
+    types: typesOf(driver),
   });
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);

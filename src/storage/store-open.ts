@@ -2,7 +2,7 @@ import { UsageError } from '../core/errors.js';
 import { isPostgresUrl } from './postgres-errors.js';
 import { openPostgresSessionStore } from './postgres-session-store.js';
 import type { SessionStore, UndecodableMessage } from './session-store.js';
-import { openSqliteSessionStore } from './sqlite-session-store.js';
+import { openSqliteSessionStore, type SqliteSessionStore } from './sqlite-session-store.js';
 import { hermesHome, stateDbPath } from './store-paths.js';
 
 /**
@@ -49,4 +49,9 @@ export function sqlitePathOf(url: string): string | null {
   const path = match[1];
   if (path === '~' || path.startsWith('~/')) return hermesHome({ HERMES_HOME: path });
   return path;
+}
+
+/** Opens the SQLite store at `<home>/state.db`, creating the directory (mode 0700) when missing. */
+export function openDefaultStore(home: string = hermesHome()): SqliteSessionStore {
+  return openSqliteSessionStore(stateDbPath(home));
 }

@@ -1,7 +1,5 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteSessionStore } from './sqlite-session-store.js';
-import type { SqliteSessionStore } from './sqlite-session-store.js';
 
 /**
  * Where Hermes keeps its state (DESIGN.md, public surfaces): `$HERMES_HOME`, default
@@ -24,9 +22,4 @@ export function stateDbPath(home: string): string {
 /** The log directory: `<home>/logs` (`agent.log`, `errors.log`, `gateway.log`). */
 export function logsDir(home: string): string {
   return join(home, 'logs');
-}
-
-/** Opens the SQLite store at `<home>/state.db`, creating the directory (mode 0700) when missing. */
-export function openDefaultStore(home: string = hermesHome()): SqliteSessionStore {
-  return openSqliteSessionStore(stateDbPath(home));
 }

@@ -5,7 +5,9 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // Commands that use no emulator load no emulator module: the CLI loads emulators with `import()`
-// only for `hermes emulate` and `--provider emulator:NAME` (the built CLI, dist/cli.js).
+// only for `hermes emulate` and `--provider emulator:NAME` (the built CLI, dist/cli.js). Command
+// registrars declare flags only; the store, config, runtime, tools and gateway server load when
+// an action needs them, so `hermes --help` loads none of them.
 
 const cli = resolve(process.cwd(), 'dist/cli.js');
 /** A module-load hook that appends every loaded URL to $MODULE_LOG. */
@@ -50,5 +52,24 @@ describe('emulator modules load only when an emulator is used', () => {
     expect(status).toBe(0);
     expect(modules).toContain('emulators/chat-completions/chat-emulator.js');
     expect(modules.filter((module) => /^emulators\/(anthropic|bedrock|gemini|responses)/.test(module))).toEqual([]);
+  });
+});
+
+/** Modules a command's action loads on first use, never at registration. */
+const ACTION_ONLY =
+  /^(config\/|tools\/|logging\/|storage\/(sqlite|postgres-(session-store|pool|rows))|gateway\/gateway-(serve|app|chat)|runtime\/(agent-turn|compaction-run|runtime-route-memory))/;
+
+describe('commands load only what their action uses', () => {
+  it('hermes --help loads no store, config, logger, tool, runtime turn or gateway server module', () => {
+    const { status, modules } = loadedModules(['--help']);
+    expect(status).toBe(0);
+    expect(modules.filter((module) => ACTION_ONLY.test(module))).toEqual([]);
+  });
+
+  it('hermes sessions list opens the SQLite store and loads no runtime turn or gateway server', () => {
+    const { status, modules } = loadedModules(['sessions', 'list']);
+    expect(status).toBe(0);
+    expect(modules).toContain('storage/sqlite-session-store.js');
+    expect(modules.filter((module) => /^(runtime\/agent-turn|gateway\/gateway-serve)/.test(module))).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hermesHome, logsDir, openDefaultStore, stateDbPath } from '../../src/storage/store-paths.js';
+import { openDefaultStore } from '../../src/storage/store-open.js';
+import { hermesHome, logsDir, stateDbPath } from '../../src/storage/store-paths.js';
 
 const temporaryDirectories: string[] = [];
 afterEach(() => {
