@@ -1,17 +1,11 @@
 import type { Command } from 'commander';
-import { stringify } from 'yaml';
-import { loadConfig, type HermesConfig } from '../config/config-load.js';
-import {
-  configPath,
-  deleteConfigValue,
-  parseValue,
-  readConfigDocument,
-  setConfigValue,
-  writeConfigDocument,
-} from '../config/config-edit.js';
+import type { HermesConfig } from '../config/config-load.js';
 import { hermesHome } from '../storage/store-paths.js';
 import { printJson } from './cli-output.js';
 import { existsSync } from 'node:fs';
+
+/** The config modules (schema, YAML), loaded when an action runs so `hermes --help` loads neither. */
+const configEdit = () => import('../config/config-edit.js');
 
 /** Registers `hermes config show|path|set|unset`. */
 export function registerConfigCommand(program: Command): void {
@@ -22,7 +16,8 @@ export function registerConfigCommand(program: Command): void {
   config
     .command('path')
     .description('Print the path of config.yaml.')
-    .action(() => {
+    .action(async () => {
+      const { configPath } = await configEdit();
       process.stdout.write(`${configPath(hermesHome())}\n`);
     });
 
@@ -30,7 +25,12 @@ export function registerConfigCommand(program: Command): void {
     .command('show')
     .description('Print the effective settings (config.yaml over the defaults).')
     .option('--json', 'print JSON')
-    .action((flags: { json?: boolean }) => {
+    .action(async (flags: { json?: boolean }) => {
+      const [{ configPath }, { loadConfig }, { stringify }] = await Promise.all([
+        configEdit(),
+        import('../config/config-load.js'),
+        import('yaml'),
+      ]);
       const home = hermesHome();
       const effective = publicView(loadConfig(home));
       if (flags.json) {
@@ -53,7 +53,8 @@ Examples:
   hermes config set compaction.threshold 0.7
   hermes config set provider deepseek`,
     )
-    .action((key: string, value: string) => {
+    .action(async (key: string, value: string) => {
+      const { configPath, parseValue, readConfigDocument, setConfigValue, writeConfigDocument } = await configEdit();
       const home = hermesHome();
       const document = readConfigDocument(home);
       setConfigValue(document, key, parseValue(value));
@@ -64,7 +65,8 @@ Examples:
   config
     .command('unset <key>')
     .description('Remove a key (dotted for nested keys), so its default applies.')
-    .action((key: string) => {
+    .action(async (key: string) => {
+      const { configPath, deleteConfigValue, readConfigDocument, writeConfigDocument } = await configEdit();
       const home = hermesHome();
       const document = readConfigDocument(home);
       deleteConfigValue(document, key);

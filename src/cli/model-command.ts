@@ -1,12 +1,9 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/config-load.js';
-import { readConfigDocument, writeConfigDocument, configPath } from '../config/config-edit.js';
 import { providerModels } from '../providers/provider-models.js';
 import { PROVIDERS } from '../providers/provider-registry.js';
 import { hermesHome } from '../storage/store-paths.js';
 import { printJson, styles, useColor } from './cli-output.js';
 import { parseModelChoice } from './model-spec.js';
-import { isMap } from 'yaml';
 
 /** Registers `hermes model` (list providers and models) and `hermes model set PROVIDER[:MODEL]`. */
 export function registerModelCommand(program: Command): void {
@@ -14,7 +11,7 @@ export function registerModelCommand(program: Command): void {
     .command('model')
     .description('List providers (API key set or not) and their known models; `model set` picks the default.')
     .option('--json', 'print JSON')
-    .action((flags: { json?: boolean }) => listModels(Boolean(flags.json)));
+    .action(async (flags: { json?: boolean }) => listModels(Boolean(flags.json)));
 
   model
     .command('set <choice>')
@@ -30,7 +27,12 @@ Examples:
   hermes model set ollama:gpt-oss:20b           the model id is everything after the first ":"
   hermes model set emulator:deepseek            the built-in offline emulator`,
     )
-    .action((choice: string) => {
+    .action(async (choice: string) => {
+      // The config modules (schema, YAML) load when an action runs, so `hermes --help` loads neither.
+      const [{ readConfigDocument, writeConfigDocument, configPath }, { isMap }] = await Promise.all([
+        import('../config/config-edit.js'),
+        import('yaml'),
+      ]);
       const parsed = parseModelChoice(choice);
       const home = hermesHome();
       const document = readConfigDocument(home);
@@ -53,7 +55,8 @@ Examples:
     });
 }
 
-function listModels(json: boolean): void {
+async function listModels(json: boolean): Promise<void> {
+  const { loadConfig } = await import('../config/config-load.js');
   const config = loadConfig(hermesHome());
   const rows = PROVIDERS.map((info) => ({
     provider: info.id,

@@ -57,7 +57,7 @@ describe('emulator modules load only when an emulator is used', () => {
 
 /** Modules a command's action loads on first use, never at registration. */
 const ACTION_ONLY =
-  /^(config\/|tools\/|logging\/|storage\/(sqlite|postgres-(session-store|pool|rows))|gateway\/gateway-(serve|app|chat)|runtime\/(agent-turn|compaction-run|runtime-route-memory))/;
+  /^(config\/config-(load|schema|edit)|tools\/|logging\/|storage\/(sqlite|postgres-(session-store|pool|rows))|gateway\/gateway-(serve|app|chat)|runtime\/(agent-turn|compaction-run|runtime-route-memory))/;
 
 describe('commands load only what their action uses', () => {
   it('hermes --help loads no store, config, logger, tool, runtime turn or gateway server module', () => {
