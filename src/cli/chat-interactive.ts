@@ -6,6 +6,7 @@ import type { CliContext } from './cli-context.js';
 import type { ToolPreview } from '../tools/tool-types.js';
 import { formatTime, styleDiff, styles, useColor } from './cli-output.js';
 import { createRenderer } from './chat-render.js';
+import { nextBranchTitle } from '../storage/session-branch-title.js';
 
 /** Slash commands, shown by /help. */
 const HELP = `Commands:
@@ -129,7 +130,9 @@ async function runSlashCommand(
       return 'ok';
     }
     case '/branch': {
-      const child = await context.store().forkSession(options.sessionId, { title: argument || null });
+      const store = context.store();
+      const title = argument || (await nextBranchTitle(store, options.sessionId));
+      const child = await store.forkSession(options.sessionId, { title });
       out(`Branched to ${child.title ?? child.id} (${child.id}); now continuing there.`);
       return { ...options, sessionId: child.id };
     }

@@ -7,6 +7,7 @@ import { describeSession } from './sessions-show.js';
 import { sessionDocument, sessionSummaryDocument } from '../storage/session-documents.js';
 import type { RouteFlags } from '../runtime/runtime-route.js';
 import { registerSessionsMigrateCommand } from './sessions-migrate-command.js';
+import { nextBranchTitle } from '../storage/session-branch-title.js';
 
 /** Runs `body` with a CLI context; the store and config load on first use, not at registration. */
 async function withCliContext<T>(body: (context: CliContext) => Promise<T>): Promise<T> {
@@ -107,7 +108,8 @@ export function registerSessionsCommand(program: Command): void {
     .action(async (id: string, flags: { title?: string; json?: boolean }) => {
       await withCliContext(async (context) => {
         await requireSession(context.store(), id);
-        const child = await context.store().forkSession(id, { title: flags.title ?? null });
+        const store = context.store();
+        const child = await store.forkSession(id, { title: flags.title ?? (await nextBranchTitle(store, id)) });
         if (flags.json) printJson({ session_id: child.id, title: child.title, parent_session_id: id });
         else process.stdout.write(`Branched to ${child.title ?? child.id}: ${child.id}\n`);
       });

@@ -7,6 +7,7 @@ import {
 import type { SessionStore } from '../storage/session-store.js';
 import { badRequest, GatewayHttpError, unknownSession } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
+import { nextBranchTitle } from '../storage/session-branch-title.js';
 
 /**
  * Session endpoints (issue 10 item 4): list, show (SPEC §2 message shape, `model_config`,
@@ -62,12 +63,13 @@ export async function branchSessionBody(
     );
   }
   try {
-    const child = await store.forkSession(id, { title: title ?? null });
+    const child = await store.forkSession(id, { title: title || (await nextBranchTitle(store, id)) });
+    // SPEC §24.9: the reply names the title in plain text (chat clients show it verbatim).
     return {
       id: child.id,
       title: child.title,
       parent_session_id: id,
-      message: `Branched to **${child.title ?? child.id}**`,
+      message: `Branched to ${child.title ?? child.id}`,
     };
   } finally {
     release();

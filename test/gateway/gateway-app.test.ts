@@ -318,11 +318,16 @@ describe('models and session endpoints (issue 10 items 2 and 4)', () => {
       id: expect.any(String),
       title: 'what if',
       parent_session_id: sessionId,
-      message: 'Branched to **what if**',
+      message: 'Branched to what if',
     });
     expect(await store.listMessages(child.id)).toEqual(await store.listMessages(sessionId));
     const parent = (await (await app.request(`/v1/sessions/${sessionId}`)).json()) as { children: string[] };
     expect(parent.children).toEqual([child.id]);
+    // SPEC §24.9: without a title the branch is numbered in the lineage, and the reply is plain text.
+    await store.updateSession(sessionId, { title: 'Plan' });
+    const untitled = await app.request(`/v1/sessions/${sessionId}/branch`, { method: 'POST' });
+    expect(untitled.status).toBe(201);
+    expect(await untitled.json()).toMatchObject({ title: 'Plan #2', message: 'Branched to Plan #2' });
   });
 
   it.each([
