@@ -91,6 +91,15 @@ export default tseslint.config(
     rules: { 'no-restricted-globals': ['error', 'fetch', 'process'] },
   },
   {
+    // The `hermes-ts/replay` entry is pure like replay/ (docs/library.md); its whole module graph
+    // is checked by test/library/replay-entry-purity.test.ts.
+    files: ['src/replay-api.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: IO_MODULES, message: 'hermes-ts/replay is pure' }] }],
+      'no-restricted-globals': ['error', 'fetch', 'process'],
+    },
+  },
+  {
     files: ['**/*.mjs', 'scripts/**'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },

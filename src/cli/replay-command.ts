@@ -10,12 +10,12 @@ import type { Route } from '../core/route.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import { resolveProvider } from '../providers/provider-registry.js';
 import { chatReplayDecision } from '../replay/replay-policy.js';
-import { NOTHING_LEARNED, type RouteProfile } from '../replay/replay-route-profile.js';
-import type { Carrier, CarrierDecision, RouteOverride } from '../replay/replay-types.js';
+import type { RouteProfile } from '../replay/replay-route-profile.js';
+import type { Carrier, RouteOverride } from '../replay/replay-types.js';
 import { CARRIERS } from '../replay/replay-types.js';
-import { prepareChatCompletions } from '../transports/chat-completions/chat-completions-encode.js';
-import type { PreparedRequest, TransportRequest } from '../transports/shared/transport.js';
-import { getTransport } from '../transports/transport-registry.js';
+import type { TransportRequest } from '../transports/shared/transport.js';
+import { prepareRequest } from '../transports/transport-prepare.js';
+import { type BuiltRequest, buildRequest, explainTable, lookupRoute } from '../replay-api.js';
 import { routeProfileFor } from '../transports/transport-route-profile.js';
 import { emulatorPreviewRoute } from './cli-emulator-route.js';
 import { EMULATOR_PREFIX } from '../runtime/runtime-route.js';
@@ -80,65 +80,36 @@ export function previewRoute(flags: PreviewFlags): Route {
 }
 
 /**
- * The request `flags`' route would receive for `history`: the same code path as the transports
- * (`prepareChatCompletions` for chat-completions, `getTransport(api).prepare` otherwise, which
- * throws a UsageError for an API not in this build). `--session ID` plugs in here: load the
- * stored messages and the session's learned verdicts (`rejected`) and call this.
+ * The request `flags`' route would receive for `history`: {@link buildRequest} of the library
+ * entry (`hermes-ts/replay`), the same encoders the transports use, with this process's
+ * environment. `--session ID` adds the session's learned verdicts and signature fingerprints.
  */
-export function previewRequest(history: readonly Message[], flags: PreviewFlags): PreparedRequest {
+export function previewRequest(history: readonly Message[], flags: PreviewFlags): BuiltRequest {
   const route = previewRoute(flags);
-  const request: TransportRequest = {
+  return buildRequest({
+    messages: history,
     route,
-    profile: previewProfile(route, flags),
-    learned: { ...NOTHING_LEARNED, rejectedCarriers: flags.rejected ?? [] },
-    history,
+    rejected: flags.rejected ?? [],
+    reasoningEcho: flags.reasoningEcho,
+    routes: flags.overrides,
     tools: flags.tools ?? [],
     reasoning: flags.reasoning ?? { enabled: true },
-  };
-  if (route.api === 'chat_completions') return prepareChatCompletions(request);
-  return getTransport(route.api).prepare(request);
+    environment: process.env,
+  });
 }
 
 /** The profile of the preview route under the flags' route rows and echo opt-in. */
 function previewProfile(route: Route, flags: PreviewFlags): RouteProfile {
-  return routeProfileFor(route, {
-    overrides: flags.overrides,
-    echoOptIn: flags.reasoningEcho,
-    nousInferenceBaseUrl: process.env['NOUS_INFERENCE_BASE_URL'],
-  });
-}
-
-function describeDecision(decision: CarrierDecision): string {
-  const size = decision.bytes === undefined ? '' : `, ${decision.bytes} B`;
-  return `${decision.action} ${decision.field} (${decision.reason}${size})`;
+  return lookupRoute(route, { routes: flags.overrides, reasoningEcho: flags.reasoningEcho, environment: process.env });
 }
 
 /** The `--explain` table: one row per message (index, role, decisions with reasons). */
-export function formatExplainTable(history: readonly Message[], prepared: PreparedRequest): string {
-  const byMessage = new Map<number, CarrierDecision[]>();
-  for (const decision of prepared.decisions) {
-    const list = byMessage.get(decision.messageIndex) ?? [];
-    list.push(decision);
-    byMessage.set(decision.messageIndex, list);
-  }
-  const indexWidth = Math.max(1, String(Math.max(0, history.length - 1)).length);
-  const lines = [`${'#'.padEnd(indexWidth)}  ${'role'.padEnd(9)}  carriers`];
-  history.forEach((message, index) => {
-    const decisions = byMessage.get(index) ?? [];
-    const head = `${String(index).padEnd(indexWidth)}  ${message.role.padEnd(9)}  `;
-    if (decisions.length === 0) {
-      lines.push(`${head}-`);
-      return;
-    }
-    decisions.forEach((decision, position) => {
-      lines.push(`${position === 0 ? head : ' '.repeat(head.length)}${describeDecision(decision)}`);
-    });
-  });
-  return lines.join('\n');
+export function formatExplainTable(history: readonly Message[], prepared: Pick<BuiltRequest, 'decisions'>): string {
+  return explainTable(history, prepared.decisions);
 }
 
 /** The one-line summary: route key, carriers the route reads, padding, carriers sent. */
-export function formatSummary(flags: PreviewFlags, prepared: PreparedRequest): string {
+export function formatSummary(flags: PreviewFlags, prepared: BuiltRequest): string {
   const route = previewRoute(flags);
   const list = (carriers: readonly Carrier[]) => (carriers.length > 0 ? carriers.join(', ') : 'none');
   const parts = [`route ${prepared.routeKey}`, `api ${route.api}`];
@@ -301,7 +272,7 @@ async function previewSession(sessionId: string, options: PreviewOptions): Promi
       },
       stream: true,
     };
-    const prepared = getTransport(route.api).prepare(request);
+    const prepared = prepareRequest(request, process.env);
     if (options.json) {
       process.stdout.write(`${JSON.stringify(prepared.body, null, 2)}\n`);
       return;

@@ -124,7 +124,7 @@ export function toRequestRecord(row: RequestRow): RequestRecord {
   };
 }
 
-/** Builds every prepared statement once per connection. */
+/** Builds every prepared statement once per connection. @internal (its inferred type is not declared in dist) */
 export function prepareStatements(database: Database.Database) {
   const valuePlaceholders = MESSAGE_VALUE_COLUMNS.map(() => '?').join(', ');
   const valueColumns = MESSAGE_VALUE_COLUMNS.join(', ');

@@ -7,7 +7,6 @@ import { EventStream } from '../../core/event-stream.js';
 import type { JsonObject } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import { isBedrockRedactedRejection, stripBedrockRedactedReasoning } from '../../replay/bedrock-converse-self-heal.js';
-import { bedrockRegionOf } from '../../replay/replay-host.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import {
   BedrockConverseStreamDecoder,
@@ -16,6 +15,7 @@ import {
 } from './bedrock-converse-decode.js';
 import type { BedrockConverseResponseBody } from './bedrock-converse-wire.js';
 import { prepareBedrockConverse } from './bedrock-converse-encode.js';
+import { bedrockRegionFor } from '../transport-prepare.js';
 import { bedrockErrorFrom, bedrockErrorMessage, bedrockErrorType } from './bedrock-converse-errors.js';
 
 /**
@@ -39,13 +39,7 @@ export interface BedrockConverseTransportOptions {
   environment?: Readonly<Record<string, string | undefined>>;
 }
 
-/** Region: from a `bedrock-runtime.<region>.amazonaws.com` base URL, else AWS_REGION / AWS_DEFAULT_REGION, else us-east-1. */
-export function bedrockRegionFor(
-  baseUrl: string | undefined,
-  environment: Readonly<Record<string, string | undefined>>,
-): string {
-  return bedrockRegionOf(baseUrl) ?? environment['AWS_REGION'] ?? environment['AWS_DEFAULT_REGION'] ?? 'us-east-1';
-}
+export { bedrockRegionFor };
 
 /** Creates a Bedrock Converse transport (inject credentials / request handler for tests). */
 export function createBedrockConverseTransport(options: BedrockConverseTransportOptions = {}): Transport {
