@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startAnthropicEmulator } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
 import { startBedrockEmulator } from '../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
 import type { ReceivedRequest } from '../../src/emulators/shared/emulator-request-log.js';
-import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { chatJson, parseJson, runHermes, useE2e } from '../support/e2e.js';
 
 /**
  * Issue 6 item 6 and issue 7 item 6: `hermes replay preview --api anthropic_messages` and
@@ -60,26 +60,17 @@ const CASES: PreviewCase[] = [
   },
 ];
 
-let running: Running | null = null;
-afterEach(async () => {
-  await running?.close();
-  running = null;
-});
+const e2e = useE2e();
 
 describe('hermes replay preview equals the next turn (issues 6 and 7)', () => {
   it.each(CASES)(
     '--api $api: the preview of an exported session plus the next user message is the body the emulator receives',
     async (testCase) => {
-      running = await testCase.start();
-      const sandbox = makeSandbox();
+      const running = await testCase.start();
+      e2e.defer(() => running.close());
+      const sandbox = e2e.sandbox();
       const route = testCase.route(running.baseUrl);
-      const first = parseJson<{ session_id: string }>(
-        await runHermes(
-          ['chat', '-q', 'read the file notes.txt', '--json', ...route, ...testCase.chatOnly],
-          sandbox,
-          AWS_ENV,
-        ),
-      );
+      const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route, ...testCase.chatOnly], AWS_ENV);
       const exported = await runHermes(['sessions', 'export', first.session_id], sandbox);
       expect(exported.code).toBe(0);
       expect(Object.keys(JSON.parse(exported.stdout.split('\n')[0] ?? '{}') as object)).toEqual(['hermes_session']);
@@ -95,12 +86,7 @@ describe('hermes replay preview equals the next turn (issues 6 and 7)', () => {
       const previewBody = parseJson(preview);
 
       const before = running.requests.length;
-      const resumed = await runHermes(
-        ['chat', '--resume', first.session_id, '-q', 'thanks', '--json', ...route, ...testCase.chatOnly],
-        sandbox,
-        AWS_ENV,
-      );
-      expect(resumed.code, resumed.stderr).toBe(0);
+      await chatJson(sandbox, ['--resume', first.session_id, '-q', 'thanks', ...route, ...testCase.chatOnly], AWS_ENV);
       const received = running.requests[before];
       expect(received?.status).toBe(200);
       const { [testCase.toolsKey]: tools, ...withoutTools } = received?.body as Record<string, unknown>;
@@ -114,7 +100,7 @@ describe('hermes replay preview equals the next turn (issues 6 and 7)', () => {
 
 describe('hermes replay preview: an in-flight tool-call turn without thinking (WIRE.md §2.6a)', () => {
   it('the body goes with thinking off, and --explain says why', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     const historyFile = join(sandbox.workspace, 'loop.jsonl');
     const history = [
       { role: 'user', content: 'read the file notes.txt' },

@@ -1,12 +1,8 @@
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type BedrockEmulator,
-  startBedrockEmulator,
-} from '../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
+import { describe, expect, it } from 'vitest';
 import { REDACTED_TRIGGER } from '../../src/emulators/bedrock-converse/bedrock-converse-emulator-rules.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { chatJson, type ChatJson, type Sandbox, showSession, useE2e } from '../support/e2e.js';
 
 /**
  * Issue 7, Done when (SPEC §10, WIRE.md §3): the real `hermes` binary against the Bedrock
@@ -16,20 +12,9 @@ import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
  * `unsigned` think-tag text for Qwen and Kimi) checked on the bytes the emulator received.
  */
 
-let emulator: BedrockEmulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
+const e2e = useE2e();
 
 const AWS_ENV = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' };
-
-interface ChatJson {
-  session_id: string;
-  answer: string;
-  reasoning?: string;
-  tool_calls: { name: string }[];
-}
 
 type Block = Record<string, unknown>;
 
@@ -42,12 +27,6 @@ interface ShownMessage {
 
 interface ShownSession {
   messages: ShownMessage[];
-}
-
-type Sandbox = { home: string; workspace: string };
-
-async function showSession(sandbox: Sandbox, sessionId: string): Promise<ShownSession> {
-  return parseJson<ShownSession>(await runHermes(['sessions', 'show', sessionId, '--json'], sandbox));
 }
 
 function assistantsOf(session: ShownSession): ShownMessage[] {
@@ -84,15 +63,15 @@ function routeFor(model: string, baseUrl: string): string[] {
 }
 
 function chat(sandbox: Sandbox, args: string[]): Promise<ChatJson> {
-  return runHermes(['chat', ...args, '--json'], sandbox, AWS_ENV).then((run) => parseJson<ChatJson>(run));
+  return chatJson(sandbox, args, AWS_ENV);
 }
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 
 describe('Claude on Bedrock Converse: tool loop, --resume, and the sidecar deleted (issue 7)', () => {
   it('signed reasoning replays byte-identical from the sidecar, then from Anthropic-shaped reasoning_details once the sidecar column is NULL', async () => {
-    emulator = await startBedrockEmulator();
-    const sandbox = makeSandbox();
+    const emulator = await e2e.bedrock();
+    const sandbox = e2e.sandbox();
     const route = routeFor(CLAUDE, emulator.baseUrl);
     const first = await chat(sandbox, ['-q', 'read the file notes.txt', ...route]);
     expect(first.tool_calls.map((call) => call.name)).toEqual(['read_file']);
@@ -100,7 +79,7 @@ describe('Claude on Bedrock Converse: tool loop, --resume, and the sidecar delet
 
     const resumed = await chat(sandbox, ['--resume', first.session_id, '-q', 'thanks', ...route]);
     expect(resumed.answer).toContain('Reasoning continuity: intact (2/2).');
-    const stored = storedReasoningBlocks(await showSession(sandbox, first.session_id));
+    const stored = storedReasoningBlocks(await showSession<ShownSession>(sandbox, first.session_id));
     expect(stored.map((blocks) => blocks.length)).toEqual([1, 1, 1]);
     const request = emulator.requests[2];
     expect(sentReasoningBlocks(request?.body)).toEqual(stored.slice(0, 2));
@@ -116,7 +95,7 @@ describe('Claude on Bedrock Converse: tool loop, --resume, and the sidecar delet
       .run(first.session_id).changes;
     database.close();
     expect(changed).toBeGreaterThan(0);
-    const reloaded = await showSession(sandbox, first.session_id);
+    const reloaded = await showSession<ShownSession>(sandbox, first.session_id);
     expect(assistantsOf(reloaded).every((message) => message.bedrock_content_blocks === undefined)).toBe(true);
     const details = assistantsOf(reloaded).map((message) => message.reasoning_details ?? []);
     expect(details.map((entries) => entries.map((entry) => entry['type']))).toEqual([
@@ -141,12 +120,12 @@ describe('Claude on Bedrock Converse: tool loop, --resume, and the sidecar delet
   });
 
   it('redacted reasoning round-trips as a separate redactedContent block, with and without the sidecar (SPEC §10)', async () => {
-    emulator = await startBedrockEmulator();
-    const sandbox = makeSandbox();
+    const emulator = await e2e.bedrock();
+    const sandbox = e2e.sandbox();
     const route = routeFor(CLAUDE, emulator.baseUrl);
     const first = await chat(sandbox, ['-q', `read the file notes.txt ${REDACTED_TRIGGER}`, ...route]);
     expect(first.tool_calls.map((call) => call.name)).toEqual(['read_file']);
-    const stored = storedReasoningBlocks(await showSession(sandbox, first.session_id));
+    const stored = storedReasoningBlocks(await showSession<ShownSession>(sandbox, first.session_id));
     expect(stored.flat().map((block) => Object.keys(block['reasoningContent'] as Block))).toEqual([
       ['redactedContent'],
       ['redactedContent'],
@@ -165,13 +144,13 @@ describe('Claude on Bedrock Converse: tool loop, --resume, and the sidecar delet
 
 describe('per-model replay policy through the CLI (SPEC §10, WIRE.md §3.4)', () => {
   it('DeepSeek R1 (`strip`): the model reasons, and no prior reasoning goes back in any form — no ValidationException', async () => {
-    emulator = await startBedrockEmulator();
-    const sandbox = makeSandbox();
+    const emulator = await e2e.bedrock();
+    const sandbox = e2e.sandbox();
     const route = routeFor('us.deepseek.r1-v1:0', emulator.baseUrl);
     const first = await chat(sandbox, ['-q', 'read the file notes.txt', ...route]);
     expect(first.tool_calls.map((call) => call.name)).toEqual(['read_file']);
     await chat(sandbox, ['--resume', first.session_id, '-q', 'thanks', ...route]);
-    const reasoning = assistantsOf(await showSession(sandbox, first.session_id)).map(
+    const reasoning = assistantsOf(await showSession<ShownSession>(sandbox, first.session_id)).map(
       (message) => message.reasoning_content ?? '',
     );
     expect(reasoning.every((text) => text.includes('[nonce:'))).toBe(true);
@@ -188,13 +167,13 @@ describe('per-model replay policy through the CLI (SPEC §10, WIRE.md §3.4)', (
   ])(
     '%s (`unsigned`): prior reasoning goes back as <think> text in its original turn, never as reasoningContent',
     async (_name, model) => {
-      emulator = await startBedrockEmulator();
-      const sandbox = makeSandbox();
+      const emulator = await e2e.bedrock();
+      const sandbox = e2e.sandbox();
       const route = routeFor(model, emulator.baseUrl);
       const first = await chat(sandbox, ['-q', 'read the file notes.txt', ...route]);
       expect(first.tool_calls.map((call) => call.name)).toEqual(['read_file']);
       await chat(sandbox, ['--resume', first.session_id, '-q', 'thanks', ...route]);
-      const assistants = assistantsOf(await showSession(sandbox, first.session_id));
+      const assistants = assistantsOf(await showSession<ShownSession>(sandbox, first.session_id));
       const reasoning = assistants.map((message) => message.reasoning_content ?? '');
       expect(reasoning.every((text) => text.includes('[nonce:'))).toBe(true);
       const request = emulator.requests[2];

@@ -1,14 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { OriginStamp } from '../../src/core/origin.js';
-import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
-import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import { openRouterReasoningDetails } from '../../src/emulators/chat-completions/chat-persona-openrouter.js';
 import { sealReasoning } from '../../src/emulators/shared/scripted-model.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { assistantsOf, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { assistantsOf, chatJson, parseJson, routeArgs, runHermes, showSession, useE2e } from '../support/e2e.js';
 
 /**
  * Issue 9 item 4 (SPEC §17): `hermes sessions branch` copies every message with every reasoning
@@ -16,11 +14,7 @@ import { assistantsOf, makeSandbox, parseJson, runHermes } from '../support/e2e.
  * `--resume` of the child replays them to the route exactly as the parent would.
  */
 
-let emulator: RunningChatEmulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
+const e2e = useE2e();
 
 interface ShownSession {
   id: string;
@@ -190,8 +184,8 @@ function expectedOpaqueBytes(history: readonly Message[]): number[] {
 
 describe('hermes sessions branch (issue 9 item 4, SPEC §17)', () => {
   it('copies every carrier kind verbatim into a child, and --resume of the child replays them', async () => {
-    emulator = await startChatEmulator({ persona: 'openrouter' });
-    const sandbox = makeSandbox();
+    const emulator = await e2e.chat({ persona: 'openrouter' });
+    const sandbox = e2e.sandbox();
     const host = new URL(emulator.baseUrl).hostname;
     const history = everyCarrierHistory(host);
     const store = openSqliteSessionStore(stateDbPath(sandbox.home));
@@ -216,8 +210,8 @@ describe('hermes sessions branch (issue 9 item 4, SPEC §17)', () => {
     const created = parseJson<{ session_id: string; title: string; parent_session_id: string }>(branched);
     expect(created).toEqual({ session_id: created.session_id, title: 'side quest', parent_session_id: sourceId });
 
-    const parent = parseJson<ShownSession>(await runHermes(['sessions', 'show', sourceId, '--json'], sandbox));
-    const child = parseJson<ShownSession>(await runHermes(['sessions', 'show', created.session_id, '--json'], sandbox));
+    const parent = await showSession<ShownSession>(sandbox, sourceId);
+    const child = await showSession<ShownSession>(sandbox, created.session_id);
     // The stored history round-trips exactly, and the child's messages are the parent's.
     expect(parent.messages).toEqual(history);
     expect(child.messages).toEqual(parent.messages);
@@ -233,12 +227,8 @@ describe('hermes sessions branch (issue 9 item 4, SPEC §17)', () => {
     expect(reported).toEqual(expectedOpaqueBytes(history));
 
     // --resume of the child: the first request replays the parent's OpenRouter details byte for byte.
-    const route = ['--provider', 'openrouter', '--model', MODEL, '--base-url', emulator.baseUrl, '--api-key', 'k'];
-    const resumed = await runHermes(
-      ['chat', '--resume', created.session_id, '-q', 'read the file notes.txt', '--json', ...route],
-      sandbox,
-    );
-    expect(resumed.code, resumed.stderr).toBe(0);
+    const route = routeArgs('openrouter', MODEL, emulator.baseUrl);
+    const answer = await chatJson(sandbox, ['--resume', created.session_id, '-q', 'read the file notes.txt', ...route]);
     expect(emulator.requests.map((request) => request.status)).toEqual([200, 200]);
     const first = emulator.requests[0];
     const sent = assistantsOf(first?.body);
@@ -266,12 +256,11 @@ describe('hermes sessions branch (issue 9 item 4, SPEC §17)', () => {
     // Foreign opaque bytes never reach OpenRouter (SPEC §23.2).
     for (const opaque of ['EqQBCkYIAxgCIkD+signed==', 'YmVkcm9jay1zaWc=', 'gAAAAABencrypted-responses-bytes=='])
       expect(first?.raw).not.toContain(opaque);
-    const answer = parseJson<{ answer: string; session_id: string }>(resumed);
     expect(answer.session_id).toBe(created.session_id);
     // The scripted model re-checks every earlier turn's reasoning nonce: all came back intact.
     expect(answer.answer).toContain('Reasoning continuity: intact (7/7).');
     // The parent is untouched by the child's turn.
-    const after = parseJson<ShownSession>(await runHermes(['sessions', 'show', sourceId, '--json'], sandbox));
+    const after = await showSession<ShownSession>(sandbox, sourceId);
     expect(after.messages).toEqual(history);
   });
 });

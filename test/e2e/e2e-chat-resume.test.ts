@@ -1,10 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { AssistantMessage, Message } from '../../src/core/message.js';
-import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
-import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
+import { describe, expect, it } from 'vitest';
+import type { AssistantMessage } from '../../src/core/message.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { assistantsOf, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import {
+  assistantsOf,
+  chatJson,
+  routeArgs,
+  runHermes,
+  showSession,
+  storedAssistants,
+  storedMessages,
+  useE2e,
+} from '../support/e2e.js';
 
 /**
  * Issue 4, Done when: the real `hermes` binary against emulators over loopback HTTP — a
@@ -12,44 +19,14 @@ import { assistantsOf, makeSandbox, parseJson, runHermes } from '../support/e2e.
  * emulator received.
  */
 
-let emulator: RunningChatEmulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
-
-interface ChatJson {
-  session_id: string;
-  answer: string;
-  tool_calls: { name: string; result: string }[];
-}
-
-async function storedMessages(home: string, sessionId: string): Promise<Message[]> {
-  const store = openSqliteSessionStore(stateDbPath(home));
-  try {
-    return await store.listMessages(sessionId);
-  } finally {
-    await store.close();
-  }
-}
+const e2e = useE2e();
 
 describe('hermes chat against the emulators, then --resume (issue 4)', () => {
   it('DeepSeek: the first request after resume carries every stored reasoning_content, " " pads included, with no 400', async () => {
-    emulator = await startChatEmulator({ persona: 'deepseek' });
-    const sandbox = makeSandbox();
-    const route = [
-      '--provider',
-      'deepseek',
-      '--model',
-      'deepseek-v4-flash',
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'sk-test',
-    ];
-    const first = parseJson<ChatJson>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox),
-    );
+    const emulator = await e2e.chat({ persona: 'deepseek' });
+    const sandbox = e2e.sandbox();
+    const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl, 'sk-test');
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
     expect(first.tool_calls.map((call) => call.name)).toEqual(['read_file']);
     expect(first.answer).toContain('alpha beta');
 
@@ -70,16 +47,10 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
     await store.close();
 
     const before = emulator.requests.length;
-    const resumed = await runHermes(
-      ['chat', '--resume', first.session_id, '-q', 'and now?', '--json', ...route],
-      sandbox,
-    );
-    expect(resumed.code).toBe(0);
+    await chatJson(sandbox, ['--resume', first.session_id, '-q', 'and now?', ...route]);
     const request = emulator.requests[before];
     expect(request?.status).toBe(200);
-    const stored = (await storedMessages(sandbox.home, first.session_id)).filter(
-      (message): message is AssistantMessage => message.role === 'assistant',
-    );
+    const stored = await storedAssistants(sandbox.home, first.session_id);
     const sent = assistantsOf(request?.body);
     expect(sent.length).toBe(4);
     // Stored reasoning_content goes back verbatim; the bare tool turn and the bare answer are padded with " ".
@@ -93,32 +64,17 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
   });
 
   it('OpenRouter: reasoning_details go back byte-identical after resume and the model reports its reasoning intact', async () => {
-    emulator = await startChatEmulator({ persona: 'openrouter' });
-    const sandbox = makeSandbox();
-    const route = [
-      '--provider',
-      'openrouter',
-      '--model',
-      'anthropic/claude-sonnet-4.5',
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'sk-or',
-    ];
-    const first = parseJson<ChatJson>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox),
-    );
-    const stored = (await storedMessages(sandbox.home, first.session_id)).filter(
-      (message): message is AssistantMessage => message.role === 'assistant',
-    );
+    const emulator = await e2e.chat({ persona: 'openrouter' });
+    const sandbox = e2e.sandbox();
+    const route = routeArgs('openrouter', 'anthropic/claude-sonnet-4.5', emulator.baseUrl, 'sk-or');
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
+    const stored = await storedAssistants(sandbox.home, first.session_id);
     const details = stored.map((message) => message.reasoning_details);
     expect(details.every((entries) => entries?.some((entry) => entry['type'] === 'reasoning.encrypted'))).toBe(true);
     expect(details.every((entries) => entries?.some((entry) => typeof entry['signature'] === 'string'))).toBe(true);
 
     const before = emulator.requests.length;
-    const resumed = parseJson<ChatJson>(
-      await runHermes(['chat', '--resume', first.session_id, '-q', 'thanks', '--json', ...route], sandbox),
-    );
+    const resumed = await chatJson(sandbox, ['--resume', first.session_id, '-q', 'thanks', ...route]);
     const request = emulator.requests[before];
     const sent = assistantsOf(request?.body);
     // Byte-identical: the serialised details inside the raw request equal the stored ones.
@@ -131,22 +87,11 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
   });
 
   it('Copilot: the latest reasoning_opaque goes back after resume, lifted only on the githubcopilot.com route', async () => {
-    emulator = await startChatEmulator({ persona: 'copilot' });
-    const sandbox = makeSandbox();
+    const emulator = await e2e.chat({ persona: 'copilot' });
+    const sandbox = e2e.sandbox();
     const env = { HERMES_CONNECT_TO: `https://api.githubcopilot.com=${new URL(emulator.baseUrl).origin}` };
-    const route = [
-      '--provider',
-      'copilot',
-      '--model',
-      'claude-sonnet-4.5',
-      '--base-url',
-      'https://api.githubcopilot.com/v1',
-      '--api-key',
-      'gho_x',
-    ];
-    const first = parseJson<ChatJson>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox, env),
-    );
+    const route = routeArgs('copilot', 'claude-sonnet-4.5', 'https://api.githubcopilot.com/v1', 'gho_x');
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route], env);
     const toolTurn = (await storedMessages(sandbox.home, first.session_id)).find(
       (message): message is AssistantMessage => message.role === 'assistant' && Boolean(message.tool_calls?.length),
     );
@@ -154,12 +99,7 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
     expect(typeof record?.['reasoning_opaque']).toBe('string');
 
     const before = emulator.requests.length;
-    const resumed = await runHermes(
-      ['chat', '--resume', first.session_id, '-q', 'again', '--json', ...route],
-      sandbox,
-      env,
-    );
-    expect(resumed.code).toBe(0);
+    await chatJson(sandbox, ['--resume', first.session_id, '-q', 'again', ...route], env);
     const sent = assistantsOf(emulator.requests[before]?.body);
     expect(sent[0]?.['reasoning_opaque']).toBe(record?.['reasoning_opaque']);
     // The private record itself never reaches the wire.
@@ -168,23 +108,11 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
   });
 
   it('Mistral: nothing reasoning-related is sent, and no 400', async () => {
-    emulator = await startChatEmulator({ persona: 'strict-mistral' });
-    const sandbox = makeSandbox();
-    const route = [
-      '--provider',
-      'mistral',
-      '--model',
-      'magistral-medium-latest',
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'm',
-    ];
-    const first = parseJson<ChatJson>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox),
-    );
-    const resumed = await runHermes(['chat', '--resume', first.session_id, '-q', 'ok', '--json', ...route], sandbox);
-    expect(resumed.code).toBe(0);
+    const emulator = await e2e.chat({ persona: 'strict-mistral' });
+    const sandbox = e2e.sandbox();
+    const route = routeArgs('mistral', 'magistral-medium-latest', emulator.baseUrl, 'm');
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
+    await chatJson(sandbox, ['--resume', first.session_id, '-q', 'ok', ...route]);
     for (const request of emulator.requests) {
       expect(request.status).toBe(200);
       expect(request.raw).not.toMatch(/reasoning|extra_content|thought_signature/);
@@ -192,24 +120,11 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
   });
 
   it('sessions show --json round-trips the captured messages, and the API key is stored nowhere', async () => {
-    emulator = await startChatEmulator({ persona: 'openrouter' });
-    const sandbox = makeSandbox();
-    const route = [
-      '--provider',
-      'openrouter',
-      '--model',
-      'openai/gpt-5',
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'sk-secret-123',
-    ];
-    const first = parseJson<ChatJson>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox),
-    );
-    const shown = parseJson<{ messages: Message[]; model_config: object }>(
-      await runHermes(['sessions', 'show', first.session_id, '--json'], sandbox),
-    );
+    const emulator = await e2e.chat({ persona: 'openrouter' });
+    const sandbox = e2e.sandbox();
+    const route = routeArgs('openrouter', 'openai/gpt-5', emulator.baseUrl, 'sk-secret-123');
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
+    const shown = await showSession(sandbox, first.session_id);
     expect(shown.messages).toEqual(await storedMessages(sandbox.home, first.session_id));
     expect(shown.model_config).toEqual({});
     const exported = await runHermes(['sessions', 'export', first.session_id], sandbox);
@@ -227,12 +142,10 @@ describe('hermes chat against the emulators, then --resume (issue 4)', () => {
     ['deepseek', 'deepseek', 'deepseek-v4-flash'],
     ['openrouter', 'openrouter', 'anthropic/claude-sonnet-4.5'],
   ] as const)('%s: replay preview --session shows the body the next turn sends', async (persona, provider, model) => {
-    emulator = await startChatEmulator({ persona });
-    const sandbox = makeSandbox();
-    const route = ['--provider', provider, '--model', model, '--base-url', emulator.baseUrl, '--api-key', 'k'];
-    const first = parseJson<ChatJson>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox),
-    );
+    const emulator = await e2e.chat({ persona });
+    const sandbox = e2e.sandbox();
+    const route = routeArgs(provider, model, emulator.baseUrl);
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
     const preview = await runHermes(['replay', 'preview', '--session', first.session_id, '--json'], sandbox);
     expect(preview.code).toBe(0);
     const body = JSON.parse(preview.stdout) as { messages: unknown[]; tools: unknown[]; model: string };

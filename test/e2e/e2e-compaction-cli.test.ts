@@ -1,13 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
-import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
-import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import { sealReasoning } from '../../src/emulators/shared/scripted-model.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { chatJson, parseJson, runHermes, type Sandbox, useE2e } from '../support/e2e.js';
 
 /**
  * Issue 9 item 2 through `hermes sessions compress ID` (SPEC §16): the salvage pass keeps fewer
@@ -16,13 +14,7 @@ import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
  * message and its kept turns sends no request at all.
  */
 
-let emulator: RunningChatEmulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
-
-type Sandbox = ReturnType<typeof makeSandbox>;
+const e2e = useE2e();
 
 interface ShownSession {
   parent_session_id: string | null;
@@ -75,8 +67,8 @@ const route = (baseUrl: string) => ['--base-url', baseUrl, '--api-key', 'k'];
 
 describe('hermes sessions compress (issue 9 item 2, SPEC §16)', () => {
   it('salvage: keep-turns larger than fits keeps fewer whole turns, each with its reasoning_content', async () => {
-    emulator = await startChatEmulator({ persona: 'deepseek' });
-    const sandbox = makeSandbox();
+    const emulator = await e2e.chat({ persona: 'deepseek' });
+    const sandbox = e2e.sandbox();
     // Limit 0.8 × 2000 = 1600 tokens; each turn is ~370, so 6 kept turns cannot fit beside a summary.
     writeFileSync(join(sandbox.home, 'config.yaml'), 'compaction:\n  context_window: 2000\n');
     const history: Message[] = [];
@@ -104,18 +96,20 @@ describe('hermes sessions compress (issue 9 item 2, SPEC §16)', () => {
     expect(emulator.requests.map((request) => request.status)).toEqual([200]);
 
     // The compacted child continues: a tool-call turn on it succeeds with no 400 (must-echo RC kept).
-    const next = await runHermes(
-      ['chat', '--resume', childId, '-q', 'read the file notes.txt', '--json', ...route(emulator.baseUrl)],
-      sandbox,
-    );
-    expect(next.code, next.stderr).toBe(0);
-    expect(parseJson<{ answer: string }>(next).answer).toMatch(/Reasoning continuity: intact/);
+    const next = await chatJson(sandbox, [
+      '--resume',
+      childId,
+      '-q',
+      'read the file notes.txt',
+      ...route(emulator.baseUrl),
+    ]);
+    expect(next.answer).toMatch(/Reasoning continuity: intact/);
     expect(emulator.requests.map((request) => request.status)).toEqual([200, 200, 200]);
   });
 
   it('a pass that would free nothing says so and stops after one summary request, leaving no child', async () => {
-    emulator = await startChatEmulator({ persona: 'deepseek' });
-    const sandbox = makeSandbox();
+    const emulator = await e2e.chat({ persona: 'deepseek' });
+    const sandbox = e2e.sandbox();
     // The middle (three one-word messages) is smaller than any summary the model writes.
     const id = await seedSession(sandbox, emulator.baseUrl, [
       { role: 'user', content: 'start' },
@@ -136,8 +130,8 @@ describe('hermes sessions compress (issue 9 item 2, SPEC §16)', () => {
   });
 
   it('nothing between the first message and the kept turns: says so, sends no request', async () => {
-    emulator = await startChatEmulator({ persona: 'deepseek' });
-    const sandbox = makeSandbox();
+    const emulator = await e2e.chat({ persona: 'deepseek' });
+    const sandbox = e2e.sandbox();
     const id = await seedSession(sandbox, emulator.baseUrl, toolTurn(1, 'alpha'));
     const run = await runHermes(['sessions', 'compress', id, ...route(emulator.baseUrl)], sandbox);
     expect(run.code).toBe(0);

@@ -1,11 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
-import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
-import type { ReceivedRequest, RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
+import type { ReceivedRequest } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import { COMPACTION_SUMMARY_PROMPT, SUMMARY_MESSAGE_PREFIX } from '../../src/runtime/compaction-run.js';
-import { assistantsOf, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { assistantsOf, chatJson, routeArgs, type Sandbox, showSession, useE2e } from '../support/e2e.js';
 
 /**
  * Issue 9 end to end (SPEC §15–§16): a session long enough to compact compacts automatically into
@@ -13,16 +10,7 @@ import { assistantsOf, makeSandbox, parseJson, runHermes } from '../support/e2e.
  * next tool-call turn succeeds with no 400, and the child inherits the parent's model_config.
  */
 
-let emulator: RunningChatEmulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
-
-interface ChatJson {
-  session_id: string;
-  answer: string;
-}
+const e2e = useE2e();
 
 interface ShownSession {
   id: string;
@@ -32,21 +20,8 @@ interface ShownSession {
   messages: Message[];
 }
 
-type Sandbox = ReturnType<typeof makeSandbox>;
-
 /** A tool result of ~350 tokens, so a handful of turns crosses a small context window. */
 const NOTES = `${'alpha beta gamma delta '.repeat(60)}\n`;
-
-function prepare(configYaml: string): Sandbox {
-  const sandbox = makeSandbox();
-  writeFileSync(join(sandbox.workspace, 'notes.txt'), NOTES);
-  writeFileSync(join(sandbox.home, 'config.yaml'), configYaml);
-  return sandbox;
-}
-
-async function show(sandbox: Sandbox, id: string): Promise<ShownSession> {
-  return parseJson<ShownSession>(await runHermes(['sessions', 'show', id, '--json'], sandbox));
-}
 
 /**
  * Runs tool-call turns on one session until automatic compaction moves it to a child session
@@ -56,12 +31,7 @@ async function chatUntilCompacted(sandbox: Sandbox, route: string[]): Promise<{ 
   let current: string | null = null;
   for (let turn = 1; turn <= 12; turn += 1) {
     const resume = current ? ['--resume', current] : [];
-    const run = await runHermes(
-      ['chat', '-q', `turn ${turn}: read the file notes.txt`, '--json', ...resume, ...route],
-      sandbox,
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const result = parseJson<ChatJson>(run);
+    const result = await chatJson(sandbox, ['-q', `turn ${turn}: read the file notes.txt`, ...resume, ...route]);
     if (current && result.session_id !== current) return { source: current, child: result.session_id };
     current = result.session_id;
   }
@@ -105,8 +75,8 @@ async function expectCompactedLineage(
   parent: ShownSession;
   compacted: ShownSession;
 }> {
-  const parent = await show(sandbox, source);
-  const compacted = await show(sandbox, child);
+  const parent = await showSession<ShownSession>(sandbox, source);
+  const compacted = await showSession<ShownSession>(sandbox, child);
   expect(compacted.parent_session_id).toBe(source);
   expect(parent.children).toContain(child);
   expect(compacted.model_config['compaction']).toMatchObject({
@@ -133,18 +103,9 @@ describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
     // instance rejects `reasoning`, so the session learns a verdict before it compacts. The emulator
     // enforces its own 4,000-token window: had automatic compaction (limit 0.8 × 3,000) not run
     // first, its context-length 400 would show up in the status count below.
-    emulator = await startChatEmulator({ persona: 'deepseek', contextWindow: 4000, rejectKeys: ['reasoning'] });
-    const sandbox = prepare('compaction:\n  context_window: 3000\n  keep_turns: 2\n');
-    const route = [
-      '--provider',
-      'deepseek',
-      '--model',
-      'deepseek-v4-flash',
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'k',
-    ];
+    const emulator = await e2e.chat({ persona: 'deepseek', contextWindow: 4000, rejectKeys: ['reasoning'] });
+    const sandbox = e2e.sandbox({ notes: NOTES, config: 'compaction:\n  context_window: 3000\n  keep_turns: 2\n' });
+    const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl);
     const { source, child } = await chatUntilCompacted(sandbox, route);
     const { parent, compacted } = await expectCompactedLineage(sandbox, source, child);
 
@@ -172,12 +133,7 @@ describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
 
     // The next tool-call turn on the child succeeds, and the model sees every kept turn's reasoning intact.
     const before = emulator.requests.length;
-    const next = await runHermes(
-      ['chat', '--resume', child, '-q', 'read the file notes.txt', '--json', ...route],
-      sandbox,
-    );
-    expect(next.code, next.stderr).toBe(0);
-    const answer = parseJson<ChatJson>(next);
+    const answer = await chatJson(sandbox, ['--resume', child, '-q', 'read the file notes.txt', ...route]);
     expect(answer.session_id).toBe(child);
     expect(answer.answer).toMatch(/Reasoning continuity: intact \(\d+\/\d+\)\./);
     const nextRequests = emulator.requests.slice(before);
@@ -193,18 +149,9 @@ describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
   });
 
   it('OpenRouter: retained turns keep reasoning_details byte-identical in the store and on the wire', async () => {
-    emulator = await startChatEmulator({ persona: 'openrouter', contextWindow: 4000 });
-    const sandbox = prepare('compaction:\n  context_window: 3000\n  keep_turns: 2\n');
-    const route = [
-      '--provider',
-      'openrouter',
-      '--model',
-      'anthropic/claude-sonnet-4.5',
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'k',
-    ];
+    const emulator = await e2e.chat({ persona: 'openrouter', contextWindow: 4000 });
+    const sandbox = e2e.sandbox({ notes: NOTES, config: 'compaction:\n  context_window: 3000\n  keep_turns: 2\n' });
+    const route = routeArgs('openrouter', 'anthropic/claude-sonnet-4.5', emulator.baseUrl);
     const { source, child } = await chatUntilCompacted(sandbox, route);
     const { parent, compacted } = await expectCompactedLineage(sandbox, source, child);
 
@@ -228,32 +175,19 @@ describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
       expect(afterSummary?.raw).toContain(JSON.stringify(message.reasoning_details));
 
     const before = emulator.requests.length;
-    const next = await runHermes(
-      ['chat', '--resume', child, '-q', 'read the file notes.txt', '--json', ...route],
-      sandbox,
-    );
-    expect(next.code, next.stderr).toBe(0);
-    expect(parseJson<ChatJson>(next).answer).toMatch(/Reasoning continuity: intact \(\d+\/\d+\)\./);
+    const next = await chatJson(sandbox, ['--resume', child, '-q', 'read the file notes.txt', ...route]);
+    expect(next.answer).toMatch(/Reasoning continuity: intact \(\d+\/\d+\)\./);
     expect(emulator.requests.slice(before).map((request) => request.status)).toEqual([200, 200]);
     expect(emulator.requests.every((request) => request.status === 200)).toBe(true);
   });
 
   it('a context-length 400 compacts once and retries the same request, which then succeeds', async () => {
     // No context_window in config: only the provider's own "maximum context length" 400 can trigger it.
-    emulator = await startChatEmulator({ persona: 'deepseek', contextWindow: 2500 });
-    const sandbox = prepare('compaction:\n  keep_turns: 2\n');
-    const route = [
-      '--provider',
-      'deepseek',
-      '--model',
-      'deepseek-v4-flash',
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'k',
-    ];
+    const emulator = await e2e.chat({ persona: 'deepseek', contextWindow: 2500 });
+    const sandbox = e2e.sandbox({ notes: NOTES, config: 'compaction:\n  keep_turns: 2\n' });
+    const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl);
     const { source, child } = await chatUntilCompacted(sandbox, route);
-    const compacted = await show(sandbox, child);
+    const compacted = await showSession<ShownSession>(sandbox, child);
     expect(compacted.parent_session_id).toBe(source);
     const statuses = emulator.requests.map((request) => request.status);
     const rejected = statuses.indexOf(400);

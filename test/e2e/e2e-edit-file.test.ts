@@ -2,17 +2,13 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HERMES_BIN, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { type ChatJson, HERMES_BIN, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * `edit_file` through the built CLI against the offline emulator (its scripted model turns
  * `replace "A" with "B" in FILE` into an edit_file call): success, no match, several matches,
  * and the diff shown in the interactive approval prompt.
  */
-
-interface ChatJson {
-  tool_calls: { name: string; arguments: string; result: string; is_error: boolean }[];
-}
 
 const EMULATOR = ['--provider', 'emulator:deepseek'];
 

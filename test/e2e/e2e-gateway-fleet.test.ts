@@ -1,12 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
-import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
-import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import { openPostgresSessionStore } from '../../src/storage/postgres-session-store.js';
 import { createTestDatabase, skipWithoutPostgres } from '../storage/postgres-test-database.js';
-import { startGatedProvider, toolPairingProblem, type GatedProvider } from '../support/gated-provider.js';
-import { makeSandbox, spawnHermes } from '../support/e2e.js';
+import { toolPairingProblem, type GatedProvider } from '../support/gated-provider.js';
+import { type GatewayProcess, routeArgs, useE2e } from '../support/e2e.js';
 
 /**
  * A gateway fleet on PostgreSQL (SPEC §23.6): two `hermes gateway` processes on one database,
@@ -20,55 +17,13 @@ const SESSIONS = 20;
 const TURNS = 5;
 const PROMPT = 'read the file notes.txt';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-interface Gateway {
-  url: string;
-  process: ChildProcess;
-  exited: Promise<void>;
-}
+const e2e = useE2e();
 
 /** `hermes gateway` on an ephemeral loopback port, its provider behind `provider`. */
-async function startGatewayProcess(databaseUrl: string, providerBaseUrl: string): Promise<Gateway> {
-  const sandbox = makeSandbox();
-  const child = spawnHermes(
-    [
-      'gateway',
-      '--port',
-      '0',
-      '--provider',
-      'deepseek',
-      '--model',
-      'deepseek-v4-flash',
-      '--base-url',
-      providerBaseUrl,
-      '--api-key',
-      'k',
-    ],
-    sandbox,
-    { HERMES_DATABASE_URL: databaseUrl },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    void exited.then(() => reject(new Error(`gateway exited before listening: ${output}`)));
+function startGatewayProcess(databaseUrl: string, providerBaseUrl: string): Promise<GatewayProcess> {
+  return e2e.gateway(routeArgs('deepseek', 'deepseek-v4-flash', providerBaseUrl), e2e.sandbox(), {
+    HERMES_DATABASE_URL: databaseUrl,
   });
-  const gateway = { url, process: child, exited };
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-  });
-  return gateway;
 }
 
 /** One turn; resolves with the session id, or throws when the gateway failed or vanished. */
@@ -103,7 +58,7 @@ function carriersOf(messages: readonly Message[]): string[] {
 }
 
 interface Fleet {
-  gateways: Gateway[];
+  gateways: GatewayProcess[];
   providers: GatedProvider[];
 }
 
@@ -136,7 +91,7 @@ async function runWorkload(fleet: Fleet, midRun?: { killAfter: number; run: (sta
         const key = `session-${session}-turn-${turn}`;
         let target = pick((session + turn) % fleet.gateways.length);
         for (let attempt = 0; ; attempt += 1) {
-          const gateway = fleet.gateways[target] as Gateway;
+          const gateway = fleet.gateways[target] as GatewayProcess;
           const index = target;
           inFlight[index] = (inFlight[index] ?? 0) + 1;
           try {
@@ -161,14 +116,12 @@ async function runWorkload(fleet: Fleet, midRun?: { killAfter: number; run: (sta
 
 describe.skipIf(skipWithoutPostgres())('a gateway fleet on PostgreSQL', () => {
   it('two gateways, 20 sessions x 5 tool turns alternately, one killed and restarted: nothing lost, duplicated or reordered', async () => {
-    const emulator: RunningChatEmulator = await startChatEmulator({ persona: 'deepseek' });
-    cleanups.push(() => emulator.close());
+    const emulator = await e2e.chat({ persona: 'deepseek' });
 
     // The single-process run the fleet must match byte for byte.
     const single = await createTestDatabase();
-    cleanups.push(single.drop);
-    const singleProvider = await startGatedProvider(emulator.baseUrl);
-    cleanups.push(() => singleProvider.stop());
+    e2e.defer(single.drop);
+    const singleProvider = await e2e.gated(emulator.baseUrl);
     const singleFleet: Fleet = {
       gateways: [await startGatewayProcess(single.url, singleProvider.baseUrl)],
       providers: [singleProvider],
@@ -176,9 +129,8 @@ describe.skipIf(skipWithoutPostgres())('a gateway fleet on PostgreSQL', () => {
     const { sessionIds: singleIds } = await runWorkload(singleFleet);
 
     const shared = await createTestDatabase();
-    cleanups.push(shared.drop);
-    const providers = [await startGatedProvider(emulator.baseUrl), await startGatedProvider(emulator.baseUrl)];
-    cleanups.push(...providers.map((provider) => () => provider.stop()));
+    e2e.defer(shared.drop);
+    const providers = [await e2e.gated(emulator.baseUrl), await e2e.gated(emulator.baseUrl)];
     const fleet: Fleet = {
       gateways: [
         await startGatewayProcess(shared.url, (providers[0] as GatedProvider).baseUrl),
@@ -201,7 +153,7 @@ describe.skipIf(skipWithoutPostgres())('a gateway fleet on PostgreSQL', () => {
         // From here no new turn goes to gateway 0 until it is back.
         state.down.add(0);
         killedWhileHolding = provider.held;
-        const victim = fleet.gateways[0] as Gateway;
+        const victim = fleet.gateways[0] as GatewayProcess;
         victim.process.kill('SIGKILL');
         await victim.exited;
         provider.dropHeld();
@@ -221,10 +173,8 @@ describe.skipIf(skipWithoutPostgres())('a gateway fleet on PostgreSQL', () => {
 
     const singleStore = openPostgresSessionStore(single.url);
     const fleetStore = openPostgresSessionStore(shared.url);
-    cleanups.push(
-      () => singleStore.close(),
-      () => fleetStore.close(),
-    );
+    e2e.defer(() => singleStore.close());
+    e2e.defer(() => fleetStore.close());
     expect(await fleetStore.listSessions()).toHaveLength(SESSIONS);
     for (let session = 0; session < SESSIONS; session += 1) {
       const stored = await fleetStore.listMessages(fleetIds[session] as string);
@@ -245,44 +195,15 @@ describe.skipIf(skipWithoutPostgres())('a gateway fleet on PostgreSQL', () => {
   }, 600_000);
 
   it('a verdict learned by one gateway is used by the next request on the other', async () => {
-    const emulator = await startChatEmulator({ persona: 'openrouter', rejectKeys: ['reasoning_details'] });
-    cleanups.push(() => emulator.close());
+    const emulator = await e2e.chat({ persona: 'openrouter', rejectKeys: ['reasoning_details'] });
     const database = await createTestDatabase();
-    cleanups.push(database.drop);
-    const start = async () => {
-      const sandbox = makeSandbox();
-      const child = spawnHermes(
-        [
-          'gateway',
-          '--port',
-          '0',
-          '--provider',
-          'openrouter',
-          '--model',
-          'z-ai/glm-5',
-          '--base-url',
-          emulator.baseUrl,
-          '--api-key',
-          'k',
-        ],
-        sandbox,
-        { HERMES_DATABASE_URL: database.url },
-      );
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      cleanups.push(async () => {
-        child.kill('SIGTERM');
-        await exited;
-      });
-      return new Promise<string>((resolve, reject) => {
-        let output = '';
-        child.stderr?.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-          if (match?.[1]) resolve(match[1]);
-        });
-        void exited.then(() => reject(new Error(output)));
-      });
-    };
+    e2e.defer(database.drop);
+    const start = async () =>
+      (
+        await e2e.gateway(routeArgs('openrouter', 'z-ai/glm-5', emulator.baseUrl), e2e.sandbox(), {
+          HERMES_DATABASE_URL: database.url,
+        })
+      ).url;
     const [first, second] = [await start(), await start()];
     await sendTurn(first, undefined, 'a');
     const learnedAt = emulator.requests.findIndex((request) => request.status >= 400);

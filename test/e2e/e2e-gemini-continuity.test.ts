@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startGeminiEmulator, type GeminiEmulator } from '../../src/emulators/gemini/gemini-emulator.js';
+import { describe, expect, it } from 'vitest';
+import type { GeminiEmulator } from '../../src/emulators/gemini/gemini-emulator.js';
 import { GEMINI_SKIP_SIGNATURE_SENTINEL } from '../../src/transports/gemini/gemini-wire.js';
-import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { chatJson, type ChatJson, parseJson, runHermes, showSession, useE2e } from '../support/e2e.js';
 
 /**
  * Issue 8, Done when (Gemini native, SPEC §11, §23.2; WIRE.md §4.4): the real `hermes` binary
@@ -13,11 +13,7 @@ import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
  * prints the body the next turn sends.
  */
 
-let emulator: GeminiEmulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
+const e2e = useE2e();
 
 type Json = Record<string, unknown>;
 type Part = Json & { functionCall?: Json; thoughtSignature?: string; text?: string; thought?: boolean };
@@ -38,11 +34,6 @@ interface StoredMessage extends Json {
   reasoning_details?: Json[];
   gemini_content_parts?: Part[];
   gemini_issuer?: string;
-}
-interface ChatJson {
-  session_id: string;
-  answer: string;
-  tool_calls: { name: string; result: string }[];
 }
 interface Shown {
   model_config: Json;
@@ -73,10 +64,6 @@ function vertexRoute(vertexBaseUrl: string): string[] {
     '--api-key',
     'x',
   ];
-}
-
-async function show(sandbox: { home: string; workspace: string }, sessionId: string): Promise<Shown> {
-  return parseJson<Shown>(await runHermes(['sessions', 'show', sessionId, '--json'], sandbox));
 }
 
 function assistants(shown: Shown): StoredMessage[] {
@@ -123,23 +110,19 @@ function modelContents(body: unknown): Content[] {
 
 describe('hermes chat against the Gemini emulator (issue 8, SPEC §11)', () => {
   it('tool loop with reasoning, then --resume: every signature comes back verbatim on its own part, zero 4xx', async () => {
-    emulator = await startGeminiEmulator();
-    const sandbox = makeSandbox();
+    const emulator = await e2e.gemini();
+    const sandbox = e2e.sandbox();
     const route = aiStudioRoute(emulator.baseUrl);
-    const first = parseJson<ChatJson>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox),
-    );
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
     expect(first.tool_calls.map((call) => call.name)).toEqual(['read_file']);
     expect(first.answer).toContain('alpha beta');
     expect(first.answer).toContain('Reasoning continuity: intact (1/1).');
 
-    const resumed = parseJson<ChatJson>(
-      await runHermes(['chat', '--resume', first.session_id, '-q', 'thanks', '--json', ...route], sandbox),
-    );
+    const resumed = await chatJson(sandbox, ['--resume', first.session_id, '-q', 'thanks', ...route]);
     // The emulator recovers each turn's reasoning only from a verified signature: 2/2 intact.
     expect(resumed.answer).toContain('Reasoning continuity: intact (2/2).');
 
-    const shown = await show(sandbox, first.session_id);
+    const shown = await showSession<Shown>(sandbox, first.session_id);
     const [toolTurn, answerTurn, thanksTurn] = assistants(shown);
     expect(thanksTurn).toBeDefined();
     const call = toolTurn?.tool_calls?.[0];
@@ -223,16 +206,15 @@ describe('hermes chat against the Gemini emulator (issue 8, SPEC §11)', () => {
   it.each(switchSetups)(
     'AI Studio → Vertex → AI Studio via $name: Vertex never receives an AI Studio signature, AI Studio gets its own back (SPEC §23.2)',
     async (setup) => {
-      const running = await startGeminiEmulator();
-      emulator = running;
-      const sandbox = makeSandbox();
+      const running = await e2e.gemini();
+      const sandbox = e2e.sandbox();
       const env = setup.env(running);
       const studio = aiStudioRoute(setup.studioBaseUrl(running));
       const vertex = vertexRoute(setup.vertexBaseUrl(running));
-      const first = parseJson<ChatJson>(
-        await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...studio], sandbox, env),
+      const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...studio], env);
+      const studioSignatures = assistants(await showSession<Shown>(sandbox, first.session_id)).flatMap(
+        storedSignatures,
       );
-      const studioSignatures = assistants(await show(sandbox, first.session_id)).flatMap(storedSignatures);
       expect(studioSignatures.length).toBe(2);
 
       // Same session, Vertex (the emulator signs with another key there): another tool loop.
@@ -256,7 +238,7 @@ describe('hermes chat against the Gemini emulator (issue 8, SPEC §11)', () => {
         // current-turn step carries Vertex's own signature: no signature is missing, so no sentinel either.
         expect(request.raw).not.toContain(GEMINI_SKIP_SIGNATURE_SENTINEL);
       }
-      const [studioTool, studioAnswer, vertexTool] = assistants(await show(sandbox, first.session_id));
+      const [studioTool, studioAnswer, vertexTool] = assistants(await showSession<Shown>(sandbox, first.session_id));
       expect([studioTool?.gemini_issuer, studioAnswer?.gemini_issuer, vertexTool?.gemini_issuer]).toEqual([
         setup.studioIssuer,
         setup.studioIssuer,
@@ -276,17 +258,12 @@ describe('hermes chat against the Gemini emulator (issue 8, SPEC §11)', () => {
 
       // Back on AI Studio: its own signatures travel again, Vertex's never.
       const backFrom = running.requests.length;
-      const back = await runHermes(
-        ['chat', '--resume', first.session_id, '-q', 'thanks', '--json', ...studio],
-        sandbox,
-        env,
-      );
-      expect(back.code).toBe(0);
+      await chatJson(sandbox, ['--resume', first.session_id, '-q', 'thanks', ...studio], env);
       const studioAgain = running.requests.slice(backFrom);
       expect(studioAgain.map((request) => [request.issuer, request.status])).toEqual([['ai-studio', 200]]);
       const raw = studioAgain[0]!.raw;
       for (const signature of studioSignatures) expect(raw).toContain(JSON.stringify(signature));
-      const [, , vertexToolNow, vertexAnswer] = assistants(await show(sandbox, first.session_id));
+      const [, , vertexToolNow, vertexAnswer] = assistants(await showSession<Shown>(sandbox, first.session_id));
       const vertexSignatures = [...storedSignatures(vertexToolNow!), ...storedSignatures(vertexAnswer!)];
       expect(vertexSignatures.length).toBe(2);
       for (const signature of vertexSignatures) expect(raw).not.toContain(signature);
@@ -299,12 +276,10 @@ describe('hermes chat against the Gemini emulator (issue 8, SPEC §11)', () => {
   );
 
   it('replay preview --api gemini on an exported session prints the body the next turn sends', async () => {
-    emulator = await startGeminiEmulator();
-    const sandbox = makeSandbox();
+    const emulator = await e2e.gemini();
+    const sandbox = e2e.sandbox();
     const route = aiStudioRoute(emulator.baseUrl);
-    const first = parseJson<ChatJson>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox),
-    );
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
     const exported = await runHermes(['sessions', 'export', first.session_id], sandbox);
     expect(exported.code).toBe(0);
     const historyFile = join(sandbox.workspace, 'history.jsonl');
@@ -328,12 +303,10 @@ describe('hermes chat against the Gemini emulator (issue 8, SPEC §11)', () => {
   });
 
   it('replay preview of an interrupted tool loop: the sentinel only on a current-turn call whose signature is foreign', async () => {
-    emulator = await startGeminiEmulator();
-    const sandbox = makeSandbox();
-    const first = parseJson<ChatJson>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...aiStudioRoute(emulator.baseUrl)], sandbox),
-    );
-    const shown = await show(sandbox, first.session_id);
+    const emulator = await e2e.gemini();
+    const sandbox = e2e.sandbox();
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...aiStudioRoute(emulator.baseUrl)]);
+    const shown = await showSession<Shown>(sandbox, first.session_id);
     const [user, toolTurn, toolResult] = shown.messages;
     const callSignature = toolTurn?.tool_calls?.[0]?.extra_content?.google?.thought_signature;
     expect(typeof callSignature).toBe('string');

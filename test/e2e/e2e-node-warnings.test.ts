@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeSandbox, runHermes, spawnHermes, type CliRun } from '../support/e2e.js';
+import { type CliRun, makeSandbox, runHermes, spawnHermes } from '../support/e2e.js';
 
 /**
  * Every supported Node (20, 22, 24; see `engines` in package.json) runs the everyday `hermes`

@@ -7,7 +7,7 @@ import type { RunningChatEmulator } from '../../src/emulators/chat-completions/c
 import { openPostgresSessionStore } from '../../src/storage/postgres-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
 import { createTestDatabase, skipWithoutPostgres } from '../storage/postgres-test-database.js';
-import { assistantsOf, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { assistantsOf, chatJson, makeSandbox, parseJson, routeArgs, runHermes } from '../support/e2e.js';
 
 /**
  * The real CLI on PostgreSQL (SPEC §23.6): `chat`, `--resume`, `sessions`, `routes` and
@@ -28,27 +28,12 @@ describe.skipIf(skipWithoutPostgres())('hermes on PostgreSQL', () => {
     cleanups.push(() => emulator.close());
     const sandbox = makeSandbox();
     const env = { HERMES_DATABASE_URL: database.url };
-    const route = [
-      '--provider',
-      'deepseek',
-      '--model',
-      'deepseek-v4-flash',
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'k',
-    ];
-    const first = await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox, env);
-    expect(first.code, first.stderr).toBe(0);
-    const sessionId = parseJson<{ session_id: string }>(first).session_id;
+    const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl);
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route], env);
+    const sessionId = first.session_id;
 
     const before = emulator.requests.length;
-    const resumed = await runHermes(
-      ['chat', '--resume', sessionId, '-q', 'and now?', '--json', ...route],
-      sandbox,
-      env,
-    );
-    expect(resumed.code, resumed.stderr).toBe(0);
+    await chatJson(sandbox, ['--resume', sessionId, '-q', 'and now?', ...route], env);
     // DeepSeek must get every stored reasoning_content back after a resume (WIRE.md, SPEC §4).
     const replayed = assistantsOf(emulator.requests[before]?.body);
     expect(replayed.length).toBeGreaterThan(0);

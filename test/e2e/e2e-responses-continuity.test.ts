@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startResponsesEmulator, type ResponsesEmulator } from '../../src/emulators/responses/responses-emulator.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { type ChatJson, makeSandbox, parseJson, runHermes, showSession } from '../support/e2e.js';
 
 /**
  * Issue 8, Done when (OpenAI Responses, SPEC §12, §23.2; WIRE.md §5.4–§5.5): the real `hermes`
@@ -34,11 +34,6 @@ interface StoredMessage extends Json {
   codex_reasoning_items?: Json[];
   codex_message_items?: Json[];
 }
-interface ChatJson {
-  session_id: string;
-  answer: string;
-  tool_calls: { name: string; result: string }[];
-}
 interface Shown {
   model_config: Json;
   messages: StoredMessage[];
@@ -54,10 +49,6 @@ function route(baseUrl: string): string[] {
 function chat(sessionId: string | null, query: string, baseUrl: string): string[] {
   const resume = sessionId === null ? [] : ['--resume', sessionId];
   return ['chat', ...resume, '-q', query, '--json', ...route(baseUrl), '--api-key', 'x'];
-}
-
-async function show(sandbox: { home: string; workspace: string }, sessionId: string): Promise<Shown> {
-  return parseJson<Shown>(await runHermes(['sessions', 'show', sessionId, '--json'], sandbox));
 }
 
 function assistants(shown: Shown): StoredMessage[] {
@@ -101,7 +92,7 @@ describe('hermes chat against the Responses emulator (issue 8, SPEC §12)', () =
     expect(resumed.answer).toContain('Reasoning continuity: intact (2/2).');
     expect(emulator.requests.map((request) => request.status)).toEqual([200, 200, 200]);
 
-    const [toolTurn, answerTurn] = assistants(await show(sandbox, first.session_id));
+    const [toolTurn, answerTurn] = assistants(await showSession<Shown>(sandbox, first.session_id));
     const call = toolTurn?.tool_calls?.[0];
     const messageItem = answerTurn?.codex_message_items?.at(-1);
     const functionCall = {
@@ -150,7 +141,7 @@ describe('hermes chat against the Responses emulator (issue 8, SPEC §12)', () =
     const two = await startEmulator('deployment-two');
     const sandbox = makeSandbox();
     const first = parseJson<ChatJson>(await runHermes(chat(null, 'read the file notes.txt', one.baseUrl), sandbox));
-    const blobsOfOne = blobsOf(assistants(await show(sandbox, first.session_id)));
+    const blobsOfOne = blobsOf(assistants(await showSession<Shown>(sandbox, first.session_id)));
     expect(blobsOfOne.length).toBe(2);
 
     // Moved to another issuer: a tool loop there too.
@@ -162,7 +153,7 @@ describe('hermes chat against the Responses emulator (issue 8, SPEC §12)', () =
     for (const request of two.requests) {
       for (const blob of blobsOfOne) expect(request.raw).not.toContain(blob);
     }
-    const afterMove = assistants(await show(sandbox, first.session_id));
+    const afterMove = assistants(await showSession<Shown>(sandbox, first.session_id));
     const blobsOfTwo = blobsOf(afterMove.slice(2));
     expect(blobsOfTwo.length).toBe(2);
     // Within the loop on issuer two, its own item travels, right before its call.
@@ -215,7 +206,7 @@ describe('hermes chat against the Responses emulator (issue 8, SPEC §12)', () =
     // The provisional blob of `output_item.added` never verifies: intact means the `.done` copy was kept.
     expect(resumed.answer).toContain('Reasoning continuity: intact (2/2).');
     expect(emulator.requests.map((request) => request.status)).toEqual([200, 200, 200]);
-    const stored = assistants(await show(sandbox, first.session_id));
+    const stored = assistants(await showSession<Shown>(sandbox, first.session_id));
     expect(
       stored.flatMap((message) => message.codex_reasoning_items ?? []).map((item) => item['_issuer_kind']),
     ).toEqual(['github_responses', 'github_responses', 'github_responses']);
@@ -261,7 +252,7 @@ describe('hermes chat against the Responses emulator (issue 8, SPEC §12)', () =
     expect(JSON.stringify(retried)).not.toContain('encrypted_content');
 
     const routeKey = `openai-responses|${new URL(emulator.baseUrl).hostname}|${MODEL}`;
-    const shown = await show(sandbox, first.session_id);
+    const shown = await showSession<Shown>(sandbox, first.session_id);
     expect(shown.model_config).toEqual({ responses_encrypted_replay_off: [routeKey] });
     const warnings = await runHermes(['logs', '--level', 'warn', '--session', first.session_id], sandbox);
     const warnLines = warnings.stdout.split('\n').filter((line) => / WARN /.test(line));
@@ -290,7 +281,7 @@ describe('hermes chat against the Responses emulator (issue 8, SPEC §12)', () =
     const first = parseJson<ChatJson>(
       await runHermes(chat(null, 'read the file notes.txt', emulator.baseUrl), sandbox),
     );
-    const storedBlobs = blobsOf(assistants(await show(sandbox, first.session_id)));
+    const storedBlobs = blobsOf(assistants(await showSession<Shown>(sandbox, first.session_id)));
     expect(storedBlobs.length).toBe(2);
     const exported = await runHermes(['sessions', 'export', first.session_id], sandbox);
     expect(exported.code).toBe(0);

@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
 import { startGatedProvider, toolPairingProblem, type GatedProvider } from '../support/gated-provider.js';
-import { makeSandbox, parseJson, runHermes, spawnHermes, type CliRun } from '../support/e2e.js';
+import { chatJson, type CliRun, makeSandbox, parseJson, routeArgs, runHermes, spawnHermes } from '../support/e2e.js';
 
 /**
  * SPEC §23.6 and the reliability issue's first item: one session, one writer, across processes.
@@ -29,16 +29,7 @@ async function setup() {
     () => gated.stop(),
   );
   const sandbox = makeSandbox();
-  const route = [
-    '--provider',
-    'deepseek',
-    '--model',
-    'deepseek-v4-flash',
-    '--base-url',
-    gated.baseUrl,
-    '--api-key',
-    'k',
-  ];
+  const route = routeArgs('deepseek', 'deepseek-v4-flash', gated.baseUrl);
   const first = parseJson<{ session_id: string }>(
     await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox),
   );
@@ -100,8 +91,7 @@ describe('one session, one writer, across processes', () => {
       'assistant',
     ]);
     expect(toolPairingProblem(after as unknown as Record<string, unknown>[])).toBeNull();
-    const resumed = await runHermes(['chat', '--resume', sessionId, '-q', 'and now?', '--json', ...route], sandbox);
-    expect(resumed.code).toBe(0);
+    await chatJson(sandbox, ['--resume', sessionId, '-q', 'and now?', ...route]);
   });
 
   it('gateway and CLI on one session: whichever comes second is refused with the busy line, then both work', async () => {
@@ -187,8 +177,7 @@ describe('one session, one writer, across processes', () => {
     const before = await stored(sandbox.home, sessionId);
 
     const requestsBefore = emulator.requests.length;
-    const resumed = await runHermes(['chat', '--resume', sessionId, '-q', 'and now?', '--json', ...route], sandbox);
-    expect(resumed.code).toBe(0);
+    await chatJson(sandbox, ['--resume', sessionId, '-q', 'and now?', ...route]);
     const request = emulator.requests[requestsBefore];
     const sent = (request?.body as { messages: Record<string, unknown>[] }).messages;
     expect(toolPairingProblem(sent)).toBeNull();
@@ -221,8 +210,7 @@ describe('one session, one writer, across processes', () => {
     child.kill('SIGKILL');
     await exited;
     gated.open();
-    const resumed = await runHermes(['chat', '--resume', sessionId, '-q', 'again', '--json', ...route], sandbox);
-    expect(resumed.code).toBe(0);
+    await chatJson(sandbox, ['--resume', sessionId, '-q', 'again', ...route]);
     expect(
       toolPairingProblem((await stored(sandbox.home, sessionId)) as unknown as Record<string, unknown>[]),
     ).toBeNull();

@@ -1,11 +1,9 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
-import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
+import { describe, expect, it } from 'vitest';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { makeSandbox, parseJson, runHermes, spawnHermes } from '../support/e2e.js';
+import { chatJson, parseJson, routeArgs, runHermes, spawnHermes, useE2e } from '../support/e2e.js';
 
 /** A provider that starts streaming a turn and then stalls forever (until the test closes it). */
 async function startStallingProvider(): Promise<{ baseUrl: string; streaming: Promise<void>; close(): Promise<void> }> {
@@ -37,26 +35,13 @@ async function startStallingProvider(): Promise<{ baseUrl: string; streaming: Pr
   };
 }
 
-let emulator: RunningChatEmulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
+const e2e = useE2e();
 
 describe('a process killed mid-stream (issue 4 Done when)', () => {
   it('SIGKILL during a streamed turn leaves a database that opens, intact earlier turns, and a working --resume', async () => {
-    emulator = await startChatEmulator({ persona: 'deepseek' });
-    const sandbox = makeSandbox();
-    const route = (baseUrl: string) => [
-      '--provider',
-      'deepseek',
-      '--model',
-      'deepseek-v4-flash',
-      '--base-url',
-      baseUrl,
-      '--api-key',
-      'k',
-    ];
+    const emulator = await e2e.chat({ persona: 'deepseek' });
+    const sandbox = e2e.sandbox();
+    const route = (baseUrl: string) => routeArgs('deepseek', 'deepseek-v4-flash', baseUrl);
     const first = parseJson<{ session_id: string }>(
       await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route(emulator.baseUrl)], sandbox),
     );
@@ -93,12 +78,14 @@ describe('a process killed mid-stream (issue 4 Done when)', () => {
     expect(rows.at(-1)?.role).toBe('user');
 
     const before = emulator.requests.length;
-    const resumed = await runHermes(
-      ['chat', '--resume', first.session_id, '-q', 'try again', '--json', ...route(emulator.baseUrl)],
-      sandbox,
-    );
-    expect(resumed.code).toBe(0);
-    expect(parseJson<{ answer: string }>(resumed).answer).toContain('Reasoning continuity: intact');
+    const resumed = await chatJson(sandbox, [
+      '--resume',
+      first.session_id,
+      '-q',
+      'try again',
+      ...route(emulator.baseUrl),
+    ]);
+    expect(resumed.answer).toContain('Reasoning continuity: intact');
     expect(emulator.requests.slice(before).every((request) => request.status === 200)).toBe(true);
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { HERMES_BIN, makeSandbox, parseJson, runHermes, type CliRun } from '../support/e2e.js';
+import { type CliRun, HERMES_BIN, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
 
 /**
  * Storage failures through the real CLI: each is ONE line on stderr saying what happened and

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach } from 'vitest';
-import type { Message } from '../../src/core/message.js';
+import type { AssistantMessage, Message } from '../../src/core/message.js';
 import {
   startAnthropicEmulator,
   type AnthropicEmulator,
@@ -153,7 +153,7 @@ export interface ChatJson {
   session_id: string;
   answer: string;
   reasoning?: string;
-  tool_calls: { name: string; result: string }[];
+  tool_calls: { name: string; arguments?: string; result: string; is_error?: boolean }[];
 }
 
 /** `hermes chat ARGS --json` that must exit 0 (the error names its stderr); its parsed output. */
@@ -186,6 +186,13 @@ export async function storedMessages(home: string, sessionId: string): Promise<M
   } finally {
     await store.close();
   }
+}
+
+/** A session's assistant messages as `state.db` holds them. */
+export async function storedAssistants(home: string, sessionId: string): Promise<AssistantMessage[]> {
+  return (await storedMessages(home, sessionId)).filter(
+    (message): message is AssistantMessage => message.role === 'assistant',
+  );
 }
 
 /** Runs `use` on `$HERMES_HOME/state.db` opened directly (raw SQL), then closes it. */
@@ -229,7 +236,7 @@ export interface E2e {
   bedrock(options?: BedrockEmulatorOptions): Promise<BedrockEmulator>;
   /** A loopback proxy in front of `targetBaseUrl` that can hold requests (see gated-provider.ts). */
   gated(targetBaseUrl: string): Promise<GatedProvider>;
-  /** `hermes gateway --port 0 ARGS`, killed after the test if still running. */
+  /** `hermes gateway --port 0 ARGS`; after the test, SIGTERM and its exit (SIGKILL if it hangs). */
   gateway(args: string[], sandbox: Sandbox, env?: Record<string, string>): Promise<GatewayProcess>;
   /** Runs `cleanup` after the test (in reverse order of registration). */
   defer(cleanup: () => unknown): void;
@@ -267,8 +274,14 @@ export function useE2e(): E2e {
     async gateway(args, sandbox, env = {}) {
       const child = spawnHermes(['gateway', '--port', '0', ...args], sandbox, env);
       const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-      cleanups.push(() => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      cleanups.push(async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.kill('SIGTERM');
+        const stopped = await Promise.race([
+          exited.then(() => true),
+          new Promise<boolean>((done) => setTimeout(() => done(false), scaledTimeout(10_000)).unref()),
+        ]);
+        if (!stopped) child.kill('SIGKILL');
       });
       let stderr = '';
       const url = await new Promise<string>((done, fail) => {
