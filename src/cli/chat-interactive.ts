@@ -1,200 +1,185 @@
-import { createInterface, type Interface } from 'node:readline';
+import { randomUUID } from 'node:crypto';
 import { HermesError } from '../core/errors.js';
-import { runAgentTurn, TurnInterruptedError, type AgentTurnOptions } from '../runtime/agent-turn.js';
+import type { Message } from '../core/message.js';
+import { runAgentTurn, TurnInterruptedError, type AgentEvent } from '../runtime/agent-turn.js';
 import type { SessionRecord } from '../storage/session-store.js';
-import type { CliContext } from './cli-context.js';
 import type { ToolPreview } from '../tools/tool-types.js';
-import { formatTime, styleDiff, styles, useColor } from './cli-output.js';
+import type { CliContext } from './cli-context.js';
+import { styleDiff, styles, useColor } from './cli-output.js';
+import { markdownStream } from './chat-markdown.js';
 import { createRenderer } from './chat-render.js';
-import { nextBranchTitle } from '../storage/session-branch-title.js';
+import { createChatInput, type ChatInput } from './chat-input.js';
+import { runSlashCommand, SLASH_COMMANDS, type SlashState, type TurnOptions } from './chat-slash.js';
+import { addUsage, emptyTotals, mergeTotals, usageLine } from './chat-usage.js';
 
-/** Slash commands, shown by /help. */
-const HELP = `Commands:
-  /help                 this list
-  /model [ID]           show the route, or switch the model id (same provider)
-  /sessions             recent sessions
-  /reasoning on|off     show reasoning text, or collapse it to one line
-  /branch [title]       copy this session into a new one and continue there
-  /compress             summarise the middle of the session to free context
-  /exit                 leave (Ctrl-D works too)
-Ctrl-C interrupts the current turn; the session stays valid.`;
+/** How many exchanges a resumed session shows before the prompt. */
+const RECENT_TURNS = 3;
 
 /**
- * The interactive chat loop: a prompt, streamed answers, reasoning dimmed (toggle with
- * /reasoning), approvals asked inline, Ctrl-C interrupting only the running turn.
+ * The interactive chat loop: a prompt with completion and multi-line input, streamed answers
+ * (markdown rendered on a terminal), reasoning dimmed (toggle with /reasoning), a usage line
+ * after each turn, approvals asked inline (yes / no / always for this session), Ctrl-C
+ * interrupting only the running turn.
  */
 export async function runInteractiveChat(
   session: SessionRecord,
-  baseOptions: Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'>,
+  baseOptions: TurnOptions,
   context: CliContext,
   yolo: boolean,
 ): Promise<void> {
   const style = styles(useColor(process.stdout));
-  const readline = createInterface({
-    input: process.stdin,
-    output: process.stdout,
-    terminal: Boolean(process.stdin.isTTY),
-  });
-  const ask = lineReader(readline);
-  let showReasoning = true;
-  let options = { ...baseOptions };
   let current: AbortController | null = null;
-  readline.on('SIGINT', () => {
-    if (current) current.abort();
-    else readline.close();
+  const input = createChatInput({
+    completions: () => SLASH_COMMANDS,
+    onInterrupt: () => {
+      if (!current) return false;
+      current.abort();
+      return true;
+    },
+    out: process.stdout,
   });
+  let showReasoning = true;
+  const alwaysAllowed = new Set<string>();
+  const state: SlashState = {
+    options: { ...baseOptions },
+    context,
+    style,
+    totals: emptyTotals(),
+    closers: [],
+    showRecent: (sessionId) => showRecentTurns(context, sessionId, style),
+  };
+  /** The last message sent and its turn key: /retry sends it again under the same key. */
+  let last: { text: string; turnKey: string } | null = null;
   process.stdout.write(
-    style.dim(`session ${session.id} · ${options.route.provider} · ${options.route.model} · /help for commands\n`),
+    style.dim(
+      `session ${session.id} · ${state.options.route.provider} · ${state.options.route.model} · /help for commands\n`,
+    ),
   );
+  if (session.messageCount > 0) await state.showRecent(session.id);
   try {
     for (;;) {
-      const input = await ask(style.bold('you> '));
-      if (input === null) break; // Ctrl-D / end of piped input
-      const line = input.trim();
-      if (!line) continue;
-      if (line.startsWith('/')) {
-        const outcome = await runSlashCommand(line, { options, context, style });
+      const message = await input.ask(style.bold('you> '));
+      if (message === null) break; // Ctrl-D, end of piped input, or a second Ctrl-C
+      if (!message.trim()) continue;
+      let text = message;
+      let turnKey: string = randomUUID();
+      if (message.trim().startsWith('/') && !message.includes('\n')) {
+        const line = message.trim();
+        let outcome;
+        try {
+          outcome = await runSlashCommand(line, state);
+        } catch (error) {
+          if (!(error instanceof HermesError)) throw error;
+          process.stdout.write(style.red(`error: ${error.message}\n`));
+          continue;
+        }
         if (outcome === 'exit') break;
-        if (typeof outcome === 'object') options = outcome;
         if (line.startsWith('/reasoning')) showReasoning = line.endsWith('on');
-        continue;
+        if (typeof outcome === 'object') state.options = outcome;
+        if (outcome !== 'retry') continue;
+        if (!last) {
+          process.stdout.write('nothing to retry yet\n');
+          continue;
+        }
+        ({ text, turnKey } = last);
       }
+      last = { text, turnKey };
       current = new AbortController();
-      const renderer = createRenderer({
-        answer: process.stdout,
-        notes: process.stdout,
-        showReasoning: () => showReasoning,
-      });
-      try {
-        const turn = await runAgentTurn(line, {
-          ...options,
-          signal: current.signal,
-          onEvent: renderer.onEvent,
-          approve: yolo ? async () => true : (name, args, preview) => askApproval(ask, name, args, preview),
-        });
-        // Automatic compaction moves the conversation to a child session.
-        if (turn.sessionId !== options.sessionId) options = { ...options, sessionId: turn.sessionId };
-      } catch (error) {
-        renderer.stop();
-        if (error instanceof TurnInterruptedError) process.stdout.write(style.yellow(`\n${error.message}\n`));
-        else if (error instanceof HermesError) process.stdout.write(style.red(`\nerror: ${error.message}\n`));
-        else throw error;
-      } finally {
-        current = null;
-      }
+      await runTurn(text, turnKey, current.signal);
+      current = null;
     }
   } finally {
-    readline.close();
-    process.stdout.write(style.dim(`resume with: hermes chat --resume ${options.sessionId}\n`));
+    input.close();
+    for (const close of state.closers) await close();
+    process.stdout.write(style.dim(`resume with: hermes chat --resume ${state.options.sessionId}\n`));
+  }
+
+  async function runTurn(text: string, turnKey: string, signal: AbortSignal): Promise<void> {
+    const markdown = process.stdout.isTTY ? markdownStream(process.stdout, process.stdout.columns || 80) : null;
+    const answer = markdown ? ({ write: (chunk: string) => markdown.write(chunk) } as NodeJS.WritableStream) : null;
+    const renderer = createRenderer({
+      answer: answer ?? process.stdout,
+      notes: process.stdout,
+      showReasoning: () => showReasoning,
+    });
+    const turn = emptyTotals();
+    const route = state.options.route;
+    const onEvent = (event: AgentEvent) => {
+      // Rendered markdown is flushed before anything else is written below it.
+      if (markdown && (event.type === 'finish' || event.type === 'error' || event.type === 'tool-call-start')) {
+        markdown.end();
+      }
+      renderer.onEvent(event);
+      if (event.type === 'finish' && event.usage) addUsage(turn, event.usage, route.provider, route.model);
+    };
+    const started = performance.now();
+    try {
+      const result = await runAgentTurn(text, {
+        ...state.options,
+        turnKey,
+        signal,
+        onEvent,
+        approve: yolo ? async () => true : (name, args, preview) => askApproval(input, name, args, preview),
+      });
+      // Automatic compaction moves the conversation to a child session.
+      if (result.sessionId !== state.options.sessionId)
+        state.options = { ...state.options, sessionId: result.sessionId };
+    } catch (error) {
+      renderer.stop();
+      markdown?.end();
+      if (error instanceof TurnInterruptedError) process.stdout.write(style.yellow(`\n${error.message}\n`));
+      else if (error instanceof HermesError) process.stdout.write(style.red(`\nerror: ${error.message}\n`));
+      else throw error;
+      process.stdout.write(style.dim('/retry sends the message again\n'));
+    } finally {
+      markdown?.end();
+    }
+    mergeTotals(state.totals, turn);
+    if (turn.requests > 0) {
+      process.stdout.write(style.dim(`${usageLine(turn, performance.now() - started)}\n`));
+    }
+  }
+
+  async function askApproval(
+    reader: ChatInput,
+    name: string,
+    args: Record<string, unknown>,
+    preview: ToolPreview,
+  ): Promise<boolean> {
+    if (alwaysAllowed.has(name)) return true;
+    // A file change shows its unified diff, then asks about its summary line.
+    if (preview.diff) process.stdout.write(styleDiff(preview.diff, style));
+    const question = preview.diff ? `${name}: ${preview.summary}` : `${name} ${JSON.stringify(args)}`;
+    const answer = ((await reader.ask(`allow ${question}? [y]es / [N]o / [a]lways for this session `)) ?? '').trim();
+    if (/^a(lways)?$/i.test(answer)) {
+      alwaysAllowed.add(name);
+      process.stdout.write(style.dim(`${name} is allowed for the rest of this session\n`));
+      return true;
+    }
+    return /^y(es)?$/i.test(answer);
   }
 }
 
-type TurnOptions = Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'>;
-
-async function runSlashCommand(
-  line: string,
-  state: { options: TurnOptions; context: CliContext; style: ReturnType<typeof styles> },
-): Promise<'exit' | 'ok' | TurnOptions> {
-  const [command, ...rest] = line.split(/\s+/);
-  const argument = rest.join(' ').trim();
-  const { options, context, style } = state;
-  const out = (text: string) => process.stdout.write(`${text}\n`);
-  switch (command) {
-    case '/exit':
-    case '/quit':
-      return 'exit';
-    case '/help':
-      out(HELP);
-      return 'ok';
-    case '/reasoning':
-      if (argument !== 'on' && argument !== 'off') out('usage: /reasoning on|off');
-      else out(style.dim(`reasoning display ${argument}`));
-      return 'ok';
-    case '/model':
-      if (!argument) {
-        out(
-          `${options.route.api} · ${options.route.provider} · ${options.route.model} · ${options.route.baseUrl ?? '(default URL)'}`,
-        );
-        return 'ok';
-      }
-      out(style.dim(`model switched to ${argument}`));
-      return { ...options, route: { ...options.route, model: argument } };
-    case '/sessions': {
-      const sessions = await context.store().listSessions({ limit: 10 });
-      for (const session of sessions) {
-        const marker = session.id === options.sessionId ? '*' : ' ';
-        out(
-          `${marker} ${session.id}  ${formatTime(session.updatedAt)}  ${session.messageCount} msgs  ${session.title ?? ''}`,
-        );
-      }
-      return 'ok';
-    }
-    case '/branch': {
-      const store = context.store();
-      const title = argument || (await nextBranchTitle(store, options.sessionId));
-      const child = await store.forkSession(options.sessionId, { title });
-      out(`Branched to ${child.title ?? child.id} (${child.id}); now continuing there.`);
-      return { ...options, sessionId: child.id };
-    }
-    case '/compress': {
-      const { compressSession } = await import('../runtime/compaction-run.js');
-      const outcome = await compressSession(options, (text: string) => out(style.dim(text)));
-      if (outcome.childSessionId) return { ...options, sessionId: outcome.childSessionId };
-      return 'ok';
-    }
-    default:
-      out(`unknown command ${command}; /help lists the commands`);
-      return 'ok';
+/** Prints the last exchanges of a session (user text and answers, tool calls as one line). */
+async function showRecentTurns(context: CliContext, sessionId: string, style: ReturnType<typeof styles>) {
+  const messages = await context.store().listMessages(sessionId);
+  const userIndexes = messages.flatMap((message, index) => (message.role === 'user' ? [index] : []));
+  const from = userIndexes.at(-RECENT_TURNS) ?? messages.length;
+  if (from > 0 && from < messages.length) process.stdout.write(style.dim('…\n'));
+  for (const message of messages.slice(from)) {
+    const line = recentLine(message);
+    if (line)
+      process.stdout.write(message.role === 'user' ? `${style.bold('you> ')}${line}\n` : style.dim(`${line}\n`));
   }
 }
 
-async function askApproval(
-  ask: LineReader,
-  name: string,
-  args: Record<string, unknown>,
-  preview: ToolPreview,
-): Promise<boolean> {
-  // A file change shows its unified diff, then asks about its summary line.
-  if (preview.diff) process.stdout.write(styleDiff(preview.diff, styles(useColor(process.stdout))));
-  const question = preview.diff ? `${name}: ${preview.summary}` : `${name} ${JSON.stringify(args)}`;
-  const answer = await ask(`allow ${question}? [y/N] `);
-  return /^y(es)?$/i.test((answer ?? '').trim());
-}
-
-/** Prompts and resolves with the next line, or null once input ended. */
-type LineReader = (prompt: string) => Promise<string | null>;
-
-/**
- * Lines are queued as they arrive, so piped input (a script feeding several lines at once) loses
- * none while a turn is running; a TTY gets readline's prompt and line editing.
- */
-function lineReader(readline: Interface): LineReader {
-  const queued: string[] = [];
-  const waiting: ((line: string | null) => void)[] = [];
-  let closed = false;
-  readline.on('line', (line) => {
-    const waiter = waiting.shift();
-    if (waiter) waiter(line);
-    else queued.push(line);
-  });
-  readline.on('close', () => {
-    closed = true;
-    for (const waiter of waiting.splice(0)) waiter(null);
-  });
-  return (prompt) => {
-    // prompt() on a closed readline throws ERR_USE_AFTER_CLOSE on Node 24 (20 and 22 ignore it):
-    // once piped input has ended, the lines still queued get their prompt written directly.
-    if (closed) process.stdout.write(prompt);
-    else {
-      readline.setPrompt(prompt);
-      readline.prompt();
-    }
-    const line = queued.shift();
-    if (line !== undefined) {
-      if (!process.stdin.isTTY) process.stdout.write(`${line}\n`);
-      return Promise.resolve(line);
-    }
-    if (closed) return Promise.resolve(null);
-    return new Promise((resolve) => waiting.push(resolve));
-  };
+function recentLine(message: Message): string | null {
+  const text = typeof message.content === 'string' ? message.content : '';
+  const clip = (value: string) => (value.length > 400 ? `${value.slice(0, 400)}…` : value);
+  if (message.role === 'user') return clip(text);
+  if (message.role === 'assistant') {
+    const calls = (message.tool_calls ?? []).map((call) => `→ ${call.function.name}`).join(' ');
+    return clip([text.trim(), calls].filter(Boolean).join(' ')) || null;
+  }
+  return null;
 }

@@ -30,7 +30,9 @@ describe('interactive hermes chat (issue 4 item 4)', () => {
     expect(run.stdout).toContain('chat_completions · deepseek · deepseek-v4-flash');
     expect(run.stdout).toMatch(/Branched to side quest \(\d{8}-\d{6}-[0-9a-z]{6}\)/);
     expect(run.stdout).toContain('--- /dev/null\n+++ b/out.txt\n@@ -0,0 +1,1 @@\n+hi\n\\ No newline at end of file\n');
-    expect(run.stdout).toContain('allow write_file: write out.txt (new file, 1 line)? [y/N]');
+    expect(run.stdout).toContain(
+      'allow write_file: write out.txt (new file, 1 line)? [y]es / [N]o / [a]lways for this session',
+    );
     expect(run.stdout).toContain('write_file was not approved by the user');
     expect(run.stdout).toContain('unknown command /nope');
     const sessions = parseJson<

@@ -1,0 +1,137 @@
+import { createInterface, type Key } from 'node:readline';
+
+/** Reads one message per prompt; null once input has ended (Ctrl-D, end of piped input, double Ctrl-C). */
+export interface ChatInput {
+  /** Prompts and resolves with the next message (several lines when pasted or continued). */
+  ask(prompt: string): Promise<string | null>;
+  close(): void;
+}
+
+/** Options of {@link createChatInput}. */
+export interface ChatInputOptions {
+  /** Words Tab completes at the start of the line (slash commands). */
+  completions: () => readonly string[];
+  /** Ctrl-C: returns true when it interrupted something (a running turn); otherwise the prompt handles it. */
+  onInterrupt: () => boolean;
+  /** Where hints go (stdout). */
+  out: NodeJS.WriteStream;
+}
+
+/** Bracketed paste on/off (xterm; invisible to terminals that do not support it). */
+const PASTE_ON = '\x1b[?2004h';
+const PASTE_OFF = '\x1b[?2004l';
+/** Prompt of a continuation line. */
+const CONTINUATION = '... ';
+
+/**
+ * The interactive input: readline line editing and history; Tab completes slash commands; a
+ * bracketed paste (several lines) is one message; a line ending in `\` or Alt+Enter continues the
+ * message on the next line; Ctrl-C at the prompt clears it and asks for a second Ctrl-C to leave.
+ * Piped input queues its lines so none is lost while a turn runs.
+ */
+export function createChatInput(options: ChatInputOptions): ChatInput {
+  const tty = Boolean(process.stdin.isTTY);
+  const readline = createInterface({
+    input: process.stdin,
+    output: options.out,
+    terminal: tty,
+    completer: (line: string) => {
+      if (!line.startsWith('/') || line.includes(' ')) return [[], line];
+      const hits = options.completions().filter((word) => word.startsWith(line));
+      return [hits, line];
+    },
+  });
+  const queued: string[] = [];
+  const waiting: ((line: string | null) => void)[] = [];
+  let closed = false;
+  let pasting = false;
+  let interruptArmed = false;
+  /** Lines of the message being typed (paste, `\` or Alt+Enter continuations). */
+  let partial: string[] = [];
+
+  const deliver = (message: string) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter(message);
+    else queued.push(message);
+  };
+  readline.on('line', (line) => {
+    interruptArmed = false;
+    if (pasting) {
+      partial.push(line);
+      return;
+    }
+    if (line.endsWith('\\')) {
+      partial.push(line.slice(0, -1));
+      if (tty) promptWith(CONTINUATION);
+      return;
+    }
+    const message = [...partial, line].join('\n');
+    partial = [];
+    deliver(message);
+  });
+  readline.on('close', () => {
+    closed = true;
+    if (tty) options.out.write(PASTE_OFF);
+    for (const waiter of waiting.splice(0)) waiter(null);
+  });
+  readline.on('SIGINT', () => {
+    if (options.onInterrupt()) return;
+    if (interruptArmed) {
+      options.out.write('\n');
+      readline.close();
+      return;
+    }
+    interruptArmed = true;
+    partial = [];
+    clearLine();
+    options.out.write('\n(press Ctrl-C again to exit, or Ctrl-D)\n');
+    promptWith(currentPrompt);
+  });
+  if (tty) {
+    options.out.write(PASTE_ON);
+    // Runs before readline's own handler, so the paste markers are seen before the pasted lines.
+    process.stdin.prependListener('keypress', (_text: string | undefined, key: Key | undefined) => {
+      if (key?.name === 'paste-start') pasting = true;
+      else if (key?.name === 'paste-end') pasting = false;
+      else if (key?.meta && key.name === 'return') {
+        // Alt+Enter: the line so far becomes one line of the message; typing continues below.
+        partial.push(readline.line);
+        clearLine();
+        options.out.write('\n');
+        promptWith(CONTINUATION);
+      } else if (key?.name !== undefined && !(key.ctrl && key.name === 'c')) interruptArmed = false;
+    });
+  }
+
+  let currentPrompt = '';
+  /** Empties readline's edit buffer (End, then Ctrl-U: delete to the start of the line). */
+  function clearLine(): void {
+    if (!readline.line) return;
+    readline.write(null, { ctrl: true, name: 'e' });
+    readline.write(null, { ctrl: true, name: 'u' });
+  }
+  function promptWith(prompt: string): void {
+    readline.setPrompt(prompt);
+    readline.prompt(true);
+  }
+
+  return {
+    ask(prompt) {
+      currentPrompt = prompt;
+      // prompt() on a closed readline throws ERR_USE_AFTER_CLOSE on Node 24 (20 and 22 ignore it):
+      // once piped input has ended, the lines still queued get their prompt written directly.
+      if (closed) options.out.write(prompt);
+      else promptWith(prompt);
+      const message = queued.shift();
+      if (message !== undefined) {
+        if (!tty) options.out.write(`${message}\n`);
+        return Promise.resolve(message);
+      }
+      if (closed) return Promise.resolve(null);
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+    close() {
+      readline.close();
+    },
+  };
+}

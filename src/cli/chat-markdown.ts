@@ -1,0 +1,67 @@
+import { Marked } from 'marked';
+import { markedTerminal } from 'marked-terminal';
+
+/** A streaming markdown writer: `write` text deltas, `end` when the message is complete. */
+export interface MarkdownStream {
+  write(text: string): void;
+  end(): void;
+}
+
+let terminalMarked: Marked | null = null;
+
+/** Renders markdown for a terminal with marked + marked-terminal (headings, emphasis, lists, code). */
+export function renderMarkdown(text: string, width: number): string {
+  terminalMarked ??= new Marked(markedTerminal({ width, reflowText: false, tab: 2 }));
+  return terminalMarked.parse(text, { async: false });
+}
+
+/**
+ * Streams answer text as markdown: complete blocks (ended by a blank line outside a code fence)
+ * are rendered as soon as they arrive, the rest when the message ends. Rendered output is written
+ * to `out`; nothing is held back after `end`.
+ */
+export function markdownStream(out: NodeJS.WritableStream, width: number): MarkdownStream {
+  let pending = '';
+  const flush = (text: string) => {
+    if (!text.trim()) return;
+    out.write(renderMarkdown(labelFences(text), width).replace(/\n+$/, '\n\n'));
+  };
+  return {
+    write(text) {
+      pending += text;
+      const boundary = completeBlocksEnd(pending);
+      if (boundary > 0) {
+        flush(pending.slice(0, boundary));
+        pending = pending.slice(boundary);
+      }
+    },
+    end() {
+      flush(pending);
+      pending = '';
+    },
+  };
+}
+
+/** The end of the last blank-line boundary that lies outside a fenced code block, or 0. */
+function completeBlocksEnd(text: string): number {
+  let end = 0;
+  let inFence = false;
+  let offset = 0;
+  for (const line of text.split('\n')) {
+    const lineEnd = offset + line.length + 1;
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    else if (!inFence && line.trim() === '' && lineEnd <= text.length && offset > 0) end = lineEnd;
+    offset = lineEnd;
+  }
+  return end;
+}
+
+/** Puts the language of each fenced block on a line above it (`── ts ──`). */
+function labelFences(text: string): string {
+  return text.replace(
+    /^([ \t]*)(```|~~~)([\w+#.-]+)[^\n]*\n/gm,
+    (fence, indent: string, mark: string, lang: string) => {
+      return `${indent}*${lang}*\n\n${fence}`;
+    },
+  );
+}

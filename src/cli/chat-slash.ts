@@ -1,0 +1,197 @@
+import { HermesError } from '../core/errors.js';
+import type { AgentTurnOptions } from '../runtime/agent-turn.js';
+import type { SessionRecord } from '../storage/session-store.js';
+import { nextBranchTitle } from '../storage/session-branch-title.js';
+import { BUILTIN_TOOLS } from '../tools/tool-registry.js';
+import type { CliContext } from './cli-context.js';
+import { formatTime, type styles } from './cli-output.js';
+import { openRoute } from './cli-route.js';
+import { getProvider } from '../providers/provider-registry.js';
+import { EMULATOR_PREFIX } from '../runtime/runtime-route.js';
+import { parseModelChoice } from './model-spec.js';
+import { usageLine, type UsageTotals } from './chat-usage.js';
+
+/** Turn options the interactive loop carries between turns. */
+export type TurnOptions = Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'>;
+
+/** Slash commands, shown by /help and completed by Tab. */
+export const SLASH_COMMANDS = [
+  '/help',
+  '/model',
+  '/new',
+  '/resume',
+  '/retry',
+  '/sessions',
+  '/tools',
+  '/usage',
+  '/reasoning',
+  '/branch',
+  '/compress',
+  '/exit',
+];
+
+const HELP = `Commands:
+  /help                   this list
+  /model [ID|PROVIDER:ID] show the route, switch the model id, or switch provider and model
+  /new                    start a new session
+  /resume [ID|title]      switch to a stored session (no argument: list recent ones)
+  /retry                  send the last message again (an unanswered one is not stored twice)
+  /sessions               recent sessions
+  /tools                  the tools the model can call
+  /usage                  tokens and cost of this run
+  /reasoning on|off       show reasoning text, or collapse it to one line
+  /branch [title]         copy this session into a new one and continue there
+  /compress               summarise the middle of the session to free context
+  /exit                   leave (Ctrl-D works too)
+Input: Enter sends; a line ending in \\ or Alt+Enter continues on a new line; a paste is one message.
+Tab completes commands. Ctrl-C interrupts the current turn; at the prompt, press it twice to leave.`;
+
+/** What the loop shares with the slash commands. */
+export interface SlashState {
+  options: TurnOptions;
+  context: CliContext;
+  style: ReturnType<typeof styles>;
+  totals: UsageTotals;
+  /** Closes routes opened by /model PROVIDER:… when the chat ends. */
+  closers: (() => Promise<void>)[];
+  /** Shows the last turns of a session (after /resume). */
+  showRecent: (sessionId: string) => Promise<void>;
+}
+
+/** Outcome: leave, nothing changed, resend the last message, or new turn options. */
+export type SlashOutcome = 'exit' | 'ok' | 'retry' | TurnOptions;
+
+/** Runs one slash command. */
+export async function runSlashCommand(line: string, state: SlashState): Promise<SlashOutcome> {
+  const [command, ...rest] = line.split(/\s+/);
+  const argument = rest.join(' ').trim();
+  const { options, context, style } = state;
+  const out = (text: string) => process.stdout.write(`${text}\n`);
+  switch (command) {
+    case '/exit':
+    case '/quit':
+      return 'exit';
+    case '/help':
+      out(HELP);
+      return 'ok';
+    case '/reasoning':
+      if (argument !== 'on' && argument !== 'off') out('usage: /reasoning on|off');
+      else out(style.dim(`reasoning display ${argument}`));
+      return 'ok';
+    case '/model':
+      return switchModel(argument, state);
+    case '/retry':
+      return 'retry';
+    case '/usage':
+      out(`this run: ${state.totals.requests} requests · ${usageLine(state.totals)}`);
+      return 'ok';
+    case '/tools':
+      for (const tool of BUILTIN_TOOLS) {
+        const description = tool.definition.description.split('\n')[0] ?? '';
+        out(`${style.bold(tool.definition.name.padEnd(12))} ${description}`);
+      }
+      return 'ok';
+    case '/sessions':
+      await listSessions(context, options.sessionId, out);
+      return 'ok';
+    case '/new': {
+      const session = await context.store().createSession(sessionRouteOf(options));
+      out(style.dim(`new session ${session.id}`));
+      return { ...options, sessionId: session.id };
+    }
+    case '/resume': {
+      if (!argument) {
+        await listSessions(context, options.sessionId, out);
+        out(style.dim('resume one with /resume ID or /resume TITLE'));
+        return 'ok';
+      }
+      const session = await findSession(context, argument);
+      out(style.dim(`resumed ${session.id}${session.title ? ` (${session.title})` : ''}`));
+      await state.showRecent(session.id);
+      return { ...options, sessionId: session.id };
+    }
+    case '/branch': {
+      const store = context.store();
+      const title = argument || (await nextBranchTitle(store, options.sessionId));
+      const child = await store.forkSession(options.sessionId, { title });
+      out(`Branched to ${child.title ?? child.id} (${child.id}); now continuing there.`);
+      return { ...options, sessionId: child.id };
+    }
+    case '/compress': {
+      const { compressSession } = await import('../runtime/compaction-run.js');
+      const outcome = await compressSession(options, (text: string) => out(style.dim(text)));
+      if (outcome.childSessionId) return { ...options, sessionId: outcome.childSessionId };
+      return 'ok';
+    }
+    default:
+      out(`unknown command ${command}; /help lists the commands`);
+      return 'ok';
+  }
+}
+
+function sessionRouteOf(options: TurnOptions) {
+  return {
+    provider: options.sessionRoute?.provider ?? options.route.provider,
+    model: options.route.model,
+    baseUrl: options.sessionRoute ? null : (options.route.baseUrl ?? null),
+    api: options.route.api,
+  };
+}
+
+/**
+ * `/model`: no argument shows the route; `PROVIDER:MODEL` (or `PROVIDER` alone, its default
+ * model) opens a new route, key and all; anything else is a model id on the same provider.
+ */
+async function switchModel(argument: string, state: SlashState): Promise<SlashOutcome> {
+  const { options, style } = state;
+  const out = (text: string) => process.stdout.write(`${text}\n`);
+  if (!argument) {
+    const route = options.route;
+    out(`${route.api} · ${route.provider} · ${route.model} · ${route.baseUrl ?? '(default URL)'}`);
+    return 'ok';
+  }
+  const head = argument.split(':')[0] ?? '';
+  const namesProvider = argument.startsWith(EMULATOR_PREFIX) || getProvider(head) !== undefined;
+  if (!namesProvider) {
+    out(style.dim(`model switched to ${argument}`));
+    return { ...options, route: { ...options.route, model: argument } };
+  }
+  const choice = parseModelChoice(argument);
+  const silent = { write: () => true } as unknown as NodeJS.WritableStream;
+  const opened = await openRoute({ provider: choice.provider, model: choice.model }, state.context, null, silent);
+  state.closers.push(() => opened.close());
+  out(style.dim(`switched to ${opened.route.provider} · ${opened.route.model} (${opened.route.api})`));
+  return {
+    ...options,
+    route: opened.route,
+    apiKey: opened.apiKey,
+    fetch: opened.fetch,
+    sessionRoute: opened.sessionRoute,
+  };
+}
+
+async function listSessions(context: CliContext, currentId: string, out: (text: string) => void): Promise<void> {
+  const sessions = await context.store().listSessions({ limit: 10 });
+  for (const session of sessions) {
+    const marker = session.id === currentId ? '*' : ' ';
+    out(
+      `${marker} ${session.id}  ${formatTime(session.updatedAt)}  ${session.messageCount} msgs  ${session.title ?? ''}`,
+    );
+  }
+}
+
+/** A session by exact id, else by a title prefix that only one recent session has. */
+async function findSession(context: CliContext, text: string): Promise<SessionRecord> {
+  const store = context.store();
+  const byId = await store.getSession(text);
+  if (byId) return byId;
+  const wanted = text.toLowerCase();
+  const matches = (await store.listSessions({ limit: 500 })).filter((session) =>
+    (session.title ?? '').toLowerCase().startsWith(wanted),
+  );
+  if (matches.length === 1 && matches[0]) return matches[0];
+  if (matches.length > 1) {
+    throw new HermesError(`"${text}" matches ${matches.length} sessions: ${matches.map((s) => s.id).join(', ')}`);
+  }
+  throw new HermesError(`no session "${text}" (see /sessions)`);
+}
