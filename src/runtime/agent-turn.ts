@@ -184,13 +184,14 @@ async function requestOnce(
 ): Promise<{ message: AssistantMessage; usage: Usage | null; config: JsonObject; record: RequestRecordInput }> {
   let config = modelConfig;
   let learned = await loadRouteLearned(options.store, config, profile);
-  let stripAllThinking = false;
+  let retry: Recovery | null = null;
   for (let attempt = 1; ; attempt += 1) {
     const request = buildRequest(history, profile, learned, options);
-    const prepared: PreparedRequest =
-      stripAllThinking && hasPrepareWith(transport)
+    const built: PreparedRequest =
+      retry?.stripAllThinking && hasPrepareWith(transport)
         ? transport.prepareWith(request, { stripAllThinking: true })
         : transport.prepare(request);
+    const prepared: PreparedRequest = retry?.rewriteBody ? { ...built, body: retry.rewriteBody(built.body) } : built;
     const decisions = recentDecisions(prepared, history);
     logRequest(options.logger, options.sessionId, options.route, prepared, attempt, decisions);
     options.onEvent?.({ type: 'request-sent', routeKey: prepared.routeKey, attempt });
@@ -221,11 +222,12 @@ async function requestOnce(
     if (!recovery) throw decorate(error, attempt);
     config = recovery.config;
     learned = learnedFrom(config, recovery.rejected, profile);
-    stripAllThinking = recovery.stripAllThinking;
+    retry = recovery;
     options.logger.warn(
       {
         session: options.sessionId,
         routeKey: prepared.routeKey,
+        recovery: recovery.row,
         learned: recovery.learned.kind,
         fields: recovery.learned.fields,
       },

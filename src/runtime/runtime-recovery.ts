@@ -1,42 +1,228 @@
 import { ApiError, type HermesError } from '../core/errors.js';
-import type { JsonObject, JsonValue } from '../core/json.js';
-import {
-  ANTHROPIC_REJECTED_THINKING_KEY,
-  fingerprintSignedBlocks,
-  isThinkingSignatureError,
-  readRejectedThinking,
-  withRejectedThinking,
-} from '../replay/anthropic-signature-memory.js';
+import type { JsonObject } from '../core/json.js';
+import type { WireApi } from '../core/origin.js';
+import { fingerprintSignedBlocks, isThinkingSignatureError } from '../replay/anthropic-signature-memory.js';
+import { isBedrockRedactedRejection, stripBedrockRedactedReasoning } from '../replay/bedrock-converse-self-heal.js';
+import { classifyFieldRejection } from '../replay/replay-field-rejection.js';
 import { relaySignatureFingerprints } from '../replay/replay-relay-signature.js';
 import type { Carrier, RouteProfile } from '../replay/replay-route-profile.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { PreparedRequest } from '../transports/shared/transport.js';
 import { isInvalidEncryptedContentError } from '../transports/responses/responses-errors.js';
 import { errorBodyOf } from './runtime-errors.js';
-import { fieldsToLearn, persistVerdict } from './runtime-verdicts.js';
-
-/** model_config key listing route keys whose encrypted Responses reasoning is no longer replayed (SPEC §12). */
-export const ENCRYPTED_REPLAY_OFF_KEY = 'responses_encrypted_replay_off';
+import {
+  encryptedReplayOffRoutes,
+  persistEncryptedReplayOff,
+  persistRejectedThinking,
+  persistVerdict,
+  rememberedThinkingFingerprints,
+} from './runtime-route-memory.js';
 
 /** What one failed request teaches before its single retry. */
 export interface Recovery {
+  /** The {@link RecoveryRow.name} that recovered. */
+  row: string;
   /** The session model config after persisting what was learned. */
   config: JsonObject;
   /** Carriers to stop sending (chat-completions verdicts). */
   rejected: Carrier[];
   /** Strip every thinking block from the retry only (nothing fingerprintable, SPEC §9.4). */
   stripAllThinking: boolean;
+  /** Rewrites the retry's prepared body (Bedrock redacted-content self-heal, SPEC §10); nothing persisted. */
+  rewriteBody?: (body: JsonObject) => JsonObject;
   /** WARNING line for the logs. */
   log: string;
   /** Structured fields for the log line and the renderer. */
-  learned: { kind: 'verdict' | 'thinking-fingerprints' | 'strip-thinking' | 'encrypted-replay-off'; fields: string[] };
+  learned: {
+    kind: 'verdict' | 'thinking-fingerprints' | 'strip-thinking' | 'encrypted-replay-off' | 'redacted-stripped';
+    fields: string[];
+  };
+}
+
+/** Everything a recovery row sees about the failed request. */
+export interface RecoveryContext {
+  /** The provider's error text (the body, else the message). */
+  body: string;
+  /** HTTP status of the 4xx. */
+  status: number;
+  prepared: PreparedRequest;
+  profile: RouteProfile;
+  store: SessionStore;
+  sessionId: string;
+  /** The session model_config before this recovery. */
+  config: JsonObject;
+  /** Carriers already rejected on this route. */
+  rejected: readonly Carrier[];
 }
 
 /**
- * Decides whether a 4xx can be fixed by one retry and persists what it teaches: unknown-field
- * verdicts on chat-completions (SPEC §13), rejected Anthropic signatures (SPEC §9.4), and the
- * Responses `invalid_encrypted_content` kill switch (SPEC §12). Null means: surface the error.
+ * One recovery: `classify` says whether a 4xx is this row's (cheap, no I/O); `learn` persists
+ * what it teaches through runtime-route-memory.ts and says how to retry, or returns null to
+ * surface the error (nothing new to learn prevents loops).
  */
+export interface RecoveryRow {
+  /** Short name, logged with the WARN line. */
+  name: string;
+  classify(context: RecoveryContext): boolean;
+  learn(context: RecoveryContext): Promise<Omit<Recovery, 'row'> | null>;
+}
+
+/**
+ * SPEC §13.1–§13.3: unknown-field verdicts on chat-completions. Never `reasoning_content` on a
+ * must-echo route (the same must-echo answer the request was built with: a user route row,
+ * SPEC §23.4, may declare or deny it), and only fields not already known.
+ */
+export function fieldsToLearn(
+  profile: RouteProfile,
+  errorBody: string,
+  carriersSent: readonly Carrier[],
+  alreadyRejected: readonly Carrier[],
+): Carrier[] {
+  if (profile.route.api !== 'chat_completions') return [];
+  const mustEcho = profile.mustEchoFamily !== null;
+  const named = classifyFieldRejection(errorBody, carriersSent, { mustEcho });
+  return named.filter((field) => !alreadyRejected.includes(field) && !(mustEcho && field === 'reasoning_content'));
+}
+
+const FIELD_VERDICT: RecoveryRow = {
+  name: 'field-verdict',
+  classify: (c) => fieldsToLearn(c.profile, c.body, c.prepared.carriersSent, c.rejected).length > 0,
+  async learn(c) {
+    const fields = fieldsToLearn(c.profile, c.body, c.prepared.carriersSent, c.rejected);
+    const config = await persistVerdict(c.store, c.sessionId, c.config, c.profile, fields, c.body);
+    return {
+      config,
+      rejected: [...new Set([...c.rejected, ...fields])],
+      stripAllThinking: false,
+      log: `learned verdict: ${c.prepared.routeKey} rejects reasoning fields ${fields.join(', ')}; retrying once without them`,
+      learned: { kind: 'verdict', fields },
+    };
+  },
+};
+
+/**
+ * SPEC §24.8: a chat-completions route relaying Anthropic (it was sent `reasoning_details`)
+ * answering that a thinking signature is invalid: fingerprint the entries sent, persist them in
+ * the session and retry once without them. Nothing new to fingerprint: surface the error.
+ */
+const RELAY_SIGNATURE: RecoveryRow = {
+  name: 'relay-signature',
+  classify: (c) => c.prepared.carriersSent.includes('reasoning_details') && isThinkingSignatureError(c.body),
+  async learn(c) {
+    const known = rememberedThinkingFingerprints(c.config);
+    const fingerprints = relaySignatureFingerprints(c.prepared.body).filter((print) => !known.has(print));
+    if (!fingerprints.length) return null;
+    return {
+      config: await persistRejectedThinking(c.store, c.sessionId, c.config, fingerprints),
+      rejected: [...c.rejected],
+      stripAllThinking: false,
+      log: `thinking signature rejected on ${c.prepared.routeKey}: remembered ${fingerprints.length} reasoning_details fingerprint(s); retrying once without them`,
+      learned: { kind: 'thinking-fingerprints', fields: fingerprints.map((print) => print.slice(0, 12)) },
+    };
+  },
+};
+
+/**
+ * SPEC §9.4: a rejected Anthropic signature on a signed-replay route. The signed blocks sent are
+ * fingerprinted and remembered; with nothing fingerprintable the retry alone drops all thinking.
+ */
+const ANTHROPIC_SIGNATURE: RecoveryRow = {
+  name: 'anthropic-signature',
+  classify: (c) => isThinkingSignatureError(c.body),
+  async learn(c) {
+    if (!c.profile.anthropic.signedReplay) return null;
+    const known = rememberedThinkingFingerprints(c.config);
+    const fingerprints = fingerprintSignedBlocks(c.prepared.body).filter((print) => !known.has(print));
+    if (!fingerprints.length) {
+      return {
+        config: c.config,
+        rejected: [...c.rejected],
+        stripAllThinking: true,
+        log: `thinking signature rejected on ${c.prepared.routeKey} and nothing to fingerprint; retrying once without thinking`,
+        learned: { kind: 'strip-thinking', fields: [] },
+      };
+    }
+    return {
+      config: await persistRejectedThinking(c.store, c.sessionId, c.config, fingerprints),
+      rejected: [...c.rejected],
+      stripAllThinking: false,
+      log: `thinking signature rejected on ${c.prepared.routeKey}: remembered ${fingerprints.length} block fingerprint(s); retrying once without them`,
+      learned: { kind: 'thinking-fingerprints', fields: fingerprints.map((print) => print.slice(0, 12)) },
+    };
+  },
+};
+
+/** SPEC §12: `invalid_encrypted_content` turns encrypted reasoning replay off for the route key in this session. */
+const ENCRYPTED_REPLAY_OFF: RecoveryRow = {
+  name: 'encrypted-replay-off',
+  classify: (c) => isInvalidEncryptedContentError(c.body),
+  async learn(c) {
+    if (encryptedReplayOffRoutes(c.config).includes(c.prepared.routeKey)) return null;
+    return {
+      config: await persistEncryptedReplayOff(c.store, c.sessionId, c.config, c.prepared.routeKey),
+      rejected: [...c.rejected],
+      stripAllThinking: false,
+      log: `encrypted reasoning rejected on ${c.prepared.routeKey} (invalid_encrypted_content): no longer replaying encrypted reasoning on this route for this session; retrying once`,
+      learned: { kind: 'encrypted-replay-off', fields: ['encrypted_content'] },
+    };
+  },
+};
+
+/** The provider message of a Bedrock error body (`{"message": …}`), else the text itself. */
+function bedrockMessageOf(body: string): string {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const message = (parsed as { message?: unknown } | null)?.message;
+    return typeof message === 'string' ? message : body;
+  } catch {
+    return body;
+  }
+}
+
+/**
+ * SPEC §10 self-heal: a Converse `ValidationException` (HTTP 400) about redacted or encrypted
+ * content. The retry drops every redacted block, drops assistant turns left empty and merges the
+ * user turns that become adjacent; nothing is persisted (the next request tries the blobs again).
+ */
+const BEDROCK_REDACTED: RecoveryRow = {
+  name: 'bedrock-redacted',
+  classify: (c) =>
+    c.status === 400 &&
+    c.prepared.body['messages'] !== undefined &&
+    isBedrockRedactedRejection(undefined, bedrockMessageOf(c.body)),
+  async learn(c) {
+    const heal = stripBedrockRedactedReasoning(c.prepared.body);
+    if (heal.removedBlocks === 0) return null;
+    return {
+      config: c.config,
+      rejected: [...c.rejected],
+      stripAllThinking: false,
+      rewriteBody: (body) => stripBedrockRedactedReasoning(body).body,
+      log: `Bedrock refused redacted reasoning on ${c.prepared.routeKey}; retrying once without ${heal.removedBlocks} redacted block(s)`,
+      learned: { kind: 'redacted-stripped', fields: ['redactedContent'] },
+    };
+  },
+};
+
+/**
+ * The recoveries, keyed by wire API. For a 4xx, the rows of the route's API are tried in order;
+ * the first whose `classify` is true decides (its `learn` returning null surfaces the error).
+ * Each recovery retries once; the runtime logs one WARN line and emits one event for it.
+ *
+ * To add a recovery: write a {@link RecoveryRow} above (`classify` pure and cheap; `learn`
+ * persists only through runtime-route-memory.ts and returns null when there is nothing new to
+ * learn, so a retry never loops), cite its SPEC § in its comment, add it to its API's list
+ * here, and prove it with an e2e test against the API's emulator.
+ */
+export const RECOVERIES: Readonly<Record<WireApi, readonly RecoveryRow[]>> = {
+  chat_completions: [FIELD_VERDICT, RELAY_SIGNATURE],
+  anthropic_messages: [ANTHROPIC_SIGNATURE],
+  codex_responses: [ENCRYPTED_REPLAY_OFF],
+  bedrock_converse: [BEDROCK_REDACTED],
+  gemini: [],
+};
+
+/** Decides whether a 4xx can be fixed by one retry (see {@link RECOVERIES}). Null means: surface the error. */
 export async function recoverFromError(
   error: HermesError,
   prepared: PreparedRequest,
@@ -49,92 +235,9 @@ export async function recoverFromError(
   },
 ): Promise<Recovery | null> {
   if (!(error instanceof ApiError) || error.status < 400 || error.status >= 500) return null;
-  const body = errorBodyOf(error);
-  const route = profile.route;
-  if (route.api === 'chat_completions') {
-    const fields = fieldsToLearn(profile, body, prepared.carriersSent, state.rejected);
-    if (!fields.length) return relaySignatureRecovery(body, prepared, state);
-    const config = await persistVerdict(state.store, state.sessionId, state.config, profile, fields, body);
-    return {
-      config,
-      rejected: [...new Set([...state.rejected, ...fields])],
-      stripAllThinking: false,
-      log: `learned verdict: ${prepared.routeKey} rejects reasoning fields ${fields.join(', ')}; retrying once without them`,
-      learned: { kind: 'verdict', fields },
-    };
-  }
-  if (route.api === 'anthropic_messages' && isThinkingSignatureError(body)) {
-    if (!profile.anthropic.signedReplay) return null;
-    const known = new Set(readRejectedThinking(state.config));
-    const fingerprints = fingerprintSignedBlocks(prepared.body).filter((fingerprint) => !known.has(fingerprint));
-    if (!fingerprints.length) {
-      // Nothing fingerprintable: strip all thinking from this retry only; persist nothing.
-      return {
-        config: state.config,
-        rejected: [...state.rejected],
-        stripAllThinking: true,
-        log: `thinking signature rejected on ${prepared.routeKey} and nothing to fingerprint; retrying once without thinking`,
-        learned: { kind: 'strip-thinking', fields: [] },
-      };
-    }
-    const next = withRejectedThinking(state.config, fingerprints);
-    const config = await state.store.patchModelConfig(state.sessionId, {
-      [ANTHROPIC_REJECTED_THINKING_KEY]: next[ANTHROPIC_REJECTED_THINKING_KEY] as JsonValue,
-    });
-    return {
-      config,
-      rejected: [...state.rejected],
-      stripAllThinking: false,
-      log: `thinking signature rejected on ${prepared.routeKey}: remembered ${fingerprints.length} block fingerprint(s); retrying once without them`,
-      learned: { kind: 'thinking-fingerprints', fields: fingerprints.map((fingerprint) => fingerprint.slice(0, 12)) },
-    };
-  }
-  if (route.api === 'codex_responses' && isInvalidEncryptedContentError(body)) {
-    const off = encryptedReplayOffRoutes(state.config);
-    if (off.includes(prepared.routeKey)) return null;
-    const config = await state.store.patchModelConfig(state.sessionId, {
-      [ENCRYPTED_REPLAY_OFF_KEY]: [...off, prepared.routeKey].sort(),
-    });
-    return {
-      config,
-      rejected: [...state.rejected],
-      stripAllThinking: false,
-      log: `encrypted reasoning rejected on ${prepared.routeKey} (invalid_encrypted_content): no longer replaying encrypted reasoning on this route for this session; retrying once`,
-      learned: { kind: 'encrypted-replay-off', fields: ['encrypted_content'] },
-    };
-  }
-  return null;
-}
-
-/**
- * SPEC §24.8: a chat-completions route relaying Anthropic (it was sent `reasoning_details`)
- * answering that a thinking signature is invalid: fingerprint the entries sent, persist them in
- * the session and retry once without them. Nothing new to fingerprint: surface the error.
- */
-async function relaySignatureRecovery(
-  body: string,
-  prepared: PreparedRequest,
-  state: { store: SessionStore; sessionId: string; config: JsonObject; rejected: readonly Carrier[] },
-): Promise<Recovery | null> {
-  if (!prepared.carriersSent.includes('reasoning_details') || !isThinkingSignatureError(body)) return null;
-  const known = new Set(readRejectedThinking(state.config));
-  const fingerprints = relaySignatureFingerprints(prepared.body).filter((fingerprint) => !known.has(fingerprint));
-  if (!fingerprints.length) return null;
-  const next = withRejectedThinking(state.config, fingerprints);
-  const config = await state.store.patchModelConfig(state.sessionId, {
-    [ANTHROPIC_REJECTED_THINKING_KEY]: next[ANTHROPIC_REJECTED_THINKING_KEY] as JsonValue,
-  });
-  return {
-    config,
-    rejected: [...state.rejected],
-    stripAllThinking: false,
-    log: `thinking signature rejected on ${prepared.routeKey}: remembered ${fingerprints.length} reasoning_details fingerprint(s); retrying once without them`,
-    learned: { kind: 'thinking-fingerprints', fields: fingerprints.map((fingerprint) => fingerprint.slice(0, 12)) },
-  };
-}
-
-/** Route keys whose encrypted reasoning replay is off in this session. */
-export function encryptedReplayOffRoutes(config: JsonObject): string[] {
-  const value = config[ENCRYPTED_REPLAY_OFF_KEY];
-  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
+  const context: RecoveryContext = { ...state, body: errorBodyOf(error), status: error.status, prepared, profile };
+  const row = (RECOVERIES[profile.route.api] ?? []).find((candidate) => candidate.classify(context));
+  if (!row) return null;
+  const recovery = await row.learn(context);
+  return recovery && { row: row.name, ...recovery };
 }

@@ -1,14 +1,35 @@
-import type { JsonObject } from '../core/json.js';
-import { readRejectedThinking } from '../replay/anthropic-signature-memory.js';
-import type { Carrier, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import {
+  ANTHROPIC_REJECTED_THINKING_KEY,
+  readRejectedThinking,
+  withRejectedThinking,
+} from '../replay/anthropic-signature-memory.js';
+import type { Carrier, RouteKey, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
+import { CARRIERS } from '../replay/replay-types.js';
 import type { SessionStore } from '../storage/session-store.js';
-import { encryptedReplayOffRoutes } from './runtime-recovery.js';
-import { loadRejectedCarriers } from './runtime-verdicts.js';
+
+/**
+ * Route memory: the one module that reads and writes what a session learned about a route, in
+ * the session's `model_config` and the store-wide verdict table (SPEC §9.4, §12, §13.3, §23.1,
+ * §24.8). Recoveries (runtime-recovery.ts) decide what to learn; they persist it through here.
+ *
+ * model_config keys:
+ * - {@link REJECTED_CARRIERS_KEY}: `[[provider, host, model, [fields]], …]` (SPEC §13.3), mirrored
+ *   store-wide by `recordVerdict` (SPEC §23.1);
+ * - `_anthropic_rejected_thinking`: fingerprints of rejected signed thinking (SPEC §9.4, §24.8);
+ * - {@link ENCRYPTED_REPLAY_OFF_KEY}: route keys whose encrypted Responses reasoning is no longer
+ *   replayed (SPEC §12 kill switch).
+ */
+
+/** The session model_config key holding learned verdicts (SPEC §13.3). */
+export const REJECTED_CARRIERS_KEY = 'reasoning_rejected_carriers';
+
+/** model_config key listing route keys whose encrypted Responses reasoning is no longer replayed (SPEC §12). */
+export const ENCRYPTED_REPLAY_OFF_KEY = 'responses_encrypted_replay_off';
 
 /**
  * What a session learned about a route, read from its `model_config` (verdicts, rejected
- * signature fingerprints, the Responses kill switch) and the store-wide verdict table
- * (SPEC §9.4, §12, §13.3, §23.1).
+ * signature fingerprints, the Responses kill switch) and the store-wide verdict table.
  */
 export async function loadRouteLearned(
   store: SessionStore,
@@ -22,11 +43,108 @@ export async function loadRouteLearned(
 export function learnedFrom(
   modelConfig: JsonObject,
   rejectedCarriers: readonly Carrier[],
-  profile: RouteProfile,
+  profile: Pick<RouteProfile, 'routeKey'>,
 ): RouteLearned {
   return {
     rejectedCarriers,
     rejectedThinkingFingerprints: readRejectedThinking(modelConfig),
     replayEncryptedReasoning: !encryptedReplayOffRoutes(modelConfig).includes(profile.routeKey),
   };
+}
+
+/**
+ * Reads the session-level verdicts for one route key from model_config: a list of
+ * `[provider, host, model, [fields]]`; malformed entries are skipped (SPEC §13.3 loading).
+ */
+export function sessionRejectedCarriers(modelConfig: JsonObject, key: RouteKey): Carrier[] {
+  const entries = modelConfig[REJECTED_CARRIERS_KEY];
+  if (!Array.isArray(entries)) return [];
+  const fields = new Set<Carrier>();
+  for (const entry of entries) {
+    if (!Array.isArray(entry) || entry.length !== 4 || !Array.isArray(entry[3])) continue;
+    const [provider, host, model, list] = entry as [JsonValue, JsonValue, JsonValue, JsonValue[]];
+    if (provider !== key.provider || host !== key.host || model !== key.model) continue;
+    for (const field of list) if (CARRIERS.includes(field as Carrier)) fields.add(field as Carrier);
+  }
+  return [...fields];
+}
+
+/** Union of session-level and store-wide verdicts for the route (SPEC §13.3, §23.1). */
+export async function loadRejectedCarriers(
+  store: SessionStore,
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key' | 'routeKey'>,
+): Promise<Carrier[]> {
+  const fields = new Set(sessionRejectedCarriers(modelConfig, profile.key));
+  const stored = await store.getVerdict(profile.routeKey);
+  for (const field of stored?.fields ?? []) if (CARRIERS.includes(field as Carrier)) fields.add(field as Carrier);
+  return CARRIERS.filter((carrier) => fields.has(carrier));
+}
+
+/**
+ * Persists a learned verdict: the session's model_config (merging patch of the whole list) and
+ * the store-wide verdict table.
+ */
+export async function persistVerdict(
+  store: SessionStore,
+  sessionId: string,
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key' | 'routeKey'>,
+  fields: readonly Carrier[],
+  errorText: string,
+): Promise<JsonObject> {
+  const { key } = profile;
+  const existing = Array.isArray(modelConfig[REJECTED_CARRIERS_KEY])
+    ? (modelConfig[REJECTED_CARRIERS_KEY] as JsonValue[])
+    : [];
+  const merged = new Set<string>([...sessionRejectedCarriers(modelConfig, key), ...fields]);
+  const others = existing.filter(
+    (entry) => !(Array.isArray(entry) && entry[0] === key.provider && entry[1] === key.host && entry[2] === key.model),
+  );
+  const list: JsonValue[] = [...others, [key.provider, key.host, key.model, [...merged].sort()]];
+  const config = await store.patchModelConfig(sessionId, { [REJECTED_CARRIERS_KEY]: list });
+  await store.recordVerdict({
+    routeKey: profile.routeKey,
+    provider: key.provider,
+    host: key.host,
+    model: key.model,
+    fields: [...merged].sort(),
+    errorText: errorText.slice(0, 2000),
+  });
+  return config;
+}
+
+/** Fingerprints of rejected signed thinking already remembered in the session (SPEC §9.4). */
+export function rememberedThinkingFingerprints(modelConfig: JsonObject): ReadonlySet<string> {
+  return new Set(readRejectedThinking(modelConfig));
+}
+
+/** Adds rejected-thinking fingerprints to the session (SPEC §9.4, §24.8); returns the new model_config. */
+export async function persistRejectedThinking(
+  store: SessionStore,
+  sessionId: string,
+  modelConfig: JsonObject,
+  fingerprints: readonly string[],
+): Promise<JsonObject> {
+  const next = withRejectedThinking(modelConfig, [...fingerprints]);
+  return store.patchModelConfig(sessionId, {
+    [ANTHROPIC_REJECTED_THINKING_KEY]: next[ANTHROPIC_REJECTED_THINKING_KEY] as JsonValue,
+  });
+}
+
+/** Route keys whose encrypted reasoning replay is off in this session (SPEC §12). */
+export function encryptedReplayOffRoutes(modelConfig: JsonObject): string[] {
+  const value = modelConfig[ENCRYPTED_REPLAY_OFF_KEY];
+  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
+}
+
+/** Turns encrypted reasoning replay off for one route key in the session (SPEC §12 kill switch). */
+export async function persistEncryptedReplayOff(
+  store: SessionStore,
+  sessionId: string,
+  modelConfig: JsonObject,
+  routeKey: string,
+): Promise<JsonObject> {
+  const off = encryptedReplayOffRoutes(modelConfig);
+  return store.patchModelConfig(sessionId, { [ENCRYPTED_REPLAY_OFF_KEY]: [...new Set([...off, routeKey])].sort() });
 }

@@ -6,7 +6,6 @@ import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@a
 import { EventStream } from '../../core/event-stream.js';
 import type { JsonObject } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
-import { isBedrockRedactedRejection, stripBedrockRedactedReasoning } from '../../replay/bedrock-converse-self-heal.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import {
   BedrockConverseStreamDecoder,
@@ -16,7 +15,7 @@ import {
 import type { BedrockConverseResponseBody } from './bedrock-converse-wire.js';
 import { prepareBedrockConverse } from './bedrock-converse-encode.js';
 import { bedrockRegionFor } from '../transport-prepare.js';
-import { bedrockErrorFrom, bedrockErrorMessage, bedrockErrorType } from './bedrock-converse-errors.js';
+import { bedrockErrorFrom } from './bedrock-converse-errors.js';
 
 /**
  * The Bedrock Converse transport: the only I/O for `bedrock_converse` (SPEC §10). Requests go
@@ -70,52 +69,31 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
     }
     const client = new BedrockRuntimeClient(config);
     const sendOptions = request.signal === undefined ? {} : { abortSignal: request.signal };
-    let body = prepared.body;
-    let healed = false;
+    // The SPEC §10 redacted-content self-heal is a runtime recovery (runtime-recovery.ts RECOVERIES).
+    let emitted = false;
     try {
-      for (;;) {
-        let emitted = false;
-        try {
-          const input = sdkInput(route.model, body);
-          if (request.stream === false) {
-            const response = await client.send(new ConverseCommand(input), sendOptions);
-            const turn = decodeBedrockConverseResponse(jsonFromSdk(response) as BedrockConverseResponseBody, route);
-            for (const event of eventsForDecodedTurn(turn)) stream.push(event);
-            return;
-          }
-          const response = await client.send(new ConverseStreamCommand(input), sendOptions);
-          const decoder = new BedrockConverseStreamDecoder(route);
-          for await (const event of response.stream ?? []) {
-            for (const decoded of decoder.push(streamEventFromSdk(event))) {
-              emitted = true;
-              stream.push(decoded);
-              if (decoded.type === 'error') return;
-            }
-          }
-          stream.end(decoder.end());
-          return;
-        } catch (error) {
-          const type = bedrockErrorType(error);
-          if (!healed && !emitted && isBedrockRedactedRejection(type, bedrockErrorMessage(error))) {
-            // SPEC §10 self-heal: strip redacted reasoning, drop turns left empty, resend once.
-            healed = true;
-            const heal = stripBedrockRedactedReasoning(body);
-            body = heal.body;
-            stream.push({
-              type: 'retry',
-              attempt: 2,
-              delayMs: 0,
-              reason: `Bedrock refused redacted reasoning; resending without ${heal.removedBlocks} redacted block(s)`,
-            });
-            continue;
-          }
-          stream.end({
-            type: 'error',
-            error: bedrockErrorFrom(error, { signal: request.signal, afterEvents: emitted, provider: route.provider }),
-          });
-          return;
+      const input = sdkInput(route.model, prepared.body);
+      if (request.stream === false) {
+        const response = await client.send(new ConverseCommand(input), sendOptions);
+        const turn = decodeBedrockConverseResponse(jsonFromSdk(response) as BedrockConverseResponseBody, route);
+        for (const event of eventsForDecodedTurn(turn)) stream.push(event);
+        return;
+      }
+      const response = await client.send(new ConverseStreamCommand(input), sendOptions);
+      const decoder = new BedrockConverseStreamDecoder(route);
+      for await (const event of response.stream ?? []) {
+        for (const decoded of decoder.push(streamEventFromSdk(event))) {
+          emitted = true;
+          stream.push(decoded);
+          if (decoded.type === 'error') return;
         }
       }
+      stream.end(decoder.end());
+    } catch (error) {
+      stream.end({
+        type: 'error',
+        error: bedrockErrorFrom(error, { signal: request.signal, afterEvents: emitted, provider: route.provider }),
+      });
     } finally {
       client.destroy();
     }

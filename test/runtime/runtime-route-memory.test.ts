@@ -2,12 +2,12 @@ import { describe, expect, test } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import type { Route } from '../../src/core/route.js';
 import { resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
+import { fieldsToLearn } from '../../src/runtime/runtime-recovery.js';
 import {
-  fieldsToLearn,
   loadRejectedCarriers,
   persistVerdict,
   sessionRejectedCarriers,
-} from '../../src/runtime/runtime-verdicts.js';
+} from '../../src/runtime/runtime-route-memory.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 
 const groq: Route = {
