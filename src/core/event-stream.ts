@@ -15,8 +15,14 @@ export class EventStream implements AsyncIterable<StreamEvent> {
   private readonly final: Promise<AssistantMessage>;
   private resolveFinal!: (message: AssistantMessage) => void;
   private rejectFinal!: (error: HermesError) => void;
+  private readonly filter: ((event: StreamEvent) => StreamEvent) | undefined;
 
-  constructor() {
+  /**
+   * @param options.filter applied to every event before it is delivered (transports redact
+   * secrets from errors and retry reasons here, the one exit of a transport).
+   */
+  constructor(options: { filter?: (event: StreamEvent) => StreamEvent } = {}) {
+    this.filter = options.filter;
     this.final = new Promise<AssistantMessage>((resolve, reject) => {
       this.resolveFinal = resolve;
       this.rejectFinal = reject;
@@ -32,12 +38,13 @@ export class EventStream implements AsyncIterable<StreamEvent> {
       this.end(event);
       return;
     }
-    this.deliver(event);
+    this.deliver(this.filter ? this.filter(event) : event);
   }
 
   /** Emits the terminal event and closes the stream. Only the first call counts. */
-  end(event: Extract<StreamEvent, { type: 'finish' | 'error' }>): void {
+  end(terminal: Extract<StreamEvent, { type: 'finish' | 'error' }>): void {
     if (this.done) return;
+    const event = this.filter ? (this.filter(terminal) as typeof terminal) : terminal;
     this.deliver(event);
     this.done = true;
     if (event.type === 'finish') this.resolveFinal(event.message);

@@ -12,6 +12,7 @@ import {
 } from './gateway-turn.js';
 import { holdSessionLease, type HeldSessionLease } from '../storage/session-lease-hold.js';
 import type { GatewayTurnContext } from './gateway-types.js';
+import { knownSecrets, redactError } from '../core/redact.js';
 
 /**
  * `POST /v1/chat/completions` (issue 10 item 2): picks the session (`X-Hermes-Session-Id`
@@ -139,7 +140,10 @@ export async function chatCompletionsResponse(
 
 /** An OpenAI error envelope response. */
 export function errorResponse(error: GatewayHttpError, headers: Record<string, string> = {}): Response {
-  return Response.json(error.body(), { status: error.status, headers });
+  return Response.json(redactError(error, knownSecrets(undefined, process.env)).body(), {
+    status: error.status,
+    headers,
+  });
 }
 
 /** The session to use: the one named (404 when unknown) or a new one holding the client's system prompt. */
@@ -280,7 +284,7 @@ function streamingResponse(
         .catch((error: unknown) => {
           // Once the stream started the status is already 200: the failure is an error event,
           // which the openai SDK raises as an APIError.
-          send(toHttpError(error).body());
+          send(redactError(toHttpError(error), knownSecrets(undefined, process.env)).body());
         })
         .finally(async () => {
           // Released before [DONE], so the client's next turn finds the session free anywhere.

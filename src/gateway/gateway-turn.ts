@@ -6,6 +6,7 @@ import type { HeldSessionLease } from '../storage/session-lease-hold.js';
 import { SessionBusyError, SessionLeaseLostError } from '../storage/session-lease.js';
 import { StorageError } from '../storage/storage-errors.js';
 import { GatewayHttpError } from './gateway-errors.js';
+import { knownSecrets, redactError } from '../core/redact.js';
 
 /**
  * Runs one gateway turn through `runAgentTurn` (which persists every message) and folds the
@@ -118,7 +119,8 @@ export async function runGatewayTurn(context: GatewayTurnContext, run: GatewayTu
       onEvent,
     });
   } catch (error) {
-    throw toHttpError(error);
+    // The gateway's exit for provider failures: the route's key and every credential shape redacted.
+    throw redactError(toHttpError(error), knownSecrets(context.route.apiKey, process.env));
   }
   // A retried turn that had already finished is answered from the store: no provider events.
   if (!contents.length && !reasonings.length && result.answer && !result.stoppedAtCap) {

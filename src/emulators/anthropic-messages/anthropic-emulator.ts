@@ -9,6 +9,8 @@
 import type { ServerResponse } from 'node:http';
 import { handleControlRequest } from '../shared/emulator-control-routes.js';
 import { invokeModelChunkFrame } from '../shared/emulator-event-stream.js';
+import { isHostileFault } from '../shared/emulator-hostile-faults.js';
+import { serveHostileFault, type HostileDialect } from '../shared/emulator-hostile.js';
 import { FaultQueue } from '../shared/emulator-faults.js';
 import { type EmulatorHttpRequest, sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
 import { parseJsonBody, type ReceivedRequest, receivedRequestFrom } from '../shared/emulator-request-log.js';
@@ -46,6 +48,8 @@ export interface AnthropicEmulator {
   requests: ReceivedRequest[];
   /** Queue "reject signatures" for the request with this 1-based number. */
   rejectSignaturesOnRequest(requestNumber: number): void;
+  /** Faults consumed one per model request (the hostile ones on the direct framing). */
+  faults: FaultQueue;
   close(): Promise<void>;
 }
 
@@ -101,6 +105,13 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
       if (!request.headers['anthropic-version']) return fail(400, 'anthropic-version: header is required');
     } else if (!String(request.headers.authorization ?? '').startsWith('AWS4-HMAC-SHA256 Credential=')) {
       return fail(403, 'Missing Authentication Token');
+    }
+    const fault = faults.take();
+    if (isHostileFault(fault) && framing === 'direct') {
+      void serveHostileFault(fault, request, response, ANTHROPIC_HOSTILE_DIALECT).then((status) => {
+        entry.status = status;
+      });
+      return;
     }
     const model = bedrock ? decodeURIComponent(bedrock[1] ?? '') : String((body as Block | undefined)?.['model'] ?? '');
     const checked = checkAnthropicRequest(body, {
@@ -181,6 +192,7 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
     port: server.port,
     requests,
     rejectSignaturesOnRequest: (requestNumber) => rejectOn.add(requestNumber),
+    faults,
     close: () => server.close(),
   };
 }
@@ -241,3 +253,30 @@ function streamEvents(
   events.push({ type: 'message_stop' });
   return events;
 }
+
+function anthropicFrame(payload: Record<string, unknown>): string {
+  return `event: ${String(payload['type'])}\ndata: ${JSON.stringify(payload)}\n\n`;
+}
+
+/** Anthropic Messages shapes of the hostile faults (WIRE.md §2). */
+const ANTHROPIC_HOSTILE_DIALECT: HostileDialect = {
+  preamble: () => [
+    anthropicFrame({
+      type: 'message_start',
+      message: {
+        id: 'msg_hostile',
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        model: 'claude-hostile',
+        stop_reason: null,
+        usage: { input_tokens: 1, output_tokens: 0 },
+      },
+    }),
+    anthropicFrame({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+  ],
+  deltaFrame: (text) => anthropicFrame({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }),
+  errorFrame: (message) => anthropicFrame({ type: 'error', error: { type: 'authentication_error', message } }),
+  malformedFrame: (text) => `event: content_block_delta\ndata: {not json ${text}\n\n`,
+  errorBody: (message) => ({ type: 'error', error: { type: 'authentication_error', message } }),
+};

@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { isJsonObject } from '../../core/json.js';
 import { handleControlRequest } from '../shared/emulator-control-routes.js';
 import type { Fault } from '../shared/emulator-faults.js';
-import { exceptionFrame } from '../shared/emulator-event-stream.js';
+import { eventFrame, exceptionFrame } from '../shared/emulator-event-stream.js';
+import { isHostileFault } from '../shared/emulator-hostile-faults.js';
+import { serveHostileFault, type HostileDialect } from '../shared/emulator-hostile.js';
 import { FaultQueue } from '../shared/emulator-faults.js';
 import type { EmulatorHttpRequest } from '../shared/emulator-http-server.js';
 import { sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
@@ -111,6 +113,10 @@ export async function startBedrockEmulator(options: BedrockEmulatorOptions = {})
       if (fault.retryAfterSeconds !== undefined) response.setHeader('retry-after', String(fault.retryAfterSeconds));
       return sendServiceError(response, fault.status, errorTypeForStatus(fault.status), text);
     }
+    if (isHostileFault(fault)) {
+      void serveHostileFault(fault, request, response, BEDROCK_HOSTILE_DIALECT);
+      return 200;
+    }
     if (!isJsonObject(body)) {
       return sendServiceError(
         response,
@@ -163,3 +169,13 @@ export async function startBedrockEmulator(options: BedrockEmulatorOptions = {})
   });
   return { baseUrl: server.origin, port: server.port, requests, faults, close: () => server.close() };
 }
+
+/** Bedrock ConverseStream shapes of the hostile faults (AWS event stream, WIRE.md §3.3). */
+const BEDROCK_HOSTILE_DIALECT: HostileDialect = {
+  streamContentType: 'application/vnd.amazon.eventstream',
+  preamble: () => [eventFrame('messageStart', { role: 'assistant' })],
+  deltaFrame: (text) => eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text } }),
+  errorFrame: (message) => exceptionFrame('validationException', message),
+  malformedFrame: (text) => Buffer.from(`not an event-stream frame ${text}`),
+  errorBody: (message) => ({ message }),
+};

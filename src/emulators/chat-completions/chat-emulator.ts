@@ -9,6 +9,8 @@ import { sendJson, startLoopbackServer } from '../shared/emulator-http-server.js
 import type { ReceivedRequest } from '../shared/emulator-request-log.js';
 import { parseJsonBody, receivedRequestFrom } from '../shared/emulator-request-log.js';
 import { EmulatorSseWriter } from '../shared/emulator-sse-writer.js';
+import { isHostileFault } from '../shared/emulator-hostile-faults.js';
+import { serveHostileFault, type HostileDialect } from '../shared/emulator-hostile.js';
 import type { EmulatorAnswer } from './chat-emulator-errors.js';
 import { estimateRequestTokens, parseChatRequest } from './chat-emulator-request.js';
 import type { ChatWireRequest } from './chat-emulator-request.js';
@@ -71,6 +73,10 @@ export async function startChatEmulator(options: ChatEmulatorOptions): Promise<R
     };
     const fault = faults.take();
     if (fault?.kind === 'status') return answer(statusFaultAnswer(persona, fault));
+    if (isHostileFault(fault)) {
+      entry.status = await serveHostileFault(fault, request, response, CHAT_HOSTILE_DIALECT);
+      return;
+    }
     const parsed = parseChatRequest(body);
     if (typeof parsed === 'string') return answer(persona.errorEnvelope(400, parsed));
     if (options.contextWindow !== undefined) {
@@ -192,4 +198,28 @@ async function writeStream(
   }
   writer.data('[DONE]');
   writer.end();
+}
+
+/** Chat-completions shapes of the hostile faults (OpenRouter-style in-band errors, WIRE.md §1.7). */
+const CHAT_HOSTILE_DIALECT: HostileDialect = {
+  preamble: () => [
+    sseData({
+      id: 'chatcmpl-hostile',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    }),
+  ],
+  deltaFrame: (text) =>
+    sseData({
+      id: 'chatcmpl-hostile',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
+    }),
+  errorFrame: (message) => sseData({ error: { code: 401, message } }),
+  malformedFrame: (text) => `data: {not json ${text}\n\n`,
+  errorBody: (message) => ({ error: { code: 401, message } }),
+};
+
+function sseData(payload: unknown): string {
+  return `data: ${JSON.stringify(payload)}\n\n`;
 }

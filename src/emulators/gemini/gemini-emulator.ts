@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { handleControlRequest } from '../shared/emulator-control-routes.js';
+import { isHostileFault } from '../shared/emulator-hostile-faults.js';
+import { serveHostileFault, type HostileDialect } from '../shared/emulator-hostile.js';
 import { FaultQueue, type Fault } from '../shared/emulator-faults.js';
 import { startLoopbackServer, type EmulatorHttpRequest } from '../shared/emulator-http-server.js';
 import { parseJsonBody, receivedRequestFrom, type ReceivedRequest } from '../shared/emulator-request-log.js';
@@ -95,6 +97,7 @@ export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): 
     if (fault?.kind === 'status') return sendFault(response, fault);
     const authFailure = checkAuth(request, route.issuer);
     if (authFailure) return sendError(response, authFailure);
+    if (isHostileFault(fault)) return serveHostileFault(fault, request, response, GEMINI_HOSTILE_DIALECT);
     if (body === undefined) {
       return sendError(response, {
         status: 400,
@@ -224,3 +227,14 @@ function sendFault(response: ServerResponse, fault: Extract<Fault, { kind: 'stat
 function writeThen(response: ServerResponse, text: string): Promise<void> {
   return new Promise((resolve) => response.write(text, () => resolve()));
 }
+
+/** Gemini `alt=sse` shapes of the hostile faults (WIRE.md §4). */
+const GEMINI_HOSTILE_DIALECT: HostileDialect = {
+  preamble: () => [],
+  deltaFrame: (text) =>
+    `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0 }] })}\r\n\r\n`,
+  errorFrame: (message) =>
+    `data: ${JSON.stringify({ error: { code: 401, message, status: 'UNAUTHENTICATED' } })}\r\n\r\n`,
+  malformedFrame: (text) => `data: {not json ${text}\r\n\r\n`,
+  errorBody: (message) => ({ error: { code: 401, message, status: 'UNAUTHENTICATED' } }),
+};

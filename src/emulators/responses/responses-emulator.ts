@@ -3,6 +3,8 @@ import type { ServerResponse } from 'node:http';
 import { isJsonObject } from '../../core/json.js';
 import type { JsonObject } from '../../core/json.js';
 import { handleControlRequest } from '../shared/emulator-control-routes.js';
+import { isHostileFault } from '../shared/emulator-hostile-faults.js';
+import { serveHostileFault, type HostileDialect } from '../shared/emulator-hostile.js';
 import { FaultQueue } from '../shared/emulator-faults.js';
 import type { Fault } from '../shared/emulator-faults.js';
 import { sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
@@ -99,6 +101,10 @@ async function handleModelRequest(
     entry.status = sendJson(response, fault.status, fault.body ?? invalid(`injected HTTP ${fault.status}`), {
       ...(fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) }),
     });
+    return;
+  }
+  if (isHostileFault(fault)) {
+    entry.status = await serveHostileFault(fault, request, response, RESPONSES_HOSTILE_DIALECT);
     return;
   }
   if (!isJsonObject(body)) return answer(400, invalid('We could not parse the JSON body of your request.'));
@@ -318,3 +324,31 @@ function textOfMessage(item: JsonObject): string {
     .map((part) => (typeof part['text'] === 'string' ? part['text'] : ''))
     .join('');
 }
+
+function responsesFrame(payload: Record<string, unknown>): string {
+  return `event: ${String(payload['type'])}\ndata: ${JSON.stringify(payload)}\n\n`;
+}
+
+/** Responses API shapes of the hostile faults (WIRE.md §5). */
+const RESPONSES_HOSTILE_DIALECT: HostileDialect = {
+  preamble: () => [
+    responsesFrame({ type: 'response.created', response: { id: 'resp_hostile', status: 'in_progress', output: [] } }),
+    responsesFrame({
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { id: 'msg_hostile', type: 'message', role: 'assistant', content: [] },
+    }),
+  ],
+  deltaFrame: (text, index) =>
+    responsesFrame({
+      type: 'response.output_text.delta',
+      item_id: 'msg_hostile',
+      output_index: 0,
+      content_index: 0,
+      delta: text,
+      sequence_number: index + 2,
+    }),
+  errorFrame: (message) => responsesFrame({ type: 'error', code: 'invalid_api_key', message, param: null }),
+  malformedFrame: (text) => `data: {not json ${text}\n\n`,
+  errorBody: (message) => ({ error: { message, type: 'invalid_request_error', code: 'invalid_api_key', param: null } }),
+};

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hostileFaultSchemas, type HostileFault } from './emulator-hostile-faults.js';
 
 /**
  * Fault injection shared by every emulator. Faults are queued and each one is consumed by exactly
@@ -22,7 +23,8 @@ export type Fault =
   /** Stream a few chunks, then a frame that is not JSON (`data: {not json`). */
   | { kind: 'malformed-chunk' }
   /** Stream a few chunks, then an in-band error chunk (OpenRouter style, `finish_reason: "error"`). */
-  | { kind: 'error-chunk' };
+  | { kind: 'error-chunk' }
+  | HostileFault;
 
 /** Validates faults posted to `POST /_emulator/faults` (one fault or an array). */
 export const faultSchema: z.ZodType<Fault> = z.discriminatedUnion('kind', [
@@ -35,6 +37,7 @@ export const faultSchema: z.ZodType<Fault> = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('drop-mid-stream') }),
   z.object({ kind: z.literal('malformed-chunk') }),
   z.object({ kind: z.literal('error-chunk') }),
+  ...hostileFaultSchemas,
 ]) as z.ZodType<Fault>;
 
 /** Parses one fault or an array of faults; throws a readable message when invalid. */

@@ -4,7 +4,8 @@
  * AWS event stream), retries before the first event, typed errors, abort.
  */
 import { AbortError, HermesError, StreamError } from '../../core/errors.js';
-import { EventStream } from '../../core/event-stream.js';
+import type { EventStream } from '../../core/event-stream.js';
+import { openTransportStream } from '../shared/transport-redact.js';
 import { isJsonObject } from '../../core/json.js';
 import type { StreamEvent } from '../../core/stream-event.js';
 import { networkError, originStampFor, readBodyText } from '../shared/transport-http.js';
@@ -19,7 +20,7 @@ import {
   prepareAnthropicMessages,
   resolveAnthropicEndpoint,
 } from './anthropic-messages-encode.js';
-import { anthropicApiError } from './anthropic-messages-errors.js';
+import { anthropicApiError, anthropicErrorMessage } from './anthropic-messages-errors.js';
 import { BedrockEventStreamSplitter } from './anthropic-messages-eventstream.js';
 
 /** Factory options: injected I/O for tests plus credentials. */
@@ -120,6 +121,12 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
           throw new StreamError(`${provider} answered a body that is not JSON`, { body: text.slice(0, 500) });
         }
         if (!isJsonObject(parsed)) throw new StreamError(`${provider} answered a body that is not a JSON object`);
+        if (parsed['type'] === 'error') {
+          // An error envelope answered with 200 (proxies do this): a failure, never an empty answer.
+          throw new StreamError(`${provider} answered 200 with an error: ${anthropicErrorMessage(text) ?? text}`, {
+            body: text,
+          });
+        }
         const decoded = decodeAnthropicResponse(parsed, origin);
         stream.push({ type: 'start' });
         if (decoded.message.reasoning) stream.push({ type: 'reasoning-delta', text: decoded.message.reasoning });
@@ -149,7 +156,7 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
     prepare: (request) => prepareWith(request, {}),
     prepareWith,
     send(request, prepared) {
-      const stream = new EventStream();
+      const stream = openTransportStream(request);
       let ready: PreparedRequest;
       try {
         ready = prepared ?? prepareWith(request, {});

@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { BedrockRuntimeClientConfig, ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
-import { EventStream } from '../../core/event-stream.js';
+import type { EventStream } from '../../core/event-stream.js';
+import { openTransportStream } from '../shared/transport-redact.js';
 import type { JsonObject } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
@@ -47,7 +48,7 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
     prepareBedrockConverse(request, { defaultRegion: bedrockRegionFor(request.route.baseUrl, environment) });
 
   const send = (request: TransportRequest, prepared?: PreparedRequest): EventStream => {
-    const stream = new EventStream();
+    const stream = openTransportStream(request);
     void run(request, prepared ?? prepare(request), stream).catch((error: unknown) => stream.fail(error));
     return stream;
   };

@@ -1,5 +1,6 @@
 import { HermesError, StreamError } from '../../core/errors.js';
-import { EventStream } from '../../core/event-stream.js';
+import type { EventStream } from '../../core/event-stream.js';
+import { openTransportStream } from '../shared/transport-redact.js';
 import type { StreamEvent } from '../../core/stream-event.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { jsonRequestHeaders, networkError, originStampFor, readBodyText } from '../shared/transport-http.js';
@@ -178,7 +179,7 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
     api: 'chat_completions',
     prepare: prepareChatCompletions,
     send(request: TransportRequest, prepared?: PreparedRequest): EventStream {
-      const stream = new EventStream();
+      const stream = openTransportStream(request);
       let ready: PreparedRequest;
       try {
         ready = prepared ?? prepareChatCompletions(request);

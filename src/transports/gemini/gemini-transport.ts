@@ -1,6 +1,7 @@
 import { AbortError, ApiError, ConnectionError, HermesError, StreamError } from '../../core/errors.js';
-import { EventStream } from '../../core/event-stream.js';
+import type { EventStream } from '../../core/event-stream.js';
 import { hostnameOf } from '../../replay/replay-host.js';
+import { openTransportStream } from '../shared/transport-redact.js';
 import { originStampFor, redactSecret } from '../shared/transport-http.js';
 import { requestProfile } from '../transport-route-profile.js';
 import { readServerSentEvents } from '../shared/transport-sse-reader.js';
@@ -54,7 +55,7 @@ export function createGeminiTransport(options: GeminiTransportOptions = {}): Tra
     api: 'gemini',
     prepare: (request) => prepareGemini(request, defaults()),
     send(request, prepared) {
-      const stream = new EventStream();
+      const stream = openTransportStream(request);
       const ready = prepared ?? prepareGemini(request, defaults());
       run(stream, request, ready, { ...options, environment, accessTokenProvider: tokenProvider }).catch((error) =>
         stream.fail(error),

@@ -1,5 +1,6 @@
 import { HermesError, StreamError } from '../../core/errors.js';
-import { EventStream } from '../../core/event-stream.js';
+import type { EventStream } from '../../core/event-stream.js';
+import { openTransportStream } from '../shared/transport-redact.js';
 import type { StreamEvent } from '../../core/stream-event.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import {
@@ -17,7 +18,8 @@ import { requestProfile } from '../transport-route-profile.js';
 import { decodeResponsesResponse, ResponsesStreamDecoder } from './responses-decode.js';
 import type { ResponsesCaptureContext } from './responses-decode.js';
 import { prepareResponses } from './responses-encode.js';
-import { responsesApiError } from './responses-errors.js';
+import { responsesApiError, responsesErrorFields } from './responses-errors.js';
+import { isJsonObject } from '../../core/json.js';
 
 /**
  * The Responses transport: the only I/O of `transports/responses/`. It posts the body
@@ -68,7 +70,7 @@ export function createResponsesTransport(options: ResponsesTransportOptions = {}
     api: 'codex_responses',
     prepare: prepareResponses,
     send(request: TransportRequest, prepared?: PreparedRequest): EventStream {
-      const stream = new EventStream();
+      const stream = openTransportStream(request);
       let ready: PreparedRequest;
       try {
         ready = prepared ?? prepareResponses(request);
@@ -157,6 +159,17 @@ async function readWhole(
       error instanceof SyntaxError
         ? new StreamError('The Responses body was not JSON.', { cause: error })
         : networkError(error, { signal, retryable: false, what: 'reading the response failed' }),
+    );
+    return;
+  }
+  if (isJsonObject(parsed) && isJsonObject(parsed['error']) && parsed['output'] === undefined) {
+    // An error envelope answered with 200 (proxies do this): a failure, never an empty answer.
+    const body = JSON.stringify(parsed);
+    const { message, code } = responsesErrorFields(body);
+    stream.fail(
+      new StreamError(`The Responses API answered 200 with an error${code ? ` (${code})` : ''}: ${message ?? body}`, {
+        body,
+      }),
     );
     return;
   }

@@ -1,0 +1,140 @@
+import type { StreamEvent } from '../../../src/core/stream-event.js';
+import { startAnthropicEmulator } from '../../../src/emulators/anthropic-messages/anthropic-emulator.js';
+import { startBedrockEmulator } from '../../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
+import { startChatEmulator } from '../../../src/emulators/chat-completions/chat-emulator.js';
+import { startGeminiEmulator } from '../../../src/emulators/gemini/gemini-emulator.js';
+import { startResponsesEmulator } from '../../../src/emulators/responses/responses-emulator.js';
+import type { Fault } from '../../../src/emulators/shared/emulator-faults.js';
+import { createAnthropicMessagesTransport } from '../../../src/transports/anthropic-messages/anthropic-messages-transport.js';
+import { createBedrockConverseTransport } from '../../../src/transports/bedrock-converse/bedrock-converse-transport.js';
+import { createChatCompletionsTransport } from '../../../src/transports/chat-completions/chat-completions-transport.js';
+import { createGeminiTransport } from '../../../src/transports/gemini/gemini-transport.js';
+import { createResponsesTransport } from '../../../src/transports/responses/responses-transport.js';
+import type { Transport, TransportRequest } from '../../../src/transports/shared/transport.js';
+
+/**
+ * The five transports, each against its own loopback emulator, for the fault suite: one place
+ * that knows how to start each emulator, queue a fault on it and build a request with a key.
+ */
+
+/** A key shaped like a real one, so both the literal and the pattern redaction are exercised. */
+export const ECHOED_KEY = 'sk-fault-suite-0123456789abcdefSECRET';
+
+/** A started emulator with its transport. */
+export interface FaultTarget {
+  transport: Transport;
+  addFault(fault: Fault): void;
+  request(options?: { stream?: boolean }): TransportRequest;
+  close(): Promise<void>;
+}
+
+const noSleep = async () => undefined;
+const history = [{ role: 'user' as const, content: 'say hello' }];
+
+/** Starts the emulator of `api` and returns its target. */
+export async function startFaultTarget(api: FaultTargetApi): Promise<FaultTarget> {
+  const base = { history, tools: [], reasoning: { enabled: true }, apiKey: ECHOED_KEY };
+  switch (api) {
+    case 'chat_completions': {
+      const emulator = await startChatEmulator({ persona: 'deepseek' });
+      return {
+        transport: createChatCompletionsTransport({ sleep: noSleep }),
+        addFault: (fault) => emulator.addFault(fault),
+        request: (options = {}) => ({
+          ...base,
+          route: { api, provider: 'deepseek', model: 'deepseek-v4-pro', baseUrl: emulator.baseUrl },
+          stream: options.stream ?? true,
+        }),
+        close: () => emulator.close(),
+      };
+    }
+    case 'anthropic_messages': {
+      const emulator = await startAnthropicEmulator();
+      return {
+        transport: createAnthropicMessagesTransport({ environment: {}, sleep: noSleep }),
+        addFault: (fault) => emulator.faults.add(fault),
+        request: (options = {}) => ({
+          ...base,
+          route: { api, provider: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: emulator.baseUrl },
+          reasoning: { enabled: true, budgetTokens: 2048 },
+          stream: options.stream ?? true,
+        }),
+        close: () => emulator.close(),
+      };
+    }
+    case 'gemini': {
+      const emulator = await startGeminiEmulator();
+      return {
+        transport: createGeminiTransport({ environment: {}, sleep: noSleep }),
+        addFault: (fault) => emulator.faults.add(fault),
+        request: (options = {}) => ({
+          ...base,
+          route: { api, provider: 'gemini', model: 'gemini-3-pro-preview', baseUrl: emulator.baseUrl },
+          stream: options.stream ?? true,
+        }),
+        close: () => emulator.close(),
+      };
+    }
+    case 'codex_responses': {
+      const emulator = await startResponsesEmulator();
+      return {
+        transport: createResponsesTransport({ sleep: noSleep }),
+        addFault: (fault) => emulator.faults.add(fault),
+        request: (options = {}) => ({
+          ...base,
+          route: { api, provider: 'openai', model: 'gpt-5.4', baseUrl: emulator.baseUrl },
+          reasoning: { enabled: true, effort: 'low' },
+          stream: options.stream ?? true,
+        }),
+        close: () => emulator.close(),
+      };
+    }
+    case 'bedrock_converse': {
+      const emulator = await startBedrockEmulator();
+      return {
+        transport: createBedrockConverseTransport({ environment: {} }),
+        addFault: (fault) => emulator.faults.add(fault),
+        request: (options = {}) => ({
+          ...base,
+          route: { api, provider: 'bedrock', model: 'us.anthropic.claude-sonnet-4-5-v1:0', baseUrl: emulator.baseUrl },
+          stream: options.stream ?? true,
+          maxAttempts: 1,
+        }),
+        close: () => emulator.close(),
+      };
+    }
+  }
+}
+
+/** The wire APIs of the five transports. */
+export const FAULT_TARGET_APIS = [
+  'chat_completions',
+  'anthropic_messages',
+  'gemini',
+  'codex_responses',
+  'bedrock_converse',
+] as const;
+export type FaultTargetApi = (typeof FAULT_TARGET_APIS)[number];
+
+/** Every event of a stream, the terminal one included. */
+export async function collectEvents(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+/** Everything a caller could print or store about the events: messages, bodies, causes, stacks. */
+export function everythingSaid(events: readonly StreamEvent[]): string {
+  const parts: string[] = [];
+  for (const event of events) {
+    parts.push(JSON.stringify(event));
+    if (event.type === 'error') {
+      let error: unknown = event.error;
+      for (let depth = 0; error instanceof Error && depth < 5; depth++) {
+        parts.push(error.message, error.stack ?? '', String((error as { body?: unknown }).body ?? ''));
+        error = error.cause;
+      }
+    }
+  }
+  return parts.join('\n');
+}
