@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
 import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
-import { makeSandbox, runHermes, spawnHermes } from './e2e-helpers.js';
+import { makeSandbox, runHermes, spawnHermes } from '../support/e2e.js';
 
 /**
  * A provider that echoes the request's `Authorization` header inside an SSE error chunk, a
