@@ -49,7 +49,7 @@ export async function runInteractiveChat(
     showRecent: (sessionId) => showRecentTurns(context, sessionId, style),
   };
   /** The last message sent and its turn key: /retry sends it again under the same key. */
-  let last: { text: string; turnKey: string } | null = null;
+  let last: { text: string; turnKey: string; answered: boolean } | null = null;
   process.stdout.write(
     style.dim(
       `session ${session.id} · ${state.options.route.provider} · ${state.options.route.model} · /help for commands\n`,
@@ -81,11 +81,13 @@ export async function runInteractiveChat(
           process.stdout.write('nothing to retry yet\n');
           continue;
         }
-        ({ text, turnKey } = last);
+        // An unanswered message is continued under its key (stored once); an answered one is sent anew.
+        text = last.text;
+        if (!last.answered) turnKey = last.turnKey;
       }
-      last = { text, turnKey };
       current = new AbortController();
-      await runTurn(text, turnKey, current.signal);
+      const answered = await runTurn(text, turnKey, current.signal);
+      last = { text, turnKey, answered };
       current = null;
     }
   } finally {
@@ -94,7 +96,7 @@ export async function runInteractiveChat(
     process.stdout.write(style.dim(`resume with: hermes chat --resume ${state.options.sessionId}\n`));
   }
 
-  async function runTurn(text: string, turnKey: string, signal: AbortSignal): Promise<void> {
+  async function runTurn(text: string, turnKey: string, signal: AbortSignal): Promise<boolean> {
     const markdown = process.stdout.isTTY ? markdownStream(process.stdout, process.stdout.columns || 80) : null;
     const answer = markdown ? ({ write: (chunk: string) => markdown.write(chunk) } as NodeJS.WritableStream) : null;
     const renderer = createRenderer({
@@ -113,6 +115,7 @@ export async function runInteractiveChat(
       if (event.type === 'finish' && event.usage) addUsage(turn, event.usage, route.provider, route.model);
     };
     const started = performance.now();
+    let answered = false;
     try {
       const result = await runAgentTurn(text, {
         ...state.options,
@@ -138,6 +141,7 @@ export async function runInteractiveChat(
     if (turn.requests > 0) {
       process.stdout.write(style.dim(`${usageLine(turn, performance.now() - started)}\n`));
     }
+    return answered;
   }
 
   async function askApproval(
