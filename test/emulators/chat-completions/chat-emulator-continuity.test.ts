@@ -4,7 +4,7 @@ import { startChatEmulator } from '../../../src/emulators/chat-completions/chat-
 import type { ChatPersonaName, RunningChatEmulator } from '../../../src/emulators/chat-completions/chat-emulator.js';
 import { READ_FILE_TOOL, accumulate, chunkObjects, messageOf, postJson } from './chat-emulator-test-helpers.js';
 
-// Issue 3 item 4 / scripted model: every answer states whether the persona's own earlier reasoning
+// Scripted model: every answer states whether the persona's own earlier reasoning
 // came back intact, read from the carrier that persona reads (SPEC §5, WIRE.md §1.1): RC for
 // DeepSeek/Fireworks/local, R for Cerebras, reasoning_details text for OpenRouter, reasoning_text
 // for Copilot, thinking chunks for Mistral, the sealed thought signature for Gemini; Groq reads none.

@@ -1,26 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/core/json.js';
-import { startChatEmulator } from '../../../src/emulators/chat-completions/chat-emulator.js';
-import type {
-  ChatEmulatorOptions,
-  RunningChatEmulator,
-} from '../../../src/emulators/chat-completions/chat-emulator.js';
 import { chunkObjects, postJson, sseData } from './chat-emulator-test-helpers.js';
+import { useE2e } from '../../support/e2e.js';
 
-// Issue 3 item 2/4 fault injection: 429 with retry-after, 500, a connection dropped mid-stream, a
+// Fault injection: 429 with retry-after, 500, a connection dropped mid-stream, a
 // malformed chunk, and OpenRouter's in-band error chunk (`finish_reason: "error"`, WIRE.md §1.7).
 // Each queued fault is consumed by exactly one request.
 
-const running: RunningChatEmulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((emulator) => emulator.close()));
-});
-
-async function start(options: ChatEmulatorOptions): Promise<RunningChatEmulator> {
-  const emulator = await startChatEmulator(options);
-  running.push(emulator);
-  return emulator;
-}
+/** Starts a chat emulator that is closed after the test. */
+const start = useE2e().chat;
 
 const REQUEST = { model: 'm', messages: [{ role: 'user', content: 'hello there' }] };
 const STREAM_REQUEST = { ...REQUEST, stream: true };

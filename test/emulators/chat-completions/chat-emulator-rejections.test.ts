@@ -1,43 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/core/json.js';
-import { startChatEmulator } from '../../../src/emulators/chat-completions/chat-emulator.js';
-import type {
-  ChatEmulatorOptions,
-  RunningChatEmulator,
-} from '../../../src/emulators/chat-completions/chat-emulator.js';
-import { READ_FILE_TOOL, postJson } from './chat-emulator-test-helpers.js';
+import type { ChatEmulatorOptions } from '../../../src/emulators/chat-completions/chat-emulator.js';
+import { postJson } from './chat-emulator-test-helpers.js';
+import { useE2e } from '../../support/e2e.js';
+import { CALL, secondTurn } from './chat-emulator-test-helpers.js';
 
 // WIRE.md §6 (unknown-field formats), §1.2 (DeepSeek must-echo), §1.7 + §2.6 (OpenRouter/Anthropic
 // signatures), §1.8 (Copilot), §1.9 + §4.5 (Gemini): each rule answered with the provider's exact
 // status and body, with the real message index and path.
 
-const running: RunningChatEmulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((emulator) => emulator.close()));
-});
-
-async function start(options: ChatEmulatorOptions): Promise<RunningChatEmulator> {
-  const emulator = await startChatEmulator(options);
-  running.push(emulator);
-  return emulator;
-}
-
-const CALL = { id: 'call_1_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } };
-
-/** system, user, ASSISTANT (index 2), tool: the assistant message under test sits at messages[2]. */
-function secondTurn(assistant: JsonObject, stream = false): JsonObject {
-  return {
-    model: 'model-under-test',
-    stream,
-    tools: [READ_FILE_TOOL],
-    messages: [
-      { role: 'system', content: 'You are terse.' },
-      { role: 'user', content: 'read the file notes.txt' },
-      assistant,
-      { role: 'tool', tool_call_id: 'call_1_1', content: 'hello from notes' },
-    ],
-  };
-}
+/** Starts a chat emulator that is closed after the test. */
+const start = useE2e().chat;
 
 interface StrictCase {
   name: string;
@@ -133,7 +106,7 @@ const STRICT_CASES: StrictCase[] = [
     },
   },
   {
-    name: 'Cerebras told to reject reasoning too (issue 5)',
+    name: 'Cerebras told to reject reasoning too',
     options: { persona: 'strict-cerebras', rejectKeys: ['reasoning'] },
     assistant: { role: 'assistant', content: '', reasoning: 'ok', tool_calls: [CALL] },
     status: 400,
@@ -185,7 +158,7 @@ const STRICT_CASES: StrictCase[] = [
     },
   },
   {
-    name: 'DeepSeek told to reject reasoning_content answers an unknown-field text naming it (issue 5)',
+    name: 'DeepSeek told to reject reasoning_content answers an unknown-field text naming it',
     options: { persona: 'deepseek', rejectKeys: ['reasoning_content'] },
     assistant: { role: 'assistant', content: '', reasoning_content: 'thought', tool_calls: [CALL] },
     status: 400,

@@ -1,24 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startChatEmulator } from '../../../src/emulators/chat-completions/chat-emulator.js';
-import type {
-  ChatEmulatorOptions,
-  RunningChatEmulator,
-} from '../../../src/emulators/chat-completions/chat-emulator.js';
 import { postJson } from './chat-emulator-test-helpers.js';
+import { useE2e } from '../../support/e2e.js';
 
-// Issue 3 item 4: the loopback server itself — request log with exact bytes, endpoints, context
-// window (issue 9), input validation.
+// The loopback server itself — request log with exact bytes, endpoints, context
+// window, input validation.
 
-const running: RunningChatEmulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((emulator) => emulator.close()));
-});
-
-async function start(options: ChatEmulatorOptions): Promise<RunningChatEmulator> {
-  const emulator = await startChatEmulator(options);
-  running.push(emulator);
-  return emulator;
-}
+/** Starts a chat emulator that is closed after the test. */
+const start = useE2e().chat;
 
 describe('request log', () => {
   it('records the exact bytes, the parsed body, redacted credentials and the status', async () => {
@@ -76,7 +65,7 @@ describe('request log', () => {
   });
 });
 
-describe('context window (issue 9)', () => {
+describe('context window', () => {
   it('answers the context-length 400 above the window and serves requests under it', async () => {
     const emulator = await start({ persona: 'deepseek', contextWindow: 50 });
     const small = await postJson(`${emulator.baseUrl}/chat/completions`, {

@@ -1,10 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/core/json.js';
-import { startChatEmulator } from '../../../src/emulators/chat-completions/chat-emulator.js';
-import type {
-  ChatEmulatorOptions,
-  RunningChatEmulator,
-} from '../../../src/emulators/chat-completions/chat-emulator.js';
+import type { RunningChatEmulator } from '../../../src/emulators/chat-completions/chat-emulator.js';
 import {
   READ_FILE_TOOL,
   accumulate,
@@ -13,37 +9,14 @@ import {
   messageOf,
   postJson,
 } from './chat-emulator-test-helpers.js';
+import { useE2e } from '../../support/e2e.js';
+import { CALL, secondTurn } from './chat-emulator-test-helpers.js';
 
 // WIRE.md §1.7 + §2.6 (OpenRouter/Anthropic signatures), §1.8 (Copilot opaque), §1.9 (Gemini
-// thought signatures) round trips, and issue 5's rejectKeys / rejectAlways behaviour.
+// thought signatures) round trips, and the rejectKeys / rejectAlways behaviour.
 
-const running: RunningChatEmulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((emulator) => emulator.close()));
-});
-
-async function start(options: ChatEmulatorOptions): Promise<RunningChatEmulator> {
-  const emulator = await startChatEmulator(options);
-  running.push(emulator);
-  return emulator;
-}
-
-const CALL = { id: 'call_1_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } };
-
-/** system, user, ASSISTANT (index 2), tool: the assistant message under test sits at messages[2]. */
-function secondTurn(assistant: JsonObject, stream = false): JsonObject {
-  return {
-    model: 'model-under-test',
-    stream,
-    tools: [READ_FILE_TOOL],
-    messages: [
-      { role: 'system', content: 'You are terse.' },
-      { role: 'user', content: 'read the file notes.txt' },
-      assistant,
-      { role: 'tool', tool_call_id: 'call_1_1', content: 'hello from notes' },
-    ],
-  };
-}
+/** Starts a chat emulator that is closed after the test. */
+const start = useE2e().chat;
 
 async function firstTurnMessage(emulator: RunningChatEmulator): Promise<JsonObject> {
   const result = await postJson(`${emulator.baseUrl}/chat/completions`, {
@@ -166,7 +139,7 @@ describe('OpenRouter reasoning_details verification (WIRE.md §1.7, §2.6)', () 
     expect(result.status).toBe(200);
   });
 
-  it('told to reject reasoning_details: unknown-field error, then the retry without them succeeds (issue 5)', async () => {
+  it('told to reject reasoning_details: unknown-field error, then the retry without them succeeds', async () => {
     const emulator = await start({ persona: 'openrouter', rejectKeys: ['reasoning_details'] });
     const first = await firstTurnMessage(emulator);
     const rejected = await postJson(
@@ -247,7 +220,7 @@ describe('Copilot opaque and Gemini signature round trips (WIRE.md §1.8, §1.9)
   });
 });
 
-describe('rejectAlways (issue 5: a persona that rejects every retry)', () => {
+describe('rejectAlways (a persona that rejects every retry)', () => {
   it('rejects every request carrying a carrier, names the first one, and serves requests without carriers', async () => {
     const emulator = await start({ persona: 'strict-cerebras', rejectAlways: true });
     const withReasoning = await postJson(

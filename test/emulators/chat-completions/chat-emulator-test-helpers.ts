@@ -8,6 +8,28 @@ export const READ_FILE_TOOL = {
   function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: {} } },
 };
 
+/** The tool call the second-turn assistant under test made. */
+export const CALL = {
+  id: 'call_1_1',
+  type: 'function',
+  function: { name: 'read_file', arguments: '{"path":"notes.txt"}' },
+};
+
+/** system, user, ASSISTANT (index 2), tool: the assistant message under test sits at messages[2]. */
+export function secondTurn(assistant: JsonObject, stream = false): JsonObject {
+  return {
+    model: 'model-under-test',
+    stream,
+    tools: [READ_FILE_TOOL],
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'read the file notes.txt' },
+      assistant,
+      { role: 'tool', tool_call_id: 'call_1_1', content: 'hello from notes' },
+    ],
+  };
+}
+
 export interface HttpResult {
   status: number;
   headers: Headers;

@@ -14,6 +14,7 @@ import {
   decodeAnthropicResponse,
 } from '../../../src/transports/anthropic-messages/anthropic-messages-decode.js';
 import { ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
+import { seededRandom } from '../../support/random.js';
 
 const FIXTURES = new URL(`file://${fixturePath('anthropic')}/`);
 const ORIGIN: OriginStamp = { api: 'anthropic_messages', provider: 'anthropic', host: 'api.anthropic.com', model: 'm' };
@@ -65,18 +66,6 @@ function jsonFixtures(): { name: string; body: JsonObject }[] {
     });
   }
   return out;
-}
-
-/** Seeded PRNG (mulberry32) so a failing split is reproducible. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function decodeStream(bytes: Uint8Array, cuts: number[]): StreamEvent[] {
@@ -154,7 +143,7 @@ describe('Anthropic stream decoder on recorded fixtures (WIRE.md §2.3)', () => 
       const expected = oracleBlocks(fixture.sse);
       expect(whole.message.anthropic_content_blocks).toEqual(expected);
 
-      const random = seeded(fixture.name.length * 7919);
+      const random = seededRandom(fixture.name.length * 7919);
       for (let round = 0; round < 25; round += 1) {
         const cuts = Array.from({ length: 1 + Math.floor(random() * 40) }, () =>
           Math.floor(random() * bytes.length),

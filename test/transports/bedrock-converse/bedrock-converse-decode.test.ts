@@ -19,9 +19,8 @@ import {
   readFixture,
   readStreamEvents,
   recordedHandler,
-  seededRandom,
-  splitRandomly,
 } from './bedrock-converse-fixtures.js';
+import { seededRandom, splitRandomly } from '../../support/random.js';
 
 const route = bedrockRoute(
   'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
@@ -244,7 +243,7 @@ describe('ConverseStream through the SDK: recorded events re-encoded as event-st
     async ({ name, seed }) => {
       const events = readStreamEvents(name);
       const bytes = encodeFrames(events);
-      const chunks = splitRandomly(bytes, seededRandom(seed * 7919 + name.length));
+      const chunks = splitRandomly(bytes, seededRandom(seed * 7919 + name.length), 64);
       const transport = createBedrockConverseTransport({
         credentials: TEST_CREDENTIALS,
         environment: {},

@@ -65,30 +65,6 @@ export function encodeFrames(events: readonly BedrockStreamEvent[]): Uint8Array 
   return Buffer.concat(frames);
 }
 
-/** Deterministic PRNG (mulberry32) so random chunkings are reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Splits bytes at random boundaries (1..maxSize bytes per piece). */
-export function splitRandomly(bytes: Uint8Array, random: () => number, maxSize = 64): Uint8Array[] {
-  const pieces: Uint8Array[] = [];
-  let offset = 0;
-  while (offset < bytes.length) {
-    const size = 1 + Math.floor(random() * maxSize);
-    pieces.push(bytes.subarray(offset, Math.min(bytes.length, offset + size)));
-    offset += size;
-  }
-  return pieces;
-}
-
 /** An SDK request handler answering with `chunks` as an event-stream (or JSON) body; records request bodies. */
 export function recordedHandler(
   answer: () => { status: number; headers: Record<string, string>; chunks: Uint8Array[] },

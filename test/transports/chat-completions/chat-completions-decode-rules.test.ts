@@ -8,7 +8,7 @@ import { decodeSse, terminalOf } from './chat-completions-fixtures.js';
  * Capture rules with no recorded fixture, on small constructed streams: SPEC §2.1 (RC rules,
  * think tags), §7.3 (Copilot / Gemini stream carriers), WIRE.md §1.1 (mirrored fields),
  * §1.7 (detail accumulation), §1.9 (per-tool-call extra_content), and the terminal-error rules
- * of issue 3 (malformed chunk, finish_reason "error", truncated stream).
+ * of a stream (malformed chunk, finish_reason "error", truncated stream).
  */
 
 function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
@@ -217,7 +217,7 @@ describe('chat-completions stream carriers (SPEC §7.3, WIRE.md §1.7–§1.9)',
   });
 });
 
-describe('chat-completions terminal errors (issue 3: never a half message)', () => {
+describe('chat-completions terminal errors (never a half message)', () => {
   it.each([
     {
       name: 'malformed JSON chunk',

@@ -9,7 +9,7 @@ import type { TransportRequest } from '../../../src/transports/shared/transport.
 
 /**
  * Integration: the real encoder (`prepare`) + this transport + the chat-completions emulator over
- * loopback HTTP. Two turns with a tool call in between (issue 3 "Done when"): the captured
+ * loopback HTTP. Two turns with a tool call in between: the captured
  * message goes back through the encoder, and the persona reports its reasoning came back intact
  * with zero 4xx. Fault injection from the emulator ends in a retry or a typed error.
  */
@@ -40,7 +40,7 @@ async function drain(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]>
   return events;
 }
 
-describe('chat-completions transport against the emulator personas (issue 3)', () => {
+describe('chat-completions transport against the emulator personas', () => {
   it.each(ROUTES)('$persona: tool-call turn, tool result, final answer with continuity intact', async (route) => {
     emulator = await startChatEmulator({ persona: route.persona });
     const transport = createChatCompletionsTransport({ sleep: async () => undefined });

@@ -5,6 +5,7 @@ import {
   type ChatCompletionsDecoderOptions,
 } from '../../../src/transports/chat-completions/chat-completions-decode.js';
 import type { StreamEvent } from '../../../src/core/stream-event.js';
+import { seededRandom, splitRandomly } from '../../support/random.js';
 
 /** Test helpers: load recorded fixtures (test/fixtures) and replay them through the decoder. */
 
@@ -59,28 +60,9 @@ export function parsedChunks(relativePath: string): Record<string, unknown>[] {
   return chunks;
 }
 
-/** Deterministic PRNG (mulberry32) so a failing split can be reproduced from its seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Splits bytes at random boundaries (pieces of 1..maxPiece bytes), UTF-8 characters included. */
+/** Splits bytes at random boundaries seeded by `seed` (pieces of 1..maxPiece bytes). */
 export function splitBytes(bytes: Uint8Array, seed: number, maxPiece = 97): Uint8Array[] {
-  const random = seededRandom(seed);
-  const pieces: Uint8Array[] = [];
-  for (let offset = 0; offset < bytes.length;) {
-    const size = 1 + Math.floor(random() * maxPiece);
-    pieces.push(bytes.subarray(offset, offset + size));
-    offset += size;
-  }
-  return pieces;
+  return splitRandomly(bytes, seededRandom(seed), maxPiece);
 }
 
 /** Feeds SSE text (whole, or split by `seed`) through the SSE reader and the decoder; returns every event. */

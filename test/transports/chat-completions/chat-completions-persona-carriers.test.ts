@@ -8,7 +8,7 @@ import type { TransportRequest } from '../../../src/transports/shared/transport.
 import { toolDefinitions } from '../../../src/tools/tool-registry.js';
 
 /**
- * Issue 3, Done when: every persona, through the transport over real loopback HTTP, two turns
+ * Every persona, through the transport over real loopback HTTP, two turns
  * with a tool call in between; the second request's replayed assistant message carries exactly
  * the carriers SPEC §5 (and §7 for lifted record fields) says for that route — asserted on the
  * bytes the emulator received — with zero 400s. Routes whose rules depend on the real host
@@ -93,7 +93,7 @@ afterEach(async () => {
   emulator = undefined;
 });
 
-describe('every chat persona replays exactly its route carriers (issue 3, SPEC §5, §7)', () => {
+describe('every chat persona replays exactly its route carriers (SPEC §5, §7)', () => {
   it.each(CASES)('$persona: $carriers', async (testCase) => {
     emulator = await startChatEmulator({ persona: testCase.persona });
     const origin = new URL(emulator.baseUrl).origin;

@@ -14,7 +14,7 @@ import type { PreparedRequest, TransportRequest } from '../../../src/transports/
 
 /**
  * The chat-completions transport over real loopback HTTP against a tiny scripted server
- * (issue 3 items 1–2): streaming and JSON success, retries with `retry-after`, exhaustion,
+ *: streaming and JSON success, retries with `retry-after`, exhaustion,
  * dropped connections, malformed and error chunks, OpenRouter error envelopes, abort.
  * Backoff sleeps are injected and recorded, so no test waits for real time.
  */
@@ -138,7 +138,7 @@ const ORIGIN = {
   model: 'anthropic/claude-sonnet-4.5',
 };
 
-describe('chat-completions transport over loopback HTTP (issue 3)', () => {
+describe('chat-completions transport over loopback HTTP', () => {
   it('streams: sends the prepared body byte for byte with the documented headers, decodes, stamps the origin', async () => {
     handlers = [
       sseHandler([

@@ -8,13 +8,8 @@ import {
   type GeminiDecodedResponse,
 } from '../../../src/transports/gemini/gemini-decode.js';
 import type { GeminiPart, GeminiResponse } from '../../../src/transports/gemini/gemini-wire.js';
-import {
-  INTERACTIONS_API_FILES,
-  randomSplit,
-  recordedResponses,
-  seededRandom,
-  type RecordedResponse,
-} from './gemini-fixtures.js';
+import { INTERACTIONS_API_FILES, randomSplit, recordedResponses, type RecordedResponse } from './gemini-fixtures.js';
+import { seededRandom } from '../../support/random.js';
 
 const context = (): GeminiDecodeContext => ({
   origin: {

@@ -65,18 +65,6 @@ export function readCassette(
   return (JSON.parse(readFileSync(GEMINI_FIXTURE_DIRECTORY + file, 'utf8')) as { interactions: never[] }).interactions;
 }
 
-/** mulberry32: a small seeded PRNG so random splits are reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Splits bytes at `count` random boundaries. */
 export function randomSplit(bytes: Uint8Array, random: () => number, count: number): Uint8Array[] {
   const cuts = new Set<number>();

@@ -3,7 +3,8 @@ import type { StreamEvent } from '../../../src/core/stream-event.js';
 import { ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
 import { decodeResponsesResponse, ResponsesStreamDecoder } from '../../../src/transports/responses/responses-decode.js';
 import type { ResponsesCaptureContext } from '../../../src/transports/responses/responses-decode.js';
-import { bodyFixtures, randomSplits, seededRandom, streamFixtures } from './responses-fixture-helpers.js';
+import { bodyFixtures, streamFixtures } from './responses-fixture-helpers.js';
+import { seededRandom, splitRandomly } from '../../support/random.js';
 import type { StreamFixture } from './responses-fixture-helpers.js';
 
 /**
@@ -81,7 +82,7 @@ describe('responses stream decoder over recorded fixtures (WIRE.md §5.3)', () =
       const bytes = new TextEncoder().encode(fixture.sse);
       for (const run of [
         whole,
-        ...[1, 2, 3, 4, 5].map((seed) => decodeSplit(fixture, randomSplits(bytes, seededRandom(seed)))),
+        ...[1, 2, 3, 4, 5].map((seed) => decodeSplit(fixture, splitRandomly(bytes, seededRandom(seed)))),
       ]) {
         expect(run.assembled.codex_reasoning_items ?? []).toEqual(expected);
         expect(run.terminal.type).toBe(completes ? 'finish' : 'error');

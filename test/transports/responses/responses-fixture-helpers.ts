@@ -98,27 +98,3 @@ export function bodyFixtures(): BodyFixture[] {
   }
   return fixtures;
 }
-
-/** Deterministic PRNG (mulberry32) so random byte splits are reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Splits bytes at random boundaries (1–`maxPiece` bytes per piece), UTF-8 characters included. */
-export function randomSplits(bytes: Uint8Array, random: () => number, maxPiece = 97): Uint8Array[] {
-  const pieces: Uint8Array[] = [];
-  let start = 0;
-  while (start < bytes.length) {
-    const size = 1 + Math.floor(random() * maxPiece);
-    pieces.push(bytes.subarray(start, start + size));
-    start += size;
-  }
-  return pieces;
-}

@@ -15,7 +15,7 @@ import {
 import { readServerSentEvents, ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
 import { ThinkTagSplitter } from '../../../src/transports/shared/transport-think-tags.js';
 
-/** Shared transport helpers: SSE framing, retry/backoff, HTTP helpers, think-tag splitting (issue 3 item 2). */
+/** Shared transport helpers: SSE framing, retry/backoff, HTTP helpers, think-tag splitting. */
 
 describe('ServerSentEventDecoder', () => {
   it('survives a UTF-8 character split across reads, drops comments, flushes a final event without its blank line', () => {
