@@ -1,4 +1,4 @@
-// bench/compaction (issue 9): for 1,000 / 5,000 / 20,000-message sessions with realistic mixed
+// bench/compaction: for 1,000 / 5,000 / 20,000-message sessions with realistic mixed
 // carriers, the time to ESTIMATE (SPEC §15 preflight, `estimateRequestTokens`) and to CHOOSE A
 // CUT (`planCompaction`: per-message costs, usage anchor, turn boundaries, salvage), plus building
 // the child's message list (`compactedMessages`) — everything compaction does except the model

@@ -1,4 +1,4 @@
-// bench/gateway (issue 10): turns per second and the latency the gateway ADDS to a turn, with a
+// bench/gateway: turns per second and the latency the gateway ADDS to a turn, with a
 // zero-latency provider (the in-repo chat emulator, DeepSeek persona, in its own process so it
 // does not share the gateway's event loop), at 1, 8 and 32 concurrent
 // sessions. Run after `npm run build`: node bench/gateway/run.mjs [turnsPerLevel=200] [turnsPerSession=10]

@@ -1,4 +1,4 @@
-// Bench: building the chat-completions wire copy (issue 2). Measures the SHIPPED code in dist/
+// Bench: building the chat-completions wire copy. Measures the SHIPPED code in dist/
 // (run `npm run build` first) against two anchors on the same history: one JSON.stringify of the
 // resulting body (the floor) and pi-ai's openai-completions `convertMessages` fed the equivalent
 // pi context. Deterministic history generator; warm-up first; medians of several iterations.
@@ -17,7 +17,7 @@ const ROUTE = {
 };
 const ORIGIN = { api: 'chat_completions', provider: 'openrouter', host: 'openrouter.ai', model: ROUTE.model };
 
-// mulberry32: a tiny deterministic PRNG so every run builds the same history.
+// Mulberry32: a tiny deterministic PRNG so every run builds the same history.
 function random(seed) {
   let state = seed >>> 0;
   return () => {

@@ -1,5 +1,5 @@
 // Measures loading a 10,000-message session from state.db through the SQLite SessionStore
-// (issue 4: "loading a 10,000-message session ... must be fast", target < 100 ms).
+// ("loading a 10,000-message session ... must be fast", target < 100 ms).
 // Run after `npm run build`: node bench/resume/resume-store-load.mjs [messages] [runs] [copies]
 // Half the messages are assistant turns with 2-8 KB of reasoning text, stored in `copies`
 // carriers: 1 = reasoning_content only (DeepSeek raw RC), 2 = + reasoning (R), 3 = + a

@@ -1,4 +1,4 @@
-// bench/resume (issue 4): loading a 10,000-message session and building its next request,
+// bench/resume: loading a 10,000-message session and building its next request,
 // side by side: from state.db (SqliteSessionStore.listMessages) vs from a JSON-lines file
 // (read + JSON.parse per line). Each measurement runs in a FRESH child process so memory
 // figures are one load's, not a pile-up. Reports medians of wall time (load + build) and the

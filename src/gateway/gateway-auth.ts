@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 
 /**
- * Gateway authentication (issue 10 item 6): bound to a loopback address no token is needed;
+ * Gateway authentication: bound to a loopback address no token is needed;
  * bound to anything else the gateway refuses to start without one and then requires
  * `Authorization: Bearer <token>`. The token is never logged.
  */

@@ -15,7 +15,7 @@ import type { GatewayTurnContext } from './gateway-types.js';
 import { knownSecrets, redactError } from '../core/redact.js';
 
 /**
- * `POST /v1/chat/completions` (issue 10 item 2): picks the session (`X-Hermes-Session-Id`
+ * `POST /v1/chat/completions`: picks the session (`X-Hermes-Session-Id`
  * header, else the `session_id` body field, else a new session whose id comes back in the
  * `X-Hermes-Session-Id` response header), serializes turns per session, runs the agent turn and
  * answers as `chat.completion` JSON or `chat.completion.chunk` SSE ending with `data: [DONE]`.

@@ -1,5 +1,5 @@
 /**
- * The web inspector served at `/` (issue 10 item 5, SPEC §23.3): one static page, inline CSS
+ * The web inspector served at `/` (SPEC §23.3): one static page, inline CSS
  * and JS, no framework, no external assets. It lists sessions; for one session it shows each
  * turn's text, the reasoning in a collapsible `<details>`, and per request the carriers each
  * replayed message kept, padded or dropped, with the reason. All model text is inserted with

@@ -1,5 +1,5 @@
 /**
- * Per-session turn serialization (issue 10 item 3). Choice: a request for a session that is
+ * Per-session turn serialization. Choice: a request for a session that is
  * busy WAITS in a first-come queue (clients need no retry logic); past `maxWaiting` queued turns
  * on one session the next request gets HTTP 409 instead of piling up. Different sessions never
  * wait for each other. In-process only: a Map of promise chains (several gateway processes on

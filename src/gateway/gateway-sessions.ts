@@ -10,7 +10,7 @@ import type { SessionTurnLock } from './gateway-session-lock.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
 
 /**
- * Session endpoints (issue 10 item 4): list, show (SPEC §2 message shape, `model_config`,
+ * Session endpoints: list, show (SPEC §2 message shape, `model_config`,
  * lineage), branch (SPEC §17) and the request records with their replay decisions (SPEC §23.3).
  */
 

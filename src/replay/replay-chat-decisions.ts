@@ -136,9 +136,9 @@ export type SizeSource = JsonValue | number | undefined;
 /**
  * The decisions of one request, recorded cheaply and turned into {@link CarrierDecision}
  * objects only when read. Recording is five array pushes; sizes are measured at
- * materialisation. Walking every reasoning text and encrypted blob of the history to size it on
- * each request used to dominate the build (bench/replay-build), yet sizes are only needed when
- * a request is explained or logged.
+ * materialisation: sizing every reasoning text and encrypted blob of the history on each request
+ * would dominate the build (bench/replay-build), and sizes are only needed when a request is
+ * explained or logged.
  */
 export class DecisionLog {
   private readonly indexes: number[] = [];

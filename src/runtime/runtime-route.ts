@@ -28,7 +28,7 @@ export interface ResolvedRoute {
 /** Prefix selecting an in-process emulator persona. */
 export const EMULATOR_PREFIX = 'emulator:';
 
-/** The persona used when nothing is configured (offline default, issue 4 item 5). */
+/** The persona used when nothing is configured (offline default). */
 export const DEFAULT_EMULATOR_PERSONA = 'openrouter';
 
 /**

@@ -69,7 +69,7 @@ async function bodyFor(...route: string[]): Promise<{ messages: Record<string, u
 const assistantsOf = (body: { messages: Record<string, unknown>[] }) =>
   body.messages.filter((message) => message['role'] === 'assistant');
 
-describe('hermes replay preview (issue 2 "Done when"; SPEC §5, §6, §7)', () => {
+describe('hermes replay preview (SPEC §5, §6, §7)', () => {
   test('OpenRouter gets all three carriers', async () => {
     expect(assistantsOf(await bodyFor('--provider', 'openrouter', '--model', 'openai/gpt-5'))).toEqual([
       {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/config-load.js';
 import { UsageError } from '../../src/core/errors.js';
 
-describe('config.yaml (issue 4 item 4, SPEC §20, §23.4)', () => {
+describe('config.yaml (SPEC §20, §23.4)', () => {
   it('reads provider, model, reasoning, echo opt-in and route overrides', () => {
     const config = parseConfigText(`
 provider: deepseek

@@ -7,7 +7,7 @@ import type { ReceivedRequest } from '../../src/emulators/shared/emulator-reques
 import { chatJson, parseJson, runHermes, useE2e } from '../support/e2e.js';
 
 /**
- * Issue 6 item 6 and issue 7 item 6: `hermes replay preview --api anthropic_messages` and
+ * `hermes replay preview --api anthropic_messages` and
  * `--api bedrock_converse` print the exact body the next turn sends. A stored session is exported
  * with `hermes sessions export` (its `{"hermes_session": …}` header line is accepted by
  * `--history`), the next user message is appended, and the preview is compared with the body the
@@ -62,7 +62,7 @@ const CASES: PreviewCase[] = [
 
 const e2e = useE2e();
 
-describe('hermes replay preview equals the next turn (issues 6 and 7)', () => {
+describe('hermes replay preview equals the next turn', () => {
   it.each(CASES)(
     '--api $api: the preview of an exported session plus the next user message is the body the emulator receives',
     async (testCase) => {

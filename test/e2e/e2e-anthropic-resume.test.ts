@@ -7,7 +7,7 @@ import { carrierText, sentThinkingBlocks, storedThinkingBlocks, type MessageWith
 import { chatJson, routeArgs, showSession, useE2e } from '../support/e2e.js';
 
 /**
- * Issue 6, Done when (SPEC §9.1, §9.3; WIRE.md §2.6): the real `hermes` binary against the
+ * (SPEC §9.1, §9.3; WIRE.md §2.6): the real `hermes` binary against the
  * Anthropic emulator — a tool loop with thinking, then `--resume`: zero 4xx, signatures and
  * redacted data byte-identical to the stored `anthropic_content_blocks`, and the in-flight-loop
  * rule for a model that does not keep prior thinking.
@@ -24,7 +24,7 @@ function routeFor(emulator: AnthropicEmulator, model: string): string[] {
   return routeArgs('anthropic', model, emulator.baseUrl, 'x');
 }
 
-describe('hermes chat --provider anthropic, then --resume (issue 6)', () => {
+describe('hermes chat --provider anthropic, then --resume', () => {
   it('claude-opus-4-8 keeps all prior thinking: the resumed request carries every stored block byte-identical, no 4xx (SPEC §9.1, §9.3)', async () => {
     const emulator = await e2e.anthropic();
     const sandbox = e2e.sandbox();

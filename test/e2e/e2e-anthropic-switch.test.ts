@@ -12,7 +12,7 @@ import {
 import { chatJson, routeArgs, runHermes, showSession, useE2e } from '../support/e2e.js';
 
 /**
- * Issue 6, Done when, through the real `hermes` binary: origin scoping when one session moves to
+ * The real `hermes` binary: origin scoping when one session moves to
  * an OpenAI-compatible route and back (SPEC §23.2), the rejected-signature memory with its single
  * retry (SPEC §9.4), and the Bedrock InvokeModel framing (WIRE.md §2.5) with a tool loop and resume.
  */

@@ -5,7 +5,7 @@ import { stateDbPath } from '../../src/storage/store-paths.js';
 import { chatJson, type ChatJson, type Sandbox, showSession, useE2e } from '../support/e2e.js';
 
 /**
- * Issue 7, Done when (SPEC §10, WIRE.md §3): the real `hermes` binary against the Bedrock
+ * (SPEC §10, WIRE.md §3): the real `hermes` binary against the Bedrock
  * emulator (Converse JSON + ConverseStream event-stream framing, SigV4 from AWS env credentials).
  * Claude tool loop + `--resume` with signatures byte-identical, also after the
  * `bedrock_content_blocks` sidecar is deleted; the per-model policy (`strip` for DeepSeek R1,
@@ -68,7 +68,7 @@ function chat(sandbox: Sandbox, args: string[]): Promise<ChatJson> {
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 
-describe('Claude on Bedrock Converse: tool loop, --resume, and the sidecar deleted (issue 7)', () => {
+describe('Claude on Bedrock Converse: tool loop, --resume, and the sidecar deleted', () => {
   it('signed reasoning replays byte-identical from the sidecar, then from Anthropic-shaped reasoning_details once the sidecar column is NULL', async () => {
     const emulator = await e2e.bedrock();
     const sandbox = e2e.sandbox();

@@ -9,7 +9,7 @@ import { stateDbPath } from '../../src/storage/store-paths.js';
 import { assistantsOf, chatJson, parseJson, routeArgs, runHermes, showSession, useE2e } from '../support/e2e.js';
 
 /**
- * Issue 9 item 4 (SPEC §17): `hermes sessions branch` copies every message with every reasoning
+ * (SPEC §17): `hermes sessions branch` copies every message with every reasoning
  * carrier, the origin stamp and `finish_reason` into a child whose parent is the source, and
  * `--resume` of the child replays them to the route exactly as the parent would.
  */
@@ -182,7 +182,7 @@ function expectedOpaqueBytes(history: readonly Message[]): number[] {
   ];
 }
 
-describe('hermes sessions branch (issue 9 item 4, SPEC §17)', () => {
+describe('hermes sessions branch (SPEC §17)', () => {
   it('copies every carrier kind verbatim into a child, and --resume of the child replays them', async () => {
     const emulator = await e2e.chat({ persona: 'openrouter' });
     const sandbox = e2e.sandbox();

@@ -14,14 +14,14 @@ import {
 } from '../support/e2e.js';
 
 /**
- * Issue 4, Done when: the real `hermes` binary against emulators over loopback HTTP — a
+ * The real `hermes` binary against emulators over loopback HTTP — a
  * tool-calling session, then `--resume`, with every persona's carriers checked on the bytes the
  * emulator received.
  */
 
 const e2e = useE2e();
 
-describe('hermes chat against the emulators, then --resume (issue 4)', () => {
+describe('hermes chat against the emulators, then --resume', () => {
   it('DeepSeek: the first request after resume carries every stored reasoning_content, " " pads included, with no 400', async () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();

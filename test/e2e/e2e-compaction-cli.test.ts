@@ -8,7 +8,7 @@ import { stateDbPath } from '../../src/storage/store-paths.js';
 import { chatJson, parseJson, runHermes, type Sandbox, useE2e } from '../support/e2e.js';
 
 /**
- * Issue 9 item 2 through `hermes sessions compress ID` (SPEC §16): the salvage pass keeps fewer
+ * `hermes sessions compress ID` (SPEC §16): the salvage pass keeps fewer
  * turns than asked when they do not fit, with the same retention rule; a pass that would free
  * nothing says so and stops after one summary request; a session with nothing between its first
  * message and its kept turns sends no request at all.
@@ -65,7 +65,7 @@ function toolTurn(turn: number, resultText: string): Message[] {
 
 const route = (baseUrl: string) => ['--base-url', baseUrl, '--api-key', 'k'];
 
-describe('hermes sessions compress (issue 9 item 2, SPEC §16)', () => {
+describe('hermes sessions compress (SPEC §16)', () => {
   it('salvage: keep-turns larger than fits keeps fewer whole turns, each with its reasoning_content', async () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();

@@ -5,7 +5,7 @@ import { COMPACTION_SUMMARY_PROMPT, SUMMARY_MESSAGE_PREFIX } from '../../src/run
 import { assistantsOf, chatJson, routeArgs, type Sandbox, showSession, useE2e } from '../support/e2e.js';
 
 /**
- * Issue 9 end to end (SPEC §15–§16): a session long enough to compact compacts automatically into
+ * (SPEC §15–§16): a session long enough to compact compacts automatically into
  * a child session, every retained assistant turn keeps its carriers byte for byte on the wire, the
  * next tool-call turn succeeds with no 400, and the child inherits the parent's model_config.
  */
@@ -97,7 +97,7 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-describe('automatic compaction end to end (issue 9, SPEC §15–§16)', () => {
+describe('automatic compaction end to end (SPEC §15–§16)', () => {
   it('DeepSeek: compacts, every retained turn keeps reasoning_content on the wire, the next tool turn has no 400, verdicts carry over', async () => {
     // DeepSeek on a loopback URL sends {reasoning_content, reasoning} (SPEC §5 local fallback); this
     // instance rejects `reasoning`, so the session learns a verdict before it compacts. The emulator

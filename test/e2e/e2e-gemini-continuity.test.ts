@@ -6,7 +6,7 @@ import { GEMINI_SKIP_SIGNATURE_SENTINEL } from '../../src/transports/gemini/gemi
 import { chatJson, type ChatJson, parseJson, runHermes, showSession, useE2e } from '../support/e2e.js';
 
 /**
- * Issue 8, Done when (Gemini native, SPEC §11, §23.2; WIRE.md §4.4): the real `hermes` binary
+ * (Gemini native, SPEC §11, §23.2; WIRE.md §4.4): the real `hermes` binary
  * against the Gemini emulator over loopback — a tool loop with reasoning, `--resume`, zero 4xx,
  * every `thoughtSignature` back verbatim on the part it came on; a session moved between AI
  * Studio and Vertex never sends the other issuer's signatures; `replay preview --api gemini`
@@ -108,7 +108,7 @@ function modelContents(body: unknown): Content[] {
   return contentsOf(body).filter((content) => content.role === 'model');
 }
 
-describe('hermes chat against the Gemini emulator (issue 8, SPEC §11)', () => {
+describe('hermes chat against the Gemini emulator (SPEC §11)', () => {
   it('tool loop with reasoning, then --resume: every signature comes back verbatim on its own part, zero 4xx', async () => {
     const emulator = await e2e.gemini();
     const sandbox = e2e.sandbox();

@@ -3,7 +3,7 @@ import { parseJson, routeArgs, runHermes, useE2e } from '../support/e2e.js';
 
 const e2e = useE2e();
 
-describe('interactive hermes chat (issue 4 item 4)', () => {
+describe('interactive hermes chat', () => {
   it('streams turns, runs slash commands, asks approval, branches, and keeps every typed line', async () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();

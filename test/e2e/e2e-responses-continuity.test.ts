@@ -7,7 +7,7 @@ import { stateDbPath } from '../../src/storage/store-paths.js';
 import { type ChatJson, makeSandbox, parseJson, runHermes, showSession } from '../support/e2e.js';
 
 /**
- * Issue 8, Done when (OpenAI Responses, SPEC §12, §23.2; WIRE.md §5.4–§5.5): the real `hermes`
+ * (OpenAI Responses, SPEC §12, §23.2; WIRE.md §5.4–§5.5): the real `hermes`
  * binary against the Responses emulator over loopback — a tool loop with reasoning, `--resume`,
  * zero 4xx, every encrypted reasoning item back verbatim, without its id, right before the item it
  * preceded; a session moved between two issuers never sends a foreign blob; a tampered blob
@@ -78,7 +78,7 @@ function inputOf(body: unknown): Json[] {
   return (body as { input: Json[] }).input;
 }
 
-describe('hermes chat against the Responses emulator (issue 8, SPEC §12)', () => {
+describe('hermes chat against the Responses emulator (SPEC §12)', () => {
   it('tool loop with reasoning, then --resume: encrypted items back verbatim, in place, without ids, zero 4xx', async () => {
     const emulator = await startEmulator('openai');
     const sandbox = makeSandbox();

@@ -37,7 +37,7 @@ async function startStallingProvider(): Promise<{ baseUrl: string; streaming: Pr
 
 const e2e = useE2e();
 
-describe('a process killed mid-stream (issue 4 Done when)', () => {
+describe('a process killed mid-stream', () => {
   it('SIGKILL during a streamed turn leaves a database that opens, intact earlier turns, and a working --resume', async () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();

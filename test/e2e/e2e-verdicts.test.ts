@@ -3,13 +3,13 @@ import type { AssistantMessage } from '../../src/core/message.js';
 import { assistantsOf, parseJson, routeArgs, runHermes, showSession, useE2e } from '../support/e2e.js';
 
 /**
- * Issue 5 (SPEC §13, §23.1): a rejected reasoning carrier is learned per (provider, host, model),
+ * (SPEC §13, §23.1): a rejected reasoning carrier is learned per (provider, host, model),
  * persisted in the session and store-wide, and the request retried exactly once without it.
  */
 
 const e2e = useE2e();
 
-describe('unknown-field fallback end to end (issue 5)', () => {
+describe('unknown-field fallback end to end', () => {
   it('learns reasoning_details, retries once in the same call, and never sends it again on that route', async () => {
     const emulator = await e2e.chat({ persona: 'openrouter', rejectKeys: ['reasoning_details'] });
     const sandbox = e2e.sandbox();

@@ -7,7 +7,7 @@ import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.j
 import { makeGatewaySandbox, startPersona, testApp } from './gateway-test-helpers.js';
 
 /**
- * Issue 10 items 2 and 4 through `app.request()` (STYLE.md rule 7): the OpenAI response shapes
+ * `app.request()` (STYLE.md rule 7): the OpenAI response shapes
  * (JSON and SSE), session selection, the error envelope and statuses, tool approval, and the
  * session endpoints (SPEC §2 shape, §17 branch, §23.3 decisions).
  */
@@ -63,7 +63,7 @@ function sseData(text: string): string[] {
     .map((frame) => frame.slice('data: '.length));
 }
 
-describe('POST /v1/chat/completions (issue 10 item 2)', () => {
+describe('POST /v1/chat/completions', () => {
   it('non-streaming: chat.completion with reasoning_content, session header, Server-Timing', async () => {
     const { post, store } = await setup();
     const response = await post('/v1/chat/completions', ask('hello there'));
@@ -262,7 +262,7 @@ describe('POST /v1/chat/completions (issue 10 item 2)', () => {
   });
 });
 
-describe('models and session endpoints (issue 10 items 2 and 4)', () => {
+describe('models and session endpoints', () => {
   it('GET /v1/models lists the configured model', async () => {
     const { app } = await setup();
     const response = await app.request('/v1/models');

@@ -9,7 +9,7 @@ import { makeSandbox, runHermes, spawnHermes } from '../support/e2e.js';
 import { gatewayOptions, makeGatewaySandbox, startPersona, testApp } from './gateway-test-helpers.js';
 
 /**
- * Issue 10 item 6: loopback needs no token; any other bind refuses to start without one and
+ * Loopback needs no token; any other bind refuses to start without one and
  * then every API route requires `Authorization: Bearer <token>`; the token is never logged.
  */
 
@@ -30,7 +30,7 @@ async function setup(token?: string) {
   return { app: testApp(store, route, sandbox.workspace, token ? { token } : {}), store, route, sandbox };
 }
 
-describe('bind rules (issue 10 item 6)', () => {
+describe('bind rules', () => {
   it.each([
     ['127.0.0.1', true],
     ['127.8.9.10', true],
@@ -68,7 +68,7 @@ describe('bind rules (issue 10 item 6)', () => {
   });
 });
 
-describe('token required (issue 10 item 6)', () => {
+describe('token required', () => {
   const unauthorized = {
     error: {
       message: 'missing or wrong token: send "Authorization: Bearer <token>" (the token the gateway was started with)',
@@ -120,7 +120,7 @@ describe('token required (issue 10 item 6)', () => {
   });
 });
 
-describe('hermes gateway (built CLI, issue 10 items 1 and 6)', () => {
+describe('hermes gateway (built CLI)', () => {
   it('refuses --host 0.0.0.0 without a token: exit 2 with the reason', async () => {
     const run = await runHermes(['gateway', '--host', '0.0.0.0', '--port', '0'], makeSandbox(), {
       HERMES_GATEWAY_TOKEN: '',
@@ -172,7 +172,7 @@ describe('hermes gateway (built CLI, issue 10 items 1 and 6)', () => {
   });
 });
 
-describe('browser-forged requests are refused (issue 10 item 6: CSRF and DNS rebinding)', () => {
+describe('browser-forged requests are refused (CSRF and DNS rebinding)', () => {
   const chat = JSON.stringify({ messages: [{ role: 'user', content: 'read the file notes.txt' }] });
 
   it.each([

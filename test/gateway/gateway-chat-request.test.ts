@@ -3,14 +3,14 @@ import { parseChatRequest } from '../../src/gateway/gateway-chat-request.js';
 import { GatewayHttpError } from '../../src/gateway/gateway-errors.js';
 
 /**
- * Issue 10 item 2: the rule that picks the NEW user input out of the client's resent history
+ * The rule that picks the NEW user input out of the client's resent history
  * (SPEC §19: the store is authoritative): the user messages after the last assistant message.
  */
 
 const user = (content: unknown) => ({ role: 'user', content });
 const assistant = (content: string) => ({ role: 'assistant', content });
 
-describe('parseChatRequest: new user messages (issue 10 item 2)', () => {
+describe('parseChatRequest: new user messages', () => {
   it.each([
     { name: 'first turn', messages: [user('hi')], userTexts: ['hi'], systemTexts: [] },
     {

@@ -14,7 +14,7 @@ import {
 } from './gateway-test-helpers.js';
 
 /**
- * Issue 10 item 3 / SPEC §23.6: turns on one session are serialized (they wait in a queue; past
+ * SPEC §23.6: turns on one session are serialized (they wait in a queue; past
  * `maxWaitingTurns` a request gets 409), turns on different sessions run concurrently, and no
  * turn is lost or interleaved, checked from state.db.
  */
@@ -108,7 +108,7 @@ function turnsOf(messages: readonly Message[]): { user: string; answer: string }
   return turns;
 }
 
-describe('gateway turn serialization (issue 10 item 3, SPEC §23.6)', () => {
+describe('gateway turn serialization (SPEC §23.6)', () => {
   it('20 sessions × 5 turns in parallel: every session holds exactly its 5 turns, in order, none interleaved', async () => {
     const { ask, emulator, sandbox } = await setup();
     const sessions = Array.from({ length: 20 }, (_, index) => index);
@@ -199,7 +199,7 @@ describe('gateway turn serialization (issue 10 item 3, SPEC §23.6)', () => {
   });
 });
 
-describe('a streaming client that goes away (issue 10 item 2)', () => {
+describe('a streaming client that goes away', () => {
   it('interrupts its turn, frees the session for the next turn, and leaves a valid stored history', async () => {
     const gate = new GatedReadFile();
     const { emulator, route } = await startPersona('deepseek');

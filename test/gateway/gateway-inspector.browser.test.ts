@@ -7,7 +7,7 @@ import { scaledTimeout } from '../support/timeouts.js';
 import { startPersona, makeGatewaySandbox, startTestGateway, assistants } from './gateway-test-helpers.js';
 
 /**
- * Issue 10 item 5 / SPEC §23.3, in a real browser: Debian's chromium driven by playwright-core
+ * SPEC §23.3, in a real browser: Debian's chromium driven by playwright-core
  * opens the inspector, gives it the token, selects a session, expands a reasoning view and
  * checks the carriers table against `/v1/sessions/{id}/requests`. Model text is shown as text,
  * never markup. A screenshot is saved to test-artifacts/gateway-inspector.png.
@@ -44,7 +44,7 @@ interface RequestsJson {
   }[];
 }
 
-describe('gateway web inspector in chromium (issue 10 item 5)', () => {
+describe('gateway web inspector in chromium', () => {
   it.skipIf(!HAS_CHROMIUM)(
     TITLE,
     async () => {

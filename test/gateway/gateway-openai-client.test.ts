@@ -12,7 +12,7 @@ import {
 } from './gateway-test-helpers.js';
 
 /**
- * Issue 10, Done when 1 (SPEC §19 gateway turn flow): the `openai` npm client against a RUNNING
+ * (SPEC §19 gateway turn flow): the `openai` npm client against a RUNNING
  * gateway backed by the DeepSeek and OpenRouter emulators; three tool-calling turns on one
  * session id, a gateway restart on the same state.db before the third; every request the
  * emulator received carries the stored carriers. Streaming and non-streaming.
@@ -76,7 +76,7 @@ const CASES = [
   { persona: 'openrouter', stream: true },
 ] as const;
 
-describe('the openai client against a running gateway (issue 10, SPEC §19)', () => {
+describe('the openai client against a running gateway (SPEC §19)', () => {
   it.each(CASES)(
     '$persona, stream=$stream: three tool turns on one session, restart before the third, carriers replayed as stored',
     async ({ persona, stream }) => {

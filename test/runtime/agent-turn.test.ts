@@ -80,7 +80,7 @@ const toolCall: AssistantMessage = {
 };
 const answer: AssistantMessage = { role: 'assistant', content: 'It says alpha beta.', reasoning_content: 'Done.' };
 
-describe('agent turn (issue 4 item 2)', () => {
+describe('agent turn', () => {
   it('runs the tool loop and stores every message with an origin stamp', async () => {
     const { store, session, transport, options } = await setup([toolCall, answer]);
     const result = await runAgentTurn('What does notes.txt say?', options);

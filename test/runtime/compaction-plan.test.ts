@@ -48,7 +48,7 @@ const routes: [string, Route][] = [
   ['responses', { api: 'codex_responses', provider: 'openai', model: 'gpt-5.4' }],
 ];
 
-describe('compaction estimator parity (SPEC §15, issue 9)', () => {
+describe('compaction estimator parity (SPEC §15)', () => {
   it.each(routes)('preflight estimate == sum of tail-walk estimates for %s', (_name, route) => {
     const charge = resolveRouteProfile(route).chargeStaleThinking;
     for (let seed = 1; seed <= 25; seed += 1) {
@@ -83,7 +83,7 @@ describe('compaction estimator parity (SPEC §15, issue 9)', () => {
   });
 });
 
-describe('compaction cut (issue 9 item 2)', () => {
+describe('compaction cut', () => {
   const history = generateHistory(7, 30);
 
   it('keeps the first user message and the last N turns, cutting only at user messages', () => {

@@ -4,7 +4,7 @@ import { compressSession } from '../../src/runtime/compaction-run.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 
 /**
- * Issue 9 (`hermes sessions compress`): a session too short to compact says what is kept and
+ * (`hermes sessions compress`): a session too short to compact says what is kept and
  * what to change, and sends no request (no transport is reachable here: a request would throw).
  */
 

@@ -11,7 +11,7 @@ import { createMemorySessionStore } from '../../src/storage/memory-session-store
 import type { Transport, TransportRequest } from '../../src/transports/shared/transport.js';
 
 /**
- * Issue 9 "compaction never loops", inside one agent turn: a compaction pass that frees nothing is
+ * "compaction never loops", inside one agent turn: a compaction pass that frees nothing is
  * reported once and not attempted again before the later requests of the same tool loop.
  */
 
@@ -41,7 +41,7 @@ function scriptedTransport(replies: AssistantMessage[]): Transport & { requests:
   };
 }
 
-describe('automatic compaction inside a turn (issue 9)', () => {
+describe('automatic compaction inside a turn', () => {
   it('a pass that frees nothing is tried once per turn, says so, and the tool loop goes on in the same session', async () => {
     const store = createMemorySessionStore();
     const session = await store.createSession({});

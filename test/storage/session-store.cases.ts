@@ -315,7 +315,7 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
       });
     });
 
-    describe('branching (SPEC §17, issue 9: one transaction)', () => {
+    describe('branching (SPEC §17: one transaction)', () => {
       it('copies every message exactly, sets the parent, copies model config and session route', async () => {
         const source = await store.createSession({
           title: 'Source',

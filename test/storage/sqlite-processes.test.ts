@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 
 /**
- * Issue 4: "a killed process never leaves a torn row". A child process appends in a loop
+ * "a killed process never leaves a torn row". A child process appends in a loop
  * (single messages and 3-message batches) and is killed with SIGKILL mid-loop; the file must
  * then open, pass `PRAGMA integrity_check`, and hold a contiguous 1..N sequence of complete
- * messages and complete batches. Issue 10: two processes (CLI + gateway) appending to one
+ * messages and complete batches. Two processes (CLI + gateway) appending to one
  * session at once wait on each other's write lock (busy timeout) and lose nothing.
  *
  * The child needs the store as JavaScript. Rather than depending on a possibly stale `dist/`,
@@ -122,7 +122,7 @@ function inspect(databasePath: string, sessionId: string): { integrity: unknown;
   }
 }
 
-describe('several processes on one state.db (issue 4, issue 10, SPEC §18)', () => {
+describe('several processes on one state.db (SPEC §18)', () => {
   it('SIGKILL in the middle of appends leaves a database that opens, passes integrity_check and holds a contiguous 1..N history', async () => {
     const databasePath = join(workDirectory, 'killed.db');
     const setup = openSqliteSessionStore(databasePath);

@@ -26,7 +26,7 @@ runSessionStoreConformance('sqlite', (clock) =>
   openSqliteSessionStore(join(temporaryDirectory(), 'state.db'), { now: clock.now }),
 );
 
-describe('SQLite session store specifics (SPEC §18, issue 4)', () => {
+describe('SQLite session store specifics (SPEC §18)', () => {
   let path: string;
   const opened: Array<SqliteSessionStore | Database.Database> = [];
 

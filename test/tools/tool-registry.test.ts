@@ -16,7 +16,7 @@ beforeEach(() => {
   writeFileSync(join(workspace, 'src', 'main.ts'), 'const alpha = 1;\n');
 });
 
-describe('built-in tools (issue 4 item 3)', () => {
+describe('built-in tools', () => {
   it('read_file reads a workspace file', async () => {
     const outcome = await executeToolCall('read_file', '{"path":"notes.txt"}', { workspace, approve: deny });
     expect(outcome).toEqual({ content: 'alpha beta\ngamma\n', isError: false });

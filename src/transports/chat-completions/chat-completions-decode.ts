@@ -226,7 +226,7 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
     this.markStarted(events);
     this.pushContentPieces(events, this.thinkTags.end());
     if (!this.sawDone && this.finishRaw === undefined) {
-      // A truncated stream is never returned as a complete message (issue 3, "never yield a half message").
+      // A truncated stream is never returned as a complete message ("never yield a half message").
       return this.fail(
         events,
         `${this.provider} stream ended before the response finished (no finish_reason, no [DONE]); the partial answer was discarded`,
