@@ -52,7 +52,7 @@ export function registerSessionsCommand(program: Command): void {
   sessions
     .command('show <id>')
     .description('Show a session: route, turns, carriers kept per turn, lineage, and its messages.')
-    .option('--json', 'print model_config and every stored message in the canonical SPEC §2 shape')
+    .option('--json', 'print model_config and every stored message in the canonical message shape (docs/sessions.md)')
     .action(async (id: string, flags: { json?: boolean }) => {
       await withCliContext(async (context) => {
         const store = context.store();
