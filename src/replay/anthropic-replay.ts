@@ -21,6 +21,7 @@ import {
   type ThinkingMeta,
   userDraftBlocks,
 } from './anthropic-replay-blocks.js';
+import { unreadCarrierDecisions } from './replay-native-drops.js';
 import type { CarrierDecision } from './replay-types.js';
 
 /** Options of {@link buildAnthropicMessages}. */
@@ -89,6 +90,7 @@ function assembleTurns(history: readonly Message[], options: AnthropicReplayOpti
       role = 'assistant';
       if (!originMatches(message, options)) foreign.add(historyIndex);
       blocks = assistantDraftBlocks(message, historyIndex, rejected, decisions);
+      decisions.push(...unreadCarrierDecisions(message, historyIndex, 'anthropic_messages'));
     }
     if (blocks.length === 0) return;
     const previous = turns[turns.length - 1];
@@ -205,7 +207,8 @@ function treatThinking(
   const treatment = options.treatment;
   const keep = (reason: string) => ({
     block: draft.block,
-    decision: { field, action: 'kept' as const, reason, bytes: signatureBytes },
+    // SPEC §24.10: one byte count per carrier, the same kept or dropped.
+    decision: { field, action: 'kept' as const, reason, bytes: signatureBytes + readableBytes },
   });
   if (signedValid && (treatment === 'native' || treatment === 'minimax' || treatment === 'kimi')) {
     return keep(treatment === 'kimi' ? 'kimi: kept as issued' : 'signed: same issuer');

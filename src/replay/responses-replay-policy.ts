@@ -1,3 +1,4 @@
+import { unreadCarrierDecisions } from './replay-native-drops.js';
 import { isJsonObject } from '../core/json.js';
 import type { JsonObject } from '../core/json.js';
 import type { Message } from '../core/message.js';
@@ -225,6 +226,7 @@ export function planResponsesReplay(history: readonly Message[], options: Respon
     });
 
     planMessageItem(message, plan, options, decide);
+    decisions.push(...unreadCarrierDecisions(message, messageIndex, 'codex_responses'));
   });
   return { messages, decisions };
 }

@@ -16,14 +16,16 @@ export function logRequest(
   logged: readonly CarrierDecision[] = prepared.decisions,
 ): void {
   const decisions = summariseDecisions(logged);
-  const carriers = prepared.carriersSent.length ? prepared.carriersSent.join(',') : 'none';
+  // SPEC §24.10: native APIs name what they sent too; "none" only when no blob travels.
+  const sent = [...prepared.carriersSent, ...(prepared.nativeCarriersSent ?? [])];
+  const carriers = sent.length ? sent.join(',') : 'none';
   logger.info(
     {
       session: sessionId,
       api: route.api,
       routeKey: prepared.routeKey,
       attempt,
-      carriersSent: prepared.carriersSent,
+      carriersSent: sent,
       decisions,
     },
     `request ${prepared.routeKey} attempt ${attempt}: reasoning carriers sent: ${carriers}`,

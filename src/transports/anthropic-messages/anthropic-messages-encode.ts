@@ -10,6 +10,7 @@ import type { Route } from '../../core/route.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
 import type { AnthropicPlatform, AnthropicRouteTreatment } from '../../replay/anthropic-endpoint-route.js';
 import { type AnthropicReplayResult, buildAnthropicMessages } from '../../replay/anthropic-replay.js';
+import { nativeCarriersSent } from '../../replay/replay-native-drops.js';
 import { INTERLEAVED_THINKING_BETA } from '../../replay/anthropic-thinking-policy.js';
 import type { AnthropicRouteFacts } from '../../replay/replay-route-profile.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
@@ -197,6 +198,7 @@ export function prepareAnthropicMessages(
     body,
     decisions: conversation.decisions,
     carriersSent: [],
+    nativeCarriersSent: nativeCarriersSent(conversation.decisions),
     routeKey: profile.routeKey,
   };
 }

@@ -1,3 +1,4 @@
+import { nativeCarriersSent, unreadCarrierDecisions } from '../../replay/replay-native-drops.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { AssistantMessage, Message, ToolMessage, UserMessage } from '../../core/message.js';
 import type { ReasoningOptions } from '../../core/reasoning-options.js';
@@ -100,6 +101,7 @@ export function prepareGemini(request: TransportRequest, defaults: GeminiEndpoin
     body: body as unknown as JsonObject,
     decisions,
     carriersSent: [],
+    nativeCarriersSent: nativeCarriersSent(decisions),
     routeKey: profile.routeKey,
   };
 }
@@ -207,6 +209,7 @@ function encodeModelParts(
       decisions.push({ messageIndex, field: 'thought', action: 'dropped', reason });
     }
   }
+  decisions.push(...unreadCarrierDecisions(message, messageIndex, 'gemini'));
   if (!verdict.travel) recordDroppedSignatures(message, messageIndex, verdict.reason, decisions);
   else {
     for (const part of parts) {

@@ -1,3 +1,4 @@
+import { nativeCarriersSent } from '../../replay/replay-native-drops.js';
 import type { JsonObject } from '../../core/json.js';
 import type { AssistantMessage, Message, UserMessage } from '../../core/message.js';
 import type { ReasoningOptions } from '../../core/reasoning-options.js';
@@ -158,6 +159,7 @@ export function prepareResponses(request: TransportRequest): PreparedRequest {
     body: orderedBody(body),
     decisions: plan.decisions,
     carriersSent: [],
+    nativeCarriersSent: nativeCarriersSent(plan.decisions),
     routeKey: profile.routeKey,
   };
 }

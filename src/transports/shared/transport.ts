@@ -51,6 +51,8 @@ export interface PreparedRequest {
   decisionsFrom?(messageIndex: number): CarrierDecision[];
   /** Carriers present on assistant messages of this body (input to the SPEC §13.2 classifier). */
   carriersSent: Carrier[];
+  /** Native carriers sent (signed thinking, redacted data, thought signatures, encrypted items), for the log (SPEC §24.10). */
+  nativeCarriersSent?: readonly string[];
   /** The route key string `provider|host|model` (SPEC §3.3). */
   routeKey: string;
 }
