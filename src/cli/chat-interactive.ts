@@ -127,6 +127,7 @@ export async function runInteractiveChat(
       // Automatic compaction moves the conversation to a child session.
       if (result.sessionId !== state.options.sessionId)
         state.options = { ...state.options, sessionId: result.sessionId };
+      answered = true;
     } catch (error) {
       renderer.stop();
       markdown?.end();
