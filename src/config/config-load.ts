@@ -21,6 +21,10 @@ export interface HermesConfig {
   maxIterations: number;
   /** `storage.url`: the session store to use (overridden by HERMES_DATABASE_URL). */
   storageUrl?: string;
+  /** `system_prompt`: replaces the default system prompt of new chat sessions. */
+  systemPrompt?: string;
+  /** `instructions`: appended to the system prompt of new chat sessions. */
+  instructions?: string;
   /** Path the config was read from, when a file existed. */
   path?: string;
 }
@@ -93,6 +97,8 @@ export function parseConfigText(text: string, path = 'config.yaml'): HermesConfi
   if (baseUrl) normalised.baseUrl = baseUrl;
   if (config.api) normalised.api = config.api;
   if (config.storage?.url) normalised.storageUrl = config.storage.url;
+  if (config.system_prompt) normalised.systemPrompt = config.system_prompt;
+  if (config.instructions) normalised.instructions = config.instructions;
   return normalised;
 }
 

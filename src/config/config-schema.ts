@@ -62,6 +62,10 @@ export const configSchema = z
     compaction: compactionSchema.optional(),
     max_iterations: z.number().int().min(1).max(500).optional(),
     storage: storageSchema.optional(),
+    /** Replaces the default system prompt of new chat sessions. */
+    system_prompt: z.string().min(1).optional(),
+    /** Appended to the system prompt of new chat sessions. */
+    instructions: z.string().min(1).optional(),
   })
   .strict();
 

@@ -84,10 +84,12 @@ async function expectCompactedLineage(
     kept_turns: 2,
     salvaged: false,
   });
-  // Head: the first user message verbatim; then the summary as a user message.
-  expect(compacted.messages[0]).toEqual(parent.messages.find((message) => message.role === 'user'));
-  expect(compacted.messages[1]?.role).toBe('user');
-  expect(String(compacted.messages[1]?.content)).toMatch(new RegExp(`^${escapeRegExp(SUMMARY_MESSAGE_PREFIX)}`));
+  // Head: the stored system prompt and the first user message verbatim; then the summary as a user message.
+  expect(compacted.messages[0]?.role).toBe('system');
+  expect(compacted.messages[0]).toEqual(parent.messages[0]);
+  expect(compacted.messages[1]).toEqual(parent.messages.find((message) => message.role === 'user'));
+  expect(compacted.messages[2]?.role).toBe('user');
+  expect(String(compacted.messages[2]?.content)).toMatch(new RegExp(`^${escapeRegExp(SUMMARY_MESSAGE_PREFIX)}`));
   // The source session is never mutated by compaction (SPEC §21.1): it keeps every turn.
   expect(parent.messages.length).toBeGreaterThan(compacted.messages.length);
   return { parent, compacted };

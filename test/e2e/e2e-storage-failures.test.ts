@@ -82,7 +82,7 @@ describe('storage failures are one line through the CLI', () => {
     const sandbox = makeSandbox();
     const id = await sessionWithTurn(sandbox);
     raw(sandbox.home, (database) =>
-      database.prepare("UPDATE messages SET reasoning_details = '{oops' WHERE session_id = ? AND seq = 2").run(id),
+      database.prepare("UPDATE messages SET reasoning_details = '{oops' WHERE session_id = ? AND seq = 3").run(id),
     );
     const listed = await runHermes(['sessions', 'list'], sandbox);
     expect(listed.code).toBe(0);
@@ -90,15 +90,16 @@ describe('storage failures are one line through the CLI', () => {
     const shown = await runHermes(['sessions', 'show', id, '--json'], sandbox);
     expect(shown.code).toBe(0);
     const document = parseJson<{ messages: { role: string }[] }>(shown);
-    expect(document.messages.map((message) => message.role)).toEqual(['user', 'tool', 'assistant']);
+    // Row 1 is the system prompt, 2 the question, 3 the damaged assistant turn.
+    expect(document.messages.map((message) => message.role)).toEqual(['system', 'user', 'tool', 'assistant']);
     expect(oneLine(shown)).toMatch(
       new RegExp(
-        `^hermes: warning: session ${id} message 2 cannot be read \\(column reasoning_details is not valid JSON`,
+        `^hermes: warning: session ${id} message 3 cannot be read \\(column reasoning_details is not valid JSON`,
       ),
     );
     const resumed = await runHermes(['chat', '--resume', id, '-q', 'and now?', '--json'], sandbox);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain(`message 2 cannot be read`);
+    expect(resumed.stderr).toContain(`message 3 cannot be read`);
   });
 
   it.skipIf(process.getuid === undefined)(
@@ -129,7 +130,7 @@ describe('storage failures are one line through the CLI', () => {
       expect(listed.stdout).toContain(id);
       const shown = run(['sessions', 'show', id, '--json']);
       expect(shown.code, shown.stderr).toBe(0);
-      expect(parseJson<{ messages: unknown[] }>(shown).messages).toHaveLength(4);
+      expect(parseJson<{ messages: unknown[] }>(shown).messages).toHaveLength(5);
       const chat = run(['chat', '--resume', id, '-q', 'more']);
       expect(chat.code).toBe(1);
       expect(oneLine(chat)).toMatch(

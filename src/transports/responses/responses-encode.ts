@@ -106,9 +106,18 @@ function assistantItems(message: AssistantMessage, plan: ResponsesMessagePlan | 
   return items;
 }
 
+/** How many system messages open the history: they travel as `instructions`, not input items. */
+function leadingSystemCount(history: readonly Message[]): number {
+  let count = 0;
+  while (history[count]?.role === 'system') count += 1;
+  return count;
+}
+
 function inputItems(history: readonly Message[], plans: Map<number, ResponsesMessagePlan>): ResponsesInputItem[] {
   const items: ResponsesInputItem[] = [];
+  const skip = leadingSystemCount(history);
   history.forEach((message, index) => {
+    if (index < skip) return;
     switch (message.role) {
       case 'system':
         items.push({ role: 'system', content: message.content });
@@ -146,6 +155,10 @@ export function prepareResponses(request: TransportRequest): PreparedRequest {
     store: false,
     stream: request.stream ?? true,
   };
+  // The system prompt's native place is `instructions` (the Codex backend requires it there);
+  // a system message later in the history stays an input item where it was.
+  const system = request.history.slice(0, leadingSystemCount(request.history)) as { content: string }[];
+  if (system.length) body.instructions = system.map((message) => message.content).join('\n\n');
   if (request.tools.length > 0) body.tools = toolsParameter(request.tools);
   const reasoning = reasoningParameter(request.reasoning);
   if (reasoning !== undefined) {
@@ -166,7 +179,17 @@ export function prepareResponses(request: TransportRequest): PreparedRequest {
 
 /** Stable key order so recorded bodies diff cleanly. */
 function orderedBody(body: ResponsesRequestBody): JsonObject {
-  const order = ['model', 'input', 'tools', 'reasoning', 'include', 'store', 'stream', 'max_output_tokens'];
+  const order = [
+    'model',
+    'instructions',
+    'input',
+    'tools',
+    'reasoning',
+    'include',
+    'store',
+    'stream',
+    'max_output_tokens',
+  ];
   const ordered: JsonObject = {};
   for (const key of order) if (body[key] !== undefined) ordered[key] = body[key];
   return ordered;

@@ -96,6 +96,8 @@ export interface ResponsesReasoningParameter extends JsonObject {
 /** The request body Hermes TS sends (stateless: `store: false`). */
 export interface ResponsesRequestBody extends JsonObject {
   model: string;
+  /** The system prompt (the session's leading system messages). */
+  instructions?: string;
   input: ResponsesInputItem[];
   tools?: ResponsesFunctionTool[];
   reasoning?: ResponsesReasoningParameter;

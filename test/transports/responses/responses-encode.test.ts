@@ -72,8 +72,8 @@ function request(history: Message[], overrides: Partial<TransportRequest> = {}):
   };
 }
 
+/** The leading system message travels as `instructions`, not as an input item. */
 const SAME_ISSUER_INPUT = [
-  { role: 'system', content: 'You are terse.' },
   { role: 'user', content: 'read the file notes.txt' },
   { type: 'reasoning', encrypted_content: 'ENC_A', summary: [{ type: 'summary_text', text: 'thought rs_A' }] },
   { type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{"path":"notes.txt"}' },
@@ -97,6 +97,7 @@ describe('prepareResponses request shape (WIRE.md §5.1)', () => {
     expect(prepared.carriersSent).toEqual([]);
     expect(prepared.body).toEqual({
       model: 'gpt-5.4',
+      instructions: 'You are terse.',
       input: SAME_ISSUER_INPUT,
       tools: [{ type: 'function', name: 'read_file', description: 'Read a file', parameters: TOOL.parameters }],
       reasoning: { effort: 'medium', summary: 'auto' },
@@ -107,6 +108,7 @@ describe('prepareResponses request shape (WIRE.md §5.1)', () => {
     });
     expect(Object.keys(prepared.body)).toEqual([
       'model',
+      'instructions',
       'input',
       'tools',
       'reasoning',
@@ -162,7 +164,6 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
       request(toolLoopHistory(), { route: { api: 'codex_responses', provider: 'xai', model: 'grok-4' } }),
     );
     expect(prepared.body['input']).toEqual([
-      { role: 'system', content: 'You are terse.' },
       { role: 'user', content: 'read the file notes.txt' },
       { type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{"path":"notes.txt"}' },
       { type: 'function_call_output', call_id: 'call_1', output: 'hello' },
