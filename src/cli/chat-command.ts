@@ -6,6 +6,8 @@ import type { SessionRecord } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
 import { printJson } from './cli-output.js';
 import { createRenderer } from './chat-render.js';
+import { newSessionId } from '../core/ids.js';
+import { continueTarget, resumeTarget, WORKSPACE_KEY } from './chat-session-select.js';
 
 /** Flags of `hermes chat`. */
 export interface ChatFlags {
@@ -31,7 +33,10 @@ export function registerChatCommand(program: Command): void {
     .description(
       'Chat with a reasoning model: interactive by default, one turn with -q. Tools run in the current directory.',
     )
-    .option('-q, --query <text>', 'run one turn non-interactively (tool loop included) and print the answer')
+    .option(
+      '-q, --query <text>',
+      'run one turn non-interactively (tool loop included) and print the answer; "-" reads it from stdin',
+    )
     .option('--json', 'with -q: print {"session_id", "answer", "reasoning", "tool_calls", "usage"} as JSON')
     .option('--provider <id>', 'provider id (e.g. openrouter, deepseek, anthropic) or emulator:PERSONA')
     .option('--model <id>', 'model id')
@@ -41,8 +46,8 @@ export function registerChatCommand(program: Command): void {
       '--api <api>',
       'wire API override: chat_completions, anthropic_messages, bedrock_converse, gemini, codex_responses',
     )
-    .option('-r, --resume <id>', 'resume a stored session by id')
-    .option('-c, --continue', 'continue the most recent session')
+    .option('-r, --resume <id>', 'resume a stored session: its id, "latest", or its title (a unique prefix will do)')
+    .option('-c, --continue', 'continue the most recent session started in this directory')
     .option('--yolo', 'approve every tool call (writing files, shell) without asking')
     .option('--no-stream', 'ask for a non-streaming response')
     .option('--no-reasoning', 'do not request reasoning from the model')
@@ -57,7 +62,10 @@ Examples:
   hermes chat                                   interactive, offline emulator
   hermes chat -q "read the file notes.txt" --provider deepseek --model deepseek-v4-flash
   hermes chat --resume 20261129-192233-k3f9qa -q "and then?"
-  hermes chat -c                                continue the latest session`,
+  hermes chat -c                                continue the latest session started here
+  hermes chat --resume latest                   resume the most recent session anywhere
+  hermes chat --resume "fix the parser"         resume by title (a unique prefix will do)
+  git diff | hermes chat -q -                   the prompt comes from stdin`,
     )
     .action(async (flags: ChatFlags) => {
       // The runtime, store and transports load when a chat runs, not when commands register.
@@ -72,28 +80,32 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
     throw new UsageError('--json needs -q/--query (one non-interactive turn)');
   if (flags.query !== undefined && !flags.query.trim()) throw new UsageError('-q/--query needs some text');
   const effort = parseEffort(flags.effort);
+  if (flags.query === '-') flags.query = await readPromptFromStdin();
   const store = context.store();
   let session: SessionRecord | null = null;
-  if (flags.resume) {
-    session = await store.getSession(flags.resume);
-    if (!session) throw new UsageError(`no session "${flags.resume}" (see hermes sessions list)`);
-  } else if (flags.continue) {
-    session = await store.latestSession();
-    if (!session) throw new UsageError('no session to continue yet: start one with hermes chat');
+  if (flags.resume) session = await resumeTarget(store, flags.resume);
+  else if (flags.continue) {
+    session = await continueTarget(store, process.cwd(), (line) => process.stderr.write(`hermes: ${line}\n`));
   }
   const { openRoute } = await import('./cli-route.js');
   const opened = await openRoute(flags, context, session);
   const { route, sessionRoute } = opened;
+  // A session with messages keeps the system prompt it stored with its first one.
+  const systemPrompt = session && session.messageCount > 0 ? undefined : await chatSystemPrompt(context);
   try {
-    session ??= await store.createSession({
-      provider: sessionRoute?.provider ?? route.provider,
-      model: route.model,
-      baseUrl: sessionRoute ? null : (route.baseUrl ?? null),
-      api: route.api,
-    });
     const turnOptions: Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'> = {
       store,
-      sessionId: session.id,
+      // A new session is stored with its first message (runAgentTurn creates it), never empty.
+      sessionId: session?.id ?? newSessionId(),
+      newSession: session
+        ? undefined
+        : {
+            provider: sessionRoute?.provider ?? route.provider,
+            model: route.model,
+            baseUrl: sessionRoute ? null : (route.baseUrl ?? null),
+            api: route.api,
+            modelConfig: { [WORKSPACE_KEY]: process.cwd() },
+          },
       route,
       apiKey: opened.apiKey,
       reasoning: {
@@ -111,6 +123,7 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
       sessionRoute,
       fetch: opened.fetch,
       stream: flags.stream !== false,
+      systemPrompt,
     };
     if (flags.query !== undefined) await runOneTurn(flags, turnOptions);
     else
@@ -182,6 +195,35 @@ async function runOneTurn(
     renderer.stop();
     process.removeListener('SIGINT', onSigint);
   }
+}
+
+/** The system prompt a new chat session stores (config `system_prompt` / `instructions` applied). */
+async function chatSystemPrompt(context: CliContext): Promise<string> {
+  const [{ buildSystemPrompt }, { gatherProjectContext }, { toolDefinitions }] = await Promise.all([
+    import('../runtime/system-prompt.js'),
+    import('../runtime/system-prompt-context.js'),
+    import('../tools/tool-registry.js'),
+  ]);
+  return buildSystemPrompt({
+    base: context.config.systemPrompt,
+    instructions: context.config.instructions,
+    toolNames: toolDefinitions().map((tool) => tool.name),
+    context: gatherProjectContext(process.cwd()),
+  });
+}
+
+/** `-q -`: the prompt is all of standard input (one trailing newline dropped). */
+async function readPromptFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw new UsageError('-q - reads the prompt from standard input: pipe it in (echo "question" | hermes chat -q -)');
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
+  const text = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+  if (!text.trim()) throw new UsageError('-q - read no prompt from standard input');
+  return text;
 }
 
 function parseEffort(value: string | undefined): ReasoningEffort | undefined {

@@ -22,7 +22,7 @@ const RECENT_TURNS = 3;
  * interrupting only the running turn.
  */
 export async function runInteractiveChat(
-  session: SessionRecord,
+  session: SessionRecord | null,
   baseOptions: TurnOptions,
   context: CliContext,
   yolo: boolean,
@@ -52,10 +52,10 @@ export async function runInteractiveChat(
   let last: { text: string; turnKey: string; answered: boolean } | null = null;
   process.stdout.write(
     style.dim(
-      `session ${session.id} · ${state.options.route.provider} · ${state.options.route.model} · /help for commands\n`,
+      `session ${state.options.sessionId} · ${state.options.route.provider} · ${state.options.route.model} · /help for commands\n`,
     ),
   );
-  if (session.messageCount > 0) await state.showRecent(session.id);
+  if (session && session.messageCount > 0) await state.showRecent(session.id);
   try {
     for (;;) {
       const message = await input.ask(style.bold('you> '));

@@ -56,7 +56,10 @@ export class TurnInterruptedError extends HermesError {
  */
 export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
   const { store, sessionId } = turnOptions;
-  if (!(await store.getSession(sessionId))) throw new HermesError(`no session "${sessionId}"`);
+  if (!(await store.getSession(sessionId))) {
+    if (!turnOptions.newSession) throw new HermesError(`no session "${sessionId}"`);
+    await store.createSession({ ...turnOptions.newSession, id: sessionId });
+  }
   const ownLease = turnOptions.lease
     ? null
     : await holdSessionLease(store, sessionId, { owner: turnOptions.leaseOwner ?? 'hermes' });
@@ -85,11 +88,22 @@ async function runLeasedTurn(userText: string, turnOptions: AgentTurnOptions): P
   const history: Message[] = repairToolPairing(stored);
   const keyed = findKeyedTurn(stored, options.turnKey);
   if (keyed.state === 'finished') return finishedTurnResult(sessionId, keyed.messages);
-  if (keyed.state === 'new') {
-    const user: Message = { role: 'user', content: userText, timestamp: Date.now() };
+  // A failed turn leaves its question as the last stored message: asking it again answers that
+  // one rather than storing (and sending) the same question twice in a row.
+  const last = stored.at(-1);
+  const retried = keyed.state === 'new' && last?.role === 'user' && last.content === userText;
+  if (keyed.state === 'new' && !retried) {
+    const now = Date.now();
+    const user: Message = { role: 'user', content: userText, timestamp: now };
     if (options.turnKey !== undefined) (user as Message & Record<string, unknown>)[TURN_KEY] = options.turnKey;
-    await store.appendMessage(sessionId, user);
-    history.push(user);
+    // A new session's system prompt is stored with its first message, in one transaction.
+    const first: Message[] =
+      stored.length === 0 && options.systemPrompt
+        ? [{ role: 'system', content: options.systemPrompt, timestamp: now }, user]
+        : [user];
+    if (first.length > 1) await store.appendMessages(sessionId, first);
+    else await store.appendMessage(sessionId, user);
+    history.push(...first);
   }
   options.onEvent?.({ type: 'user-stored', sessionId });
   await store.updateSession(sessionId, {

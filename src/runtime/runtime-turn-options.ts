@@ -2,7 +2,7 @@ import type { Route } from '../core/route.js';
 import type { StreamEvent } from '../core/stream-event.js';
 import type { Logger } from '../logging/logger.js';
 import type { Carrier, RouteOverride, RouteProfile } from '../replay/replay-route-profile.js';
-import type { SessionStore } from '../storage/session-store.js';
+import type { NewSession, SessionStore } from '../storage/session-store.js';
 import type { HeldSessionLease } from '../storage/session-lease-hold.js';
 import type { ApprovalDecider } from '../tools/tool-registry.js';
 import type { Tool } from '../tools/tool-types.js';
@@ -53,6 +53,16 @@ export interface AgentTurnOptions {
    * is answered from the store or continued, never stored twice (see `runtime-turn-key.ts`).
    */
   turnKey?: string | undefined;
+  /**
+   * Stored as the session's first message when the session has none yet, so every later request
+   * (a resume included) sends the same bytes. A session that has messages keeps its own.
+   */
+  systemPrompt?: string | undefined;
+  /**
+   * When `sessionId` names no stored session yet, the turn creates it with these fields (and
+   * that id) right before storing its first message, so no session is ever stored empty.
+   */
+  newSession?: Omit<NewSession, 'id'> | undefined;
 }
 
 /** Progress events a renderer can show. */

@@ -1,0 +1,148 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
+import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
+import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
+import { stateDbPath } from '../../src/storage/store-paths.js';
+import { scaledTimeout } from '../support/timeouts.js';
+import { HERMES_BIN, makeSandbox, parseJson, runHermes, type CliRun } from './e2e-helpers.js';
+
+/**
+ * Session hygiene of `hermes chat` through the built binary (SPEC §20 resume surfaces): no empty
+ * session is stored, `-c` continues the newest non-empty session started in the working
+ * directory, `--resume latest` and `--resume TITLE`, `-q -` reads stdin, and a retried question
+ * after a failed turn is not sent twice.
+ */
+
+type Sandbox = { home: string; workspace: string };
+const OFFLINE = ['--provider', 'emulator:deepseek'];
+
+let emulator: RunningChatEmulator | null = null;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = null;
+});
+
+/** Runs the binary with `input` on stdin. */
+function runWithStdin(args: string[], sandbox: Sandbox, input: string): Promise<CliRun> {
+  return new Promise((done) => {
+    const child = execFile(
+      process.execPath,
+      [HERMES_BIN, ...args],
+      {
+        cwd: sandbox.workspace,
+        env: { ...process.env, HERMES_HOME: sandbox.home, NO_COLOR: '1' },
+        timeout: scaledTimeout(60_000),
+      },
+      (error, stdout, stderr) =>
+        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(input);
+  });
+}
+
+async function ask(sandbox: Sandbox, args: string[]): Promise<string> {
+  const run = await runHermes(['chat', ...args, '--json', ...OFFLINE], sandbox);
+  expect(run.code, run.stderr).toBe(0);
+  return parseJson<{ session_id: string }>(run).session_id;
+}
+
+async function sessionIds(sandbox: Sandbox): Promise<string[]> {
+  const run = await runHermes(['sessions', 'list', '--json'], sandbox);
+  return parseJson<{ id: string }[]>(run).map((session) => session.id);
+}
+
+function newDir(): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), 'hermes-e2e-dir-')));
+}
+
+describe('hermes chat session hygiene', () => {
+  it('an interactive chat that sends nothing stores no session and offers none to resume', async () => {
+    const sandbox = makeSandbox();
+    const run = await runWithStdin(['chat', ...OFFLINE], sandbox, '/help\n/exit\n');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('resume with');
+    expect(await sessionIds(sandbox)).toEqual([]);
+  });
+
+  it('-c continues the newest non-empty session started here, else the newest anywhere, saying so', async () => {
+    const sandbox = makeSandbox();
+    const other = { ...sandbox, workspace: newDir() };
+    const here = await ask(sandbox, ['-q', 'first question here']);
+    const there = await ask(other, ['-q', 'a question elsewhere']);
+    // An empty session (as older versions stored) is the newest of all: never continued.
+    const store = openSqliteSessionStore(stateDbPath(sandbox.home));
+    const empty = await store.createSession({ provider: 'deepseek', model: 'x' });
+    await store.close();
+
+    const continuedHere = await runHermes(['chat', '-c', '-q', 'more', '--json', ...OFFLINE], sandbox);
+    expect(continuedHere.code, continuedHere.stderr).toBe(0);
+    expect(parseJson<{ session_id: string }>(continuedHere).session_id).toBe(here);
+    expect(continuedHere.stderr).not.toContain('continuing the most recent one');
+
+    const elsewhere = { ...sandbox, workspace: newDir() };
+    const fallback = await runHermes(['chat', '-c', '-q', 'more', '--json', ...OFFLINE], elsewhere);
+    expect(fallback.code, fallback.stderr).toBe(0);
+    // "here" was just updated by the -c turn above, so it is now the newest non-empty session.
+    expect(parseJson<{ session_id: string }>(fallback).session_id).toBe(here);
+    expect(fallback.stderr).toContain(
+      `hermes: no session was started in ${elsewhere.workspace}; continuing the most recent one, ${here} (started in ${sandbox.workspace})\n`,
+    );
+    expect([here, there]).not.toContain(empty.id);
+  });
+
+  it('--resume latest, a unique title prefix, and an ambiguous one listing the candidates', async () => {
+    const sandbox = makeSandbox();
+    const parser = await ask(sandbox, ['-q', 'fix the parser bug']);
+    const printer = await ask(sandbox, ['-q', 'fix the printer bug']);
+    expect(await ask(sandbox, ['--resume', 'latest', '-q', 'go on'])).toBe(printer);
+    expect(await ask(sandbox, ['--resume', 'fix the pa', '-q', 'go on'])).toBe(parser);
+    const ambiguous = await runHermes(['chat', '--resume', 'fix the', '-q', 'go on', ...OFFLINE], sandbox);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain('"fix the" matches 2 sessions; resume one by id:');
+    expect(ambiguous.stderr).toContain(`${parser}  "fix the parser bug"`);
+    expect(ambiguous.stderr).toContain(`${printer}  "fix the printer bug"`);
+    expect(ambiguous.stderr).not.toMatch(/\n\s+at /);
+    const unknown = await runHermes(['chat', '--resume', 'nothing like it', '-q', 'x', ...OFFLINE], sandbox);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no session "nothing like it"');
+  });
+
+  it('-q - reads the prompt from stdin', async () => {
+    const sandbox = makeSandbox();
+    const run = await runWithStdin(['chat', '-q', '-', '--json', ...OFFLINE], sandbox, 'read the file notes.txt\n');
+    expect(run.code, run.stderr).toBe(0);
+    const answer = parseJson<{ session_id: string; tool_calls: { name: string }[] }>(run);
+    expect(answer.tool_calls.map((call) => call.name)).toEqual(['read_file']);
+    const shown = parseJson<{ messages: { role: string; content: string }[] }>(
+      await runHermes(['sessions', 'show', answer.session_id, '--json'], sandbox),
+    );
+    expect(shown.messages.find((message) => message.role === 'user')?.content).toBe('read the file notes.txt');
+    const empty = await runWithStdin(['chat', '-q', '-', ...OFFLINE], sandbox, '\n');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('-q - read no prompt from standard input');
+  });
+
+  it('a failed turn asked again sends the question once, not twice', async () => {
+    emulator = await startChatEmulator({ persona: 'deepseek', faults: [{ kind: 'status', status: 401 }] });
+    const sandbox = makeSandbox();
+    const route = ['--provider', 'deepseek', '--model', 'deepseek-v4-flash', '--base-url', emulator.baseUrl];
+    const failed = await runHermes(['chat', '-q', 'what is in notes.txt?', ...route, '--api-key', 'x'], sandbox);
+    expect(failed.code).not.toBe(0);
+    const id = /retry with: hermes chat --resume (\S+)\)/.exec(failed.stderr)?.[1];
+    expect(id, failed.stderr).toBeDefined();
+    const before = emulator.requests.length;
+    const retried = await runHermes(
+      ['chat', '--resume', id!, '-q', 'what is in notes.txt?', ...route, '--api-key', 'x'],
+      sandbox,
+    );
+    expect(retried.code, retried.stderr).toBe(0);
+    const body = emulator.requests[before]?.body as { messages: { role: string; content: string }[] };
+    expect(body.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([
+      'what is in notes.txt?',
+    ]);
+  });
+});
