@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
-import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
+import { describe, expect, it } from 'vitest';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { scaledTimeout } from '../support/timeouts.js';
-import { HERMES_BIN, makeSandbox, parseJson, runHermes, type CliRun } from './e2e-helpers.js';
+import { parseJson, runHermes, useE2e, type CliRun, type Sandbox } from '../support/e2e.js';
 
 /**
  * Session hygiene of `hermes chat` through the built binary (SPEC §20 resume surfaces): no empty
@@ -17,31 +13,12 @@ import { HERMES_BIN, makeSandbox, parseJson, runHermes, type CliRun } from './e2
  * after a failed turn is not sent twice.
  */
 
-type Sandbox = { home: string; workspace: string };
 const OFFLINE = ['--provider', 'emulator:deepseek'];
-
-let emulator: RunningChatEmulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
+const e2e = useE2e();
 
 /** Runs the binary with `input` on stdin. */
 function runWithStdin(args: string[], sandbox: Sandbox, input: string): Promise<CliRun> {
-  return new Promise((done) => {
-    const child = execFile(
-      process.execPath,
-      [HERMES_BIN, ...args],
-      {
-        cwd: sandbox.workspace,
-        env: { ...process.env, HERMES_HOME: sandbox.home, NO_COLOR: '1' },
-        timeout: scaledTimeout(60_000),
-      },
-      (error, stdout, stderr) =>
-        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end(input);
-  });
+  return runHermes(args, sandbox, {}, input);
 }
 
 async function ask(sandbox: Sandbox, args: string[]): Promise<string> {
@@ -56,12 +33,14 @@ async function sessionIds(sandbox: Sandbox): Promise<string[]> {
 }
 
 function newDir(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), 'hermes-e2e-dir-')));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-e2e-dir-')));
+  e2e.defer(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 describe('hermes chat session hygiene', () => {
   it('an interactive chat that sends nothing stores no session and offers none to resume', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     const run = await runWithStdin(['chat', ...OFFLINE], sandbox, '/help\n/exit\n');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).not.toContain('resume with');
@@ -69,7 +48,7 @@ describe('hermes chat session hygiene', () => {
   });
 
   it('-c continues the newest non-empty session started here, else the newest anywhere, saying so', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     const other = { ...sandbox, workspace: newDir() };
     const here = await ask(sandbox, ['-q', 'first question here']);
     const there = await ask(other, ['-q', 'a question elsewhere']);
@@ -95,7 +74,7 @@ describe('hermes chat session hygiene', () => {
   });
 
   it('--resume latest, a unique title prefix, and an ambiguous one listing the candidates', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     const parser = await ask(sandbox, ['-q', 'fix the parser bug']);
     const printer = await ask(sandbox, ['-q', 'fix the printer bug']);
     expect(await ask(sandbox, ['--resume', 'latest', '-q', 'go on'])).toBe(printer);
@@ -112,7 +91,7 @@ describe('hermes chat session hygiene', () => {
   });
 
   it('-q - reads the prompt from stdin', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     const run = await runWithStdin(['chat', '-q', '-', '--json', ...OFFLINE], sandbox, 'read the file notes.txt\n');
     expect(run.code, run.stderr).toBe(0);
     const answer = parseJson<{ session_id: string; tool_calls: { name: string }[] }>(run);
@@ -127,8 +106,8 @@ describe('hermes chat session hygiene', () => {
   });
 
   it('a failed turn asked again sends the question once, not twice', async () => {
-    emulator = await startChatEmulator({ persona: 'deepseek', faults: [{ kind: 'status', status: 401 }] });
-    const sandbox = makeSandbox();
+    const emulator = await e2e.chat({ persona: 'deepseek', faults: [{ kind: 'status', status: 401 }] });
+    const sandbox = e2e.sandbox();
     const route = ['--provider', 'deepseek', '--model', 'deepseek-v4-flash', '--base-url', emulator.baseUrl];
     const failed = await runHermes(['chat', '-q', 'what is in notes.txt?', ...route, '--api-key', 'x'], sandbox);
     expect(failed.code).not.toBe(0);

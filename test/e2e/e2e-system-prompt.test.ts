@@ -1,13 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startAnthropicEmulator } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
-import { startBedrockEmulator } from '../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
-import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
-import { startGeminiEmulator } from '../../src/emulators/gemini/gemini-emulator.js';
-import { startResponsesEmulator } from '../../src/emulators/responses/responses-emulator.js';
-import { makeSandbox, parseJson, runHermes } from './e2e-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { parseJson, runHermes, useE2e } from '../support/e2e.js';
 
 /**
  * The system prompt of `hermes chat` through the built binary against each emulator: the first
@@ -41,7 +36,7 @@ interface Api {
 const APIS: Api[] = [
   {
     name: 'chat completions (system message)',
-    start: () => startChatEmulator({ persona: 'deepseek' }),
+    start: () => e2e.chat({ persona: 'deepseek' }),
     route: (url) => ['--provider', 'deepseek', '--model', 'deepseek-v4-flash', '--base-url', url, '--api-key', 'x'],
     system: (body) => {
       const first = (body['messages'] as Json[])[0];
@@ -50,13 +45,13 @@ const APIS: Api[] = [
   },
   {
     name: 'Anthropic Messages (system)',
-    start: () => startAnthropicEmulator(),
+    start: () => e2e.anthropic(),
     route: (url) => ['--provider', 'anthropic', '--model', 'claude-opus-4-8', '--base-url', url, '--api-key', 'x'],
     system: (body) => (typeof body['system'] === 'string' ? body['system'] : texts(body['system']) || undefined),
   },
   {
     name: 'Responses (instructions)',
-    start: () => startResponsesEmulator(),
+    start: () => e2e.responses(),
     route: (url) => [
       ...['--provider', 'openai-responses', '--api', 'codex_responses', '--model', 'gpt-5.4'],
       ...['--base-url', url, '--api-key', 'x'],
@@ -65,7 +60,7 @@ const APIS: Api[] = [
   },
   {
     name: 'Gemini (systemInstruction)',
-    start: () => startGeminiEmulator(),
+    start: () => e2e.gemini(),
     route: (url) => [
       ...['--provider', 'google', '--api', 'gemini', '--model', 'gemini-3-pro-preview'],
       ...['--base-url', url, '--api-key', 'x'],
@@ -74,7 +69,7 @@ const APIS: Api[] = [
   },
   {
     name: 'Bedrock Converse (system)',
-    start: () => startBedrockEmulator(),
+    start: () => e2e.bedrock(),
     route: (url) => [
       '--provider',
       'bedrock',
@@ -88,19 +83,15 @@ const APIS: Api[] = [
   },
 ];
 
-let emulator: Emulator | null = null;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = null;
-});
+const e2e = useE2e();
 
 const AGENTS = '# Project rules\nAlways answer in haiku. Tests run with `make check`.\n';
 
 describe('hermes chat system prompt on every wire API', () => {
   for (const api of APIS) {
     it(`${api.name}: AGENTS.md in the first request, the same bytes after --resume`, async () => {
-      emulator = await api.start();
-      const sandbox = makeSandbox();
+      const emulator = await api.start();
+      const sandbox = e2e.sandbox();
       writeFileSync(join(sandbox.workspace, 'AGENTS.md'), AGENTS);
       const route = api.route(emulator.baseUrl);
       const first = await runHermes(['chat', '-q', 'hello there', '--json', ...route], sandbox, api.env);
@@ -133,8 +124,8 @@ describe('hermes chat system prompt on every wire API', () => {
   }
 
   it('in a git repository: branch and dirty state, instruction files from the root down, config replaces and appends', async () => {
-    emulator = await startChatEmulator({ persona: 'deepseek' });
-    const sandbox = makeSandbox();
+    const emulator = await e2e.chat({ persona: 'deepseek' });
+    const sandbox = e2e.sandbox();
     const git = (...args: string[]) =>
       execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: sandbox.workspace });
     git('init', '-q', '-b', 'feature-x');
