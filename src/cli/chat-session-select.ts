@@ -47,7 +47,7 @@ export async function resumeTarget(store: SessionStore, value: string): Promise<
     : titled.filter((session) => (session.title ?? '').toLowerCase().startsWith(wanted));
   if (matches.length === 1) return matches[0] as SessionRecord;
   if (matches.length === 0) {
-    throw new UsageError(`no session "${value}" (by id, title or title prefix; see hermes sessions list)`);
+    throw new UsageError(`no session "${value}" (see hermes sessions list)`);
   }
   const shown = matches.slice(0, 10).map((session) => `  ${session.id}  "${session.title ?? ''}"`);
   const more = matches.length > 10 ? `\n  … and ${matches.length - 10} more` : '';

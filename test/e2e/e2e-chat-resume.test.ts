@@ -126,7 +126,7 @@ describe('hermes chat against the emulators, then --resume', () => {
     const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
     const shown = await showSession(sandbox, first.session_id);
     expect(shown.messages).toEqual(await storedMessages(sandbox.home, first.session_id));
-    expect(shown.model_config).toEqual({});
+    expect(shown.model_config).toEqual({ workspace: sandbox.workspace });
     const exported = await runHermes(['sessions', 'export', first.session_id], sandbox);
     const lines = exported.stdout
       .trim()

@@ -52,14 +52,14 @@ function withoutUsage(message: Message): Message {
 
 /**
  * The retained tail as stored in the source (from its second-to-last user message: keep_turns 2),
- * and the same messages in the child (after the head's first user message and the summary).
+ * and the same messages in the child (after the head's system prompt, first user message and the summary).
  */
 function retainedPair(source: ShownSession, child: ShownSession): { parentTail: Message[]; childTail: Message[] } {
   const userIndexes = source.messages.flatMap((message, index) => (message.role === 'user' ? [index] : []));
   const cut = userIndexes[userIndexes.length - 2] ?? -1;
   expect(cut).toBeGreaterThan(0);
   const parentTail = source.messages.slice(cut);
-  return { parentTail, childTail: child.messages.slice(2, 2 + parentTail.length) };
+  return { parentTail, childTail: child.messages.slice(3, 3 + parentTail.length) };
 }
 
 function storedAssistants(messages: readonly Message[]): AssistantMessage[] {

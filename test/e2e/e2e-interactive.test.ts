@@ -40,9 +40,10 @@ describe('interactive hermes chat', () => {
     >(await runHermes(['sessions', 'list', '--json'], sandbox));
     const child = sessions.find((session) => session.title === 'side quest');
     const parent = sessions.find((session) => session.id === child?.parent_session_id);
-    expect(parent?.message_count).toBe(6);
-    // The branch holds the parent's 6 messages plus the write turn (user, tool call, refused result, answer).
-    expect(child?.message_count).toBe(10);
+    // The system prompt plus two exchanges (one with a tool call).
+    expect(parent?.message_count).toBe(7);
+    // The branch holds the parent's 7 messages plus the write turn (user, tool call, refused result, answer).
+    expect(child?.message_count).toBe(11);
     expect(emulator.requests.every((request) => request.status === 200)).toBe(true);
   });
 });

@@ -253,7 +253,7 @@ describe('hermes chat against the Responses emulator (SPEC §12)', () => {
 
     const routeKey = `openai-responses|${new URL(emulator.baseUrl).hostname}|${MODEL}`;
     const shown = await showSession<Shown>(sandbox, first.session_id);
-    expect(shown.model_config).toEqual({ responses_encrypted_replay_off: [routeKey] });
+    expect(shown.model_config).toEqual({ workspace: sandbox.workspace, responses_encrypted_replay_off: [routeKey] });
     const warnings = await runHermes(['logs', '--level', 'warn', '--session', first.session_id], sandbox);
     const warnLines = warnings.stdout.split('\n').filter((line) => / WARN /.test(line));
     expect(warnLines.length).toBe(1);
