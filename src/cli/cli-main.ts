@@ -13,6 +13,7 @@ import { registerDoctorCommand } from './doctor-command.js';
 import { loadHomeEnv } from '../config/config-env.js';
 import { hermesHome } from '../storage/store-paths.js';
 import { CLI_VERSION } from './cli-version.js';
+import { exitQuietlyOnClosedPipe } from './cli-pipe.js';
 import { SessionBusyError } from '../storage/session-lease.js';
 
 /** Builds the `hermes` program. Commands are registered by their own modules. */
@@ -47,6 +48,7 @@ Data lives in $HERMES_HOME (default ~/.hermes): state.db, config.yaml, .env (API
  * JSON), 3 session busy in another process (SPEC §23.6).
  */
 export async function runCli(argv: string[]): Promise<number> {
+  exitQuietlyOnClosedPipe();
   const program = buildProgram();
   argv = withChatShortcut(argv);
   // API keys may live in $HERMES_HOME/.env; the environment always wins over the file.

@@ -10,6 +10,7 @@ import { SessionLeaseLostError } from '../storage/session-lease.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
 import { getTransport } from '../transports/transport-registry.js';
 import { logRequest } from './runtime-request-log.js';
+import { logProviderFailure, logProviderRetry } from './runtime-error-log.js';
 import { missingToolResults } from './runtime-history.js';
 import { repairToolPairing } from './runtime-history-repair.js';
 import { findKeyedTurn, storedToolCalls, TURN_KEY } from './runtime-turn-key.js';
@@ -224,6 +225,13 @@ async function requestOnce(
     if (error instanceof AbortError || options.signal?.aborted) {
       throw new TurnInterruptedError('turn interrupted; nothing partial was stored');
     }
+    logProviderFailure(options.logger, {
+      sessionId: options.sessionId,
+      routeKey: prepared.routeKey,
+      attempt,
+      error,
+      apiKey: options.apiKey,
+    });
     const recovery: Recovery | null =
       attempt === 1
         ? await recoverFromError(error, prepared, profile, {
@@ -305,6 +313,9 @@ async function consume(
   let usage: Usage | null = null;
   for await (const event of stream) {
     options.onEvent?.(event);
+    if (event.type === 'retry') {
+      logProviderRetry(options.logger, { sessionId: options.sessionId, routeKey: prepared.routeKey, ...event });
+    }
     if (event.type === 'finish') {
       usage = event.usage;
       return { message: event.message, usage };
