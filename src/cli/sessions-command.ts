@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
-import { formatTime, printJson } from './cli-output.js';
+import { formatTime, printJson, useColor } from './cli-output.js';
 import { describeSession } from './sessions-show.js';
 import { sessionDocument, sessionSummaryDocument } from '../storage/session-documents.js';
 import type { RouteFlags } from '../runtime/runtime-route.js';
@@ -53,12 +53,16 @@ export function registerSessionsCommand(program: Command): void {
     .command('show <id>')
     .description('Show a session: route, turns, carriers kept per turn, lineage, and its messages.')
     .option('--json', 'print model_config and every stored message in the canonical message shape (docs/sessions.md)')
-    .action(async (id: string, flags: { json?: boolean }) => {
+    .option('--full', "print every line of each turn's reasoning and the whole system prompt")
+    .action(async (id: string, flags: { json?: boolean; full?: boolean }) => {
       await withCliContext(async (context) => {
         const store = context.store();
         await requireSession(store, id);
         if (flags.json) printJson(await sessionDocument(store, id));
-        else process.stdout.write(await describeSession(store, id));
+        else {
+          const options = { full: Boolean(flags.full), color: useColor(process.stdout) };
+          process.stdout.write(await describeSession(store, id, options));
+        }
       });
     });
 

@@ -68,8 +68,61 @@ export function carriersOf(message: AssistantMessage): string[] {
   return present;
 }
 
+/** How many reasoning lines the plain view prints per assistant turn without `--full`. */
+export const REASONING_PREVIEW_LINES = 3;
+
+/** Options of the readable view. */
+export interface DescribeOptions {
+  /** Every reasoning line, and the whole system prompt (default: the first lines). */
+  full?: boolean;
+  /** Dim the reasoning text (a terminal). */
+  color?: boolean;
+}
+
+/**
+ * The readable reasoning of an assistant turn: the extracted text, else the raw
+ * `reasoning_content`, else the text of native thinking blocks or parts (Anthropic, Converse,
+ * Gemini) or Responses summaries. Empty when the turn kept only opaque reasoning.
+ */
+export function reasoningTextOf(message: AssistantMessage): string {
+  if (message.reasoning?.trim()) return message.reasoning;
+  if (message.reasoning_content?.trim()) return message.reasoning_content;
+  const texts: string[] = [];
+  for (const block of message.anthropic_content_blocks ?? []) {
+    if (block['type'] === 'thinking' && typeof block['thinking'] === 'string') texts.push(block['thinking']);
+  }
+  for (const block of message.bedrock_content_blocks ?? []) {
+    const text = (block['reasoningContent'] as { reasoningText?: { text?: unknown } } | undefined)?.reasoningText?.text;
+    if (typeof text === 'string') texts.push(text);
+  }
+  const geminiParts = (message as unknown as Record<string, unknown>)[GEMINI_CONTENT_PARTS_KEY];
+  if (Array.isArray(geminiParts)) {
+    for (const part of geminiParts as Record<string, unknown>[]) {
+      if (part['thought'] === true && typeof part['text'] === 'string') texts.push(part['text']);
+    }
+  }
+  for (const item of message.codex_reasoning_items ?? []) {
+    for (const summary of (item['summary'] as Record<string, unknown>[] | undefined) ?? []) {
+      if (typeof summary['text'] === 'string') texts.push(summary['text']);
+    }
+  }
+  return texts.join('\n').trim() ? texts.join('\n') : '';
+}
+
+/** Reasoning lines for the plain view: indented, the first {@link REASONING_PREVIEW_LINES} unless `full`. */
+function reasoningLines(text: string, options: DescribeOptions): string[] {
+  const all = text.trim().split(/\r?\n/);
+  const shown = options.full ? all : all.slice(0, REASONING_PREVIEW_LINES);
+  const dim = (line: string) => (options.color ? `\x1b[2m${line}\x1b[22m` : line);
+  const lines = shown.map((line, index) => dim(`          ${index === 0 ? 'reasoning: ' : '           '}${line}`));
+  if (shown.length < all.length) {
+    lines.push(dim(`                     … ${all.length - shown.length} more lines (sessions show --full)`));
+  }
+  return lines;
+}
+
 /** The readable `sessions show` text. */
-export async function describeSession(store: SessionStore, id: string): Promise<string> {
+export async function describeSession(store: SessionStore, id: string, options: DescribeOptions = {}): Promise<string> {
   const session = await store.getSession(id);
   if (!session) return '';
   const messages = await store.listMessages(id);
@@ -102,6 +155,16 @@ export async function describeSession(store: SessionStore, id: string): Promise<
       if (carriers.length || opaque) {
         lines.push(`          carriers: ${carriers.join(', ') || 'none'}; opaque bytes kept: ${opaque}`);
       }
+      const reasoning = reasoningTextOf(message);
+      if (reasoning) lines.push(...reasoningLines(reasoning, options));
+    } else if (message.role === 'system' && options.full) {
+      lines.push(`${String(index).padStart(4)} system`);
+      lines.push(
+        ...message.content
+          .trimEnd()
+          .split('\n')
+          .map((line) => `          ${line}`),
+      );
     } else {
       lines.push(`${String(index).padStart(4)} ${message.role.padEnd(9)} ${preview}`);
     }
