@@ -95,11 +95,8 @@ export function reasoningTextOf(message: AssistantMessage): string {
     const text = (block['reasoningContent'] as { reasoningText?: { text?: unknown } } | undefined)?.reasoningText?.text;
     if (typeof text === 'string') texts.push(text);
   }
-  const geminiParts = (message as unknown as Record<string, unknown>)[GEMINI_CONTENT_PARTS_KEY];
-  if (Array.isArray(geminiParts)) {
-    for (const part of geminiParts as Record<string, unknown>[]) {
-      if (part['thought'] === true && typeof part['text'] === 'string') texts.push(part['text']);
-    }
+  for (const part of message.gemini_content_parts ?? []) {
+    if (part['thought'] === true && typeof part['text'] === 'string') texts.push(part['text']);
   }
   for (const item of message.codex_reasoning_items ?? []) {
     for (const summary of (item['summary'] as Record<string, unknown>[] | undefined) ?? []) {
