@@ -4,7 +4,7 @@ import type { Message } from '../core/message.js';
 import { ApiError, HermesError } from '../core/errors.js';
 import { openSessionStore, selectedStoreUrl, sqlitePathOf } from '../storage/store-open.js';
 import { hermesHome, stateDbPath } from '../storage/store-paths.js';
-import { getTransport } from '../transports/transport-registry.js';
+import { loadTransport } from '../transports/transport-registry.js';
 import { openCliContext } from './cli-context.js';
 import { styles, useColor } from './cli-output.js';
 import { openRoute } from './cli-route.js';
@@ -86,7 +86,9 @@ async function probeCheck(config: HermesConfig): Promise<DoctorCheck> {
     opened = await openRoute({}, { ...context, config }, null, silent);
     const history: Message[] = [{ role: 'user', content: 'Reply with the single word OK.', timestamp: Date.now() }];
     const started = performance.now();
-    const message = await getTransport(opened.route.api)
+    const message = await (
+      await loadTransport(opened.route.api)
+    )
       .send({
         route: opened.route,
         history,

@@ -8,7 +8,7 @@ import type { SessionStore } from '../storage/session-store.js';
 import { holdSessionLease, leaseFencedStore, type HeldSessionLease } from '../storage/session-lease-hold.js';
 import { SessionLeaseLostError } from '../storage/session-lease.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
-import { getTransport } from '../transports/transport-registry.js';
+import { loadTransport } from '../transports/transport-registry.js';
 import { logRequest } from './runtime-request-log.js';
 import { logProviderFailure, logProviderRetry } from './runtime-error-log.js';
 import { missingToolResults } from './runtime-history.js';
@@ -125,7 +125,9 @@ async function runLeasedTurn(userText: string, turnOptions: AgentTurnOptions): P
     stoppedAtCap: false,
   };
   const maxIterations = options.maxIterations ?? 25;
-  const transport = (options.transportFor ?? getTransport)(options.route.api);
+  const transport = options.transportFor
+    ? options.transportFor(options.route.api)
+    : await loadTransport(options.route.api);
   const profile = turnRouteProfile(options);
   let compactedThisTurn = false;
   const compact = async (force: boolean): Promise<boolean> => {

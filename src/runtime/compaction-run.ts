@@ -1,6 +1,6 @@
 import { HermesError } from '../core/errors.js';
 import type { Message, UserMessage } from '../core/message.js';
-import { getTransport } from '../transports/transport-registry.js';
+import { loadTransport } from '../transports/transport-registry.js';
 import { compactedMessages, planCompaction, type CompactionPlan, type CompactionSettings } from './compaction-plan.js';
 import { turnRouteProfile, type AgentTurnOptions } from './runtime-turn-options.js';
 
@@ -122,7 +122,9 @@ export function transcriptOf(messages: readonly Message[]): string {
 }
 
 async function summarise(middle: readonly Message[], options: CompactionOptions): Promise<string> {
-  const transport = (options.transportFor ?? getTransport)(options.route.api);
+  const transport = options.transportFor
+    ? options.transportFor(options.route.api)
+    : await loadTransport(options.route.api);
   // The transcript travels in the system prompt and the user turn only asks for the summary, so
   // the request carries no replayed reasoning at all: any route accepts it.
   const history: Message[] = [

@@ -21,7 +21,7 @@ export function bedrockRegionFor(baseUrl: string | undefined, environment: Prepa
   return bedrockRegionOf(baseUrl) ?? environment['AWS_REGION'] ?? environment['AWS_DEFAULT_REGION'] ?? 'us-east-1';
 }
 
-/** Builds the exact request `getTransport(request.route.api).prepare(request)` builds. */
+/** Builds the exact request `getTransport(request.route.api).prepare(request)` builds (transport-table.ts). */
 export function prepareRequest(request: TransportRequest, environment: PrepareEnvironment = {}): PreparedRequest {
   switch (request.route.api) {
     case 'chat_completions':

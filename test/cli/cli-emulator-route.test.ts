@@ -7,7 +7,7 @@ import { EMULATOR_PERSONA_ROUTES, EMULATOR_PERSONAS, emulatorPreviewRoute } from
 import { openRoute, type OpenedRoute } from '../../src/cli/cli-route.js';
 import { UsageError } from '../../src/core/errors.js';
 import { CHAT_PERSONA_NAMES } from '../../src/emulators/chat-completions/chat-emulator-types.js';
-import { getTransport } from '../../src/transports/transport-registry.js';
+import { loadTransport } from '../../src/transports/transport-registry.js';
 
 // `--provider emulator:NAME` (README): the CLI starts the emulator in-process and reaches it through
 // the route's own `fetch`, under the real origin where host-based rules depend on it; the
@@ -26,8 +26,8 @@ async function open(persona: string): Promise<OpenedRoute> {
 }
 
 /** One "hello there" turn on the opened route, sent through `fetch`. */
-function sayHello(route: OpenedRoute, fetch: typeof globalThis.fetch | undefined) {
-  return getTransport(route.route.api)
+async function sayHello(route: OpenedRoute, fetch: typeof globalThis.fetch | undefined) {
+  return (await loadTransport(route.route.api))
     .send({
       route: route.route,
       history: [{ role: 'user', content: 'hello there' }],

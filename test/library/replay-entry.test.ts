@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/message.js';
 import { WIRE_APIS } from '../../src/core/origin.js';
 import { buildRequest, explainTable, lookupRoute, resolveRequestRoute } from '../../src/replay-api.js';
-import { getTransport } from '../../src/transports/transport-registry.js';
+import { getTransport } from '../../src/transports/transport-table.js';
 import { prepareRequest } from '../../src/transports/transport-prepare.js';
 import { scaledTimeout } from '../support/timeouts.js';
 
