@@ -93,7 +93,10 @@ export async function runInteractiveChat(
   } finally {
     input.close();
     for (const close of state.closers) await close();
-    process.stdout.write(style.dim(`resume with: hermes chat --resume ${state.options.sessionId}\n`));
+    // A session is stored with its first message; one that never got one offers nothing to resume.
+    if (await context.store().getSession(state.options.sessionId)) {
+      process.stdout.write(style.dim(`resume with: hermes chat --resume ${state.options.sessionId}\n`));
+    }
   }
 
   async function runTurn(text: string, turnKey: string, signal: AbortSignal): Promise<boolean> {

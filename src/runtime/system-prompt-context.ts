@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { arch, release, type } from 'node:os';
 import { dirname, join } from 'node:path';
-import { INSTRUCTION_FILE_CAP } from './system-prompt.js';
+
+/** Largest instruction file included, in bytes; a longer one is cut and says so. */
+export const INSTRUCTION_FILE_CAP = 16 * 1024;
 
 /** Instruction file names, by precedence: the first one present in a directory is used. */
 export const INSTRUCTION_FILE_NAMES = ['AGENTS.md', 'HERMES.md', 'CLAUDE.md'] as const;

@@ -1,4 +1,6 @@
-import type { ProjectContext } from './system-prompt-context.js';
+import { INSTRUCTION_FILE_CAP, type ProjectContext } from './system-prompt-context.js';
+
+export { INSTRUCTION_FILE_CAP };
 
 /**
  * The system prompt of a `hermes chat` session: who the agent is, its tools, how to work in a
@@ -22,9 +24,6 @@ How to work:
 - Never invent file contents, command output or test results; say what you did not check.
 - Do not run destructive or irreversible commands (deleting data, force pushes) unless asked.
 - Answer concisely: what you changed, where, and anything left to do.`;
-
-/** Largest instruction file included, in bytes; a longer one is cut and says so. */
-export const INSTRUCTION_FILE_CAP = 16 * 1024;
 
 /** What the prompt is assembled from. */
 export interface SystemPromptInput {

@@ -73,7 +73,7 @@ describe('hermes chat: edit_file end to end', () => {
         '@@ -1,1 +1,1 @@',
         '-alpha beta',
         '+omega beta',
-        'allow edit_file: edit notes.txt (+1 -1)? [y/N] y',
+        'allow edit_file: edit notes.txt (+1 -1)? [y]es / [N]o / [a]lways for this session y',
       ].join('\n'),
     );
     expect(stdout).toContain('edited notes.txt: replaced 1 occurrence (at line 1)');

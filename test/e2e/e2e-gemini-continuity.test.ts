@@ -307,7 +307,7 @@ describe('hermes chat against the Gemini emulator (SPEC §11)', () => {
     const sandbox = e2e.sandbox();
     const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...aiStudioRoute(emulator.baseUrl)]);
     const shown = await showSession<Shown>(sandbox, first.session_id);
-    const [user, toolTurn, toolResult] = shown.messages;
+    const [user, toolTurn, toolResult] = shown.messages.filter((message) => message.role !== 'system');
     const callSignature = toolTurn?.tool_calls?.[0]?.extra_content?.google?.thought_signature;
     expect(typeof callSignature).toBe('string');
     // History cut right after the tool result: the step is in the current turn (WIRE.md §4.4).

@@ -77,7 +77,9 @@ describe('SPEC §10 Bedrock redacted-content self-heal is a logged runtime recov
       .split('\n')
       .map((line) => JSON.parse(line) as { level: number; recovery?: string; msg: string });
     expect(warnings.filter((line) => line.recovery === 'bedrock-redacted')).toHaveLength(1);
-    expect(warnings[0]?.msg).toMatch(/Bedrock refused redacted reasoning .* retrying once without 1 redacted block/);
+    expect(warnings.find((line) => line.recovery === 'bedrock-redacted')?.msg).toMatch(
+      /Bedrock refused redacted reasoning .* retrying once without 1 redacted block/,
+    );
     // Nothing is persisted: the next request sends the stored blob again (SPEC §10).
     expect((await store.getSession(session.id))?.modelConfig).toEqual({});
   });
