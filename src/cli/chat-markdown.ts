@@ -1,5 +1,7 @@
+import chalk from 'chalk';
 import { Marked } from 'marked';
 import { markedTerminal } from 'marked-terminal';
+import { useColor } from './cli-output.js';
 
 /** A streaming markdown writer: `write` text deltas, `end` when the message is complete. */
 export interface MarkdownStream {
@@ -9,8 +11,14 @@ export interface MarkdownStream {
 
 let terminalMarked: Marked | null = null;
 
-/** Renders markdown for a terminal with marked + marked-terminal (headings, emphasis, lists, code). */
-export function renderMarkdown(text: string, width: number): string {
+/**
+ * Renders markdown for a terminal with marked + marked-terminal (headings, emphasis, lists, code),
+ * styled when `colour` is true. Whether to style is the caller's decision (`useColor`: a TTY,
+ * no NO_COLOR, TERM not dumb); chalk's own detection would also turn it off whenever a CI variable
+ * is set, so its level follows that decision instead.
+ */
+export function renderMarkdown(text: string, width: number, colour = true): string {
+  chalk.level = colour ? (Math.max(chalk.level, 1) as typeof chalk.level) : 0;
   terminalMarked ??= new Marked(markedTerminal({ width, reflowText: false, tab: 2 }));
   return terminalMarked.parse(text, { async: false });
 }
@@ -20,11 +28,12 @@ export function renderMarkdown(text: string, width: number): string {
  * are rendered as soon as they arrive, the rest when the message ends. Rendered output is written
  * to `out`; nothing is held back after `end`.
  */
-export function markdownStream(out: NodeJS.WritableStream, width: number): MarkdownStream {
+export function markdownStream(out: NodeJS.WriteStream, width: number): MarkdownStream {
+  const colour = useColor(out);
   let pending = '';
   const flush = (text: string) => {
     if (!text.trim()) return;
-    out.write(renderMarkdown(labelFences(text), width).replace(/\n+$/, '\n\n'));
+    out.write(renderMarkdown(labelFences(text), width, colour).replace(/\n+$/, '\n\n'));
   };
   return {
     write(text) {

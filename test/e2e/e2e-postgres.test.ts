@@ -43,7 +43,9 @@ describe.skipIf(skipWithoutPostgres())('hermes on PostgreSQL', () => {
     const store = openPostgresSessionStore(database.url);
     cleanups.push(() => store.close());
     const stored = await store.listMessages(sessionId);
+    // The session's system prompt is its first stored message.
     expect(stored.map((message) => message.role)).toEqual([
+      'system',
       'user',
       'assistant',
       'tool',
@@ -54,7 +56,7 @@ describe.skipIf(skipWithoutPostgres())('hermes on PostgreSQL', () => {
 
     const listed = await runHermes(['sessions', 'list', '--json'], sandbox, env);
     expect(parseJson<{ id: string; message_count: number }[]>(listed)).toEqual([
-      expect.objectContaining({ id: sessionId, message_count: 6 }),
+      expect.objectContaining({ id: sessionId, message_count: 7 }),
     ]);
     const shown = parseJson<{ messages: Message[] }>(
       await runHermes(['sessions', 'show', sessionId, '--json'], sandbox, env),
@@ -111,7 +113,8 @@ describe.skipIf(skipWithoutPostgres())('hermes on PostgreSQL', () => {
     expect(up.code, up.stderr).toBe(0);
     expect(up.stdout).toContain(`migrated sqlite:${stateDbPath(sandbox.home)} -> postgres://`);
     expect(up.stdout).toMatch(/sessions: 1 \(1 copied, 0 extended, 0 already there\)/);
-    expect(up.stdout).toMatch(/messages: 4 \(4 copied\); sha-256 of stored bytes verified for 4/);
+    // system prompt, user, assistant tool call, tool result, answer
+    expect(up.stdout).toMatch(/messages: 5 \(5 copied\); sha-256 of stored bytes verified for 5/);
     expect(up.stdout).not.toContain(new URL(database.url).password || 'no-password-in-url');
     const again = await runHermes(['sessions', 'migrate', '--to', database.url, '--json'], sandbox);
     expect(parseJson<{ sessions: { unchanged: number }; messages: { copied: number } }>(again)).toMatchObject({
