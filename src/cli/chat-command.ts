@@ -120,6 +120,7 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
       logger: context.logger(),
       maxIterations: context.config.maxIterations,
       compaction: context.config.compaction,
+      timeouts: context.config.timeouts,
       sessionRoute,
       fetch: opened.fetch,
       stream: flags.stream !== false,

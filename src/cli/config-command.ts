@@ -94,6 +94,11 @@ function publicView(config: HermesConfig): Record<string, unknown> {
     ...(config.compaction.contextWindow ? { context_window: config.compaction.contextWindow } : {}),
   };
   view['max_iterations'] = config.maxIterations;
+  view['timeouts'] = {
+    first_byte: config.timeouts.firstByte / 1000,
+    idle: config.timeouts.idle / 1000,
+    total: config.timeouts.total / 1000,
+  };
   if (config.routes.length) view['routes'] = config.routes;
   if (config.storageUrl) view['storage'] = { url: redactUrl(config.storageUrl) };
   return view;

@@ -94,6 +94,7 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
         routeOverrides: context.config.routes,
         maxIterations: context.config.maxIterations,
         compaction: context.config.compaction,
+        timeouts: context.config.timeouts,
       },
     });
     const { route } = opened;

@@ -148,6 +148,7 @@ export function registerSessionsCommand(program: Command): void {
               route: opened.route,
               apiKey: opened.apiKey,
               fetch: opened.fetch,
+              timeouts: context.config.timeouts,
               reasoning: { enabled: false },
               routeOverrides: context.config.routes,
               echoOptIn: context.config.reasoningEcho,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
 import type { WireApi } from '../core/origin.js';
 import type { ReasoningEffort } from '../core/reasoning-options.js';
+import { DEFAULT_TIMEOUTS, type Timeouts } from '../core/timeouts.js';
 import type { Carrier, RouteOverride } from '../replay/replay-types.js';
 import { configSchema } from './config-schema.js';
 
@@ -21,6 +22,8 @@ export interface HermesConfig {
   maxIterations: number;
   /** `storage.url`: the session store to use (overridden by HERMES_DATABASE_URL). */
   storageUrl?: string;
+  /** `timeouts`: limits of each provider request, in milliseconds (config.yaml gives seconds). */
+  timeouts: Timeouts;
   /** `system_prompt`: replaces the default system prompt of new chat sessions. */
   systemPrompt?: string;
   /** `instructions`: appended to the system prompt of new chat sessions. */
@@ -36,6 +39,7 @@ export const DEFAULT_CONFIG: HermesConfig = {
   routes: [],
   compaction: { threshold: 0.8, keepTurns: 20 },
   maxIterations: 25,
+  timeouts: DEFAULT_TIMEOUTS,
 };
 
 /**
@@ -85,6 +89,11 @@ export function parseConfigText(text: string, path = 'config.yaml'): HermesConfi
       ...(config.compaction?.context_window ? { contextWindow: config.compaction.context_window } : {}),
     },
     maxIterations: config.max_iterations ?? DEFAULT_CONFIG.maxIterations,
+    timeouts: {
+      firstByte: secondsToMs(config.timeouts?.first_byte) ?? DEFAULT_TIMEOUTS.firstByte,
+      idle: secondsToMs(config.timeouts?.idle) ?? DEFAULT_TIMEOUTS.idle,
+      total: secondsToMs(config.timeouts?.total) ?? DEFAULT_TIMEOUTS.total,
+    },
     path,
   };
   if (config.reasoning?.effort) normalised.reasoning.effort = config.reasoning.effort;
@@ -100,6 +109,10 @@ export function parseConfigText(text: string, path = 'config.yaml'): HermesConfi
   if (config.system_prompt) normalised.systemPrompt = config.system_prompt;
   if (config.instructions) normalised.instructions = config.instructions;
   return normalised;
+}
+
+function secondsToMs(seconds: number | undefined): number | undefined {
+  return seconds === undefined ? undefined : Math.round(seconds * 1000);
 }
 
 function describeIssue(error: z.ZodError): string {

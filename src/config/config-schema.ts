@@ -49,6 +49,14 @@ const compactionSchema = z
 /** Where sessions live: `postgres://…` for a gateway fleet, `sqlite:PATH`, default `$HERMES_HOME/state.db`. */
 const storageSchema = z.object({ url: z.string().min(1).optional() }).strict();
 
+/** Seconds. A limit of each provider request (see `Timeouts`); fractions allowed. */
+const secondsSchema = z.number().positive().max(86_400);
+
+/** `timeouts:` limits of each provider request, in seconds. */
+const timeoutsSchema = z
+  .object({ first_byte: secondsSchema.optional(), idle: secondsSchema.optional(), total: secondsSchema.optional() })
+  .strict();
+
 /** The whole `config.yaml` (every key optional; unknown keys are errors that name the key). */
 export const configSchema = z
   .object({
@@ -62,6 +70,7 @@ export const configSchema = z
     compaction: compactionSchema.optional(),
     max_iterations: z.number().int().min(1).max(500).optional(),
     storage: storageSchema.optional(),
+    timeouts: timeoutsSchema.optional(),
     /** Replaces the default system prompt of new chat sessions. */
     system_prompt: z.string().min(1).optional(),
     /** Appended to the system prompt of new chat sessions. */

@@ -88,6 +88,25 @@ export class ConnectionError extends HermesError {
   override readonly name: string = 'ConnectionError';
 }
 
+/** The time limits of one provider request (`timeouts.<limit>` in config.yaml). */
+export type TimeoutLimit = 'first_byte' | 'idle' | 'total';
+
+/** A request hit one of its time limits. Retryable like a dropped connection while nothing was emitted. */
+export class TimeoutError extends ConnectionError {
+  override readonly name: string = 'TimeoutError';
+  readonly limit: TimeoutLimit;
+  readonly limitMs: number;
+
+  constructor(
+    message: string,
+    options: { limit: TimeoutLimit; limitMs: number; retryable?: boolean; cause?: unknown },
+  ) {
+    super(message, options);
+    this.limit = options.limit;
+    this.limitMs = options.limitMs;
+  }
+}
+
 /** A stream started but ended badly: provider error chunk, malformed chunk, or truncated stream. */
 export class StreamError extends HermesError {
   override readonly name: string = 'StreamError';

@@ -21,7 +21,15 @@ export interface GatewayRoute {
 export type GatewayTurnSettings = Partial<
   Pick<
     AgentTurnOptions,
-    'reasoning' | 'echoOptIn' | 'routeOverrides' | 'maxIterations' | 'compaction' | 'stream' | 'tools' | 'transportFor'
+    | 'reasoning'
+    | 'echoOptIn'
+    | 'routeOverrides'
+    | 'maxIterations'
+    | 'compaction'
+    | 'stream'
+    | 'tools'
+    | 'transportFor'
+    | 'timeouts'
   >
 >;
 

@@ -302,6 +302,7 @@ function buildRequest(
     apiKey: options.apiKey,
     signal: options.signal,
     fetch: options.fetch,
+    timeouts: options.timeouts,
   };
 }
 

@@ -34,6 +34,7 @@ type CompactionOptions = Pick<
   | 'transportFor'
   | 'signal'
   | 'fetch'
+  | 'timeouts'
 > & { compaction?: CompactionSettings | undefined };
 
 const DEFAULT_SETTINGS: CompactionSettings = { threshold: 0.8, keepTurns: 20 };
@@ -140,6 +141,7 @@ async function summarise(middle: readonly Message[], options: CompactionOptions)
     apiKey: options.apiKey,
     signal: options.signal,
     fetch: options.fetch,
+    timeouts: options.timeouts,
   });
   try {
     const message = await stream.result();

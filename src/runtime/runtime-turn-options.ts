@@ -10,6 +10,7 @@ import type { Transport } from '../transports/shared/transport.js';
 import { routeProfileFor } from '../transports/transport-route-profile.js';
 import type { ReasoningOptions } from '../core/reasoning-options.js';
 import type { CompactionSettings } from './compaction-plan.js';
+import type { Timeouts } from '../core/timeouts.js';
 
 /** Everything one agent turn needs. */
 export interface AgentTurnOptions {
@@ -35,6 +36,8 @@ export interface AgentTurnOptions {
    * CLI passes one that maps origins for `HERMES_CONNECT_TO` and in-process emulators.
    */
   fetch?: typeof globalThis.fetch | undefined;
+  /** Time limits of each provider request (config.yaml `timeouts`; default `DEFAULT_TIMEOUTS`). */
+  timeouts?: Timeouts | undefined;
   /** What the session record stores as its route when it differs from `route` (in-process emulators store `emulator:PERSONA`, no URL). */
   sessionRoute?: { provider: string; baseUrl: string | null } | undefined;
   /** Automatic compaction (SPEC §16); without a context window it never triggers. */

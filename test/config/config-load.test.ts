@@ -41,7 +41,7 @@ compaction: { context_window: 8000, keep_turns: 4 }
   it.each([
     [
       'provdier: x\n',
-      'config.yaml: unknown key "provdier" (check the spelling; known keys here: provider, model, base_url, api, reasoning, reasoning_echo, routes, compaction, max_iterations, storage, system_prompt, instructions)',
+      'config.yaml: unknown key "provdier" (check the spelling; known keys here: provider, model, base_url, api, reasoning, reasoning_echo, routes, compaction, max_iterations, storage, timeouts, system_prompt, instructions)',
     ],
     [
       'model: { nme: x }\n',
@@ -53,5 +53,14 @@ compaction: { context_window: 8000, keep_turns: 4 }
     ],
   ])('an unknown key lists the keys accepted there: %j', (text, expected) => {
     expect(() => parseConfigText(text)).toThrow(new UsageError(expected));
+  });
+
+  it('timeouts are seconds in the file and milliseconds in the config; absent ones keep the defaults', () => {
+    expect(parseConfigText('timeouts:\n  idle: 0.5\n  total: 120\n').timeouts).toEqual({
+      firstByte: 600_000,
+      idle: 500,
+      total: 120_000,
+    });
+    expect(() => parseConfigText('timeouts:\n  connect: 5\n')).toThrow(/timeouts: unknown key "connect"/);
   });
 });

@@ -22,6 +22,7 @@ import {
 } from './anthropic-messages-encode.js';
 import { anthropicApiError, anthropicErrorMessage } from './anthropic-messages-errors.js';
 import { BedrockEventStreamSplitter } from './anthropic-messages-eventstream.js';
+import { requestFetch } from '../shared/transport-deadlines.js';
 
 /** Factory options: injected I/O for tests plus credentials. */
 export interface AnthropicTransportOptions extends AnthropicAuthOptions {
@@ -49,7 +50,7 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
     });
 
   async function run(stream: EventStream, request: TransportRequest, prepared: PreparedRequest): Promise<void> {
-    const fetchImplementation = request.fetch ?? options.fetch ?? globalThis.fetch;
+    const fetchImplementation = requestFetch(request, options.fetch);
     const { route, signal } = request;
     const streaming = request.stream ?? true;
     const endpoint = resolveAnthropicEndpoint(request, {

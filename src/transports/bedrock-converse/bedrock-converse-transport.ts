@@ -17,6 +17,7 @@ import type { BedrockConverseResponseBody } from './bedrock-converse-wire.js';
 import { prepareBedrockConverse } from './bedrock-converse-encode.js';
 import { bedrockRegionFor } from '../transport-prepare.js';
 import { bedrockErrorFrom } from './bedrock-converse-errors.js';
+import { requestFetch } from '../shared/transport-deadlines.js';
 
 /**
  * The Bedrock Converse transport: the only I/O for `bedrock_converse` (SPEC §10). Requests go
@@ -60,7 +61,7 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
       maxAttempts: request.maxAttempts ?? 3,
     };
     if (route.baseUrl !== undefined) config.endpoint = route.baseUrl.replace(/\/+$/, '');
-    config.requestHandler = options.requestHandler ?? fetchRequestHandler(request.fetch ?? options.fetch ?? fetch);
+    config.requestHandler = options.requestHandler ?? fetchRequestHandler(requestFetch(request, options.fetch));
     if (request.apiKey !== undefined && request.apiKey !== '') {
       // Bedrock API keys are bearer tokens (the SDK's httpBearerAuth scheme).
       config.token = { token: request.apiKey };

@@ -14,6 +14,7 @@ import {
 } from './chat-completions-decode.js';
 import { prepareChatCompletions } from './chat-completions-encode.js';
 import { apiErrorFromResponse } from './chat-completions-errors.js';
+import { requestFetch } from '../shared/transport-deadlines.js';
 
 /**
  * The chat-completions transport: the only I/O of this wire API. It sends the prepared body
@@ -66,7 +67,7 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
     if (request.signal !== undefined) init.signal = request.signal;
     let response: Response;
     try {
-      response = await (request.fetch ?? fetchImplementation)(prepared.url, init);
+      response = await requestFetch(request, fetchImplementation)(prepared.url, init);
     } catch (error) {
       throw networkError(error, {
         signal: request.signal,

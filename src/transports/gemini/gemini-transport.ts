@@ -1,4 +1,4 @@
-import { AbortError, ApiError, ConnectionError, HermesError, StreamError } from '../../core/errors.js';
+import { AbortError, ApiError, ConnectionError, HermesError, StreamError, TimeoutError } from '../../core/errors.js';
 import type { EventStream } from '../../core/event-stream.js';
 import { hostnameOf } from '../../replay/replay-host.js';
 import { openTransportStream } from '../shared/transport-redact.js';
@@ -10,6 +10,7 @@ import { GeminiDecoder, type GeminiDecodeContext } from './gemini-decode.js';
 import { prepareGemini } from './gemini-encode.js';
 import { geminiApiError, parseGeminiErrorBody } from './gemini-errors.js';
 import type { GeminiResponse } from './gemini-wire.js';
+import { requestFetch } from '../shared/transport-deadlines.js';
 
 /**
  * The Gemini transport's I/O (WIRE.md §4): endpoint and auth (AI Studio `x-goog-api-key`;
@@ -79,7 +80,7 @@ async function run(
   prepared: PreparedRequest,
   options: ResolvedOptions,
 ): Promise<void> {
-  const fetchImplementation = request.fetch ?? options.fetch ?? globalThis.fetch;
+  const fetchImplementation = requestFetch(request, options.fetch);
   const sleep = options.sleep ?? defaultSleep;
   const facts = requestProfile(request).gemini;
   const streaming = request.stream ?? true;
@@ -97,10 +98,13 @@ async function run(
       });
     } catch (error) {
       throwIfAborted(request.signal);
-      const failure = new ConnectionError(`could not reach ${hostOf(prepared.url)}: ${describe(error)}`, {
-        retryable: true,
-        cause: error,
-      });
+      const failure =
+        error instanceof TimeoutError
+          ? error
+          : new ConnectionError(`could not reach ${hostOf(prepared.url)}: ${describe(error)}`, {
+              retryable: true,
+              cause: error,
+            });
       if (attempt >= maxAttempts) throw failure;
       await retryPause(stream, sleep, attempt, failure.message, undefined, request.signal);
       continue;

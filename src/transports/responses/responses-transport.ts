@@ -20,6 +20,7 @@ import type { ResponsesCaptureContext } from './responses-decode.js';
 import { prepareResponses } from './responses-encode.js';
 import { responsesApiError, responsesErrorFields } from './responses-errors.js';
 import { isJsonObject } from '../../core/json.js';
+import { requestFetch } from '../shared/transport-deadlines.js';
 
 /**
  * The Responses transport: the only I/O of `transports/responses/`. It posts the body
@@ -93,7 +94,7 @@ async function run(
   stream: EventStream,
   options: ResponsesTransportOptions,
 ): Promise<void> {
-  const fetchImplementation = request.fetch ?? options.fetch ?? globalThis.fetch;
+  const fetchImplementation = requestFetch(request, options.fetch);
   const provider = request.route.provider.trim().toLowerCase();
   const keyVariable = RESPONSES_API_KEY_VARIABLES[provider];
   const environment = options.environment ?? process.env;

@@ -3,6 +3,7 @@ import type { JsonObject } from '../../core/json.js';
 import type { Message } from '../../core/message.js';
 import type { ReasoningOptions } from '../../core/reasoning-options.js';
 import type { Route } from '../../core/route.js';
+import type { Timeouts } from '../../core/timeouts.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
 import type { RouteLearned, RouteProfile } from '../../replay/replay-route-profile.js';
 import type { Carrier, CarrierDecision } from '../../replay/replay-types.js';
@@ -31,6 +32,8 @@ export interface TransportRequest {
    * maps origins (`HERMES_CONNECT_TO`, in-process emulators) instead of replacing the global.
    */
   fetch?: typeof globalThis.fetch | undefined;
+  /** Time limits of each HTTP request (default `DEFAULT_TIMEOUTS`); hitting one is a retryable `TimeoutError`. */
+  timeouts?: Timeouts | undefined;
   /** Attempts for retryable failures before any event was emitted (default 3). */
   maxAttempts?: number;
   /** Max output tokens, when the caller wants to set it. */
