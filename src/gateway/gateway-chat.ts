@@ -115,11 +115,25 @@ export async function chatCompletionsResponse(
     const userText = parsed.userTexts.join('\n\n');
     const turnKey = request.headers.get(IDEMPOTENCY_HEADER)?.trim() || undefined;
     if (parsed.stream) {
-      const response = streamingResponse(context, { sessionId, userText, turnKey, lease: held }, parsed, release);
+      const response = streamingResponse(
+        context,
+        { sessionId, userText, turnKey, lease: held },
+        parsed,
+        release,
+        request.signal,
+      );
       release = null; // the stream releases the session when the turn ends
       return response;
     }
-    const outcome = await runGatewayTurn(context, { sessionId, userText, turnKey, lease: held }).finally(() => {
+    // The request's signal aborts when the client disconnects: the turn stops (nothing partial is
+    // stored) and the session is released instead of waiting on the provider.
+    const outcome = await runGatewayTurn(context, {
+      sessionId,
+      userText,
+      turnKey,
+      lease: held,
+      signal: request.signal,
+    }).finally(() => {
       const releasing = release?.();
       release = null;
       return releasing;
@@ -226,10 +240,12 @@ function streamingResponse(
   turn: { sessionId: string; userText: string; turnKey: string | undefined; lease: HeldSessionLease },
   parsed: GatewayChatRequest,
   release: () => Promise<void>,
+  clientGone: AbortSignal,
 ): Response {
   const { sessionId } = turn;
   const encoder = new TextEncoder();
   const abort = new AbortController();
+  clientGone.addEventListener('abort', () => abort.abort(), { once: true });
   const id = completionId();
   const created = Math.floor(Date.now() / 1000);
   const model = context.route.route.model;

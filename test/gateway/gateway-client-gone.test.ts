@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeGatewaySandbox, startPersona, startTestGateway } from './gateway-test-helpers.js';
+
+/**
+ * A client that disconnects while its turn waits on a stalled provider aborts that turn, streaming
+ * or not: the session is released at once, so the next turn on it is served instead of queueing
+ * behind a provider that may not answer for minutes (reliability: nothing hangs).
+ */
+
+let cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+});
+
+const ask = (text: string, stream: boolean) =>
+  JSON.stringify({ model: 'hermes', stream, messages: [{ role: 'user', content: text }] });
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(done()).toBe(true);
+}
+
+describe('gateway: a client that leaves aborts its turn', () => {
+  it.each([false, true])(
+    'stream=%s: the stalled turn is aborted and the session serves the next turn',
+    async (stream) => {
+      const sandbox = makeGatewaySandbox();
+      const { emulator, route } = await startPersona('deepseek');
+      cleanups.push(() => emulator.close());
+      const gateway = await startTestGateway(sandbox.dbPath, route, sandbox.workspace);
+      cleanups.push(() => gateway.close());
+      const post = (body: string, headers: Record<string, string> = {}, signal?: AbortSignal) =>
+        fetch(`${gateway.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body,
+          ...(signal ? { signal } : {}),
+        });
+
+      const first = await post(ask('hello', false));
+      expect(first.status).toBe(200);
+      const sessionId = first.headers.get('x-hermes-session-id') ?? '';
+      await first.text();
+
+      emulator.addFault({ kind: 'stall-before-headers' });
+      const leaving = new AbortController();
+      const before = emulator.requests.length;
+      const stalled = post(ask('this one stalls', stream), { 'x-hermes-session-id': sessionId }, leaving.signal);
+      // Wait until the provider holds the stalled request, then leave.
+      await until(() => emulator.requests.length > before);
+      if (stream) expect((await stalled).status).toBe(200); // a streaming turn answers headers at once
+      leaving.abort();
+      await stalled.then((response) => response.text()).catch(() => undefined);
+
+      const next = await post(
+        ask('and now?', false),
+        { 'x-hermes-session-id': sessionId },
+        AbortSignal.timeout(15_000),
+      );
+      expect(next.status).toBe(200);
+      const body = (await next.json()) as { choices: { message: { content: string } }[] };
+      expect(body.choices[0]?.message.content).toBeTruthy();
+      const roles = (await gateway.store.listMessages(sessionId)).map((message) => message.role);
+      // Nothing of the aborted turn's answer was stored; the history stays a valid conversation.
+      expect(roles.filter((role) => role === 'assistant')).toHaveLength(2);
+      expect(roles.at(-1)).toBe('assistant');
+    },
+  );
+});
