@@ -18,6 +18,7 @@ import { prepareBedrockConverse } from './bedrock-converse-encode.js';
 import { bedrockRegionFor } from '../transport-prepare.js';
 import { bedrockErrorFrom } from './bedrock-converse-errors.js';
 import { requestFetch } from '../shared/transport-deadlines.js';
+import { readBodyText } from '../shared/transport-http.js';
 
 /**
  * The Bedrock Converse transport: the only I/O for `bedrock_converse` (SPEC §10). Requests go
@@ -151,9 +152,13 @@ export function fetchRequestHandler(
       response.headers.forEach((value, name) => {
         responseHeaders[name] = value;
       });
-      const stream = response.body
-        ? Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>)
-        : Readable.from([]);
+      // An error body reaches the SDK at most ERROR_BODY_READ_LIMIT bytes long (the rest unread).
+      const stream =
+        response.status >= 300
+          ? Readable.from([Buffer.from(await readBodyText(response))])
+          : response.body
+            ? Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>)
+            : Readable.from([]);
       return {
         response: { statusCode: response.status, reason: response.statusText, headers: responseHeaders, body: stream },
       };

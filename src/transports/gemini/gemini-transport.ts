@@ -2,7 +2,7 @@ import { AbortError, ApiError, ConnectionError, HermesError, StreamError, Timeou
 import type { EventStream } from '../../core/event-stream.js';
 import { hostnameOf } from '../../replay/replay-host.js';
 import { openTransportStream } from '../shared/transport-redact.js';
-import { originStampFor, redactSecret } from '../shared/transport-http.js';
+import { originStampFor, readBodyText, redactSecret } from '../shared/transport-http.js';
 import { requestProfile } from '../transport-route-profile.js';
 import { readServerSentEvents } from '../shared/transport-sse-reader.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
@@ -112,7 +112,7 @@ async function run(
     if (!response.ok) {
       // The key (or Vertex access token) never reaches an error message, a log or state.db, even
       // if a proxy in front of Google echoes the credential it rejected.
-      const rawBody = await response.text().catch(() => '');
+      const rawBody = await readBodyText(response);
       const body = redactSecret(
         redactSecret(rawBody, headers['x-goog-api-key']),
         headers['authorization']?.replace(/^Bearer /, ''),

@@ -49,12 +49,37 @@ export function jsonRequestHeaders(options: {
   return { ...headers, ...options.extra };
 }
 
-/** Reads a response body as text without ever throwing (a body that fails mid-read yields what arrived). */
-export async function readBodyText(response: Response): Promise<string> {
+/**
+ * Most bytes of an error body read (the rest is discarded unread): a provider or proxy that
+ * answers an error with a huge body must not fill memory; the message needs a few KB.
+ */
+export const ERROR_BODY_READ_LIMIT = 1024 * 1024;
+
+/**
+ * Reads an error body as text, at most `limit` bytes, without ever throwing (a body that fails
+ * mid-read yields what arrived). A longer body is cut, marked, and its connection closed.
+ */
+export async function readBodyText(response: Response, limit: number = ERROR_BODY_READ_LIMIT): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder('utf-8');
+  let text = '';
+  let read = 0;
   try {
-    return await response.text();
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) return text + decoder.decode();
+      const room = limit - read;
+      read += next.value.byteLength;
+      if (next.value.byteLength > room) {
+        text += decoder.decode(next.value.subarray(0, room));
+        await reader.cancel().catch(() => undefined);
+        return `${text}… [body cut at ${Math.round(limit / 1024)} KiB]`;
+      }
+      text += decoder.decode(next.value, { stream: true });
+    }
   } catch {
-    return '';
+    return text;
   }
 }
 

@@ -1,4 +1,12 @@
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import { StreamError } from '../../core/errors.js';
+
+/**
+ * Largest stream event accepted (bytes). The biggest real events (a Responses
+ * `response.completed` echoing every encrypted reasoning item) are a few MiB; past this cap a
+ * provider is sending one event that never ends, and reading on would only fill memory.
+ */
+export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
 
 /**
  * Server-sent-event framing shared by every JSON-over-SSE transport (chat-completions,
@@ -18,16 +26,28 @@ export class ServerSentEventDecoder {
   private readonly parser: EventSourceParser;
   private readonly textDecoder = new TextDecoder('utf-8');
   private pending: ServerSentEvent[] = [];
+  /** Bytes fed since the last complete event or comment: the size of the event in progress. */
+  private sinceBoundary = 0;
 
-  constructor() {
-    this.parser = createParser({ onEvent: (event) => this.pending.push(event) });
+  constructor(private readonly maxEventBytes: number = MAX_EVENT_BYTES) {
+    this.parser = createParser({
+      onEvent: (event) => this.pending.push(event),
+      onComment: () => (this.sinceBoundary = 0),
+    });
   }
 
   /** Feeds one piece of the stream; returns the events it completed, in order. */
   push(piece: Uint8Array | string): ServerSentEvent[] {
     // `stream: true` keeps a multi-byte character split across two reads for the next call.
     const text = typeof piece === 'string' ? piece : this.textDecoder.decode(piece, { stream: true });
+    this.sinceBoundary += typeof piece === 'string' ? piece.length : piece.byteLength;
     if (text.length > 0) this.parser.feed(text);
+    if (this.pending.length > 0) this.sinceBoundary = 0;
+    else if (this.sinceBoundary > this.maxEventBytes) {
+      throw new StreamError(
+        `the provider sent one stream event larger than ${Math.round(this.maxEventBytes / 1024 / 1024)} MiB; stopped reading it`,
+      );
+    }
     return this.take();
   }
 
