@@ -18,6 +18,7 @@ export type { AnthropicRouteFacts } from './anthropic-endpoint-route.js';
 export type { BedrockModelPolicy } from './bedrock-converse-policy.js';
 export type { GeminiRouteFacts } from './gemini-replay-policy.js';
 export type { Carrier, CarrierDecision, RouteKey, RouteOverride };
+export { CARRIERS } from './replay-types.js';
 
 /**
  * The one place a route is resolved (STYLE.md rule 2): {@link resolveRouteProfile} turns a route

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message } from '../core/message.js';
-import { estimateMessageTokens } from '../replay/replay-token-estimate.js';
+import { estimateMessageTokens } from '../replay/replay-recovery.js';
 
 /** Compaction settings (config.yaml `compaction:`). */
 export interface CompactionSettings {

@@ -1,14 +1,18 @@
 import { ApiError, type HermesError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
 import type { WireApi } from '../core/origin.js';
-import { fingerprintSignedBlocks, isThinkingSignatureError } from '../replay/anthropic-signature-memory.js';
-import { isBedrockRedactedRejection, stripBedrockRedactedReasoning } from '../replay/bedrock-converse-self-heal.js';
-import { classifyFieldRejection } from '../replay/replay-field-rejection.js';
-import { relaySignatureFingerprints } from '../replay/replay-relay-signature.js';
+import {
+  classifyFieldRejection,
+  fingerprintSignedBlocks,
+  isBedrockRedactedRejection,
+  isInvalidEncryptedContentError,
+  isThinkingSignatureError,
+  relaySignatureFingerprints,
+  stripBedrockRedactedReasoning,
+} from '../replay/replay-recovery.js';
 import type { Carrier, RouteProfile } from '../replay/replay-route-profile.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { PreparedRequest } from '../transports/shared/transport.js';
-import { isInvalidEncryptedContentError } from '../transports/responses/responses-errors.js';
 import { errorBodyOf } from './runtime-errors.js';
 import {
   encryptedReplayOffRoutes,

@@ -1,6 +1,6 @@
 import type { Route } from '../core/route.js';
 import type { Logger } from '../logging/logger.js';
-import type { CarrierDecision } from '../replay/replay-types.js';
+import type { CarrierDecision } from '../replay/replay-route-profile.js';
 import type { PreparedRequest } from '../transports/shared/transport.js';
 
 /**

@@ -3,9 +3,9 @@ import {
   ANTHROPIC_REJECTED_THINKING_KEY,
   readRejectedThinking,
   withRejectedThinking,
-} from '../replay/anthropic-signature-memory.js';
+} from '../replay/replay-recovery.js';
 import type { Carrier, RouteKey, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
-import { CARRIERS } from '../replay/replay-types.js';
+import { CARRIERS } from '../replay/replay-route-profile.js';
 import type { SessionStore } from '../storage/session-store.js';
 
 /**

@@ -18,7 +18,8 @@ import { requestProfile } from '../transport-route-profile.js';
 import { decodeResponsesResponse, ResponsesStreamDecoder } from './responses-decode.js';
 import type { ResponsesCaptureContext } from './responses-decode.js';
 import { prepareResponses } from './responses-encode.js';
-import { responsesApiError, responsesErrorFields } from './responses-errors.js';
+import { responsesErrorFields } from '../../replay/responses-rejections.js';
+import { responsesApiError } from './responses-errors.js';
 import { isJsonObject } from '../../core/json.js';
 import { requestFetch } from '../shared/transport-deadlines.js';
 

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError, InternalServerError, NotFoundError, RateLimitError } from '../../../src/core/errors.js';
-import {
-  isInvalidEncryptedContentError,
-  isItemNotFoundError,
-  responsesApiError,
-} from '../../../src/transports/responses/responses-errors.js';
+import { isInvalidEncryptedContentError, isItemNotFoundError } from '../../../src/replay/responses-rejections.js';
+import { responsesApiError } from '../../../src/transports/responses/responses-errors.js';
 
 /** WIRE.md §5.5 error texts → the kill-switch verdict and typed errors. */
 

@@ -4,7 +4,7 @@ import type { AssistantMessage, Message } from '../../../src/core/message.js';
 import type { StreamEvent } from '../../../src/core/stream-event.js';
 import { startResponsesEmulator } from '../../../src/emulators/responses/responses-emulator.js';
 import type { ResponsesEmulator } from '../../../src/emulators/responses/responses-emulator.js';
-import { isInvalidEncryptedContentError } from '../../../src/transports/responses/responses-errors.js';
+import { isInvalidEncryptedContentError } from '../../../src/replay/responses-rejections.js';
 import { NOTHING_LEARNED } from '../../../src/replay/replay-route-profile.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
 import { createResponsesTransport, responsesTransport } from '../../../src/transports/responses/responses-transport.js';

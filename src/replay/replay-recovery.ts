@@ -1,0 +1,19 @@
+/**
+ * What the runtime may learn from a rejected request, and the token estimate compaction prices
+ * a history with: the replay engine's surface for src/runtime besides the route profile
+ * (replay-route-profile.ts). The runtime imports replay through these two modules only; each
+ * rule below lives in its own module, with its spec section.
+ */
+
+export {
+  ANTHROPIC_REJECTED_THINKING_KEY,
+  fingerprintSignedBlocks,
+  isThinkingSignatureError,
+  readRejectedThinking,
+  withRejectedThinking,
+} from './anthropic-signature-memory.js';
+export { isBedrockRedactedRejection, stripBedrockRedactedReasoning } from './bedrock-converse-self-heal.js';
+export { classifyFieldRejection } from './replay-field-rejection.js';
+export { relaySignatureFingerprints } from './replay-relay-signature.js';
+export { estimateMessageTokens } from './replay-token-estimate.js';
+export { isInvalidEncryptedContentError } from './responses-rejections.js';
