@@ -107,6 +107,17 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
       return fail(403, 'Missing Authentication Token');
     }
     const fault = faults.take();
+    if (fault?.kind === 'status') {
+      // Anthropic's error types per status (WIRE.md §2): 429 rate_limit_error, 529 overloaded_error, 5xx api_error.
+      if (fault.retryAfterSeconds !== undefined) response.setHeader('retry-after', String(fault.retryAfterSeconds));
+      if (fault.body !== undefined) {
+        response.writeHead(fault.status, { 'content-type': 'application/json', 'request-id': requestId });
+        response.end(fault.body);
+        entry.status = fault.status;
+        return;
+      }
+      return fail(fault.status, `emulated HTTP ${fault.status}`, anthropicErrorType(fault.status));
+    }
     if (isHostileFault(fault) && framing === 'direct') {
       void serveHostileFault(fault, request, response, ANTHROPIC_HOSTILE_DIALECT).then((status) => {
         entry.status = status;
@@ -280,3 +291,15 @@ const ANTHROPIC_HOSTILE_DIALECT: HostileDialect = {
   malformedFrame: (text) => `event: content_block_delta\ndata: {not json ${text}\n\n`,
   errorBody: (message) => ({ type: 'error', error: { type: 'authentication_error', message } }),
 };
+
+/** The Anthropic error `type` of an HTTP status (WIRE.md §2). */
+function anthropicErrorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 413) return 'request_too_large';
+  if (status === 429) return 'rate_limit_error';
+  if (status === 529) return 'overloaded_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}

@@ -1,11 +1,4 @@
-import {
-  AbortError,
-  HermesError,
-  ConnectionError,
-  StreamError,
-  TimeoutError,
-  apiErrorFromStatus,
-} from '../../core/errors.js';
+import { AbortError, HermesError, ConnectionError, StreamError, apiErrorFromStatus } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import { trimBody } from '../shared/transport-http.js';
 
@@ -66,8 +59,8 @@ export function bedrockErrorFrom(
   if (options.signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
     return new AbortError('The Bedrock request was aborted.');
   }
-  // A time limit of the request (config.yaml `timeouts`) already says which limit and what to do.
-  if (error instanceof TimeoutError) return error;
+  // Already typed (a time limit of config.yaml `timeouts`, or an attempt mapped before its retry).
+  if (error instanceof HermesError) return error;
   if (isServiceException(error)) {
     const status = error.$metadata?.httpStatusCode ?? (error.$fault === 'server' ? 500 : 400);
     const body = trimBody(JSON.stringify({ message: error.message }));

@@ -19,6 +19,7 @@ import { bedrockRegionFor } from '../transport-prepare.js';
 import { bedrockErrorFrom } from './bedrock-converse-errors.js';
 import { requestFetch } from '../shared/transport-deadlines.js';
 import { readBodyText } from '../shared/transport-http.js';
+import { runWithRetries, type Sleep } from '../shared/transport-retry.js';
 
 /**
  * The Bedrock Converse transport: the only I/O for `bedrock_converse` (SPEC §10). Requests go
@@ -39,6 +40,8 @@ export interface BedrockConverseTransportOptions {
   fetch?: typeof fetch;
   /** Environment read for the region (default `process.env`). */
   environment?: Readonly<Record<string, string | undefined>>;
+  /** The wait between attempts (tests pass one that resolves at once). */
+  sleep?: Sleep;
 }
 
 export { bedrockRegionFor };
@@ -59,7 +62,8 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
     const { route } = request;
     const config: BedrockRuntimeClientConfig = {
       region: bedrockRegionFor(route.baseUrl, environment),
-      maxAttempts: request.maxAttempts ?? 3,
+      // Retries are the shared policy's (announced as `retry` events), not the SDK's silent ones.
+      maxAttempts: 1,
     };
     if (route.baseUrl !== undefined) config.endpoint = route.baseUrl.replace(/\/+$/, '');
     config.requestHandler = options.requestHandler ?? fetchRequestHandler(requestFetch(request, options.fetch));
@@ -76,13 +80,26 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
     let emitted = false;
     try {
       const input = sdkInput(route.model, prepared.body);
+      const attempt = <T>(call: () => Promise<T>): Promise<T> =>
+        runWithRetries(
+          {
+            maxAttempts: request.maxAttempts ?? 3,
+            signal: request.signal,
+            ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+            onRetry: (notice) => stream.push({ type: 'retry', ...notice }),
+          },
+          () =>
+            call().catch((error: unknown) => {
+              throw bedrockErrorFrom(error, { signal: request.signal, afterEvents: false, provider: route.provider });
+            }),
+        );
       if (request.stream === false) {
-        const response = await client.send(new ConverseCommand(input), sendOptions);
+        const response = await attempt(() => client.send(new ConverseCommand(input), sendOptions));
         const turn = decodeBedrockConverseResponse(jsonFromSdk(response) as BedrockConverseResponseBody, route);
         for (const event of eventsForDecodedTurn(turn)) stream.push(event);
         return;
       }
-      const response = await client.send(new ConverseStreamCommand(input), sendOptions);
+      const response = await attempt(() => client.send(new ConverseStreamCommand(input), sendOptions));
       const decoder = new BedrockConverseStreamDecoder(route);
       for await (const event of response.stream ?? []) {
         for (const decoded of decoder.push(streamEventFromSdk(event))) {
