@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * The layers of src/ (DESIGN.md "Layers"): each top-level folder lists the folders it may import.
+ * The layers of src/ (docs/architecture.md): each top-level folder lists the folders it may import.
  * Imports point one way, from the edge (cli, gateway) down to core:
  *
  *   core → replay → providers → config, logging, tools → transports → storage → runtime → gateway, cli
@@ -44,7 +44,7 @@ const folderImport = (folders) => `^(\\.\\./)+(${folders.join('|')})/`;
 function layerRules(folder) {
   const forbidden = FOLDERS.filter((other) => other !== folder && !LAYERS[folder].includes(other));
   const ownFolder = folder === 'cli' ? forbidden.filter((other) => other !== 'emulators') : forbidden;
-  const message = `src/${folder} may import only ${LAYERS[folder].join(', ') || 'nothing else in src'} (layers: eslint.config.js, DESIGN.md)`;
+  const message = `src/${folder} may import only ${LAYERS[folder].join(', ') || 'nothing else in src'} (layers: eslint.config.js, docs/architecture.md)`;
   const patterns = [{ regex: folderImport(ownFolder), message }];
   if (folder === 'emulators') {
     patterns.push({

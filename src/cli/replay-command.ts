@@ -23,7 +23,7 @@ import { hermesHome } from '../storage/store-paths.js';
 
 /**
  * `hermes replay preview`: a dry run of the request a route would receive for a history
- * (DESIGN.md, Public surfaces). `--json` prints exactly the body; `--explain` prints the
+ * (docs/replay.md). `--json` prints exactly the body; `--explain` prints the
  * per-message carrier decisions (SPEC §23.3); neither prints both the table and a summary line.
  */
 

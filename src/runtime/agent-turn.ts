@@ -52,7 +52,7 @@ export class TurnInterruptedError extends HermesError {
 /**
  * Runs one user turn under the session lease (SPEC §23.6: a session busy in another process
  * fails fast with `SessionBusyError`): appends the user message, then loops request → stream →
- * capture → persist → tools until a final answer or the iteration cap (DESIGN.md data flow).
+ * capture → persist → tools until a final answer or the iteration cap (docs/architecture.md).
  * Every message is appended in its own transaction; a partial assistant message is never stored.
  */
 export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {

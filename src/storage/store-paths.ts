@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Where Hermes keeps its state (DESIGN.md, public surfaces): `$HERMES_HOME`, default
+ * Where Hermes keeps its state (docs/sessions.md): `$HERMES_HOME`, default
  * `~/.hermes`. A leading `~/` in `HERMES_HOME` is expanded, because a value written in a
  * config file or a quoted shell assignment reaches us unexpanded.
  */
