@@ -95,11 +95,16 @@ interface WatchOptions {
 /** A copy of `source` that fails with the timeout error once a limit fires and arms the idle clock. */
 function watchBody(source: ReadableStream<Uint8Array>, options: WatchOptions): ReadableStream<Uint8Array> {
   const reader = source.getReader();
+  // One timer per request, not one per chunk: progress only stamps the time, and the timer
+  // sleeps again for whatever is left of the idle window when it wakes early.
+  let lastProgress = performance.now();
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
-  const arm = () => {
-    clearTimeout(idleTimer);
-    idleTimer = setTimeout(options.onIdle, options.idleMs);
+  const checkIdle = () => {
+    const left = options.idleMs - (performance.now() - lastProgress);
+    if (left <= 0) options.onIdle();
+    else idleTimer = setTimeout(checkIdle, Math.ceil(left));
   };
+  idleTimer = setTimeout(checkIdle, options.idleMs);
   const finish = () => {
     clearTimeout(idleTimer);
     options.signal.removeEventListener('abort', stop);
@@ -108,7 +113,6 @@ function watchBody(source: ReadableStream<Uint8Array>, options: WatchOptions): R
   // Whatever the source does with the abort, a pending read ends now.
   const stop = () => void reader.cancel(options.signal.reason).catch(() => undefined);
   options.signal.addEventListener('abort', stop, { once: true });
-  arm();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -121,7 +125,7 @@ function watchBody(source: ReadableStream<Uint8Array>, options: WatchOptions): R
             else controller.close();
             return;
           }
-          if (options.isProgress(next.value)) arm();
+          if (options.isProgress(next.value)) lastProgress = performance.now();
           controller.enqueue(next.value);
           if (next.value.byteLength > 0) return;
         }
@@ -137,32 +141,66 @@ function watchBody(source: ReadableStream<Uint8Array>, options: WatchOptions): R
   });
 }
 
-/** Lines that keep a connection alive without carrying data: blank, `:` comments, ping events. */
-function isKeepAliveLine(line: string): boolean {
-  return (
-    line.trim() === '' ||
-    line.startsWith(':') ||
-    /^event:\s*ping\s*$/.test(line) ||
-    /^data:\s*\{\s*"type"\s*:\s*"ping"\s*\}\s*$/.test(line)
-  );
+const PING_EVENT = /^event:[ \t]*ping[ \t]*\r?$/;
+const PING_DATA = /^data:[ \t]*\{[ \t]*"type"[ \t]*:[ \t]*"ping"[ \t]*\}[ \t]*\r?$/;
+/** Longest keep-alive line classified by its text; longer lines carry data (or are comments). */
+const SHORT_LINE = 48;
+/** A line in flight longer than this (not a comment) is data arriving. */
+const LONG_LINE = 256;
+const NEWLINE = 10;
+const COLON = 58;
+const latin1 = new TextDecoder('latin1');
+
+/**
+ * Whether a line keeps a connection alive without carrying data: blank, a `:` comment, or an
+ * Anthropic-style ping (`event: ping`, `data: {"type": "ping"}`). `head` holds the line's first
+ * bytes (at least SHORT_LINE + 1 of them when it is that long), `length` its full length.
+ */
+function isKeepAliveLine(head: Uint8Array, length: number): boolean {
+  if (length === 0) return true;
+  const first = head[0];
+  if (first === COLON || first === 13 /* \r */) return true;
+  if (length > SHORT_LINE) return false;
+  const text = latin1.decode(head.subarray(0, length));
+  return text.trim() === '' || PING_EVENT.test(text) || PING_DATA.test(text);
 }
 
-/** Longest unfinished line kept for classification; a longer one is data in flight. */
-const PARTIAL_LINE_LIMIT = 256;
+function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a);
+  joined.set(b, a.length);
+  return joined;
+}
 
-/** A progress test for SSE bytes that remembers an unfinished line across chunks. */
+/**
+ * A progress test for SSE bytes. It works on bytes (no decoding) and stops at the first line
+ * that carries data, so a data chunk costs a few comparisons; the first bytes of an unfinished
+ * line are carried to the next chunk.
+ */
 function sseProgress(): (chunk: Uint8Array) => boolean {
-  const decoder = new TextDecoder('utf-8');
-  let partial = '';
+  let carry: Uint8Array = new Uint8Array(0);
+  let carryLength = 0;
   return (chunk) => {
-    const lines = (partial + decoder.decode(chunk, { stream: true })).split('\n');
-    partial = lines.pop() ?? '';
-    let progress = lines.some((line) => !isKeepAliveLine(line.replace(/\r$/, '')));
-    if (partial.length > PARTIAL_LINE_LIMIT) {
-      progress ||= !partial.startsWith(':');
-      partial = partial.startsWith(':') ? ':' : '';
+    let progress = false;
+    const lastBreak = chunk.lastIndexOf(NEWLINE);
+    if (lastBreak === -1) {
+      if (carry.length <= SHORT_LINE) carry = joinBytes(carry, chunk.subarray(0, SHORT_LINE + 1 - carry.length));
+      carryLength += chunk.length;
+    } else {
+      let end = chunk.indexOf(NEWLINE);
+      progress = !isKeepAliveLine(
+        joinBytes(carry, chunk.subarray(0, Math.min(end, SHORT_LINE + 1))),
+        carryLength + end,
+      );
+      for (let start = end + 1; !progress && start <= lastBreak; start = end + 1) {
+        end = chunk.indexOf(NEWLINE, start);
+        progress = !isKeepAliveLine(chunk.subarray(start, Math.min(end, start + SHORT_LINE + 1)), end - start);
+      }
+      carry = chunk.slice(lastBreak + 1, Math.min(chunk.length, lastBreak + 2 + SHORT_LINE));
+      carryLength = chunk.length - lastBreak - 1;
     }
-    return progress;
+    return progress || (carryLength > LONG_LINE && carry[0] !== COLON);
   };
 }
 
