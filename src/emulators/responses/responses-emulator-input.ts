@@ -113,6 +113,36 @@ export function missingFollowingItemError(id: string): ResponsesEmulatorError {
   );
 }
 
+/**
+ * 400 for a key the input schema does not have, in OpenAI's words (WIRE.md §5.5, §6):
+ * `Unknown parameter: 'input[3].status'.` with `code: "unknown_parameter"`.
+ */
+export function unknownParameterError(path: string): ResponsesEmulatorError {
+  return invalidRequest(400, `Unknown parameter: '${path}'.`, path, 'unknown_parameter');
+}
+
+/** The keys a `reasoning` input item may carry (WIRE.md §5.4); `status` is output-only (SPEC §24.4). */
+const REASONING_INPUT_KEYS = new Set(['type', 'id', 'encrypted_content', 'summary', 'content']);
+
+/**
+ * The first output-only key found on an input item, as its `input[i].key` path, else undefined
+ * (SPEC §24.4): a reasoning item is a closed schema (so `status`, `response_id` and private `_…`
+ * keys are refused), and `response_id` belongs to no input item. `status` stays accepted on
+ * message and function-call items, whose input schemas have it.
+ */
+function outputOnlyKeyPath(input: readonly unknown[]): string | undefined {
+  for (const [index, item] of input.entries()) {
+    if (!isJsonObject(item)) continue;
+    const keys = Object.keys(item);
+    const unknown =
+      item['type'] === 'reasoning'
+        ? keys.find((key) => !REASONING_INPUT_KEYS.has(key))
+        : keys.find((key) => key === 'response_id');
+    if (unknown !== undefined) return `input[${index}].${unknown}`;
+  }
+  return undefined;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Input validation → script messages
 // ---------------------------------------------------------------------------------------------
@@ -146,6 +176,8 @@ export function scriptMessagesFromInput(input: unknown, issuer: string): ScriptM
   if (typeof input === 'string') return [{ role: 'user', text: input }];
   if (!Array.isArray(input))
     return invalidRequest(400, "Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
+  const outputOnly = outputOnlyKeyPath(input);
+  if (outputOnly !== undefined) return unknownParameterError(outputOnly);
   const items = input.filter(isJsonObject);
   const messages: ScriptMessage[] = [];
   const calls = new Set<string>();
