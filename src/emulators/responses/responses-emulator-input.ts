@@ -19,11 +19,17 @@ export interface ReasoningBlob {
   id: string;
   /** The readable reasoning (continuity probe: the scripted model re-checks its nonce). */
   text: string;
-  /** What must follow the item on replay: a function call's `call_id`, or `message`. */
+  /**
+   * What must follow the item on replay: a function call's `call_id`, `message`, or
+   * {@link ANY_FOLLOWER} (a reasoning-only answer: whatever its continuation produced).
+   */
   next: string;
   /** True for the provisional copy sent in `output_item.added`, which never verifies. */
   provisional: boolean;
 }
+
+/** `next` of a reasoning-only answer's blob (SPEC §24.6): a message or any function call may follow. */
+export const ANY_FOLLOWER = '*';
 
 /** Fernet-looking prefix real OpenAI blobs start with (`gAAAAA…`). */
 const BLOB_PREFIX = 'gAAAAAB';
@@ -163,6 +169,7 @@ function isAssistantMessage(item: JsonObject): boolean {
 /** Does `item` satisfy a blob's `next` (the call it preceded, or the message)? */
 function followsCorrectly(item: JsonObject | undefined, next: string): boolean {
   if (item === undefined) return false;
+  if (next === ANY_FOLLOWER) return isAssistantMessage(item) || item['type'] === 'function_call';
   if (next === 'message') return isAssistantMessage(item);
   return item['type'] === 'function_call' && item['call_id'] === next;
 }
