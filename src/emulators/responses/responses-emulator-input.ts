@@ -1,6 +1,7 @@
 import { isJsonObject } from '../../core/json.js';
 import type { JsonObject } from '../../core/json.js';
 import { openPayload, sealPayload } from '../shared/emulator-sealing.js';
+import { isSealedIntact } from '../shared/scripted-model.js';
 import type { ScriptMessage } from '../shared/scripted-model.js';
 
 /**
@@ -166,6 +167,17 @@ function isAssistantMessage(item: JsonObject): boolean {
   return item['role'] === 'assistant' && (item['type'] === undefined || item['type'] === 'message');
 }
 
+/**
+ * The reasoning of a turn that carries several blobs: a turn continued after a reasoning-only
+ * answer (SPEC §24.6) replays each answer's item. Each blob is sealed on its own, so the turn
+ * stays intact (the last sealed text) when every blob is; otherwise the texts are joined, which
+ * the continuity probe reports as altered.
+ */
+function joinReasoning(earlier: string | undefined, text: string): string {
+  if (earlier === undefined) return text;
+  return isSealedIntact(earlier) && isSealedIntact(text) ? text : `${earlier}\n\n${text}`;
+}
+
 /** Does `item` satisfy a blob's `next` (the call it preceded, or the message)? */
 function followsCorrectly(item: JsonObject | undefined, next: string): boolean {
   if (item === undefined) return false;
@@ -216,7 +228,7 @@ export function scriptMessagesFromInput(input: unknown, issuer: string): ScriptM
       if (!followsCorrectly(follower, blob.next))
         return missingFollowingItemError(typeof item['id'] === 'string' ? item['id'] : blob.id);
       const turn = currentAssistant();
-      turn.reasoning = turn.reasoning === undefined ? blob.text : `${turn.reasoning}\n\n${blob.text}`;
+      turn.reasoning = joinReasoning(turn.reasoning, blob.text);
     } else if (item['type'] === 'compaction') {
       const encrypted = typeof item['encrypted_content'] === 'string' ? item['encrypted_content'] : '';
       if (!compactionVerifies(issuer, encrypted)) return invalidEncryptedContentError(encrypted);

@@ -99,6 +99,8 @@ export async function startResponsesEmulator(options: ResponsesEmulatorOptions =
 // Request handling
 // ---------------------------------------------------------------------------------------------
 
+const RESPONSES_PATHS = new Set(['/v1/responses', '/responses', '/openai/v1/responses']);
+
 interface EmulatorState {
   requests: ReceivedRequest[];
   faults: FaultQueue;
@@ -122,7 +124,8 @@ async function handleModelRequest(
   const answer = (status: number, payload: unknown) => {
     entry.status = sendJson(response, status, payload);
   };
-  if (request.method !== 'POST' || (request.path !== '/v1/responses' && request.path !== '/responses')) {
+  // `/openai/v1/responses` is Azure OpenAI's v1 path (SPEC §24.5 tests route an Azure host here).
+  if (request.method !== 'POST' || !RESPONSES_PATHS.has(request.path)) {
     return answer(404, invalid(`Invalid URL (${request.method} ${request.path})`));
   }
   const fault = state.faults.take();
