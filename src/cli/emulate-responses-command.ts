@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { ResponsesReasoningOnlyShape } from '../emulators/responses/responses-emulator.js';
 import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal } from './emulate-options.js';
 
 /**
@@ -12,6 +13,19 @@ interface EmulateResponsesFlags {
   host: string;
   issuer: string;
   rotateIds?: boolean;
+  reasoningOnly?: ResponsesReasoningOnlyShape[];
+}
+
+const REASONING_ONLY_SHAPES: readonly string[] = ['summary-only', 'temporary-id', 'max-output-tokens'];
+
+/** `summary-only,max-output-tokens`: the reasoning-only answers to serve first (SPEC §24.6). */
+function parseReasoningOnly(value: string): ResponsesReasoningOnlyShape[] {
+  const shapes = value.split(',').map((shape) => shape.trim());
+  const unknown = shapes.find((shape) => !REASONING_ONLY_SHAPES.includes(shape));
+  if (unknown !== undefined) {
+    throw new InvalidArgumentError(`"${unknown}" is not one of ${REASONING_ONLY_SHAPES.join(', ')}`);
+  }
+  return shapes as ResponsesReasoningOnlyShape[];
 }
 
 /** Adds the `responses` subcommand to the `hermes emulate` parent. */
@@ -23,6 +37,11 @@ export function registerEmulateResponsesCommand(emulate: Command): void {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--issuer <name>', 'issuer identity sealed into encrypted_content', 'openai')
     .option('--rotate-ids', 'rotate item ids between output_item.added and .done, as GitHub Copilot does')
+    .option(
+      '--reasoning-only <shapes>',
+      'answer the first requests with reasoning only, one shape each (summary-only, temporary-id, max-output-tokens; comma-separated)',
+      parseReasoningOnly,
+    )
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
     .action(async (flags: EmulateResponsesFlags) => {
       const { startResponsesEmulator } = await import('../emulators/responses/responses-emulator.js');
@@ -31,6 +50,7 @@ export function registerEmulateResponsesCommand(emulate: Command): void {
         port: flags.port,
         issuer: flags.issuer,
         rotateIds: flags.rotateIds === true,
+        reasoningOnly: flags.reasoningOnly ?? [],
       });
       process.stdout.write(`emulator responses listening on ${emulator.baseUrl}\n`);
       await waitForStopSignal();

@@ -40,6 +40,36 @@ export const TEMPORARY_REASONING_ID_PREFIX = 'rs_tmp_';
 /** Longest message-item id replayed (SPEC §12); longer ids are host-specific handles. */
 export const MAX_MESSAGE_ITEM_ID_LENGTH = 64;
 
+/**
+ * The keys a replayed `reasoning` input item may carry (SPEC §24.4; WIRE.md §5.4: `type`, `id`,
+ * `summary`, `encrypted_content`, `content` optional). `id` travels only where
+ * {@link keepsReasoningIds} says so. Output-only keys a stored item may hold (`status`,
+ * `response_id`) and the private `_…` stamps never reach the wire.
+ */
+const REASONING_INPUT_KEYS: readonly string[] = ['type', 'encrypted_content', 'summary', 'content'];
+
+/**
+ * Azure OpenAI / Foundry Responses hosts (SPEC §24.5): they resolve a same-issuer reasoning
+ * item's `rs_` id, so the id travels there.
+ */
+const AZURE_RESPONSES_DOMAINS: readonly string[] = [
+  'openai.azure.com',
+  'services.ai.azure.com',
+  'cognitiveservices.azure.com',
+];
+
+/** Reasoning ids Azure resolves (SPEC §24.5); other ids (DeepSeek's UUIDs) never travel. */
+const REASONING_ID_PREFIX = 'rs_';
+
+/**
+ * True when the route's host keeps a same-issuer reasoning item's `rs_` id (SPEC §24.5): Azure
+ * OpenAI and Foundry Responses endpoints. Everywhere else `store: false` cannot resolve an id
+ * ("Item with id 'rs_…' not found", WIRE.md §5.5), so it is dropped (SPEC §12).
+ */
+export function keepsReasoningIds(routeHost: string): boolean {
+  return AZURE_RESPONSES_DOMAINS.some((domain) => hostnameMatches(routeHost, domain));
+}
+
 /** Provider ids that mean GitHub Copilot, whose enterprise hosts vary. */
 const COPILOT_PROVIDERS = new Set(['copilot', 'github-copilot']);
 
@@ -78,7 +108,7 @@ export interface ResponsesReplayOptions {
 
 /** A reasoning item ready for the wire, plus where it goes. */
 export interface PlannedReasoningItem {
-  /** Wire copy: `id` and private keys removed. */
+  /** Wire copy: input-schema keys only (SPEC §24.4); `id` only where SPEC §24.5 keeps it. */
   item: JsonObject;
   /** The function call it preceded, when it preceded one. */
   precedesCallId: string | undefined;
@@ -106,6 +136,16 @@ const utf8 = new TextEncoder();
 
 function byteSize(value: unknown): number | undefined {
   return typeof value === 'string' ? utf8.encode(value).length : undefined;
+}
+
+/** Copies a reasoning item for the wire: input-schema keys only (SPEC §24.4), `id` when kept. */
+function reasoningWireCopy(item: JsonObject, keepId: boolean): JsonObject {
+  const copy: JsonObject = {};
+  for (const key of keepId ? ['id', ...REASONING_INPUT_KEYS] : REASONING_INPUT_KEYS) {
+    const value = item[key];
+    if (value !== undefined) copy[key] = structuredClone(value);
+  }
+  return copy;
 }
 
 /** Copies an item for the wire: no `id`, no private `_…` keys. */
@@ -151,7 +191,8 @@ function newestCompaction(history: readonly Message[]): [number, number] | null 
 
 /**
  * Decides, for every assistant message, which stored Responses items travel to the route
- * described by `options` (SPEC §12): reasoning items lose `id` and `_issuer_kind`; items from
+ * described by `options` (SPEC §12): reasoning items carry input-schema keys only (SPEC §24.4)
+ * and lose `id` except a same-issuer `rs_` id on Azure (SPEC §24.5); items from
  * another issuer are skipped; duplicates by id are removed; items without `encrypted_content`
  * are skipped (an id alone 404s under `store: false`, WIRE.md §5.5); compaction checkpoints
  * superseded by a newer one are dropped (SPEC §16); the kill switch drops every encrypted item.
@@ -161,6 +202,7 @@ export function planResponsesReplay(history: readonly Message[], options: Respon
   const decisions: CarrierDecision[] = [];
   const seenIds = new Set<string>();
   const newest = newestCompaction(history);
+  const azure = keepsReasoningIds(options.routeHost);
 
   history.forEach((message, messageIndex) => {
     if (message.role !== 'assistant') return;
@@ -213,16 +255,15 @@ export function planResponsesReplay(history: readonly Message[], options: Respon
         seenIds.add(id);
       }
       const precedes = item[PRECEDES_CALL_ID_KEY];
+      const stamped = typeof item[ISSUER_KIND_KEY] === 'string';
+      // SPEC §24.5: only a stamped same-issuer item proves the id was minted by this deployment.
+      const keepId = azure && stamped && id !== undefined && id.startsWith(REASONING_ID_PREFIX);
       plan.reasoningItems.push({
-        item: wireCopy(item, true),
+        item: reasoningWireCopy(item, keepId),
         precedesCallId: typeof precedes === 'string' ? precedes : undefined,
       });
-      decide(
-        field,
-        'kept',
-        typeof item[ISSUER_KIND_KEY] === 'string' ? 'same issuer' : 'unstamped legacy item',
-        encrypted,
-      );
+      const reason = stamped ? 'same issuer' : 'unstamped legacy item';
+      decide(field, 'kept', keepId ? `${reason}, rs_ id kept (Azure resolves it)` : reason, encrypted);
     });
 
     planMessageItem(message, plan, options, decide);

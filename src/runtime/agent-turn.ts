@@ -1,7 +1,7 @@
 import { AbortError, ApiError, HermesError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message, ToolMessage } from '../core/message.js';
-import type { Usage } from '../core/usage.js';
+import type { FinishReason, Usage } from '../core/usage.js';
 import type { Carrier, CarrierDecision, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
 import { BUILTIN_TOOLS, executeToolCall, toolDefinitions } from '../tools/tool-registry.js';
 import type { SessionStore } from '../storage/session-store.js';
@@ -20,6 +20,7 @@ import { isContextOverflow } from './runtime-errors.js';
 import { planCompaction } from './compaction-plan.js';
 import { compressSession } from './compaction-run.js';
 import { turnRouteProfile, type AgentTurnOptions } from './runtime-turn-options.js';
+import { continueIncompleteTurn } from './runtime-continuation.js';
 
 export type { AgentEvent, AgentTurnOptions } from './runtime-turn-options.js';
 
@@ -169,7 +170,21 @@ async function runLeasedTurn(userText: string, turnOptions: AgentTurnOptions): P
       }
       throw error;
     }
-    const { message, usage, config, record } = response;
+    // SPEC §24.6: a reasoning-only Responses answer is continued in this turn and stored once, merged.
+    const settled = await continueIncompleteTurn(response, {
+      api: options.route.api,
+      history,
+      send: (partial) => requestOnce(transport, partial, modelConfig, profile, options),
+      settle: async (partial) => {
+        modelConfig = partial.config;
+        addUsage(result, partial.usage);
+        await recordRequestSafely(partial.record, options);
+      },
+      logger: options.logger,
+      sessionId: options.sessionId,
+      onEvent: options.onEvent,
+    });
+    const { message, usage, config, record } = settled;
     modelConfig = config;
     addUsage(result, usage);
     const answer = withOrigin(message, profile, usage);
@@ -198,7 +213,7 @@ async function requestOnce(
   modelConfig: JsonObject,
   profile: RouteProfile,
   options: AgentTurnOptions,
-): Promise<{ message: AssistantMessage; usage: Usage | null; config: JsonObject; record: RequestRecordInput }> {
+): Promise<TurnResponse> {
   let config = modelConfig;
   let learned = await loadRouteLearned(options.store, config, profile);
   let retry: Recovery | null = null;
@@ -221,7 +236,9 @@ async function requestOnce(
       status: outcome.error instanceof ApiError ? outcome.error.status : outcome.error ? 0 : 200,
       decisions: decisions as unknown as JsonObject[],
     };
-    if (!outcome.error) return { message: outcome.message, usage: outcome.usage, config, record };
+    if (!outcome.error) {
+      return { message: outcome.message, usage: outcome.usage, finishReason: outcome.finishReason, config, record };
+    }
     await recordRequestSafely(record, options);
     const error = outcome.error;
     if (error instanceof AbortError || options.signal?.aborted) {
@@ -272,6 +289,15 @@ async function requestOnce(
 /** What `recordRequest` takes. */
 type RequestRecordInput = Parameters<SessionStore['recordRequest']>[0];
 
+/** One answered request: the message, its usage and finish reason, the config and record to keep. */
+interface TurnResponse {
+  message: AssistantMessage;
+  usage: Usage | null;
+  finishReason: FinishReason | null;
+  config: JsonObject;
+  record: RequestRecordInput;
+}
+
 /** Records a request (a diagnostic write): a failure is logged and never fails the turn. */
 async function recordRequestSafely(record: RequestRecordInput, options: AgentTurnOptions): Promise<void> {
   try {
@@ -311,7 +337,10 @@ async function consume(
   request: TransportRequest,
   prepared: PreparedRequest,
   options: AgentTurnOptions,
-): Promise<{ message: AssistantMessage; usage: Usage | null; error?: undefined } | { error: HermesError }> {
+): Promise<
+  | { message: AssistantMessage; usage: Usage | null; finishReason: FinishReason | null; error?: undefined }
+  | { error: HermesError }
+> {
   const stream = transport.send(request, prepared);
   let usage: Usage | null = null;
   for await (const event of stream) {
@@ -321,12 +350,12 @@ async function consume(
     }
     if (event.type === 'finish') {
       usage = event.usage;
-      return { message: event.message, usage };
+      return { message: event.message, usage, finishReason: event.finishReason };
     }
     if (event.type === 'error') return { error: event.error };
   }
   try {
-    return { message: await stream.result(), usage };
+    return { message: await stream.result(), usage, finishReason: null };
   } catch (error) {
     return { error: error instanceof HermesError ? error : new HermesError(String(error)) };
   }

@@ -1,6 +1,7 @@
 import { isJsonObject } from '../../core/json.js';
 import type { JsonObject } from '../../core/json.js';
 import { openPayload, sealPayload } from '../shared/emulator-sealing.js';
+import { isSealedIntact } from '../shared/scripted-model.js';
 import type { ScriptMessage } from '../shared/scripted-model.js';
 
 /**
@@ -19,11 +20,17 @@ export interface ReasoningBlob {
   id: string;
   /** The readable reasoning (continuity probe: the scripted model re-checks its nonce). */
   text: string;
-  /** What must follow the item on replay: a function call's `call_id`, or `message`. */
+  /**
+   * What must follow the item on replay: a function call's `call_id`, `message`, or
+   * {@link ANY_FOLLOWER} (a reasoning-only answer: whatever its continuation produced).
+   */
   next: string;
   /** True for the provisional copy sent in `output_item.added`, which never verifies. */
   provisional: boolean;
 }
+
+/** `next` of a reasoning-only answer's blob (SPEC §24.6): a message or any function call may follow. */
+export const ANY_FOLLOWER = '*';
 
 /** Fernet-looking prefix real OpenAI blobs start with (`gAAAAA…`). */
 const BLOB_PREFIX = 'gAAAAAB';
@@ -113,6 +120,36 @@ export function missingFollowingItemError(id: string): ResponsesEmulatorError {
   );
 }
 
+/**
+ * 400 for a key the input schema does not have, in OpenAI's words (WIRE.md §5.5, §6):
+ * `Unknown parameter: 'input[3].status'.` with `code: "unknown_parameter"`.
+ */
+export function unknownParameterError(path: string): ResponsesEmulatorError {
+  return invalidRequest(400, `Unknown parameter: '${path}'.`, path, 'unknown_parameter');
+}
+
+/** The keys a `reasoning` input item may carry (WIRE.md §5.4); `status` is output-only (SPEC §24.4). */
+const REASONING_INPUT_KEYS = new Set(['type', 'id', 'encrypted_content', 'summary', 'content']);
+
+/**
+ * The first output-only key found on an input item, as its `input[i].key` path, else undefined
+ * (SPEC §24.4): a reasoning item is a closed schema (so `status`, `response_id` and private `_…`
+ * keys are refused), and `response_id` belongs to no input item. `status` stays accepted on
+ * message and function-call items, whose input schemas have it.
+ */
+function outputOnlyKeyPath(input: readonly unknown[]): string | undefined {
+  for (const [index, item] of input.entries()) {
+    if (!isJsonObject(item)) continue;
+    const keys = Object.keys(item);
+    const unknown =
+      item['type'] === 'reasoning'
+        ? keys.find((key) => !REASONING_INPUT_KEYS.has(key))
+        : keys.find((key) => key === 'response_id');
+    if (unknown !== undefined) return `input[${index}].${unknown}`;
+  }
+  return undefined;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Input validation → script messages
 // ---------------------------------------------------------------------------------------------
@@ -130,9 +167,21 @@ function isAssistantMessage(item: JsonObject): boolean {
   return item['role'] === 'assistant' && (item['type'] === undefined || item['type'] === 'message');
 }
 
+/**
+ * The reasoning of a turn that carries several blobs: a turn continued after a reasoning-only
+ * answer (SPEC §24.6) replays each answer's item. Each blob is sealed on its own, so the turn
+ * stays intact (the last sealed text) when every blob is; otherwise the texts are joined, which
+ * the continuity probe reports as altered.
+ */
+function joinReasoning(earlier: string | undefined, text: string): string {
+  if (earlier === undefined) return text;
+  return isSealedIntact(earlier) && isSealedIntact(text) ? text : `${earlier}\n\n${text}`;
+}
+
 /** Does `item` satisfy a blob's `next` (the call it preceded, or the message)? */
 function followsCorrectly(item: JsonObject | undefined, next: string): boolean {
   if (item === undefined) return false;
+  if (next === ANY_FOLLOWER) return isAssistantMessage(item) || item['type'] === 'function_call';
   if (next === 'message') return isAssistantMessage(item);
   return item['type'] === 'function_call' && item['call_id'] === next;
 }
@@ -146,6 +195,8 @@ export function scriptMessagesFromInput(input: unknown, issuer: string): ScriptM
   if (typeof input === 'string') return [{ role: 'user', text: input }];
   if (!Array.isArray(input))
     return invalidRequest(400, "Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
+  const outputOnly = outputOnlyKeyPath(input);
+  if (outputOnly !== undefined) return unknownParameterError(outputOnly);
   const items = input.filter(isJsonObject);
   const messages: ScriptMessage[] = [];
   const calls = new Set<string>();
@@ -177,7 +228,7 @@ export function scriptMessagesFromInput(input: unknown, issuer: string): ScriptM
       if (!followsCorrectly(follower, blob.next))
         return missingFollowingItemError(typeof item['id'] === 'string' ? item['id'] : blob.id);
       const turn = currentAssistant();
-      turn.reasoning = turn.reasoning === undefined ? blob.text : `${turn.reasoning}\n\n${blob.text}`;
+      turn.reasoning = joinReasoning(turn.reasoning, blob.text);
     } else if (item['type'] === 'compaction') {
       const encrypted = typeof item['encrypted_content'] === 'string' ? item['encrypted_content'] : '';
       if (!compactionVerifies(issuer, encrypted)) return invalidEncryptedContentError(encrypted);

@@ -13,9 +13,9 @@ import { parseJsonBody, receivedRequestFrom } from '../shared/emulator-request-l
 import type { ReceivedRequest } from '../shared/emulator-request-log.js';
 import { EmulatorSseWriter } from '../shared/emulator-sse-writer.js';
 import { estimateTokens, splitIntoFragments } from '../shared/emulator-text.js';
-import { runScript } from '../shared/scripted-model.js';
+import { runScript, sealReasoning } from '../shared/scripted-model.js';
 import type { ScriptOutput } from '../shared/scripted-model.js';
-import { scriptMessagesFromInput, sealReasoningBlob } from './responses-emulator-input.js';
+import { ANY_FOLLOWER, scriptMessagesFromInput, sealReasoningBlob } from './responses-emulator-input.js';
 
 /**
  * `hermes emulate responses`: a loopback OpenAI Responses API (`POST /v1/responses`, streaming
@@ -27,6 +27,13 @@ import { scriptMessagesFromInput, sealReasoningBlob } from './responses-emulator
 // Options and handle
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * A reasoning-only answer (SPEC §24.6), the shapes real hosts send: `summary-only` (a reasoning
+ * item and nothing after it), `temporary-id` (the same with an `rs_tmp_` id, never stored) and
+ * `max-output-tokens` (`status: "incomplete"`, reason `max_output_tokens`, cut after reasoning).
+ */
+export type ResponsesReasoningOnlyShape = 'summary-only' | 'temporary-id' | 'max-output-tokens';
+
 /** Options of {@link startResponsesEmulator}. */
 export interface ResponsesEmulatorOptions {
   host?: string;
@@ -37,6 +44,11 @@ export interface ResponsesEmulatorOptions {
   rotateIds?: boolean;
   /** Faults consumed one per model request, in order. */
   faults?: readonly Fault[];
+  /**
+   * Reasoning-only answers (SPEC §24.6), consumed one per model request that passes validation,
+   * in order; later requests are answered normally.
+   */
+  reasoningOnly?: readonly ResponsesReasoningOnlyShape[];
 }
 
 /** A running Responses emulator. */
@@ -48,6 +60,8 @@ export interface ResponsesEmulator {
   requests: ReceivedRequest[];
   /** Queue more faults. */
   faults: FaultQueue;
+  /** Reasoning-only answers still queued (push to queue more). */
+  reasoningOnly: ResponsesReasoningOnlyShape[];
   close(): Promise<void>;
 }
 
@@ -56,26 +70,43 @@ export async function startResponsesEmulator(options: ResponsesEmulatorOptions =
   const requests: ReceivedRequest[] = [];
   const faults = new FaultQueue(options.faults ?? []);
   const issuer = options.issuer ?? 'openai';
+  const reasoningOnly = [...(options.reasoningOnly ?? [])];
   const server = await startLoopbackServer({
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.port === undefined ? {} : { port: options.port }),
     handler: async (request, response) => {
       if (handleControlRequest(request, response, { requests, faults })) return;
-      await handleModelRequest(request, response, { requests, faults, issuer, rotateIds: options.rotateIds ?? false });
+      await handleModelRequest(request, response, {
+        requests,
+        faults,
+        issuer,
+        rotateIds: options.rotateIds ?? false,
+        reasoningOnly,
+      });
     },
   });
-  return { baseUrl: `${server.origin}/v1`, port: server.port, requests, faults, close: () => server.close() };
+  return {
+    baseUrl: `${server.origin}/v1`,
+    port: server.port,
+    requests,
+    faults,
+    reasoningOnly,
+    close: () => server.close(),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Request handling
 // ---------------------------------------------------------------------------------------------
 
+const RESPONSES_PATHS = new Set(['/v1/responses', '/responses', '/openai/v1/responses']);
+
 interface EmulatorState {
   requests: ReceivedRequest[];
   faults: FaultQueue;
   issuer: string;
   rotateIds: boolean;
+  reasoningOnly: ResponsesReasoningOnlyShape[];
 }
 
 function invalid(message: string, param: string | null = null): JsonObject {
@@ -93,7 +124,8 @@ async function handleModelRequest(
   const answer = (status: number, payload: unknown) => {
     entry.status = sendJson(response, status, payload);
   };
-  if (request.method !== 'POST' || (request.path !== '/v1/responses' && request.path !== '/responses')) {
+  // `/openai/v1/responses` is Azure OpenAI's v1 path (SPEC §24.5 tests route an Azure host here).
+  if (request.method !== 'POST' || !RESPONSES_PATHS.has(request.path)) {
     return answer(404, invalid(`Invalid URL (${request.method} ${request.path})`));
   }
   const fault = state.faults.take();
@@ -130,6 +162,7 @@ async function handleModelRequest(
     encrypted: include.includes('reasoning.encrypted_content'),
     model: body['model'],
     inputText: request.raw.toString('utf8'),
+    reasoningOnly: state.reasoningOnly.shift(),
   });
   if (body['stream'] === true) {
     entry.status = 200;
@@ -155,13 +188,29 @@ function newId(prefix: string): string {
   return `${prefix}_${randomBytes(24).toString('hex')}`;
 }
 
+/**
+ * What a reasoning-only answer (SPEC §24.6) says: its own sealed reasoning and nothing else. Its
+ * blob accepts any assistant follower: the continuation decides what comes after it.
+ */
+function reasoningOnlyOutput(shape: ResponsesReasoningOnlyShape): ScriptOutput {
+  return { reasoning: sealReasoning(`Reasoning only, no answer yet (${shape}).`), content: '', toolCalls: [] };
+}
+
 function buildOutput(
-  output: ScriptOutput,
-  options: { issuer: string; encrypted: boolean; model: string; inputText: string },
+  scripted: ScriptOutput,
+  options: {
+    issuer: string;
+    encrypted: boolean;
+    model: string;
+    inputText: string;
+    reasoningOnly: ResponsesReasoningOnlyShape | undefined;
+  },
 ): BuiltOutput {
+  const shape = options.reasoningOnly;
+  const output = shape === undefined ? scripted : reasoningOnlyOutput(shape);
   const items: BuiltOutput['items'] = [];
-  const reasoningId = newId('rs');
-  const next = output.toolCalls[0]?.id ?? 'message';
+  const reasoningId = newId(shape === 'temporary-id' ? 'rs_tmp' : 'rs');
+  const next = shape !== undefined ? ANY_FOLLOWER : (output.toolCalls[0]?.id ?? 'message');
   const seal = (provisional: boolean) =>
     sealReasoningBlob(options.issuer, {
       id: reasoningId,
@@ -178,7 +227,7 @@ function buildOutput(
     },
     provisionalEncrypted: options.encrypted ? seal(true) : null,
   });
-  if (output.content !== '' || output.toolCalls.length === 0) {
+  if (shape === undefined && (output.content !== '' || output.toolCalls.length === 0)) {
     items.push({
       item: {
         id: newId('msg'),
@@ -214,7 +263,8 @@ function buildOutput(
     id: newId('resp'),
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
-    status: 'completed',
+    status: shape === 'max-output-tokens' ? 'incomplete' : 'completed',
+    ...(shape === 'max-output-tokens' ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
     model: options.model,
     output: items.map(({ item }) => item),
     store: false,
@@ -313,7 +363,8 @@ async function streamOutput(
     }
     send({ type: 'response.output_item.done', output_index: outputIndex, item });
   });
-  send({ type: 'response.completed', response: built.completed });
+  const incomplete = built.completed['status'] === 'incomplete';
+  send({ type: incomplete ? 'response.incomplete' : 'response.completed', response: built.completed });
   writer.end();
 }
 

@@ -291,9 +291,28 @@ function usageOf(usage: ResponsesUsage | null | undefined): Usage | null {
   return result;
 }
 
-function finishOf(response: ResponsesResponse, hasToolCalls: boolean): { reason: FinishReason; stored: string } {
+/**
+ * True when the output holds reasoning but neither a message nor a function call (SPEC §24.6):
+ * summary-only or `rs_tmp_` reasoning, or reasoning cut by `max_output_tokens`. The turn is
+ * `incomplete` and the runtime continues it.
+ */
+function isReasoningOnly(slots: readonly OutputSlot[]): boolean {
+  const types = slots.map((slot) => slot.done?.type ?? slot.type);
+  return types.includes('reasoning') && !types.includes('message') && !types.includes('function_call');
+}
+
+function finishOf(
+  response: ResponsesResponse,
+  hasToolCalls: boolean,
+  reasoningOnly: boolean,
+): { reason: FinishReason; stored: string } {
+  const reason = stringOf(response.incomplete_details?.reason);
+  if (reasoningOnly) {
+    const unified = response.status === 'incomplete' && reason === 'max_output_tokens' ? 'length' : 'other';
+    return { reason: { unified, raw: 'incomplete' }, stored: 'incomplete' };
+  }
   if (response.status === 'incomplete') {
-    const raw = stringOf(response.incomplete_details?.reason) || 'incomplete';
+    const raw = reason || 'incomplete';
     if (raw === 'max_output_tokens') return { reason: { unified: 'length', raw }, stored: 'length' };
     if (raw === 'content_filter') return { reason: { unified: 'content-filter', raw }, stored: 'content_filter' };
     return { reason: { unified: 'other', raw }, stored: 'incomplete' };
@@ -309,7 +328,7 @@ function terminalFor(
   context: ResponsesCaptureContext,
 ): ResponsesTerminalEvent {
   const message = assembleMessage(slots, context);
-  const finish = finishOf(response, (message.tool_calls ?? []).length > 0);
+  const finish = finishOf(response, (message.tool_calls ?? []).length > 0, isReasoningOnly(slots));
   message.finish_reason = finish.stored;
   return { type: 'finish', message, finishReason: finish.reason, usage: usageOf(response.usage) };
 }

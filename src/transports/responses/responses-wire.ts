@@ -18,11 +18,14 @@ export interface ResponsesSummaryPart extends JsonObject {
 }
 
 /**
- * A reasoning item as replayed in `input` (WIRE.md §5.4). With `store: false` it carries no
- * `id`: "Items are not persisted when `store` is set to false" (WIRE.md §5.5, 404).
+ * A reasoning item as replayed in `input` (WIRE.md §5.4): input-schema keys only, never the
+ * output-only `status` / `response_id` (SPEC §24.4). With `store: false` it carries no `id`
+ * ("Items are not persisted when `store` is set to false", WIRE.md §5.5, 404), except a
+ * same-issuer `rs_` id on Azure OpenAI / Foundry, which resolves it (SPEC §24.5).
  */
 export interface ResponsesReasoningInputItem extends JsonObject {
   type: 'reasoning';
+  id?: string;
   encrypted_content: string;
   summary: JsonObject[];
   content?: JsonObject[];

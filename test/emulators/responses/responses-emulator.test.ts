@@ -166,6 +166,41 @@ describe('responses emulator exact errors (WIRE.md §5.5)', () => {
         code: null,
       },
     ],
+    // SPEC §24.4: output-only keys on an input item get OpenAI's `Unknown parameter` 400 (WIRE.md §5.5).
+    ...(['status', 'response_id', '_issuer_kind'] as const).map(
+      (key): [string, unknown[], number, Record<string, unknown>] => [
+        `reasoning item carrying ${key} → 400 Unknown parameter: 'input[3].${key}' (SPEC §24.4)`,
+        [
+          { role: 'user', content: 'q' },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] },
+          { role: 'user', content: 'q2' },
+          { type: 'reasoning', id: 'rs_1', encrypted_content: blob, summary: [], [key]: 'x' },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'b' }] },
+        ],
+        400,
+        {
+          message: `Unknown parameter: 'input[3].${key}'.`,
+          type: 'invalid_request_error',
+          param: `input[3].${key}`,
+          code: 'unknown_parameter',
+        },
+      ],
+    ),
+    [
+      "response_id on any input item → 400 Unknown parameter: 'input[1].response_id' (SPEC §24.4)",
+      [
+        { role: 'user', content: 'q' },
+        { type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{}', response_id: 'resp_1' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'o' },
+      ],
+      400,
+      {
+        message: "Unknown parameter: 'input[1].response_id'.",
+        type: 'invalid_request_error',
+        param: 'input[1].response_id',
+        code: 'unknown_parameter',
+      },
+    ],
   ];
   for (const [name, input, status, error] of table) {
     it(name, async () => {
@@ -180,6 +215,20 @@ describe('responses emulator exact errors (WIRE.md §5.5)', () => {
       expect(emulator.requests[0]?.status).toBe(status);
     });
   }
+
+  it('status stays accepted on message and function-call items, whose input schemas have it', async () => {
+    const emulator = await start({ issuer: 'openai' });
+    const answer = await post(emulator, {
+      ...BASE,
+      input: [
+        { role: 'user', content: 'q' },
+        { type: 'reasoning', id: 'rs_1', encrypted_content: blob, summary: [] },
+        { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'a' }] },
+        { role: 'user', content: 'again' },
+      ],
+    });
+    expect(answer.status).toBe(200);
+  });
 
   it('a verified blob followed by its message is accepted and its sealed text is the continuity probe', async () => {
     const emulator = await start({ issuer: 'openai' });
