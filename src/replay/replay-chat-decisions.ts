@@ -100,7 +100,9 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
         'reasoning_details',
         'dropped',
         explainDrop('reasoning_details', context),
-        sourceDetails as JsonValue,
+        standardCount === sourceDetails?.length
+          ? (sourceDetails as JsonValue)
+          : (sourceDetails ?? []).filter((entry) => nativeCarrierType(entry) === undefined),
       );
     }
   }

@@ -137,8 +137,8 @@ function convertAssistant(
   decisions: DecisionLog,
 ): JsonObject {
   const verdict = originVerdict(message.origin, context.issuer);
-  // SPEC §6.3 as values, then §23.2 scoping, §7.5 record shaping and §7.6/§24.11 native-carrier filtering on the
-  // reasoning_details list; the wire object is then built once, in a fixed key order, without
+  // SPEC §6.3 as values, then §23.2 scoping, §7.5 record shaping and §7.6/§24.11 native-carrier
+  // filtering on the reasoning_details list; the wire object is then built once, in a fixed key order, without
   // `delete` (deleting keys drops V8 objects into slow dictionary mode, which JSON.stringify
   // and the transport then pay for on every request).
   const text = replayableText(message);

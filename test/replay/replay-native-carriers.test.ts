@@ -124,6 +124,27 @@ describe('SPEC §24.11 provider-declared native carriers', () => {
 
     // Away: deepseek does not read reasoning_details at all; OpenRouter reads it, but not Google's entry.
     expect(away.messages[1]?.['reasoning_details']).toBeUndefined();
+    // One byte count per carrier: the standard entries are sized apart from Google's entry.
+    expect(
+      away.decisions.filter(
+        (decision) => decision.messageIndex === 1 && decision.field.startsWith('reasoning_details'),
+      ),
+    ).toEqual([
+      {
+        messageIndex: 1,
+        field: 'reasoning_details',
+        action: 'dropped',
+        reason: 'not read by fallback route',
+        bytes: 'reasoning.text'.length + 'plan the call'.length,
+      },
+      {
+        messageIndex: 1,
+        field: 'reasoning_details[0] (google.native_assistant)',
+        action: 'dropped',
+        reason: 'native carrier of another provider',
+        bytes: 'google.native_assistant'.length + 'G-SIG=='.length,
+      },
+    ]);
     expect(fallback.messages[1]?.['reasoning_details']).toEqual([TEXT]);
     expect(fallback.decisions).toContainEqual(
       expect.objectContaining({
