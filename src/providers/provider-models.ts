@@ -41,6 +41,7 @@ const MODELS: Readonly<Record<string, ProviderModels>> = {
   xiaomi: { defaultModel: 'mimo-v2-flash', models: ['mimo-v2-flash'] },
   gemini: { defaultModel: 'gemini-2.5-pro', models: ['gemini-2.5-pro', 'gemini-2.5-flash'] },
   google: { defaultModel: 'gemini-2.5-pro', models: ['gemini-2.5-pro', 'gemini-2.5-flash'] },
+  'gemini-oauth': { defaultModel: 'gemini-2.5-pro', models: ['gemini-2.5-pro', 'gemini-2.5-flash'] },
   'google-vertex': { defaultModel: 'gemini-2.5-pro', models: ['gemini-2.5-pro', 'gemini-2.5-flash'] },
   copilot: { defaultModel: 'claude-sonnet-4.5', models: ['claude-sonnet-4.5', 'gpt-5'] },
   ollama: { defaultModel: 'qwen3', models: ['qwen3', 'gpt-oss:20b', 'deepseek-r1'] },

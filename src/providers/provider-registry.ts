@@ -28,6 +28,9 @@ export interface ProviderInfo {
   defaultModel: string | undefined;
 }
 
+/** Google's namespaced native carrier type in `reasoning_details` (SPEC §24.11). */
+export const GOOGLE_NATIVE_ASSISTANT_TYPE = 'google.native_assistant';
+
 type EffortMap = Partial<Record<ReasoningEffort, string>>;
 
 const NONE = (): JsonObject => ({});
@@ -160,6 +163,11 @@ export const PROVIDERS: readonly ProviderInfo[] = [
   provider('ai-gateway', 'https://ai-gateway.vercel.sh/v1', 'AI_GATEWAY_API_KEY'),
   provider('tencent-tokenhub', 'https://tokenhub.tencentmaas.com/v1', 'TENCENT_TOKENHUB_API_KEY'),
   provider('upstage', 'https://api.upstage.ai/v1', 'UPSTAGE_API_KEY'),
+  // Google Gemini through Code Assist OAuth. Its client keeps Google's private replay data in
+  // `reasoning_details` as `google.native_assistant` entries, which travel back to this provider
+  // only (SPEC §24.11). Code Assist speaks its own request format, so Hermes reaches it through a
+  // chat-completions relay the user names with --base-url (no default URL, OAuth instead of a key).
+  provider('gemini-oauth', undefined, undefined, NONE, { nativeReasoningDetailsType: GOOGLE_NATIVE_ASSISTANT_TYPE }),
   // Native (non-chat-completions) wire APIs: the transport of each builds its own request body.
   provider('anthropic', 'https://api.anthropic.com', 'ANTHROPIC_API_KEY', NONE, { api: 'anthropic_messages' }),
   // Bedrock and Vertex authenticate with the AWS credential chain / Google ADC (no key variable).

@@ -22,6 +22,7 @@ import {
   userDraftBlocks,
 } from './anthropic-replay-blocks.js';
 import { unreadCarrierDecisions } from './replay-native-drops.js';
+import { syncToolCallSidecars } from './replay-tool-call-sync.js';
 import type { CarrierDecision } from './replay-types.js';
 
 /** Options of {@link buildAnthropicMessages}. */
@@ -89,7 +90,10 @@ function assembleTurns(history: readonly Message[], options: AnthropicReplayOpti
     } else {
       role = 'assistant';
       if (!originMatches(message, options)) foreign.add(historyIndex);
-      blocks = assistantDraftBlocks(message, historyIndex, rejected, decisions);
+      // Calls and sidecar blocks in step first: a dropped call's tool_use is not an orphan.
+      const synced = syncToolCallSidecars(message, historyIndex);
+      decisions.push(...synced.decisions);
+      blocks = assistantDraftBlocks(synced.message, historyIndex, rejected, decisions);
       decisions.push(...unreadCarrierDecisions(message, historyIndex, 'anthropic_messages'));
     }
     if (blocks.length === 0) return;

@@ -4,6 +4,7 @@ import type { AssistantMessage } from '../core/message.js';
 import type { OriginStamp } from '../core/origin.js';
 import type { BedrockModelPolicy } from './bedrock-converse-policy.js';
 import { BEDROCK_ELIDED_TURN_TEXT, bedrockThinkText } from './bedrock-converse-policy.js';
+import { syncToolCallSidecars } from './replay-tool-call-sync.js';
 import type { CarrierDecision } from './replay-types.js';
 
 /**
@@ -50,12 +51,16 @@ export function bedrockIssuerMatches(origin: OriginStamp | undefined, target: Be
 
 /** Replays one assistant message under `policy` (the row for the target model). */
 export function replayBedrockAssistantTurn(
-  message: AssistantMessage,
+  stored: AssistantMessage,
   messageIndex: number,
   target: BedrockReplayTarget,
   policy: BedrockModelPolicy,
 ): BedrockReplayedTurn {
-  const decisions: CarrierDecision[] = [];
+  // The sidecar loses every call the message no longer has (a removed duplicate, say): a toolUse
+  // without its toolResult fails with "Expected toolResult blocks" (WIRE.md §3).
+  const synced = syncToolCallSidecars(stored, messageIndex);
+  const message = synced.message;
+  const decisions: CarrierDecision[] = [...synced.decisions];
   const decide = (field: string, action: CarrierDecision['action'], reason: string, value?: string) => {
     const decision: CarrierDecision = { messageIndex, field, action, reason };
     if (value !== undefined) decision.bytes = utf8Length(value);

@@ -9,6 +9,7 @@ import { replayableText } from './replay-policy.js';
 import type { RejectedEntry } from './replay-relay-signature.js';
 import type { Carrier, CarrierDecision } from './replay-types.js';
 import { jsonStringBytes } from './replay-utf8.js';
+import { nativeCarrierType, type NativeCarrierOutcome } from './replay-native-carriers.js';
 
 /**
  * Decision records for one assistant message (SPEC §23.3): every carrier or record field that
@@ -45,6 +46,8 @@ export interface AssistantDecisionInput {
   text?: string | null;
   /** Entries left out because a relay rejected their fingerprint (SPEC §24.8). */
   rejected?: readonly RejectedEntry[];
+  /** Namespaced native carriers kept or stripped (SPEC §24.11). */
+  native?: readonly NativeCarrierOutcome[];
 }
 
 /** Appends the decisions for the reasoning carriers and the private record of one message. */
@@ -74,23 +77,32 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
     decisions.add(index, 'reasoning', 'dropped', explainDrop('reasoning', context), sourceReasoning);
   }
 
+  // Standard entries are explained as one carrier; namespaced native carriers (SPEC §24.11) and
+  // the Hermes record (SPEC §7.5) one by one below.
   const sourceDetails = message.reasoning_details;
   let standardCount = 0;
   if (Array.isArray(sourceDetails)) {
-    for (const entry of sourceDetails) if (entry['type'] !== NATIVE_ASSISTANT_RECORD_TYPE) standardCount += 1;
+    for (const entry of sourceDetails) if (nativeCarrierType(entry) === undefined) standardCount += 1;
   }
   if (standardCount > 0) {
     const wireDetails = wire['reasoning_details'];
-    if (Array.isArray(wireDetails) && context.carriers.includes('reasoning_details')) {
-      decisions.add(index, 'reasoning_details', 'kept', 'route reads it', wireDetails);
-    } else if (!(input.rejected?.length && context.carriers.includes('reasoning_details'))) {
-      // Entries left out by a rejected fingerprint are explained one by one below (SPEC §24.8).
+    const wireStandard = Array.isArray(wireDetails)
+      ? wireDetails.filter((entry) => nativeCarrierType(entry) === undefined)
+      : [];
+    const read = context.carriers.includes('reasoning_details');
+    if (wireStandard.length > 0 && read) {
+      decisions.add(index, 'reasoning_details', 'kept', 'route reads it', wireStandard);
+    } else if (!(read && (input.rejected?.length || input.scoped.length))) {
+      // Entries left out by origin scoping or a rejected fingerprint are explained one by one
+      // below (SPEC §23.2, §24.8).
       decisions.add(
         index,
         'reasoning_details',
         'dropped',
         explainDrop('reasoning_details', context),
-        sourceDetails as JsonValue,
+        standardCount === sourceDetails?.length
+          ? (sourceDetails as JsonValue)
+          : (sourceDetails ?? []).filter((entry) => nativeCarrierType(entry) === undefined),
       );
     }
   }
@@ -108,8 +120,19 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
     );
   }
 
+  for (const outcome of input.native ?? []) {
+    decisions.add(
+      index,
+      `reasoning_details[${outcome.index}] (${outcome.type})`,
+      outcome.action,
+      outcome.reason,
+      outcome.entry,
+    );
+  }
+
   const { shaped, verdict } = input;
-  if (shaped.record && context.profileNativeReasoningDetailsType === NATIVE_ASSISTANT_RECORD_TYPE) {
+  const wireDetails = wire['reasoning_details'];
+  if (shaped.record && Array.isArray(wireDetails) && wireDetails.includes(shaped.record)) {
     decisions.add(index, NATIVE_ASSISTANT_RECORD_TYPE, 'kept', 'provider profile owns this record type', shaped.record);
   }
   for (const field of ['extra_content', 'reasoning_opaque', 'reasoning_text'] as const) {

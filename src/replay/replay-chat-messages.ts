@@ -5,7 +5,8 @@ import type { Route } from '../core/route.js';
 import type { ShapeOutcome } from './replay-carrier-shaping.js';
 import { NATIVE_ASSISTANT_RECORD_TYPE, shapeRecordFields } from './replay-carrier-shaping.js';
 import { chatReplayContext, type ChatReplayContext } from './replay-chat-context.js';
-import { DecisionLog, recordAssistantDecisions } from './replay-chat-decisions.js';
+import { DecisionLog, explainDrop, recordAssistantDecisions } from './replay-chat-decisions.js';
+import { type NativeCarrierOutcome, scopeNativeCarriers } from './replay-native-carriers.js';
 import type { OriginVerdict, ScopedEntry } from './replay-origin-scope.js';
 import { originVerdict, scopeReasoningDetails } from './replay-origin-scope.js';
 import { replayableText, policyCarriers, recordsOnly } from './replay-policy.js';
@@ -136,8 +137,8 @@ function convertAssistant(
   decisions: DecisionLog,
 ): JsonObject {
   const verdict = originVerdict(message.origin, context.issuer);
-  // SPEC §6.3 as values, then §23.2 scoping, §7.5 record shaping and §7.6 record filtering on the
-  // reasoning_details list; the wire object is then built once, in a fixed key order, without
+  // SPEC §6.3 as values, then §23.2 scoping, §7.5 record shaping and §7.6/§24.11 native-carrier
+  // filtering on the reasoning_details list; the wire object is then built once, in a fixed key order, without
   // `delete` (deleting keys drops V8 objects into slow dictionary mode, which JSON.stringify
   // and the transport then pay for on every request).
   const text = replayableText(message);
@@ -162,7 +163,18 @@ function convertAssistant(
     shaped = result;
     details = result.details;
   }
-  details = withoutForeignNativeRecords(details, profileType);
+  let native: readonly NativeCarrierOutcome[] = NO_NATIVE_OUTCOMES;
+  if (details !== undefined) {
+    // SPEC §24.11: a namespaced native carrier travels only to its declaring provider's routes.
+    const detailsRead = context.carriers.includes('reasoning_details');
+    const result = scopeNativeCarriers(details, message.reasoning_details, {
+      ownType: profileType,
+      detailsRead,
+      unreadReason: detailsRead ? '' : explainDrop('reasoning_details', context),
+    });
+    details = result.details;
+    native = result.outcomes;
+  }
   let rejected: readonly RejectedEntry[] = NO_REJECTED_ENTRIES;
   if (details && context.rejectedFingerprints.size > 0) {
     // SPEC §24.8: entries a relay rejected as an invalid thinking signature never travel again.
@@ -183,12 +195,25 @@ function convertAssistant(
   if (policy.reasoning !== undefined) wire['reasoning'] = policy.reasoning;
   if (details !== undefined && details.length > 0) wire['reasoning_details'] = details as JsonValue[];
   for (const field of shaped.lifted) wire[field] = shaped.values[field];
-  recordAssistantDecisions({ message, wire, index, context, verdict, scoped, shaped, decisions, text, rejected });
+  recordAssistantDecisions({
+    message,
+    wire,
+    index,
+    context,
+    verdict,
+    scoped,
+    shaped,
+    decisions,
+    text,
+    rejected,
+    native,
+  });
   return wire;
 }
 
 const NO_REJECTED_ENTRIES: readonly RejectedEntry[] = Object.freeze([]);
 const NO_SCOPED_ENTRIES: readonly ScopedEntry[] = Object.freeze([]);
+const NO_NATIVE_OUTCOMES: readonly NativeCarrierOutcome[] = Object.freeze([]);
 const NOT_SHAPED: ShapeOutcome = { record: undefined, values: {}, lifted: [] };
 
 /** Shaping (SPEC §7.5) has work only when the message holds a record or a live record field. */
@@ -200,25 +225,6 @@ function needsShaping(message: JsonObject, details: readonly JsonValue[] | undef
     if (isJsonObject(entry) && entry['type'] === NATIVE_ASSISTANT_RECORD_TYPE) return true;
   }
   return false;
-}
-
-/**
- * SPEC §7.6: `reasoning_details` entries whose type ends `.native_assistant` travel only when
- * that type is the provider profile's own `native_reasoning_details_type`.
- */
-function withoutForeignNativeRecords(
-  details: readonly JsonValue[] | undefined,
-  profileType: string | undefined,
-): readonly JsonValue[] | undefined {
-  if (details === undefined) return undefined;
-  const isForeign = (entry: JsonValue): boolean =>
-    isJsonObject(entry) &&
-    typeof entry['type'] === 'string' &&
-    entry['type'].endsWith('.native_assistant') &&
-    entry['type'] !== profileType;
-  if (!details.some(isForeign)) return details;
-  const kept = details.filter((entry) => !isForeign(entry));
-  return kept.length === 0 ? undefined : kept;
 }
 
 function usableSignature(extraContent: JsonObject): boolean {

@@ -9,6 +9,7 @@
  */
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { AssistantMessage } from '../core/message.js';
+import { NATIVE_RECORD_TYPE } from './replay-carrier-record.js';
 import type { CarrierDecision } from './replay-types.js';
 import { jsonStringBytes, utf8ByteLength } from './replay-utf8.js';
 
@@ -77,8 +78,9 @@ export function unreadCarrierDecisions(
     if (!isJsonObject(entry)) return;
     const type = String(entry['type']);
     if (api === 'anthropic_messages' && ANTHROPIC_THINKING.has(type)) return;
-    // The private record carries the Gemini message-level signature (SPEC §7.1, §11).
-    if (api === 'gemini' && type.endsWith('.native_assistant')) return;
+    // The Hermes record carries the Gemini message-level signature (SPEC §7.1, §11); a provider's
+    // namespaced carrier (`google.native_assistant`, SPEC §24.11) is read by no native encoder.
+    if (api === 'gemini' && type === NATIVE_RECORD_TYPE) return;
     drop(`reasoning_details[${index}] (${type})`, jsonStringBytes(entry));
   });
   if (foreign) {

@@ -11,6 +11,7 @@ import {
   usableSignature,
   type GeminiRouteFacts,
 } from '../../replay/gemini-replay-policy.js';
+import { syncToolCallSidecars } from '../../replay/replay-tool-call-sync.js';
 import type { CarrierDecision } from '../../replay/replay-types.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestProfile } from '../transport-route-profile.js';
@@ -186,12 +187,17 @@ function encodeToolResult(message: ToolMessage, callNames: Map<string, string>, 
  * has no signature gets the documented sentinel.
  */
 function encodeModelParts(
-  message: AssistantMessage,
+  original: AssistantMessage,
   messageIndex: number,
   currentTurn: boolean,
   facts: GeminiRouteFacts,
   decisions: CarrierDecision[],
 ): GeminiPart[] {
+  // The stored parts lose every call the message no longer has, so they still describe it and
+  // travel verbatim with their signatures instead of being rebuilt.
+  const synced = syncToolCallSidecars(original, messageIndex);
+  const message = synced.message;
+  decisions.push(...synced.decisions);
   const verdict = geminiSignatureVerdict(message, facts);
   const stored = storedParts(message);
   const wireText = message.api_content ?? message.content ?? '';
@@ -209,7 +215,7 @@ function encodeModelParts(
       decisions.push({ messageIndex, field: 'thought', action: 'dropped', reason });
     }
   }
-  decisions.push(...unreadCarrierDecisions(message, messageIndex, 'gemini'));
+  decisions.push(...unreadCarrierDecisions(original, messageIndex, 'gemini'));
   if (!verdict.travel) recordDroppedSignatures(message, messageIndex, verdict.reason, decisions);
   else {
     for (const part of parts) {
