@@ -1,6 +1,6 @@
 /**
- * What the runtime may learn from a rejected request, and the token estimate compaction prices
- * a history with: the replay engine's surface for src/runtime besides the route profile
+ * What the runtime may learn from a rejected request, the token estimate compaction prices a
+ * history with, and the de-duplication of a model's repeated tool calls: the replay engine's surface for src/runtime besides the route profile
  * (replay-route-profile.ts). The runtime imports replay through these two modules only; each
  * rule below lives in its own module, with its spec section.
  */
@@ -17,3 +17,4 @@ export { classifyFieldRejection } from './replay-field-rejection.js';
 export { relaySignatureFingerprints } from './replay-relay-signature.js';
 export { estimateMessageTokens } from './replay-token-estimate.js';
 export { isInvalidEncryptedContentError } from './responses-rejections.js';
+export { withoutDuplicateToolCalls } from './replay-tool-call-sync.js';

@@ -3,6 +3,7 @@ import type { JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message, ToolMessage } from '../core/message.js';
 import type { FinishReason, Usage } from '../core/usage.js';
 import type { Carrier, CarrierDecision, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
+import { withoutDuplicateToolCalls } from '../replay/replay-recovery.js';
 import { BUILTIN_TOOLS, executeToolCall, toolDefinitions } from '../tools/tool-registry.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { holdSessionLease, leaseFencedStore, type HeldSessionLease } from '../storage/session-lease-hold.js';
@@ -187,7 +188,8 @@ async function runLeasedTurn(userText: string, turnOptions: AgentTurnOptions): P
     const { message, usage, config, record } = settled;
     modelConfig = config;
     addUsage(result, usage);
-    const answer = withOrigin(message, profile, usage);
+    // A model that emits the same call twice gets it run once; sidecars lose it too (replay-tool-call-sync.ts).
+    const answer = withOrigin(withoutDuplicateToolCalls(message), profile, usage);
     // The answer is stored before any diagnostic write, which may fail without losing it.
     await store.appendMessage(options.sessionId, answer);
     history.push(answer);

@@ -1,0 +1,67 @@
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { EventStream } from '../../src/core/event-stream.js';
+import type { AssistantMessage } from '../../src/core/message.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { runAgentTurn } from '../../src/runtime/agent-turn.js';
+import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
+import type { Transport, TransportRequest } from '../../src/transports/shared/transport.js';
+
+/**
+ * A model that emits the same tool call twice (same name and arguments) gets it run once: the
+ * stored assistant message names it once, with its Anthropic sidecar in step, and exactly one
+ * tool result follows (replay-tool-call-sync.ts).
+ */
+it('a repeated tool call runs once and is stored once, its sidecar block too', async () => {
+  const read = { name: 'read_file', arguments: '{"path":"notes.txt"}' };
+  const twice: AssistantMessage = {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      { id: 'toolu_1', type: 'function', function: read },
+      { id: 'toolu_2', type: 'function', function: read },
+    ],
+    anthropic_content_blocks: [
+      { type: 'thinking', thinking: 'read it', signature: 'sig' },
+      { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'notes.txt' } },
+      { type: 'tool_use', id: 'toolu_2', name: 'read_file', input: { path: 'notes.txt' } },
+    ],
+  };
+  const replies: AssistantMessage[] = [twice, { role: 'assistant', content: 'alpha beta' }];
+  const requests: TransportRequest[] = [];
+  const transport: Transport = {
+    api: 'anthropic_messages',
+    prepare: () => ({ url: 'http://x', body: {}, decisions: [], carriersSent: [], routeKey: 'anthropic|x|m' }),
+    send(request) {
+      requests.push({ ...request, history: structuredClone([...request.history]) });
+      const stream = new EventStream();
+      const message = replies.shift() as AssistantMessage;
+      queueMicrotask(() =>
+        stream.end({ type: 'finish', message, finishReason: { unified: 'stop', raw: 'stop' }, usage: null }),
+      );
+      return stream;
+    },
+  };
+  const store = createMemorySessionStore();
+  const session = await store.createSession({});
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-runtime-')));
+  writeFileSync(join(workspace, 'notes.txt'), 'alpha beta\n');
+  await runAgentTurn('read notes.txt', {
+    store,
+    sessionId: session.id,
+    route: { api: 'anthropic_messages', provider: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: 'http://x' },
+    reasoning: { enabled: true },
+    workspace,
+    approve: async () => true,
+    logger: silentLogger(),
+    transportFor: () => transport,
+  });
+  const stored = await store.listMessages(session.id);
+  const assistant = stored.find((message) => message.role === 'assistant') as AssistantMessage;
+  expect(assistant.tool_calls?.map((call) => call.id)).toEqual(['toolu_1']);
+  expect(assistant.anthropic_content_blocks?.map((block) => block['type'])).toEqual(['thinking', 'tool_use']);
+  expect(stored.filter((message) => message.role === 'tool')).toHaveLength(1);
+  expect(requests[1]?.history.filter((message) => message.role === 'tool')).toHaveLength(1);
+});
