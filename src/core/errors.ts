@@ -1,5 +1,5 @@
 /**
- * Typed errors (STYLE.md rule 5). Everything a person reads says what happened and what to do
+ * Typed errors (STYLE rule 5 (docs/architecture.md)). Everything a person reads says what happened and what to do
  * next. Bodies are trimmed and never contain the API key (the transport never echoes headers).
  */
 

@@ -5,7 +5,7 @@ import type { StreamEvent } from './stream-event.js';
 /**
  * A push-based stream of {@link StreamEvent}s that is an `AsyncIterable` and also exposes
  * `result()`: a promise of the assembled assistant message that rejects with the terminal
- * error (STYLE.md rule 4). Producers call `push()` then exactly one `end()`; later pushes are
+ * error (STYLE rule 4 (docs/architecture.md)). Producers call `push()` then exactly one `end()`; later pushes are
  * ignored, so a half message can never follow a terminal event.
  */
 export class EventStream implements AsyncIterable<StreamEvent> {

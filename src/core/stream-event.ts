@@ -3,7 +3,7 @@ import type { AssistantMessage } from './message.js';
 import type { FinishReason, Usage } from './usage.js';
 
 /**
- * The one stream-event union every transport emits (STYLE.md rule 4). Exactly one terminal
+ * The one stream-event union every transport emits (STYLE rule 4 (docs/architecture.md)). Exactly one terminal
  * event ends a stream: `finish` (the assembled message) or `error` (nothing half-finished is
  * ever returned as complete).
  */

@@ -8,7 +8,7 @@ import { branchSessionBody, listRequestsBody, listSessionsBody, showSessionBody 
 import type { GatewayOptions, GatewayTurnContext } from './gateway-types.js';
 
 /**
- * The gateway as a value (STYLE.md rule 7): a hono app mapping web `Request` to `Response`,
+ * The gateway as a value (STYLE rule 7 (docs/architecture.md)): a hono app mapping web `Request` to `Response`,
  * testable with `app.request()`; only `gateway-serve.ts` binds a port.
  *
  * Routes: `GET /` (inspector page), `GET /v1/models`, `POST /v1/chat/completions`,

@@ -5,7 +5,7 @@ import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-option
 import { providerModels } from './provider-models.js';
 
 /**
- * OpenAI-compatible vendors are table entries, not copies of a transport (STYLE.md rule 3):
+ * OpenAI-compatible vendors are table entries, not copies of a transport (STYLE rule 3 (docs/architecture.md)):
  * provider id, default base URL, API-key environment variable, default wire API and how the
  * request body enables reasoning (WIRE.md §1). Route facts (which carriers a route reads) live
  * in `replay/`, keyed by the same ids.

@@ -1,7 +1,7 @@
 /**
  * Anthropic model policy (SPEC §9.1, WIRE.md §2.1): which Claude models keep prior-turn thinking
  * in context, which take `thinking: {type: "adaptive"}`, and which need the interleaved-thinking
- * beta. This is the only place in the codebase that reads Claude model ids (STYLE.md rule 2).
+ * beta. This is the only place in the codebase that reads Claude model ids (STYLE rule 2 (docs/architecture.md)).
  */
 
 /** A parsed Claude model id: family plus version. */

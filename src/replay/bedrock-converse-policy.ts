@@ -1,7 +1,7 @@
 /**
  * Bedrock Converse per-model reasoning policy (SPEC §10, WIRE.md §3): ONE ordered table, first
  * match wins, each row citing the evidence it rests on. This file is the only place in the
- * project that looks at a Bedrock model id to decide reasoning behaviour (STYLE.md rule 2).
+ * project that looks at a Bedrock model id to decide reasoning behaviour (STYLE rule 2 (docs/architecture.md)).
  *
  * Columns:
  * - `replay`: what prior reasoning goes back.

@@ -7,7 +7,7 @@ import { hostnameOf } from './replay-host.js';
 /**
  * Gemini native replay policy (SPEC §11, §23.2): which issuer a route is, which model family it
  * serves, and whether a stored assistant turn's `thoughtSignature`s may travel to it. This is the
- * one place that reads Gemini model ids and hosts (STYLE.md rule 2); encoders ask it.
+ * one place that reads Gemini model ids and hosts (STYLE rule 2 (docs/architecture.md)); encoders ask it.
  */
 
 /** The two Google endpoints that issue and validate thought signatures. */

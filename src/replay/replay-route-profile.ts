@@ -21,7 +21,7 @@ export type { Carrier, CarrierDecision, RouteKey, RouteOverride };
 export { CARRIERS } from './replay-types.js';
 
 /**
- * The one place a route is resolved (STYLE.md rule 2): {@link resolveRouteProfile} turns a route
+ * The one place a route is resolved (STYLE rule 2 (docs/architecture.md)): {@link resolveRouteProfile} turns a route
  * plus the user's route rows into everything a request needs to know about it. Encoders, the
  * runtime's recovery and compaction pricing read the profile; none of them looks at a model id
  * or a host again.

@@ -89,7 +89,7 @@ export interface ListMessagesOptions {
 }
 
 /**
- * The session store (STYLE.md rule 6). Implementations: SQLite at `$HERMES_HOME/state.db`
+ * The session store (STYLE rule 6 (docs/architecture.md)). Implementations: SQLite at `$HERMES_HOME/state.db`
  * (`sqlite-session-store.ts`), PostgreSQL for gateway fleets (`postgres-session-store.ts`) and
  * in-memory (`memory-session-store.ts`), all run through one conformance suite. Messages are
  * returned exactly as appended (every SPEC §2 key, the origin stamp, private `_` keys), in

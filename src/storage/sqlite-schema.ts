@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { StorageError, storageMessages } from './storage-errors.js';
 
 /**
- * Numbered migrations for `state.db` (STYLE.md rule 6). The schema version lives in the database
+ * Numbered migrations for `state.db` (STYLE rule 6 (docs/architecture.md)). The schema version lives in the database
  * as `PRAGMA user_version`: migration N brings the file from version N-1 to N. Migrations only
  * ever get appended to this list; a released one is never edited.
  */

@@ -3,7 +3,7 @@ import { EventStream } from '../../src/core/event-stream.js';
 import { StreamError } from '../../src/core/errors.js';
 import type { StreamEvent } from '../../src/core/stream-event.js';
 
-describe('EventStream (STYLE.md rule 4)', () => {
+describe('EventStream (STYLE rule 4 (docs/architecture.md))', () => {
   it('delivers events in order and resolves result() with the finished message', async () => {
     const stream = new EventStream();
     stream.push({ type: 'start' });

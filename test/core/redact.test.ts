@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BadRequestError, StreamError } from '../../src/core/errors.js';
 import { knownSecrets, redactError, redactText, REDACTED } from '../../src/core/redact.js';
 
-/** The one redaction (SPEC §24, STYLE.md rule 5): keys never leave in errors, events or bodies. */
+/** The one redaction (SPEC §23.3): keys never leave in errors, events or bodies. */
 
 describe('redactText', () => {
   it.each([

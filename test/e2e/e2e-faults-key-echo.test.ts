@@ -8,7 +8,7 @@ import { makeSandbox, runHermes, spawnHermes } from '../support/e2e.js';
 
 /**
  * A provider that echoes the request's `Authorization` header inside an SSE error chunk, a
- * malformed chunk or a 200 JSON error body (SPEC §24; STYLE.md rule 5): the key appears nowhere
+ * malformed chunk or a 200 JSON error body (SPEC §23.3): the key appears nowhere
  * in the CLI's output, the gateway's answers (502 body, SSE error event), the logs or state.db.
  */
 

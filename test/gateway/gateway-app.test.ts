@@ -7,7 +7,7 @@ import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.j
 import { makeGatewaySandbox, startPersona, testApp } from './gateway-test-helpers.js';
 
 /**
- * `app.request()` (STYLE.md rule 7): the OpenAI response shapes
+ * `app.request()` (STYLE rule 7 (docs/architecture.md)): the OpenAI response shapes
  * (JSON and SSE), session selection, the error envelope and statuses, tool approval, and the
  * session endpoints (SPEC §2 shape, §17 branch, §23.3 decisions).
  */

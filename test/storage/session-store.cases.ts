@@ -40,7 +40,7 @@ function keysOf(message: Message | undefined): string[] {
 }
 
 /**
- * The `SessionStore` conformance suite (STYLE.md rule 9): every implementation runs these cases
+ * The `SessionStore` conformance suite (STYLE rule 9 (docs/architecture.md)): every implementation runs these cases
  * and must pass all of them. Each case names the SPEC section it proves.
  */
 export function runSessionStoreConformance(name: string, factory: SessionStoreFactory): void {

@@ -3,7 +3,7 @@ import { isJsonObject } from '../../core/json.js';
 import { trimBody } from '../shared/transport-http.js';
 
 /**
- * Bedrock error mapping (STYLE.md rule 5). The SDK throws service exceptions carrying `name`
+ * Bedrock error mapping (STYLE rule 5 (docs/architecture.md)). The SDK throws service exceptions carrying `name`
  * (`ValidationException`, `ThrottlingException`, …), `message` and `$metadata`
  * (`httpStatusCode`, `requestId`). The service's JSON body is `{"message": …}` with the type in
  * the `x-amzn-ErrorType` header, so the body kept on the error is rebuilt from those two.

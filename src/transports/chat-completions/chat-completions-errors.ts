@@ -4,7 +4,7 @@ import { redactSecret, requestIdFromHeaders, trimBody } from '../shared/transpor
 import { parseRetryAfterMs } from '../shared/transport-retry.js';
 
 /**
- * Maps chat-completions failures to typed errors (STYLE.md rule 5): HTTP error responses,
+ * Maps chat-completions failures to typed errors (STYLE rule 5 (docs/architecture.md)): HTTP error responses,
  * error bodies in a 200 response, and mid-stream error chunks. OpenRouter wraps the upstream
  * provider's answer as `{"error":{"message":"Provider returned error","code":400,
  * "metadata":{"raw":"<upstream body>","provider_name":"…"}}}` (WIRE.md §1.7); the upstream text

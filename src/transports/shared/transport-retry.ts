@@ -4,7 +4,7 @@ import { AbortError, ApiError, HermesError } from '../../core/errors.js';
  * Retry with exponential backoff for failures that happen before a stream emitted anything
  * (HTTP 429 / 5xx, connection refused or reset). Generic over the wire API: an attempt is any
  * async function, and an error is retried when it is a {@link HermesError} with `retryable`.
- * Once an event reached the caller a failure is final (STYLE.md rule 5), so callers wrap only
+ * Once an event reached the caller a failure is final (STYLE rule 5 (docs/architecture.md)), so callers wrap only
  * the part of a request that precedes the first event.
  */
 

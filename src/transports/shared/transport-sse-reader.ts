@@ -11,7 +11,7 @@ export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
 /**
  * Server-sent-event framing shared by every JSON-over-SSE transport (chat-completions,
  * Anthropic Messages, Gemini `alt=sse`, Responses). Framing is `eventsource-parser`'s job
- * (STYLE.md rule 15); this file only adds byte decoding that survives a UTF-8 character split
+ * (STYLE rule 15 (docs/architecture.md)); this file only adds byte decoding that survives a UTF-8 character split
  * across network reads, and an async reader over a `fetch` body.
  */
 

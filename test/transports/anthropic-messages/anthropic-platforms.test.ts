@@ -1,6 +1,6 @@
 /**
  * WIRE.md §2.1 / §2.5 request shapes per platform (exact bodies), Vertex and Foundry against a tiny
- * in-test server asserting URL, headers and body, plus retry and error mapping (STYLE.md rule 5).
+ * in-test server asserting URL, headers and body, plus retry and error mapping (STYLE rule 5 (docs/architecture.md)).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

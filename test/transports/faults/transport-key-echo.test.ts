@@ -11,8 +11,8 @@ import {
 /**
  * A provider that echoes the request's credentials inside an in-band error chunk, a malformed
  * chunk or a 200 JSON error body: the transport still ends in one typed error, and the key is
- * nowhere in what leaves it (message, body, cause, stack, retry reasons). SPEC §24 / STYLE.md
- * rule 5: API keys never reach output.
+ * nowhere in what leaves it (message, body, cause, stack, retry reasons). SPEC §23.3 and STYLE rule 5
+ * (docs/architecture.md): API keys never reach output.
  */
 
 let target: FaultTarget | undefined;
