@@ -1,7 +1,7 @@
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
-// The layer rule of eslint.config.js (DESIGN.md "Layers"): imports point one way, core → replay →
+// The layer rule of eslint.config.js (docs/architecture.md): imports point one way, core → replay →
 // transports → storage → runtime → gateway/cli; emulators import core and wire types only, and
 // only the CLI (with import()) and the tests import them.
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// DESIGN.md "Layers": imports point one way, also between the files of one folder. This reads
+// docs/architecture.md: imports point one way, also between the files of one folder. This reads
 // every static relative import of src/ (`import … from`, `export … from`, type-only ones too:
 // a type circle is still two modules that cannot be understood apart) and fails on any circle.
 

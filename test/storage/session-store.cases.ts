@@ -57,7 +57,7 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
       await store.close();
     });
 
-    describe('sessions (SPEC §18, DESIGN.md public surfaces)', () => {
+    describe('sessions (SPEC §18, docs/architecture.md)', () => {
       it('creates a session with defaults and a sortable, typeable id', async () => {
         const created = await store.createSession();
         expect(isSessionId(created.id)).toBe(true);

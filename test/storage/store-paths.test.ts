@@ -10,7 +10,7 @@ afterEach(() => {
   for (const directory of temporaryDirectories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
-describe('store paths (DESIGN.md public surfaces: HERMES_HOME, state.db, logs/)', () => {
+describe('store paths (docs/architecture.md: HERMES_HOME, state.db, logs/)', () => {
   const homes: Array<[label: string, env: NodeJS.ProcessEnv, expected: string]> = [
     ['unset', {}, join(homedir(), '.hermes')],
     ['empty', { HERMES_HOME: '' }, join(homedir(), '.hermes')],

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { scaledTimeout } from '../../support/timeouts.js';
 
-// DESIGN.md public surface `hermes emulate FAMILY [--port N]`: the real CLI starts the chat
+// docs/architecture.md `hermes emulate FAMILY [--port N]`: the real CLI starts the chat
 // emulator, prints its URL on one line, serves, and exits cleanly on SIGTERM.
 
 const root = process.cwd();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGeminiEmulator, type GeminiEmulator } from '../../../src/emulators/gemini/gemini-emulator.js';
 
 // The Gemini emulator serves the same `/_emulator/*` control endpoints and fault kinds as the
-// other four emulators (DESIGN.md testing strategy: tests and CLI users script provider failures).
+// other four emulators (docs/architecture.md: tests and CLI users script provider failures).
 
 const MODEL = 'gemini-3-pro-preview';
 let emulator: GeminiEmulator;

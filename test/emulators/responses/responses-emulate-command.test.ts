@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registerEmulateResponsesCommand } from '../../../src/cli/emulate-responses-command.js';
 
-/** `hermes emulate responses` (DESIGN.md public surfaces): prints its base URL, serves, stops on SIGINT. */
+/** `hermes emulate responses` (docs/architecture.md): prints its base URL, serves, stops on SIGINT. */
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 
-// DESIGN.md public surface `hermes emulate FAMILY [--port N]`: the real CLI (dist/cli.js, built by
+// docs/architecture.md `hermes emulate FAMILY [--port N]`: the real CLI (dist/cli.js, built by
 // `npm test`) starts each family's emulator, prints its URL, serves the `/_emulator/*` control
 // endpoints every emulator shares, and exits 0 on SIGTERM.
 

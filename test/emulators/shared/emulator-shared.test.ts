@@ -11,7 +11,7 @@ import {
 import { EmulatorSseWriter } from '../../../src/emulators/shared/emulator-sse-writer.js';
 import { estimateTokens, splitIntoFragments } from '../../../src/emulators/shared/emulator-text.js';
 
-// DESIGN.md testing strategy: emulators verify signatures (HMAC) and reject altered blocks; these
+// docs/architecture.md: emulators verify signatures (HMAC) and reject altered blocks; these
 // shared helpers are what every emulator family builds on.
 
 describe('sealing (verifiable opaque carriers)', () => {

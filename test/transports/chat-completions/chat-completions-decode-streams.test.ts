@@ -8,7 +8,7 @@ import { concatDeltaField, decodeSse, parsedChunks, sseTextOf, terminalOf } from
 
 /**
  * Recorded provider streams replayed through the SSE reader and the decoder, whole and split at
- * random byte boundaries (DESIGN.md testing strategy; STYLE rule 8 (docs/architecture.md)). Proves SPEC §2.1 capture
+ * random byte boundaries (docs/architecture.md; STYLE rule 8 (docs/architecture.md)). Proves SPEC §2.1 capture
  * (raw `reasoning_content` verbatim, `reasoning`, `reasoning_details` per WIRE.md §1.7,
  * tool-call assembly, usage with reasoning tokens, finish reason `{unified, raw}`).
  */
