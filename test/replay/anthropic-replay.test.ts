@@ -88,6 +88,7 @@ describe('SPEC §9.3 matrix: which prior turns keep thinking, per endpoint and m
     ['unknown relay', 'https://relay.example.com/v1', 'claude-opus-4-8', 'NONE', 'relay'],
     ['look-alike path', 'https://evil.example/api.anthropic.com', 'claude-opus-4-8', 'NONE', 'relay'],
     ['look-alike host', 'https://api.anthropic.com.evil.example', 'claude-opus-4-8', 'NONE', 'relay'],
+    // SPEC §24.1: "NONE" for DeepSeek means no signed thinking; its loop thinking goes unsigned (test below).
     ['DeepSeek', 'https://api.deepseek.com/anthropic', 'deepseek-reasoner', 'NONE', 'deepseek'],
     [
       'DeepSeek model on Bedrock',
@@ -229,7 +230,7 @@ describe('SPEC §9.3 conversion rules (exact messages)', () => {
     ]);
   });
 
-  it('deepseek drops signatures and redacted data; loop thinking goes back unsigned', () => {
+  it('SPEC §24.1: deepseek drops signatures and redacted data; loop thinking goes back unsigned', () => {
     const options = optionsFor('https://api.deepseek.com/anthropic', 'deepseek-reasoner', 'deepseek');
     const history = matrixHistory(originFor('https://api.deepseek.com/anthropic', 'deepseek-reasoner', 'deepseek'));
     (history[4] as AssistantMessage).anthropic_content_blocks!.unshift({ type: 'redacted_thinking', data: 'D' });
