@@ -21,6 +21,7 @@ export const SLASH_COMMANDS = [
   '/new',
   '/resume',
   '/retry',
+  '/undo',
   '/sessions',
   '/tools',
   '/usage',
@@ -36,6 +37,7 @@ const HELP = `Commands:
   /new                    start a new session
   /resume [ID|title]      switch to a stored session (no argument: list recent ones)
   /retry                  send the last message again (an unanswered one is not stored twice)
+  /undo                   take back the last exchange: later turns no longer send it (it stays stored, marked)
   /sessions               recent sessions
   /tools                  the tools the model can call
   /usage                  tokens and cost of this run
@@ -82,6 +84,14 @@ export async function runSlashCommand(line: string, state: SlashState): Promise<
       return switchModel(argument, state);
     case '/retry':
       return 'retry';
+    case '/undo': {
+      // The messages stay stored, marked undone (docs/sessions.md); the next turn no longer sends them.
+      // A session is stored with its first message: before that there is nothing to take back.
+      const store = context.store();
+      const marked = (await store.getSession(options.sessionId)) ? await store.undoLastExchange(options.sessionId) : 0;
+      out(marked ? style.dim(`undid the last exchange (${marked} messages); it is no longer sent`) : 'nothing to undo');
+      return 'ok';
+    }
     case '/usage':
       out(`this run: ${state.totals.requests} requests · ${usageLine(state.totals)}`);
       return 'ok';
