@@ -2,6 +2,7 @@ import { HermesError } from '../core/errors.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
+import { holdSessionLease } from '../storage/session-lease-hold.js';
 import { BUILTIN_TOOLS } from '../tools/tool-registry.js';
 import type { CliContext } from './cli-context.js';
 import { formatTime, type styles } from './cli-output.js';
@@ -86,9 +87,7 @@ export async function runSlashCommand(line: string, state: SlashState): Promise<
       return 'retry';
     case '/undo': {
       // The messages stay stored, marked undone (docs/sessions.md); the next turn no longer sends them.
-      // A session is stored with its first message: before that there is nothing to take back.
-      const store = context.store();
-      const marked = (await store.getSession(options.sessionId)) ? await store.undoLastExchange(options.sessionId) : 0;
+      const marked = await undoLastExchange(context, options);
       out(marked ? style.dim(`undid the last exchange (${marked} messages); it is no longer sent`) : 'nothing to undo');
       return 'ok';
     }
@@ -136,6 +135,22 @@ export async function runSlashCommand(line: string, state: SlashState): Promise<
     default:
       out(`unknown command ${command}; /help lists the commands`);
       return 'ok';
+  }
+}
+
+/**
+ * `/undo` under the session's lease (SPEC §23.6: one writer per session; a busy session is an
+ * error line naming the holder). A session is stored with its first message: before that there
+ * is nothing to take back.
+ */
+async function undoLastExchange(context: CliContext, options: TurnOptions): Promise<number> {
+  const store = context.store();
+  if (!(await store.getSession(options.sessionId))) return 0;
+  const held = await holdSessionLease(store, options.sessionId, { owner: options.leaseOwner ?? 'hermes chat' });
+  try {
+    return await store.undoLastExchange(options.sessionId);
+  } finally {
+    await held.release();
   }
 }
 

@@ -1,8 +1,11 @@
 import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/message.js';
 import { isUndone } from '../../src/storage/session-undo.js';
+import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
+import { stateDbPath } from '../../src/storage/store-paths.js';
 import { parseJson, routeArgs, runHermes, showSession, useE2e } from '../support/e2e.js';
 
 const e2e = useE2e();
@@ -61,6 +64,16 @@ describe('interactive /undo (piped input)', () => {
     );
     expect(preview.code).toBe(0);
     expect(userTexts(parseJson(preview))).toEqual(['first question', 'third question']);
+
+    // Another live process holding the session's lease: /undo is refused in one error line.
+    const store = openSqliteSessionStore(stateDbPath(sandbox.home));
+    e2e.defer(() => store.close());
+    const holder = { leaseId: 'other', owner: 'hermes gateway', pid: process.pid, host: hostname(), ttlMs: 60_000 };
+    await store.acquireLease(sessionId, { ...holder, holderGone: () => false });
+    const busy = await runHermes(['chat', ...route, '--resume', sessionId], sandbox, {}, '/undo\n/exit\n');
+    expect(busy.stdout).toMatch(/error: session busy in pid \d+ since .* \(hermes gateway on /);
+    expect((await store.listMessages(sessionId)).map((message) => message.content)).toContain('third question');
+    await store.releaseLease(sessionId, 'other');
 
     const resumed = await runHermes(['chat', ...route, '--resume', sessionId, '-q', 'fourth question'], sandbox);
     expect(resumed.code).toBe(0);
