@@ -200,17 +200,8 @@ async function runOneTurn(
 
 /** The system prompt a new chat session stores (config `system_prompt` / `instructions` applied). */
 async function chatSystemPrompt(context: CliContext): Promise<string> {
-  const [{ buildSystemPrompt }, { gatherProjectContext }, { toolDefinitions }] = await Promise.all([
-    import('../runtime/system-prompt.js'),
-    import('../runtime/system-prompt-context.js'),
-    import('../tools/tool-registry.js'),
-  ]);
-  return buildSystemPrompt({
-    base: context.config.systemPrompt,
-    instructions: context.config.instructions,
-    toolNames: toolDefinitions().map((tool) => tool.name),
-    context: gatherProjectContext(process.cwd()),
-  });
+  const { defaultSessionSystemPrompt } = await import('../runtime/system-prompt-session.js');
+  return defaultSessionSystemPrompt(context.config, process.cwd());
 }
 
 /** `-q -`: the prompt is all of standard input (one trailing newline dropped). */

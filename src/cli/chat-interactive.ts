@@ -75,6 +75,8 @@ export async function runInteractiveChat(
         }
         if (outcome === 'exit') break;
         if (line.startsWith('/reasoning')) showReasoning = line.endsWith('on');
+        // /retry after /undo would send the taken-back message again; it starts afresh instead.
+        if (line === '/undo') last = null;
         if (typeof outcome === 'object') state.options = outcome;
         if (outcome !== 'retry') continue;
         if (!last) {

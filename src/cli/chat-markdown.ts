@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import { Marked } from 'marked';
+import { Marked, type MarkedExtension } from 'marked';
 import { markedTerminal } from 'marked-terminal';
 import { useColor } from './cli-output.js';
 
@@ -12,6 +12,23 @@ export interface MarkdownStream {
 let terminalMarked: Marked | null = null;
 
 /**
+ * A tight list item's text is a block-level `text` token whose inline tokens (`**bold**`,
+ * `*emphasis*`, code spans) marked >= 13 hands to the renderer unparsed; marked-terminal prints
+ * its raw text, asterisks and all. Rendering its inline tokens, as marked's own renderer does,
+ * styles them; any other text falls back to marked-terminal (`false`).
+ */
+const LIST_ITEM_FIXES: MarkedExtension = {
+  renderer: {
+    text(token) {
+      return 'tokens' in token && token.tokens?.length ? this.parser.parseInline(token.tokens) : false;
+    },
+    // marked >= 13 also gives a task item a `checkbox` token; marked-terminal already writes the
+    // box itself, so the token renders as nothing rather than a second `[ ]`.
+    checkbox: () => '',
+  },
+};
+
+/**
  * Renders markdown for a terminal with marked + marked-terminal (headings, emphasis, lists, code),
  * styled when `colour` is true. Whether to style is the caller's decision (`useColor`: a TTY,
  * no NO_COLOR, TERM not dumb); chalk's own detection would also turn it off whenever a CI variable
@@ -19,7 +36,7 @@ let terminalMarked: Marked | null = null;
  */
 export function renderMarkdown(text: string, width: number, colour = true): string {
   chalk.level = colour ? (Math.max(chalk.level, 1) as typeof chalk.level) : 0;
-  terminalMarked ??= new Marked(markedTerminal({ width, reflowText: false, tab: 2 }));
+  terminalMarked ??= new Marked(markedTerminal({ width, reflowText: false, tab: 2 }), LIST_ITEM_FIXES);
   return terminalMarked.parse(text, { async: false });
 }
 

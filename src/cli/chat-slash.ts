@@ -2,6 +2,7 @@ import { HermesError } from '../core/errors.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
+import { holdSessionLease } from '../storage/session-lease-hold.js';
 import { BUILTIN_TOOLS } from '../tools/tool-registry.js';
 import type { CliContext } from './cli-context.js';
 import { formatTime, type styles } from './cli-output.js';
@@ -21,6 +22,7 @@ export const SLASH_COMMANDS = [
   '/new',
   '/resume',
   '/retry',
+  '/undo',
   '/sessions',
   '/tools',
   '/usage',
@@ -36,6 +38,7 @@ const HELP = `Commands:
   /new                    start a new session
   /resume [ID|title]      switch to a stored session (no argument: list recent ones)
   /retry                  send the last message again (an unanswered one is not stored twice)
+  /undo                   take back the last exchange: later turns no longer send it (it stays stored, marked)
   /sessions               recent sessions
   /tools                  the tools the model can call
   /usage                  tokens and cost of this run
@@ -82,6 +85,12 @@ export async function runSlashCommand(line: string, state: SlashState): Promise<
       return switchModel(argument, state);
     case '/retry':
       return 'retry';
+    case '/undo': {
+      // The messages stay stored, marked undone (docs/sessions.md); the next turn no longer sends them.
+      const marked = await undoLastExchange(context, options);
+      out(marked ? style.dim(`undid the last exchange (${marked} messages); it is no longer sent`) : 'nothing to undo');
+      return 'ok';
+    }
     case '/usage':
       out(`this run: ${state.totals.requests} requests · ${usageLine(state.totals)}`);
       return 'ok';
@@ -126,6 +135,22 @@ export async function runSlashCommand(line: string, state: SlashState): Promise<
     default:
       out(`unknown command ${command}; /help lists the commands`);
       return 'ok';
+  }
+}
+
+/**
+ * `/undo` under the session's lease (SPEC §23.6: one writer per session; a busy session is an
+ * error line naming the holder). A session is stored with its first message: before that there
+ * is nothing to take back.
+ */
+async function undoLastExchange(context: CliContext, options: TurnOptions): Promise<number> {
+  const store = context.store();
+  if (!(await store.getSession(options.sessionId))) return 0;
+  const held = await holdSessionLease(store, options.sessionId, { owner: options.leaseOwner ?? 'hermes chat' });
+  try {
+    return await store.undoLastExchange(options.sessionId);
+  } finally {
+    await held.release();
   }
 }
 

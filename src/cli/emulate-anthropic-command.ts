@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal } from './emulate-options.js';
+import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal, listening } from './emulate-options.js';
 
 /**
  * `hermes emulate anthropic [--port N] [--host H]`: runs the Anthropic Messages emulator until
@@ -32,11 +32,13 @@ export function registerEmulateAnthropicCommand(emulate: Command): void {
     .action(async (flags: EmulateAnthropicFlags) => {
       const { REDACTED_THINKING_TRIGGER, startAnthropicEmulator } =
         await import('../emulators/anthropic-messages/anthropic-emulator.js');
-      const emulator = await startAnthropicEmulator({
-        host: flags.host,
-        port: flags.port,
-        boundSignatureWording: flags.boundSignatureWording === true,
-      });
+      const emulator = await listening(flags.host, flags.port, () =>
+        startAnthropicEmulator({
+          host: flags.host,
+          port: flags.port,
+          boundSignatureWording: flags.boundSignatureWording === true,
+        }),
+      );
       process.stdout.write(`emulator anthropic listening on ${emulator.baseUrl}\n`);
       process.stdout.write(`redacted thinking trigger: ${REDACTED_THINKING_TRIGGER}\n`);
       await waitForStopSignal();

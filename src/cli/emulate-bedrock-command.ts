@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal } from './emulate-options.js';
+import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal, listening } from './emulate-options.js';
 
 /**
  * `hermes emulate bedrock [--port N] [--host H]`: runs the Bedrock Converse emulator until
@@ -18,7 +18,9 @@ export function registerEmulateBedrockCommand(emulate: Command): void {
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
     .action(async (flags: { port: number; host: string }) => {
       const { startBedrockEmulator } = await import('../emulators/bedrock-converse/bedrock-converse-emulator.js');
-      const emulator = await startBedrockEmulator({ host: flags.host, port: flags.port });
+      const emulator = await listening(flags.host, flags.port, () =>
+        startBedrockEmulator({ host: flags.host, port: flags.port }),
+      );
       process.stdout.write(`emulator bedrock listening on ${emulator.baseUrl}\n`);
       await waitForStopSignal();
       await emulator.close();

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal } from './emulate-options.js';
+import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal, listening } from './emulate-options.js';
 
 /**
  * `hermes emulate chat --persona NAME [--port N] [--host H] [--reject KEY,KEY] [--context-window N]`:
@@ -35,17 +35,20 @@ export function registerEmulateChatCommand(emulate: Command): void {
       if (!isChatPersonaName(flags.persona)) {
         throw new UsageError(`unknown persona "${flags.persona}" (expected one of: ${CHAT_PERSONA_NAMES.join(', ')})`);
       }
+      const persona = flags.persona;
       const rejectKeys = (flags.reject ?? '')
         .split(',')
         .map((key) => key.trim())
         .filter((key) => key !== '');
-      const emulator = await startChatEmulator({
-        persona: flags.persona,
-        port: flags.port,
-        host: flags.host,
-        rejectKeys,
-        ...(flags.contextWindow === undefined ? {} : { contextWindow: flags.contextWindow }),
-      });
+      const emulator = await listening(flags.host, flags.port, () =>
+        startChatEmulator({
+          persona,
+          port: flags.port,
+          host: flags.host,
+          rejectKeys,
+          ...(flags.contextWindow === undefined ? {} : { contextWindow: flags.contextWindow }),
+        }),
+      );
       process.stdout.write(`emulator chat/${flags.persona} listening on ${emulator.baseUrl}\n`);
       await waitForStopSignal();
       await emulator.close();

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal } from './emulate-options.js';
+import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal, listening } from './emulate-options.js';
 
 /**
  * `hermes emulate gemini [--port N] [--host H]`: runs the Gemini emulator (AI Studio and Vertex AI
@@ -16,7 +16,9 @@ export function registerEmulateGeminiCommand(emulate: Command): void {
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
     .action(async (flags: { port: number; host: string }) => {
       const { startGeminiEmulator } = await import('../emulators/gemini/gemini-emulator.js');
-      const emulator = await startGeminiEmulator({ port: flags.port, host: flags.host });
+      const emulator = await listening(flags.host, flags.port, () =>
+        startGeminiEmulator({ port: flags.port, host: flags.host }),
+      );
       process.stdout.write(`emulator gemini listening on ${emulator.baseUrl}\n`);
       process.stdout.write(`vertex base url: ${emulator.vertexBaseUrl}\n`);
       await waitForStopSignal();

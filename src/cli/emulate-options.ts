@@ -1,4 +1,5 @@
 import { UsageError } from '../core/errors.js';
+import { listenFailure } from '../core/listen-errors.js';
 
 /**
  * What every `hermes emulate FAMILY` subcommand shares: the `--port` parser, the help line about
@@ -29,4 +30,15 @@ export function waitForStopSignal(): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/** Starts an emulator on `host:port`; a failed bind (port in use, ...) becomes one line. */
+export async function listening<T>(host: string, port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException | null;
+    if (failure?.syscall === 'listen') throw listenFailure(failure, host, port);
+    throw error;
+  }
 }

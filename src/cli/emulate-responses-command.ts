@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ResponsesReasoningOnlyShape } from '../emulators/responses/responses-emulator.js';
-import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal } from './emulate-options.js';
+import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal, listening } from './emulate-options.js';
 
 /**
  * `hermes emulate responses`: runs the OpenAI Responses emulator until SIGINT/SIGTERM. Two
@@ -45,13 +45,15 @@ export function registerEmulateResponsesCommand(emulate: Command): void {
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
     .action(async (flags: EmulateResponsesFlags) => {
       const { startResponsesEmulator } = await import('../emulators/responses/responses-emulator.js');
-      const emulator = await startResponsesEmulator({
-        host: flags.host,
-        port: flags.port,
-        issuer: flags.issuer,
-        rotateIds: flags.rotateIds === true,
-        reasoningOnly: flags.reasoningOnly ?? [],
-      });
+      const emulator = await listening(flags.host, flags.port, () =>
+        startResponsesEmulator({
+          host: flags.host,
+          port: flags.port,
+          issuer: flags.issuer,
+          rotateIds: flags.rotateIds === true,
+          reasoningOnly: flags.reasoningOnly ?? [],
+        }),
+      );
       process.stdout.write(`emulator responses listening on ${emulator.baseUrl}\n`);
       await waitForStopSignal();
       await emulator.close();

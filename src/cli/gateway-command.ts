@@ -62,12 +62,14 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
   if (refusal) throw new UsageError(refusal);
   // Loaded here, not at registration, so other commands and `--help` load no gateway, store,
   // runtime or transport code.
-  const [{ openCliContext }, { openRoute }, { openLogger }, { startGateway }] = await Promise.all([
-    import('./cli-context.js'),
-    import('./cli-route.js'),
-    import('../logging/logger.js'),
-    import('../gateway/gateway-serve.js'),
-  ]);
+  const [{ openCliContext }, { openRoute }, { openLogger }, { startGateway }, { defaultSessionSystemPrompt }] =
+    await Promise.all([
+      import('./cli-context.js'),
+      import('./cli-route.js'),
+      import('../logging/logger.js'),
+      import('../gateway/gateway-serve.js'),
+      import('../runtime/system-prompt-session.js'),
+    ]);
   const context = openCliContext();
   const opened = await openRoute(flags, context, null);
   try {
@@ -82,6 +84,8 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
       store: context.store(),
       route: opened,
       workspace: process.cwd(),
+      // Built per new session, so its date and git state are those of the session's start.
+      systemPrompt: () => defaultSessionSystemPrompt(context.config, process.cwd()),
       yolo: Boolean(flags.yolo),
       logger,
       turn: {

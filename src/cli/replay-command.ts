@@ -20,6 +20,7 @@ import { routeProfileFor } from '../transports/transport-route-profile.js';
 import { emulatorPreviewRoute } from './cli-emulator-route.js';
 import { EMULATOR_PREFIX } from '../runtime/runtime-route.js';
 import { hermesHome } from '../storage/store-paths.js';
+import { isUndone } from '../storage/session-undo.js';
 
 /**
  * `hermes replay preview`: a dry run of the request a route would receive for a history
@@ -140,7 +141,8 @@ function readHistoryFile(file: string): Message[] {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
     throw new UsageError(`cannot read history file "${file}": ${why}`);
   }
-  return parseHistory(withoutExportHeader(text));
+  // An export keeps the messages `/undo` took back, marked; a request never sends them (docs/sessions.md).
+  return parseHistory(withoutExportHeader(text)).filter((message) => !isUndone(message));
 }
 
 interface PreviewOptions {

@@ -1,5 +1,6 @@
 import type { AssistantMessage } from '../core/message.js';
 import type { SessionStore } from '../storage/session-store.js';
+import { isUndone } from '../storage/session-undo.js';
 import { formatTime } from './cli-output.js';
 
 /** UTF-8 bytes of a string. */
@@ -122,7 +123,8 @@ function reasoningLines(text: string, options: DescribeOptions): string[] {
 export async function describeSession(store: SessionStore, id: string, options: DescribeOptions = {}): Promise<string> {
   const session = await store.getSession(id);
   if (!session) return '';
-  const messages = await store.listMessages(id);
+  const messages = await store.listMessages(id, { includeUndone: true });
+  const undone = messages.filter(isUndone).length;
   const children = await store.childSessions(id);
   const assistants = messages.filter((message): message is AssistantMessage => message.role === 'assistant');
   const hasRecord = assistants.some((message) =>
@@ -133,7 +135,7 @@ export async function describeSession(store: SessionStore, id: string, options: 
     `session   ${session.id}${session.title ? `  "${session.title}"` : ''}`,
     `provider  ${session.provider ?? '-'}   model ${session.model ?? '-'}   api ${session.api ?? '-'}`,
     `base url  ${session.baseUrl ?? '(provider default)'}`,
-    `turns     ${turns} user turns, ${messages.length} messages; carrier record: ${hasRecord ? 'yes' : 'no'}`,
+    `turns     ${turns} user turns, ${messages.length} messages${undone ? ` (${undone} undone)` : ''}; carrier record: ${hasRecord ? 'yes' : 'no'}`,
     `created   ${formatTime(session.createdAt)}   updated ${formatTime(session.updatedAt)}`,
     `lineage   parent ${session.parentSessionId ?? '-'}; children ${children.map((child) => child.id).join(', ') || '-'}`,
   ];
@@ -143,7 +145,8 @@ export async function describeSession(store: SessionStore, id: string, options: 
   messages.forEach((message, index) => {
     const text =
       typeof message.content === 'string' ? message.content : message.content ? JSON.stringify(message.content) : '';
-    const preview = text.replace(/\s+/g, ' ').slice(0, 90);
+    // A message `/undo` took back is kept and shown, marked; requests no longer send it.
+    const preview = `${isUndone(message) ? '(undone) ' : ''}${text.replace(/\s+/g, ' ').slice(0, 90)}`;
     if (message.role === 'assistant') {
       const calls = message.tool_calls?.map((call) => `${call.function.name}(${call.function.arguments})`).join(', ');
       const opaque = opaqueBytes(message);

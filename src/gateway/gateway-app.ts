@@ -26,6 +26,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     yolo: options.yolo,
     logger: options.logger,
     turn: { reasoning: { enabled: true }, ...options.turn },
+    systemPrompt: options.systemPrompt,
   };
   const { store, logger, token } = options;
 

@@ -160,7 +160,10 @@ export function errorResponse(error: GatewayHttpError, headers: Record<string, s
   });
 }
 
-/** The session to use: the one named (404 when unknown) or a new one holding the client's system prompt. */
+/**
+ * The session to use: the one named (404 when unknown) or a new one whose first message is the
+ * client's system prompt, else the gateway's default one (`hermes chat`'s, docs/gateway.md).
+ */
 async function resolveSession(
   context: GatewayTurnContext,
   requested: string | undefined,
@@ -178,13 +181,8 @@ async function resolveSession(
     baseUrl: sessionRoute ? sessionRoute.baseUrl : (route.baseUrl ?? null),
     api: route.api,
   });
-  if (parsed.systemTexts.length) {
-    await store.appendMessage(session.id, {
-      role: 'system',
-      content: parsed.systemTexts.join('\n\n'),
-      timestamp: Date.now(),
-    });
-  }
+  const system = parsed.systemTexts.length ? parsed.systemTexts.join('\n\n') : context.systemPrompt?.();
+  if (system) await store.appendMessage(session.id, { role: 'system', content: system, timestamp: Date.now() });
   return session.id;
 }
 

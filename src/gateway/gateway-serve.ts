@@ -1,6 +1,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../core/errors.js';
+import { listenFailure } from '../core/listen-errors.js';
 import { createGatewayApp } from './gateway-app.js';
 import { bindRefusal, DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT } from './gateway-auth.js';
 import type { GatewayOptions } from './gateway-types.js';
@@ -28,22 +29,24 @@ export async function startGateway(
   const refusal = bindRefusal(host, options.token);
   if (refusal) throw new UsageError(refusal);
   const app = createGatewayApp(options);
+  const port = options.port ?? DEFAULT_GATEWAY_PORT;
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? DEFAULT_GATEWAY_PORT }, () =>
-      resolve(started),
-    );
-    started.once('error', reject);
+    const started = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(started));
+    started.once('error', (error: NodeJS.ErrnoException) => reject(listenFailure(error, host, port)));
   });
-  const port = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const boundPort = (server.address() as AddressInfo).port;
   return {
-    url: `http://${shownHost}:${port}`,
+    url: `http://${shownHost(host)}:${boundPort}`,
     host,
-    port,
+    port: boundPort,
     close: () =>
       new Promise<void>((resolve, reject) => {
         if ('closeIdleConnections' in server) server.closeIdleConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+function shownHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
 }

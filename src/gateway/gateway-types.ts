@@ -47,6 +47,11 @@ export interface GatewayOptions {
   /** Turns allowed to wait behind a running turn on one session before 409 (default 8). */
   maxWaitingTurns?: number;
   turn?: GatewayTurnSettings;
+  /**
+   * The system prompt a session created without a client system message stores as its first
+   * message (`hermes chat`'s default, docs/gateway.md); none when absent.
+   */
+  systemPrompt?: (() => string) | undefined;
 }
 
 /** What one turn needs from the gateway options. */
@@ -57,4 +62,6 @@ export interface GatewayTurnContext {
   yolo: boolean;
   logger: Logger;
   turn: GatewayTurnSettings & Pick<AgentTurnOptions, 'reasoning'>;
+  /** See {@link GatewayOptions.systemPrompt}. */
+  systemPrompt?: (() => string) | undefined;
 }

@@ -11,6 +11,7 @@ import {
 } from './session-store-rules.js';
 import { leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
 import type { LeaseRecord } from './session-lease.js';
+import { isUndone, UNDONE_KEY, undoStart, visibleMessages } from './session-undo.js';
 
 /** Options for {@link createMemorySessionStore}. */
 export interface MemorySessionStoreOptions {
@@ -141,7 +142,17 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     appendMessages: async (sessionId, messages) => {
       append(sessionId, messages);
     },
-    listMessages: async (sessionId) => structuredClone(sessions.get(sessionId)?.messages ?? []),
+    listMessages: async (sessionId, listOptions = {}) =>
+      structuredClone(visibleMessages(sessions.get(sessionId)?.messages ?? [], listOptions.includeUndone)),
+    undoLastExchange: async (sessionId) => {
+      const stored = requireSession(sessionId);
+      const start = undoStart(stored.messages.map((message) => ({ role: message.role, undone: isUndone(message) })));
+      if (start < 0) return 0;
+      const marked = stored.messages.slice(start).filter((message) => !isUndone(message));
+      for (const message of marked) (message as unknown as Record<string, unknown>)[UNDONE_KEY] = true;
+      stored.record.updatedAt = now();
+      return marked.length;
+    },
 
     patchModelConfig: async (sessionId, patch) => {
       const { record } = requireSession(sessionId);

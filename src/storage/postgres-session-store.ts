@@ -26,6 +26,7 @@ import {
 } from './session-store-rules.js';
 import { decodeMessageRows, encodeMessage, type EncodedMessage } from './sqlite-message-codec.js';
 import { guardStore } from './storage-errors.js';
+import { undoRowUpdates, visibleMessages, type UndoRow } from './session-undo.js';
 
 /** Options for {@link openPostgresSessionStore}. */
 export interface PostgresSessionStoreOptions {
@@ -161,8 +162,18 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     listMessages: async (sessionId, listOptions = {}) => {
       const report = listOptions.onUndecodable ?? options.onUndecodable ?? (() => undefined);
       const result = await run<unknown[]>({ ...SQL.listMessages, rowMode: 'array' } as QueryConfig, [sessionId]);
-      return decodeMessageRows(result.rows as unknown[][], (row) => report({ sessionId, ...row }));
+      const messages = decodeMessageRows(result.rows as unknown[][], (row) => report({ sessionId, ...row }));
+      return visibleMessages(messages, listOptions.includeUndone);
     },
+    undoLastExchange: async (sessionId) =>
+      transaction(async (client) => {
+        // The session row's lock serializes this with appends to the same session.
+        if ((await run(SQL.lockSession, [sessionId], client)).rowCount === 0) throw unknownSessionError(sessionId);
+        const updates = undoRowUpdates((await run<UndoRow>(SQL.undoRows, [sessionId], client)).rows);
+        for (const update of updates) await run(SQL.writeExtra, [update.extra, sessionId, update.seq], client);
+        if (updates.length) await run(SQL.touchSession, [now(), sessionId], client);
+        return updates.length;
+      }),
 
     patchModelConfig: async (sessionId, patch) =>
       transaction(async (client) => {

@@ -74,6 +74,9 @@ export const SQL = {
     'list_messages',
     `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = $1 ORDER BY seq`,
   ),
+  // `/undo` reads role and private keys only, then rewrites `extra` row by row (session-undo.ts).
+  undoRows: query('undo_rows', 'SELECT seq, role, extra FROM messages WHERE session_id = $1 ORDER BY seq'),
+  writeExtra: query('write_extra', 'UPDATE messages SET extra = $1 WHERE session_id = $2 AND seq = $3'),
   verdictLock: query('verdict_lock', 'SELECT pg_advisory_xact_lock($1, hashtext($2))'),
   verdictByKey: query('verdict_by_key', 'SELECT * FROM verdicts WHERE route_key = $1'),
   listVerdicts: query('list_verdicts', 'SELECT * FROM verdicts ORDER BY route_key COLLATE "C"'),

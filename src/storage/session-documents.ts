@@ -20,7 +20,10 @@ export interface SessionSummaryDocument {
   updated_at: string;
 }
 
-/** The `sessions show --json` document: session fields, model_config, lineage and messages (SPEC §2 shape). */
+/**
+ * The `sessions show --json` document: session fields, model_config, lineage and every stored
+ * message (SPEC §2 shape), those taken back by `/undo` marked `_undone: true`.
+ */
 export interface SessionDocument {
   id: string;
   title: string | null;
@@ -56,7 +59,8 @@ export async function sessionDocument(store: SessionStore, id: string): Promise<
   const session = await store.getSession(id);
   if (!session) throw new Error(`no session ${id}`);
   const children = await store.childSessions(id);
-  const messages = await store.listMessages(id);
+  // Stored history in full: messages `/undo` took back carry `_undone: true` (session-undo.ts).
+  const messages = await store.listMessages(id, { includeUndone: true });
   return {
     id: session.id,
     title: session.title,

@@ -86,6 +86,11 @@ export interface UndecodableMessage {
 export interface ListMessagesOptions {
   /** Called for each row that cannot be decoded; the other rows are returned. */
   onUndecodable?: (row: UndecodableMessage) => void;
+  /**
+   * Also return the messages `/undo` took back, each carrying `_undone: true` (`sessions show`).
+   * Default false: the history a request is built from (`session-undo.ts`).
+   */
+  includeUndone?: boolean;
 }
 
 /**
@@ -121,6 +126,13 @@ export interface SessionStore {
    * reported to `options.onUndecodable` (or to the store's own warning sink), never thrown.
    */
   listMessages(sessionId: string, options?: ListMessagesOptions): Promise<Message[]>;
+  /**
+   * `/undo`, in one transaction: marks the last user message that is not undone yet and every
+   * later message `_undone: true` (`session-undo.ts`). They stay stored; `listMessages` leaves
+   * them out unless `includeUndone`. Returns how many messages it marked: 0 when no exchange is
+   * left to undo. Throws the unknown-session usage error for an unknown id.
+   */
+  undoLastExchange(sessionId: string): Promise<number>;
 
   /** Merges `patch` into the session's model config; a `null` value deletes that key (SPEC §18). Returns the new config. */
   patchModelConfig(sessionId: string, patch: JsonObject): Promise<JsonObject>;

@@ -25,6 +25,7 @@ import {
   unknownSessionError,
 } from './session-store-rules.js';
 import type { VerdictInput } from './session-store-rules.js';
+import { undoRowUpdates, visibleMessages } from './session-undo.js';
 
 /** Options for {@link openSqliteSessionStore}. */
 export interface SqliteSessionStoreOptions {
@@ -131,6 +132,14 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     },
   );
 
+  const undoLastExchange = database.transaction((sessionId: string): number => {
+    requireSession(sessionId);
+    const updates = undoRowUpdates(statements.undoRows.all(sessionId));
+    for (const update of updates) statements.writeExtra.run(update.extra, sessionId, update.seq);
+    if (updates.length) statements.touchSession.run(now(), sessionId);
+    return updates.length;
+  });
+
   const recordVerdict = database.transaction((input: VerdictInput): VerdictRecord => {
     const existingRow = statements.verdictByKey.get(input.routeKey);
     const merged = mergeVerdict(existingRow === undefined ? null : toVerdictRecord(existingRow), input, now());
@@ -200,8 +209,12 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     },
     listMessages: async (sessionId, listOptions = {}) => {
       const report = listOptions.onUndecodable ?? options.onUndecodable ?? (() => undefined);
-      return decodeMessageRows(statements.listMessages.all(sessionId), (row) => report({ sessionId, ...row }));
+      const messages = decodeMessageRows(statements.listMessages.all(sessionId), (row) =>
+        report({ sessionId, ...row }),
+      );
+      return visibleMessages(messages, listOptions.includeUndone);
     },
+    undoLastExchange: async (sessionId) => undoLastExchange.immediate(sessionId),
 
     patchModelConfig: async (sessionId, patch) => patchModelConfig.immediate(sessionId, patch),
 

@@ -172,6 +172,13 @@ export function prepareStatements(database: Database.Database) {
         `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? ORDER BY seq`,
       )
       .raw(true),
+    // `/undo` reads role and private keys only, then rewrites `extra` row by row (session-undo.ts).
+    undoRows: database.prepare<[string], { seq: number; role: string; extra: string | null }>(
+      'SELECT seq, role, extra FROM messages WHERE session_id = ? ORDER BY seq',
+    ),
+    writeExtra: database.prepare<[string, string, number]>(
+      'UPDATE messages SET extra = ? WHERE session_id = ? AND seq = ?',
+    ),
     verdictByKey: database.prepare<[string], VerdictRow>('SELECT * FROM verdicts WHERE route_key = ?'),
     listVerdicts: database.prepare<[], VerdictRow>('SELECT * FROM verdicts ORDER BY route_key'),
     upsertVerdict: database.prepare(

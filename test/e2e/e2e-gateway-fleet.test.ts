@@ -183,9 +183,11 @@ describe.skipIf(skipWithoutPostgres())('a gateway fleet on PostgreSQL', () => {
       expect(users.map((message) => message._turn_key)).toEqual(
         Array.from({ length: TURNS }, (_unused, turn) => `session-${session}-turn-${turn}`),
       );
-      expect(stored.map((message) => message.role)).toEqual(
-        Array.from({ length: TURNS }, () => ['user', 'assistant', 'tool', 'assistant']).flat(),
-      );
+      // The gateway's default system prompt first (docs/gateway.md), then the turns.
+      expect(stored.map((message) => message.role)).toEqual([
+        'system',
+        ...Array.from({ length: TURNS }, () => ['user', 'assistant', 'tool', 'assistant']).flat(),
+      ]);
       const baseline = await singleStore.listMessages(singleIds[session] as string);
       expect(carriersOf(stored), `session ${session}`).toEqual(carriersOf(baseline));
       expect(await fleetStore.readLease(fleetIds[session] as string)).toBeNull();

@@ -65,7 +65,7 @@ function openTerminal(args: string[], sandbox: Sandbox): Terminal {
 }
 
 describe.skipIf(!hasScript)('interactive hermes chat on a terminal (pseudo-terminal via script)', () => {
-  it('Tab completes a slash command; a bracketed paste is one message; markdown is rendered; a usage line with cost follows the turn', async () => {
+  it('Tab completes slash commands; a bracketed paste is one message; markdown is rendered (emphasis in list items too); a usage line with cost follows the turn', async () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();
     // deepseek-reasoner on the deepseek provider has a known list price, so the line shows a cost.
@@ -78,8 +78,16 @@ describe.skipIf(!hasScript)('interactive hermes chat on a terminal (pseudo-termi
     await terminal.waitFor(/this run: 0 requests · in 0 · out 0 · reasoning 0\n/, mark);
     await terminal.waitFor(/you> $/, mark);
 
+    // /undo completes too; with nothing sent yet there is nothing to take back.
     mark = terminal.text.length;
-    const pasted = 'Notes follow\n# Heading\n\n- item one\n- item two\n\n**strong** words';
+    terminal.send('/un\t');
+    await terminal.waitFor(/\/undo/, mark);
+    terminal.send('\r');
+    await terminal.waitFor(/nothing to undo\n/, mark);
+    await terminal.waitFor(/you> $/, mark);
+
+    mark = terminal.text.length;
+    const pasted = 'Notes follow\n# Heading\n\n- item one\n- **bold** item\n- *soft* item\n\n**strong** words';
     terminal.send(`\x1b[200~${pasted}\x1b[201~`);
     terminal.send('\r');
     await terminal.waitFor(/in \d+ · out \d+ · reasoning \d+ · \d+\.\d s · \$\d+\.\d{4}\n/, mark);
@@ -91,6 +99,11 @@ describe.skipIf(!hasScript)('interactive hermes chat on a terminal (pseudo-termi
     expect(answer.replace(ANSI, '')).toContain('  * item one');
     expect(answer).toContain('\x1b[1mstrong\x1b[22m');
     expect(answer.replace(ANSI, '')).not.toContain('**strong**');
+    // Emphasis inside a list item is styled too, not printed with its asterisks.
+    expect(answer).toContain('\x1b[1mbold\x1b[22m item');
+    expect(answer).toContain('\x1b[3msoft\x1b[23m item');
+    expect(answer.replace(ANSI, '')).toContain('  * bold item');
+    expect(answer.replace(ANSI, '')).not.toMatch(/\*\*bold\*\*|\*soft\*/);
 
     terminal.send('/exit\r');
     expect(await terminal.exited).toBe(0);

@@ -103,7 +103,7 @@ describe('storage failures are one line through the CLI', () => {
   });
 
   it.skipIf(process.getuid === undefined)(
-    'a read-only state.db: list and show work, chat fails in one line without claiming it kept the message',
+    'a read-only home and state.db: list and show work, chat (resumed or new) fails in one line without claiming it kept the message',
     async (context) => {
       if (isRoot) {
         const probe = spawnSync('runuser', ['-u', 'nobody', '--', process.execPath, HERMES_BIN, '--version']);
@@ -131,12 +131,19 @@ describe('storage failures are one line through the CLI', () => {
       const shown = run(['sessions', 'show', id, '--json']);
       expect(shown.code, shown.stderr).toBe(0);
       expect(parseJson<{ messages: unknown[] }>(shown).messages).toHaveLength(5);
+      const plain = run(['sessions', 'show', id]);
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.stdout).toContain(`session   ${id}`);
+      const readOnly = /^hermes: cannot write to .*: it (or its directory )?is read-only; make it writable/;
       const chat = run(['chat', '--resume', id, '-q', 'more']);
       expect(chat.code).toBe(1);
-      expect(oneLine(chat)).toMatch(
-        /^hermes: cannot write to .*: it (or its directory )?is read-only; make it writable/,
-      );
+      expect(oneLine(chat)).toMatch(readOnly);
       expect(chat.stderr).not.toContain('keeps your message');
+      // A new session cannot be stored either: the same one line, before any request is sent.
+      const fresh = run(['chat', '-q', 'a new question']);
+      expect(fresh.code).toBe(1);
+      expect(oneLine(fresh)).toMatch(readOnly);
+      expect(fresh.stdout).toBe('');
     },
   );
 });

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { SessionStore } from '../../src/storage/session-store.js';
 import { SessionBusyError, type LeaseClaim } from '../../src/storage/session-lease.js';
 import { conversation, everyCarrierMessage } from './session-store-messages.js';
+import { runUndoConformance } from './session-store-undo.cases.js';
 
 /** A deterministic clock: every call is one millisecond later than the previous one. */
 export interface TestClock {
@@ -294,6 +295,8 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
         expect(await store.appendMessage(session.id, { role: 'user', content: 'next' })).toBe(2);
       });
     });
+
+    runUndoConformance(() => store);
 
     describe('model config (SPEC §18 patch semantics)', () => {
       it('merges keys, deletes on null, replaces nested values whole and returns the new config', async () => {
