@@ -3,6 +3,7 @@ import type { JsonObject } from '../core/json.js';
 import type { WireApi } from '../core/origin.js';
 import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-options.js';
 import { providerModels } from './provider-models.js';
+import { isKimiK3, vllmThinkingSwitch } from '../replay/replay-model-ids.js';
 
 /**
  * OpenAI-compatible vendors are table entries, not copies of a transport (STYLE rule 3 (docs/architecture.md)):
@@ -76,8 +77,7 @@ function kimiReasoning(model: string, reasoning: ReasoningOptions): JsonObject {
   if (!reasoning.enabled) return {};
   const body: JsonObject = { thinking: { type: 'enabled' } };
   const map: EffortMap = { minimal: 'low', low: 'low', medium: 'high', high: 'high', max: 'max' };
-  if (reasoning.effort !== undefined && /kimi-k3/i.test(model))
-    body['reasoning_effort'] = map[reasoning.effort] ?? 'high';
+  if (reasoning.effort !== undefined && isKimiK3(model)) body['reasoning_effort'] = map[reasoning.effort] ?? 'high';
   return body;
 }
 
@@ -92,9 +92,8 @@ function dashScopeReasoning(_model: string, reasoning: ReasoningOptions): JsonOb
 /** vLLM: per-model chat-template switch (`enable_thinking` for Qwen3, `thinking` for DeepSeek-V3.1/Granite/Kimi), WIRE.md §1.6. */
 function vllmReasoning(model: string, reasoning: ReasoningOptions): JsonObject {
   if (!reasoning.enabled) return {};
-  if (/qwen/i.test(model)) return { chat_template_kwargs: { enable_thinking: true } };
-  if (/deepseek|granite|kimi/i.test(model)) return { chat_template_kwargs: { thinking: true } };
-  return {};
+  const key = vllmThinkingSwitch(model);
+  return key === null ? {} : { chat_template_kwargs: { [key]: true } };
 }
 
 /** Groq returns parsed `message.reasoning` only with `reasoning_format: "parsed"` (WIRE.md §1.1). */
