@@ -12,7 +12,7 @@ import { mustEchoFamily } from './replay-must-echo.js';
 import { routeKeyOf, routeKeyString } from './replay-route-key.js';
 import { staleThinkingReachesWire } from './replay-token-estimate.js';
 import type { Carrier, CarrierDecision, RouteKey, RouteOverride } from './replay-types.js';
-import { type ResponsesIssuerKind, responsesIssuerKind } from './responses-replay-policy.js';
+import { type ResponsesIssuerKind, nativeCompactionEligible, responsesIssuerKind } from './responses-replay-policy.js';
 
 export type { AnthropicRouteFacts } from './anthropic-endpoint-route.js';
 export type { BedrockModelPolicy } from './bedrock-converse-policy.js';
@@ -47,6 +47,8 @@ export interface ChatRouteFacts {
 export interface ResponsesRouteFacts {
   /** Who mints and verifies this route's `encrypted_content` (SPEC §12). */
   issuerKind: ResponsesIssuerKind;
+  /** Native server-side compaction is available: `gpt-5.6` on `api.openai.com` or the Codex backend (SPEC §24.7). */
+  nativeCompaction: boolean;
 }
 
 /**
@@ -169,8 +171,13 @@ export function resolveRouteProfile(
     anthropic,
     bedrock: resolveBedrockModelPolicy(route.model),
     gemini: resolveGeminiRoute(route),
-    responses: { issuerKind: responsesIssuerKind(route.provider, baseUrl) },
+    responses: responsesFacts(route, baseUrl),
   };
+}
+
+function responsesFacts(route: Route, baseUrl: string | undefined): ResponsesRouteFacts {
+  const issuerKind = responsesIssuerKind(route.provider, baseUrl);
+  return { issuerKind, nativeCompaction: nativeCompactionEligible(route.model, baseUrl, issuerKind) };
 }
 
 function chatFacts(

@@ -89,6 +89,22 @@ export function responsesIssuerKind(provider: string, baseUrl: string | undefine
   return `other:${normalized}`;
 }
 
+/** Model ids with native server-side compaction contain this (SPEC §24.7). */
+const NATIVE_COMPACTION_MODEL = 'gpt-5.6';
+
+/** The OpenAI API host that compacts natively (SPEC §24.7); the Codex backend is the other. */
+const NATIVE_COMPACTION_HOST = 'api.openai.com';
+
+/**
+ * SPEC §24.7 eligibility, a route fact: the model id contains `gpt-5.6` and the route is
+ * `api.openai.com` or the ChatGPT Codex backend (issuer `codex_backend`). Only eligible routes
+ * are sent `context_management` and replayed compaction checkpoints.
+ */
+export function nativeCompactionEligible(model: string, baseUrl: string | undefined, issuerKind: string): boolean {
+  if (!model.toLowerCase().includes(NATIVE_COMPACTION_MODEL)) return false;
+  return issuerKind === 'codex_backend' || hostnameMatches(hostnameOf(baseUrl), NATIVE_COMPACTION_HOST);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Plan
 // ---------------------------------------------------------------------------------------------
@@ -104,6 +120,11 @@ export interface ResponsesReplayOptions {
    * (route, session), so no encrypted item travels until the session moves on.
    */
   replayEncryptedReasoning: boolean;
+  /**
+   * Native compaction is on for this request (SPEC §24.7): the route is eligible and no 4xx
+   * turned it off. Only then do compaction checkpoints travel. Absent: off.
+   */
+  nativeCompaction?: boolean;
 }
 
 /** A reasoning item ready for the wire, plus where it goes. */
@@ -130,6 +151,12 @@ export interface ResponsesReplayPlan {
   messages: Map<number, ResponsesMessagePlan>;
   /** One decision per stored item considered (SPEC §23.3). */
   decisions: CarrierDecision[];
+  /**
+   * History index of the message carrying the replayed checkpoint (SPEC §24.7): the input starts
+   * there (leading system messages aside), since the checkpoint stands for everything before it.
+   * Undefined when no checkpoint travels.
+   */
+  checkpointIndex: number | undefined;
 }
 
 const utf8 = new TextEncoder();
@@ -195,7 +222,9 @@ function newestCompaction(history: readonly Message[]): [number, number] | null 
  * and lose `id` except a same-issuer `rs_` id on Azure (SPEC §24.5); items from
  * another issuer are skipped; duplicates by id are removed; items without `encrypted_content`
  * are skipped (an id alone 404s under `store: false`, WIRE.md §5.5); compaction checkpoints
- * superseded by a newer one are dropped (SPEC §16); the kill switch drops every encrypted item.
+ * superseded by a newer one are dropped (SPEC §16); the newest travels only with native
+ * compaction on and the same issuer, and then stands for everything before it (SPEC §24.7); the
+ * kill switch drops every encrypted item.
  */
 export function planResponsesReplay(history: readonly Message[], options: ResponsesReplayOptions): ResponsesReplayPlan {
   const messages = new Map<number, ResponsesMessagePlan>();
@@ -203,6 +232,8 @@ export function planResponsesReplay(history: readonly Message[], options: Respon
   const seenIds = new Set<string>();
   const newest = newestCompaction(history);
   const azure = keepsReasoningIds(options.routeHost);
+  const checkpoint = newest === null ? null : checkpointDrop(history, newest, options);
+  const checkpointIndex = newest !== null && checkpoint === null ? newest[0] : undefined;
 
   history.forEach((message, messageIndex) => {
     if (message.role !== 'assistant') return;
@@ -218,6 +249,7 @@ export function planResponsesReplay(history: readonly Message[], options: Respon
       decisions.push({ messageIndex, field, action, reason, ...(bytes === undefined ? {} : { bytes }) });
     };
 
+    const beforeCheckpoint = checkpointIndex !== undefined && messageIndex < checkpointIndex;
     (message.codex_reasoning_items ?? []).forEach((item, itemIndex) => {
       const field = `codex_reasoning_items[${itemIndex}]`;
       if (!isJsonObject(item)) return decide(field, 'dropped', 'not an item object');
@@ -226,16 +258,12 @@ export function planResponsesReplay(history: readonly Message[], options: Respon
         if (newest === null || newest[0] !== messageIndex || newest[1] !== itemIndex) {
           return decide(field, 'dropped', 'compaction checkpoint superseded by a newer one', encrypted);
         }
-        if (typeof encrypted !== 'string' || encrypted === '') {
-          return decide(field, 'dropped', 'compaction checkpoint without encrypted_content');
-        }
-        if (!options.replayEncryptedReasoning) {
-          return decide(field, 'dropped', 'encrypted replay off after invalid_encrypted_content', encrypted);
-        }
-        const foreign = foreignReason(item, message, options);
-        if (foreign !== null) return decide(field, 'dropped', foreign, encrypted);
+        if (checkpoint !== null) return decide(field, 'dropped', checkpoint, encrypted);
         plan.compactionItems.push(wireCopy(item, true));
         return decide(field, 'kept', 'newest compaction checkpoint', encrypted);
+      }
+      if (beforeCheckpoint) {
+        return decide(field, 'dropped', 'before the newest compaction checkpoint (SPEC §24.7)', encrypted);
       }
       if (item['type'] !== 'reasoning') return decide(field, 'dropped', `unknown item type ${String(item['type'])}`);
       const id = typeof item['id'] === 'string' ? item['id'] : undefined;
@@ -266,10 +294,29 @@ export function planResponsesReplay(history: readonly Message[], options: Respon
       decide(field, 'kept', keepId ? `${reason}, rs_ id kept (Azure resolves it)` : reason, encrypted);
     });
 
-    planMessageItem(message, plan, options, decide);
+    if (!beforeCheckpoint) planMessageItem(message, plan, options, decide);
     decisions.push(...unreadCarrierDecisions(message, messageIndex, 'codex_responses'));
   });
-  return { messages, decisions };
+  return { messages, decisions, checkpointIndex };
+}
+
+/**
+ * Why the newest checkpoint may not travel, or null when it may (SPEC §24.7): it needs
+ * `encrypted_content`, encrypted replay on, native compaction on for the request (an eligible
+ * route, not turned off by a 4xx) and the same issuer.
+ */
+function checkpointDrop(
+  history: readonly Message[],
+  [messageIndex, itemIndex]: [number, number],
+  options: ResponsesReplayOptions,
+): string | null {
+  const message = history[messageIndex] as Message;
+  const item = (message.role === 'assistant' ? message.codex_reasoning_items?.[itemIndex] : undefined) as JsonObject;
+  const encrypted = item['encrypted_content'];
+  if (typeof encrypted !== 'string' || encrypted === '') return 'compaction checkpoint without encrypted_content';
+  if (!options.replayEncryptedReasoning) return 'encrypted replay off after invalid_encrypted_content';
+  if (options.nativeCompaction !== true) return 'native compaction not on for this route (SPEC §24.7)';
+  return foreignReason(item, message, options);
 }
 
 /** `codex_message_items`: the last item's `phase` always, its `id` only where it may travel (SPEC §12). */

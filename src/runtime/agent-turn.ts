@@ -22,6 +22,7 @@ import { planCompaction } from './compaction-plan.js';
 import { compressSession } from './compaction-run.js';
 import { turnRouteProfile, type AgentTurnOptions } from './runtime-turn-options.js';
 import { continueIncompleteTurn } from './runtime-continuation.js';
+import { requestCompactThreshold } from './runtime-native-compaction.js';
 
 export type { AgentEvent, AgentTurnOptions } from './runtime-turn-options.js';
 
@@ -221,6 +222,7 @@ async function requestOnce(
   let retry: Recovery | null = null;
   for (let attempt = 1; ; attempt += 1) {
     const request = buildRequest(history, profile, learned, options);
+    request.compactThreshold = requestCompactThreshold(profile, options.compaction, config);
     const built: PreparedRequest =
       retry?.stripAllThinking && hasPrepareWith(transport)
         ? transport.prepareWith(request, { stripAllThinking: true })

@@ -16,7 +16,9 @@ import type { PreparedRequest } from '../transports/shared/transport.js';
 import { errorBodyOf } from './runtime-errors.js';
 import {
   encryptedReplayOffRoutes,
+  nativeCompactionOffRoutes,
   persistEncryptedReplayOff,
+  persistNativeCompactionOff,
   persistRejectedThinking,
   persistVerdict,
   rememberedThinkingFingerprints,
@@ -38,7 +40,13 @@ export interface Recovery {
   log: string;
   /** Structured fields for the log line and the renderer. */
   learned: {
-    kind: 'verdict' | 'thinking-fingerprints' | 'strip-thinking' | 'encrypted-replay-off' | 'redacted-stripped';
+    kind:
+      | 'verdict'
+      | 'thinking-fingerprints'
+      | 'strip-thinking'
+      | 'encrypted-replay-off'
+      | 'native-compaction-off'
+      | 'redacted-stripped';
     fields: string[];
   };
 }
@@ -172,6 +180,26 @@ const ENCRYPTED_REPLAY_OFF: RecoveryRow = {
   },
 };
 
+/**
+ * SPEC §24.7: a 4xx naming `context_management`, answered to a request that carried it, turns
+ * native compaction off for the route key in this session and retries once without it (the
+ * local compactor stays armed). Already off: surface the error.
+ */
+const NATIVE_COMPACTION_OFF: RecoveryRow = {
+  name: 'native-compaction-off',
+  classify: (c) => c.prepared.body['context_management'] !== undefined && c.body.includes('context_management'),
+  async learn(c) {
+    if (nativeCompactionOffRoutes(c.config).includes(c.prepared.routeKey)) return null;
+    return {
+      config: await persistNativeCompactionOff(c.store, c.sessionId, c.config, c.prepared.routeKey),
+      rejected: [...c.rejected],
+      stripAllThinking: false,
+      log: `context_management rejected on ${c.prepared.routeKey}: native compaction off for this route in this session; retrying once without it`,
+      learned: { kind: 'native-compaction-off', fields: ['context_management'] },
+    };
+  },
+};
+
 /** The provider message of a Bedrock error body (`{"message": …}`), else the text itself. */
 function bedrockMessageOf(body: string): string {
   try {
@@ -221,7 +249,7 @@ const BEDROCK_REDACTED: RecoveryRow = {
 export const RECOVERIES: Readonly<Record<WireApi, readonly RecoveryRow[]>> = {
   chat_completions: [FIELD_VERDICT, RELAY_SIGNATURE],
   anthropic_messages: [ANTHROPIC_SIGNATURE],
-  codex_responses: [ENCRYPTED_REPLAY_OFF],
+  codex_responses: [NATIVE_COMPACTION_OFF, ENCRYPTED_REPLAY_OFF],
   bedrock_converse: [BEDROCK_REDACTED],
   gemini: [],
 };

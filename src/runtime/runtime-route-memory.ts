@@ -18,7 +18,8 @@ import type { SessionStore } from '../storage/session-store.js';
  *   store-wide by `recordVerdict` (SPEC §23.1);
  * - `_anthropic_rejected_thinking`: fingerprints of rejected signed thinking (SPEC §9.4, §24.8);
  * - {@link ENCRYPTED_REPLAY_OFF_KEY}: route keys whose encrypted Responses reasoning is no longer
- *   replayed (SPEC §12 kill switch).
+ *   replayed (SPEC §12 kill switch);
+ * - {@link NATIVE_COMPACTION_OFF_KEY}: route keys that refused `context_management` (SPEC §24.7).
  */
 
 /** The session model_config key holding learned verdicts (SPEC §13.3). */
@@ -26,6 +27,9 @@ export const REJECTED_CARRIERS_KEY = 'reasoning_rejected_carriers';
 
 /** model_config key listing route keys whose encrypted Responses reasoning is no longer replayed (SPEC §12). */
 export const ENCRYPTED_REPLAY_OFF_KEY = 'responses_encrypted_replay_off';
+
+/** model_config key listing route keys whose native compaction is off after a 4xx (SPEC §24.7). */
+export const NATIVE_COMPACTION_OFF_KEY = 'responses_native_compaction_off';
 
 /**
  * What a session learned about a route, read from its `model_config` (verdicts, rejected
@@ -147,4 +151,21 @@ export async function persistEncryptedReplayOff(
 ): Promise<JsonObject> {
   const off = encryptedReplayOffRoutes(modelConfig);
   return store.patchModelConfig(sessionId, { [ENCRYPTED_REPLAY_OFF_KEY]: [...new Set([...off, routeKey])].sort() });
+}
+
+/** Route keys whose native compaction is off in this session (SPEC §24.7). */
+export function nativeCompactionOffRoutes(modelConfig: JsonObject): string[] {
+  const value = modelConfig[NATIVE_COMPACTION_OFF_KEY];
+  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
+}
+
+/** Turns native compaction off for one route key in the session (SPEC §24.7, a verdict like §13's). */
+export async function persistNativeCompactionOff(
+  store: SessionStore,
+  sessionId: string,
+  modelConfig: JsonObject,
+  routeKey: string,
+): Promise<JsonObject> {
+  const off = nativeCompactionOffRoutes(modelConfig);
+  return store.patchModelConfig(sessionId, { [NATIVE_COMPACTION_OFF_KEY]: [...new Set([...off, routeKey])].sort() });
 }

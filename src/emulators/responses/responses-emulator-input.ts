@@ -270,3 +270,21 @@ export function scriptMessagesFromInput(input: unknown, issuer: string): ScriptM
   }
   return messages;
 }
+
+/**
+ * The `compact_threshold` of a request's `context_management` (SPEC §24.7): undefined when the
+ * request has none, a 400 when it is not a list of `{type: "compaction", compact_threshold}`.
+ */
+export function compactThresholdOf(value: unknown): number | undefined | ResponsesEmulatorError {
+  if (value === undefined) return undefined;
+  const entries = Array.isArray(value) ? value : [];
+  const entry = entries.find((candidate) => isJsonObject(candidate) && candidate['type'] === 'compaction');
+  const threshold = isJsonObject(entry) ? entry['compact_threshold'] : undefined;
+  if (typeof threshold === 'number' && Number.isInteger(threshold) && threshold > 0) return threshold;
+  return invalidRequest(
+    400,
+    "Invalid value for 'context_management': expected [{type: 'compaction', compact_threshold: <positive integer>}].",
+    'context_management',
+    'invalid_value',
+  );
+}

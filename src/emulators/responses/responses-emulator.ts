@@ -15,7 +15,14 @@ import { EmulatorSseWriter } from '../shared/emulator-sse-writer.js';
 import { estimateTokens, splitIntoFragments } from '../shared/emulator-text.js';
 import { runScript, sealReasoning } from '../shared/scripted-model.js';
 import type { ScriptOutput } from '../shared/scripted-model.js';
-import { ANY_FOLLOWER, scriptMessagesFromInput, sealReasoningBlob } from './responses-emulator-input.js';
+import {
+  ANY_FOLLOWER,
+  compactThresholdOf,
+  scriptMessagesFromInput,
+  sealCompactionBlob,
+  sealReasoningBlob,
+  unknownParameterError,
+} from './responses-emulator-input.js';
 
 /**
  * `hermes emulate responses`: a loopback OpenAI Responses API (`POST /v1/responses`, streaming
@@ -49,6 +56,11 @@ export interface ResponsesEmulatorOptions {
    * in order; later requests are answered normally.
    */
   reasoningOnly?: readonly ResponsesReasoningOnlyShape[];
+  /**
+   * Refuse `context_management` with OpenAI's 400 `Unknown parameter: 'context_management'.`, as
+   * a deployment without native compaction does (SPEC §24.7). Default false: it is honoured.
+   */
+  rejectContextManagement?: boolean;
 }
 
 /** A running Responses emulator. */
@@ -82,6 +94,7 @@ export async function startResponsesEmulator(options: ResponsesEmulatorOptions =
         issuer,
         rotateIds: options.rotateIds ?? false,
         reasoningOnly,
+        rejectContextManagement: options.rejectContextManagement ?? false,
       });
     },
   });
@@ -107,6 +120,7 @@ interface EmulatorState {
   issuer: string;
   rotateIds: boolean;
   reasoningOnly: ResponsesReasoningOnlyShape[];
+  rejectContextManagement: boolean;
 }
 
 function invalid(message: string, param: string | null = null): JsonObject {
@@ -150,6 +164,12 @@ async function handleModelRequest(
       },
     });
   }
+  if (body['context_management'] !== undefined && state.rejectContextManagement) {
+    const refused = unknownParameterError('context_management');
+    return answer(refused.status, refused.body);
+  }
+  const compactThreshold = compactThresholdOf(body['context_management']);
+  if (typeof compactThreshold === 'object') return answer(compactThreshold.status, compactThreshold.body);
   const messages = scriptMessagesFromInput(body['input'], state.issuer);
   if (!Array.isArray(messages)) return answer(messages.status, messages.body);
   const tools = (Array.isArray(body['tools']) ? body['tools'] : [])
@@ -163,6 +183,7 @@ async function handleModelRequest(
     model: body['model'],
     inputText: request.raw.toString('utf8'),
     reasoningOnly: state.reasoningOnly.shift(),
+    compactThreshold,
   });
   if (body['stream'] === true) {
     entry.status = 200;
@@ -204,11 +225,21 @@ function buildOutput(
     model: string;
     inputText: string;
     reasoningOnly: ResponsesReasoningOnlyShape | undefined;
+    compactThreshold: number | undefined;
   },
 ): BuiltOutput {
   const shape = options.reasoningOnly;
   const output = shape === undefined ? scripted : reasoningOnlyOutput(shape);
   const items: BuiltOutput['items'] = [];
+  const inputTokens = estimateTokens(options.inputText);
+  // SPEC §24.7: past the requested threshold the server compacts first, then answers.
+  if (options.compactThreshold !== undefined && inputTokens > options.compactThreshold) {
+    const encrypted = sealCompactionBlob(options.issuer, `compacted ${inputTokens} input tokens`);
+    items.push({
+      item: { id: newId('cmp'), type: 'compaction', encrypted_content: encrypted },
+      provisionalEncrypted: null,
+    });
+  }
   const reasoningId = newId(shape === 'temporary-id' ? 'rs_tmp' : 'rs');
   const next = shape !== undefined ? ANY_FOLLOWER : (output.toolCalls[0]?.id ?? 'message');
   const seal = (provisional: boolean) =>
@@ -258,7 +289,6 @@ function buildOutput(
     reasoningTokens +
     estimateTokens(output.content) +
     output.toolCalls.reduce((sum, call) => sum + estimateTokens(call.arguments), 0);
-  const inputTokens = estimateTokens(options.inputText);
   const completed: JsonObject = {
     id: newId('resp'),
     object: 'response',
@@ -315,7 +345,9 @@ async function streamOutput(
     const itemId = String(item['id']);
     // Copilot hands out a fresh id on every event of the same item (WIRE.md §5.3).
     const eventId = () => (rotateIds ? newId(itemId.split('_')[0] ?? 'item') : itemId);
-    if (item['type'] === 'reasoning') {
+    if (item['type'] === 'compaction') {
+      send({ type: 'response.output_item.added', output_index: outputIndex, item });
+    } else if (item['type'] === 'reasoning') {
       const text = built.reasoning;
       send({
         type: 'response.output_item.added',

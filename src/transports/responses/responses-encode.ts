@@ -7,7 +7,7 @@ import { planResponsesReplay } from '../../replay/responses-replay-policy.js';
 import type { ResponsesMessagePlan } from '../../replay/responses-replay-policy.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestLearned, requestProfile } from '../transport-route-profile.js';
-import { ENCRYPTED_REASONING_INCLUDE } from './responses-wire.js';
+import { DEFAULT_COMPACT_THRESHOLD, ENCRYPTED_REASONING_INCLUDE } from './responses-wire.js';
 import type {
   ResponsesAssistantMessageInputItem,
   ResponsesFunctionTool,
@@ -19,7 +19,7 @@ import type {
 /**
  * Pure request lowering for the Responses API: canonical history → exact request body
  * (SPEC §12, WIRE.md §5.1 and §5.4). Stateless: `store: false` with every reasoning item
- * carried back as `encrypted_content`.
+ * carried back as `encrypted_content`; eligible routes add native compaction (SPEC §24.7).
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -113,9 +113,17 @@ function leadingSystemCount(history: readonly Message[]): number {
   return count;
 }
 
-function inputItems(history: readonly Message[], plans: Map<number, ResponsesMessagePlan>): ResponsesInputItem[] {
+/**
+ * The input items. With a replayed compaction checkpoint (SPEC §24.7) the input starts at the
+ * message carrying it: the checkpoint stands for everything before it.
+ */
+function inputItems(
+  history: readonly Message[],
+  plans: Map<number, ResponsesMessagePlan>,
+  checkpointIndex: number | undefined,
+): ResponsesInputItem[] {
   const items: ResponsesInputItem[] = [];
-  const skip = leadingSystemCount(history);
+  const skip = Math.max(leadingSystemCount(history), checkpointIndex ?? 0);
   history.forEach((message, index) => {
     if (index < skip) return;
     switch (message.role) {
@@ -144,14 +152,17 @@ export function prepareResponses(request: TransportRequest): PreparedRequest {
   const { route } = request;
   const profile = requestProfile(request);
   const baseUrl = profile.baseUrl;
+  // SPEC §24.7: an eligible route compacts natively unless a 4xx turned it off (null).
+  const nativeCompaction = profile.responses.nativeCompaction && request.compactThreshold !== null;
   const plan = planResponsesReplay(request.history, {
     issuerKind: profile.responses.issuerKind,
     routeHost: profile.origin.host,
     replayEncryptedReasoning: requestLearned(request).replayEncryptedReasoning,
+    nativeCompaction,
   });
   const body: ResponsesRequestBody = {
     model: route.model,
-    input: inputItems(request.history, plan.messages),
+    input: inputItems(request.history, plan.messages, plan.checkpointIndex),
     store: false,
     stream: request.stream ?? true,
   };
@@ -167,6 +178,10 @@ export function prepareResponses(request: TransportRequest): PreparedRequest {
     body.include = [ENCRYPTED_REASONING_INCLUDE];
   }
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
+  if (nativeCompaction) {
+    const threshold = request.compactThreshold ?? DEFAULT_COMPACT_THRESHOLD;
+    body.context_management = [{ type: 'compaction', compact_threshold: threshold }];
+  }
   return {
     url: `${baseUrl ?? ''}/responses`,
     body: orderedBody(body),
@@ -189,6 +204,7 @@ function orderedBody(body: ResponsesRequestBody): JsonObject {
     'store',
     'stream',
     'max_output_tokens',
+    'context_management',
   ];
   const ordered: JsonObject = {};
   for (const key of order) if (body[key] !== undefined) ordered[key] = body[key];

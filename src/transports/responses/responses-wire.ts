@@ -108,7 +108,18 @@ export interface ResponsesRequestBody extends JsonObject {
   store: false;
   stream: boolean;
   max_output_tokens?: number;
+  /** Native server-side compaction (SPEC §24.7), only on eligible routes. */
+  context_management?: ResponsesContextManagement[];
 }
+
+/** One `context_management` entry: compact once the input passes `compact_threshold` tokens (SPEC §24.7). */
+export interface ResponsesContextManagement extends JsonObject {
+  type: 'compaction';
+  compact_threshold: number;
+}
+
+/** The `compact_threshold` sent when no local compaction trigger is set (SPEC §24.7). */
+export const DEFAULT_COMPACT_THRESHOLD = 200_000;
 
 // ---------------------------------------------------------------------------------------------
 // Response

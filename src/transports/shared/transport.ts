@@ -36,6 +36,13 @@ export interface TransportRequest {
   timeouts?: Timeouts | undefined;
   /** Attempts for retryable failures before any event was emitted (default 3). */
   maxAttempts?: number;
+  /**
+   * Native compaction threshold N of `context_management` on a route eligible for it (SPEC
+   * §24.7), computed by the runtime from the compaction settings (src/runtime/runtime-native-compaction.ts).
+   * Absent: the no-local-trigger default (200,000); null: native compaction turned off for the
+   * route by a 4xx. Ignored on routes that are not eligible.
+   */
+  compactThreshold?: number | null | undefined;
   /** Max output tokens, when the caller wants to set it. */
   maxTokens?: number;
 }

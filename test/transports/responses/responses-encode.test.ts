@@ -274,10 +274,15 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
         codex_reasoning_items: [{ type: 'compaction', encrypted_content: 'CMP_2', _issuer_kind: OPENAI }],
       },
     ];
-    const prepared = prepareResponses(request(history));
+    // An eligible route (SPEC §24.7): the newest checkpoint travels and stands for what precedes it.
+    const route = {
+      api: 'codex_responses' as const,
+      provider: 'openai',
+      model: 'gpt-5.6',
+      baseUrl: 'https://api.openai.com/v1',
+    };
+    const prepared = prepareResponses(request(history, { route }));
     expect(prepared.body['input']).toEqual([
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'summary 1' }] },
-      { role: 'user', content: 'q' },
       { type: 'compaction', encrypted_content: 'CMP_2' },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'summary 2' }] },
     ]);
