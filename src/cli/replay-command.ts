@@ -233,11 +233,13 @@ async function configDefaults(): Promise<Pick<PreviewFlags, 'overrides' | 'reaso
  */
 async function previewSession(sessionId: string, options: PreviewOptions): Promise<void> {
   // Loaded here, not at registration, so other commands and `--help` load no store or tools.
-  const [{ withCliContext }, { loadRouteLearned }, { toolDefinitions }] = await Promise.all([
-    import('./cli-context.js'),
-    import('../runtime/runtime-route-memory.js'),
-    import('../tools/tool-registry.js'),
-  ]);
+  const [{ withCliContext }, { loadRouteLearned }, { toolDefinitions }, { requestCompactThreshold }] =
+    await Promise.all([
+      import('./cli-context.js'),
+      import('../runtime/runtime-route-memory.js'),
+      import('../tools/tool-registry.js'),
+      import('../runtime/runtime-native-compaction.js'),
+    ]);
   await withCliContext(async (context) => {
     const store = context.store();
     const session = await store.getSession(sessionId);
@@ -274,6 +276,9 @@ async function previewSession(sessionId: string, options: PreviewOptions): Promi
       },
       stream: true,
     };
+    // The native compaction threshold (SPEC §24.7) the next turn sends, or none once turned off.
+    const compactThreshold = requestCompactThreshold(profile, context.config.compaction, session.modelConfig);
+    if (compactThreshold !== undefined) request.compactThreshold = compactThreshold;
     const prepared = prepareRequest(request, process.env);
     if (options.json) {
       process.stdout.write(`${JSON.stringify(prepared.body, null, 2)}\n`);

@@ -94,5 +94,9 @@ describe('SPEC §24.7: native compaction on gpt-5.6 at api.openai.com', () => {
     await chatJson(sandbox, ['--resume', first.session_id, '-q', 'thanks', ...route], env);
     expect(emulator.requests.map((request) => request.status)).toEqual([400, 200, 200]);
     expect(bodyOf(emulator, 2)['context_management']).toBeUndefined();
+    // replay preview shows the body the next turn sends: without it, too.
+    const preview = await runHermes(['replay', 'preview', '--session', first.session_id, '--json'], sandbox, env);
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(JSON.parse(preview.stdout)).not.toHaveProperty('context_management');
   });
 });
