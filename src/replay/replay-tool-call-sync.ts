@@ -186,8 +186,7 @@ function syncGeminiParts(parts: JsonObject[] | undefined, calls: readonly ToolCa
 
 function sameCall(call: ToolCall, functionCall: JsonObject): boolean {
   return (
-    call.function.name === functionCall['name'] &&
-    canonicalJson(functionCall['args'] ?? {}) === canonicalJson(parseArguments(call.function.arguments))
+    call.function.name === functionCall['name'] && sameGeminiArguments(functionCall['args'], call.function.arguments)
   );
 }
 
@@ -208,14 +207,22 @@ function stringOr(value: JsonValue | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Tool-call arguments as the Gemini encoder sends them (a malformed string travels as text). */
-function parseArguments(text: string): JsonValue {
+/**
+ * Tool-call arguments as a Gemini `functionCall.args` object: the parsed JSON object, a non-object
+ * value wrapped as `{value}`, a malformed string as `{arguments: text}` (`args` must be an object).
+ */
+export function geminiCallArguments(text: string): JsonObject {
   try {
     const value: unknown = JSON.parse(text === '' ? '{}' : text);
     return isJsonObject(value) ? value : { value: value as JsonValue };
   } catch {
     return { arguments: text };
   }
+}
+
+/** Whether a Gemini `functionCall.args` holds the same arguments as a tool call's argument text (key order aside). */
+export function sameGeminiArguments(args: JsonValue | undefined, argumentsText: string): boolean {
+  return canonicalJson(args ?? {}) === canonicalJson(geminiCallArguments(argumentsText));
 }
 
 function canonicalJson(value: unknown): string {

@@ -11,7 +11,7 @@ import {
   usableSignature,
   type GeminiRouteFacts,
 } from '../../replay/gemini-replay-policy.js';
-import { syncToolCallSidecars } from '../../replay/replay-tool-call-sync.js';
+import { geminiCallArguments, sameGeminiArguments, syncToolCallSidecars } from '../../replay/replay-tool-call-sync.js';
 import type { CarrierDecision } from '../../replay/replay-types.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestProfile } from '../transport-route-profile.js';
@@ -259,7 +259,7 @@ function storedPartsMatch(stored: GeminiPart[], message: AssistantMessage, wireT
   return calls.every((part, index) => {
     const toolCall = toolCalls[index];
     if (!toolCall || part.functionCall?.name !== toolCall.function.name) return false;
-    return canonicalJson(part.functionCall.args ?? {}) === canonicalJson(parseArguments(toolCall.function.arguments));
+    return sameGeminiArguments(part.functionCall.args, toolCall.function.arguments);
   });
 }
 
@@ -269,7 +269,7 @@ function rebuildParts(message: AssistantMessage, wireText: string, withSignature
   if (wireText !== '') parts.push({ text: wireText });
   for (const call of message.tool_calls ?? []) {
     const part: GeminiPart = {
-      functionCall: { name: call.function.name, args: parseArguments(call.function.arguments) },
+      functionCall: { name: call.function.name, args: geminiCallArguments(call.function.arguments) },
     };
     const signature = withSignatures ? toolCallSignature(call.extra_content) : undefined;
     if (signature) part.thoughtSignature = signature;
@@ -315,27 +315,6 @@ function recordDroppedSignatures(
       bytes: utf8Bytes(signature),
     });
   }
-}
-
-function parseArguments(text: string): JsonObject {
-  try {
-    const value: unknown = JSON.parse(text === '' ? '{}' : text);
-    return isJsonObject(value) ? value : ({ value: value as JsonObject[keyof JsonObject] } as JsonObject);
-  } catch {
-    // Gemini `args` must be an object; a malformed stored argument string travels as text.
-    return { arguments: text };
-  }
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isJsonObject(value)) {
-    const keys = Object.keys(value)
-      .filter((key) => value[key] !== undefined)
-      .sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 function utf8Bytes(text: string | undefined): number {
