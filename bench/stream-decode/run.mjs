@@ -4,7 +4,10 @@
 /* global TextEncoder, ReadableStream, Response, AbortController */
 import { performance } from 'node:perf_hooks';
 import { Stream } from 'openai/streaming';
-import { readServerSentEvents, ServerSentEventDecoder } from '../../dist/transports/shared/transport-sse-reader.js';
+import {
+  readServerSentEventBatches,
+  ServerSentEventDecoder,
+} from '../../dist/transports/shared/transport-sse-reader.js';
 import { createChatCompletionsDecoder } from '../../dist/transports/chat-completions/chat-completions-decode.js';
 
 const TARGET_BYTES = Number(process.env.BENCH_STREAM_BYTES ?? 20 * 1024 * 1024);
@@ -183,7 +186,8 @@ async function oursStream() {
   let events = 0;
   for (const pieces of responses) {
     const decoder = createChatCompletionsDecoder({ mustEcho: false, provider: 'bench' });
-    for await (const message of readServerSentEvents(bodyOf(pieces))) events += decoder.feedData(message.data).length;
+    for await (const batch of readServerSentEventBatches(bodyOf(pieces)))
+      for (const message of batch) events += decoder.feedData(message.data).length;
     events += decoder.finish().length;
   }
   return events;
@@ -222,7 +226,7 @@ async function measure(name, run) {
 
 const results = [
   await measure('hermes push (SSE decoder + chat decoder)', oursPush),
-  await measure('hermes stream (readServerSentEvents + chat decoder)', oursStream),
+  await measure("hermes stream (the transports' path: body reader, SSE batches, chat decoder)", oursStream),
   await measure('openai@6 Stream.fromSSEResponse (SSE + JSON only)', openaiStream),
 ];
 

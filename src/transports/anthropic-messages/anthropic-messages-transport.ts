@@ -10,7 +10,7 @@ import { isJsonObject } from '../../core/json.js';
 import type { StreamEvent } from '../../core/stream-event.js';
 import { networkError, originStampFor, readBodyText } from '../shared/transport-http.js';
 import { runWithRetries, type Sleep } from '../shared/transport-retry.js';
-import { readServerSentEvents } from '../shared/transport-sse-reader.js';
+import { readServerSentEventBatches } from '../shared/transport-sse-reader.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { type AnthropicAuthOptions, anthropicRequestHeaders } from './anthropic-messages-auth.js';
 import { AnthropicStreamDecoder, decodeAnthropicResponse } from './anthropic-messages-decode.js';
@@ -141,9 +141,11 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
       if (endpoint.platform === 'bedrock') {
         await readBedrockStream(response.body, decoder, push);
       } else {
-        for await (const event of readServerSentEvents(response.body)) {
-          push(decoder.feedText(event.data));
-          if (decoder.done) break;
+        read: for await (const batch of readServerSentEventBatches(response.body)) {
+          for (const event of batch) {
+            push(decoder.feedText(event.data));
+            if (decoder.done) break read;
+          }
         }
       }
       push(decoder.end());

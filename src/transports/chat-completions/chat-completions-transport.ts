@@ -5,7 +5,7 @@ import type { StreamEvent } from '../../core/stream-event.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { jsonRequestHeaders, networkError, originStampFor, readBodyText } from '../shared/transport-http.js';
 import { abortableSleep, runWithRetries, type BackoffOptions, type Sleep } from '../shared/transport-retry.js';
-import { readServerSentEvents, type ServerSentEvent } from '../shared/transport-sse-reader.js';
+import { readServerSentEventBatches, type ServerSentEvent } from '../shared/transport-sse-reader.js';
 import { requestProfile } from '../transport-route-profile.js';
 import {
   createChatCompletionsDecoder,
@@ -43,7 +43,12 @@ const DEFAULT_MAX_ATTEMPTS = 3;
 /** An opened response: a parsed JSON body, or a stream with its decoder and the events read so far. */
 type OpenedResponse =
   | { kind: 'json'; json: unknown }
-  | { kind: 'sse'; decoder: ChatCompletionsDecoder; sse: AsyncGenerator<ServerSentEvent>; firstEvents: StreamEvent[] };
+  | {
+      kind: 'sse';
+      decoder: ChatCompletionsDecoder;
+      sse: AsyncGenerator<ServerSentEvent[]>;
+      firstEvents: StreamEvent[];
+    };
 
 function isEventStream(response: Response): boolean {
   return (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
@@ -110,15 +115,18 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
       }
     }
     const decoder = createChatCompletionsDecoder({ mustEcho: mustEcho(request), provider });
-    const sse = readServerSentEvents(response.body);
+    const sse = readServerSentEventBatches(response.body);
     // Read up to the first decoded event inside the retry window: a connection reset before
     // anything reached the caller is retried like a refused connection.
     const firstEvents: StreamEvent[] = [];
     try {
-      while (firstEvents.length === 0) {
+      while (firstEvents.length === 0 && !decoder.ended) {
         const next = await sse.next();
         if (next.done) break;
-        firstEvents.push(...decoder.feedData(next.value.data));
+        for (const event of next.value) {
+          if (decoder.ended) break;
+          firstEvents.push(...decoder.feedData(event.data));
+        }
       }
     } catch (error) {
       throw networkError(error, {
@@ -161,7 +169,10 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
       while (!opened.decoder.ended) {
         const next = await opened.sse.next();
         if (next.done) break;
-        emit(opened.decoder.feedData(next.value.data));
+        for (const event of next.value) {
+          if (opened.decoder.ended) break;
+          emit(opened.decoder.feedData(event.data));
+        }
       }
     } catch (error) {
       throw networkError(error, {

@@ -4,7 +4,7 @@ import { hostnameOf } from '../../replay/replay-host.js';
 import { openTransportStream } from '../shared/transport-redact.js';
 import { originStampFor, readBodyText, redactSecret } from '../shared/transport-http.js';
 import { requestProfile } from '../transport-route-profile.js';
-import { readServerSentEvents } from '../shared/transport-sse-reader.js';
+import { readServerSentEventBatches } from '../shared/transport-sse-reader.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { GeminiDecoder, type GeminiDecodeContext } from './gemini-decode.js';
 import { prepareGemini } from './gemini-encode.js';
@@ -151,9 +151,11 @@ async function deliver(
       for (const event of decoder.push(parseChunk(text))) stream.push(event);
     } else {
       if (!response.body) throw new StreamError('the Gemini stream had no body', { retryable: true });
-      for await (const message of readServerSentEvents(response.body)) {
-        if (message.data.trim() === '') continue;
-        for (const event of decoder.push(parseChunk(message.data))) stream.push(event);
+      for await (const batch of readServerSentEventBatches(response.body)) {
+        for (const message of batch) {
+          if (message.data.trim() === '') continue;
+          for (const event of decoder.push(parseChunk(message.data))) stream.push(event);
+        }
       }
     }
     const { events, result } = decoder.finish();

@@ -13,7 +13,7 @@ import {
 } from '../shared/transport-http.js';
 import { parseRetryAfterMs, runWithRetries } from '../shared/transport-retry.js';
 import type { Sleep } from '../shared/transport-retry.js';
-import { readServerSentEvents } from '../shared/transport-sse-reader.js';
+import { readServerSentEventBatches } from '../shared/transport-sse-reader.js';
 import { requestProfile } from '../transport-route-profile.js';
 import { decodeResponsesResponse, ResponsesStreamDecoder } from './responses-decode.js';
 import type { ResponsesCaptureContext } from './responses-decode.js';
@@ -210,22 +210,24 @@ async function readStream(
     return;
   }
   try {
-    for await (const event of readServerSentEvents(response.body)) {
-      if (event.data === '[DONE]') continue;
-      let payload: unknown;
-      try {
-        payload = JSON.parse(event.data);
-      } catch (error) {
-        stream.fail(
-          new StreamError('The Responses stream sent a frame that is not JSON.', {
-            body: event.data.slice(0, 400),
-            cause: error,
-          }),
-        );
-        return;
+    for await (const batch of readServerSentEventBatches(response.body)) {
+      for (const event of batch) {
+        if (event.data === '[DONE]') continue;
+        let payload: unknown;
+        try {
+          payload = JSON.parse(event.data);
+        } catch (error) {
+          stream.fail(
+            new StreamError('The Responses stream sent a frame that is not JSON.', {
+              body: event.data.slice(0, 400),
+              cause: error,
+            }),
+          );
+          return;
+        }
+        for (const streamEvent of decoder.push(payload)) stream.push(streamEvent);
+        if (stream.ended) return;
       }
-      for (const streamEvent of decoder.push(payload)) stream.push(streamEvent);
-      if (stream.ended) return;
     }
   } catch (error) {
     stream.fail(

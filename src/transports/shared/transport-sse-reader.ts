@@ -72,21 +72,30 @@ export class ServerSentEventDecoder {
 }
 
 /**
- * Reads SSE events from a response body until it ends. Errors from the body (a dropped
- * connection, an abort) propagate to the caller unchanged so it can map them.
+ * Reads SSE events from a response body until it ends, one batch per network read (never an
+ * empty batch): one await per read instead of one per event, which is what the transports use.
+ * Errors from the body (a dropped connection, an abort) propagate to the caller unchanged so it
+ * can map them.
  */
-export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+export async function* readServerSentEventBatches(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent[]> {
   const decoder = new ServerSentEventDecoder();
   const reader = body.getReader();
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      yield* decoder.push(value);
+      const events = decoder.push(value);
+      if (events.length > 0) yield events;
     }
-    yield* decoder.end();
+    const rest = decoder.end();
+    if (rest.length > 0) yield rest;
   } finally {
-    // Releasing (not cancelling) keeps a thrown read error visible; cancel stops the socket when the consumer quit early.
+    // Cancel stops the socket when the consumer quit early; after a thrown read it is a no-op.
     await reader.cancel().catch(() => undefined);
   }
+}
+
+/** Reads SSE events from a response body one at a time (see {@link readServerSentEventBatches}). */
+export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+  for await (const batch of readServerSentEventBatches(body)) yield* batch;
 }
