@@ -42,8 +42,9 @@ export function fetchWithDeadlines(
       hit = timeoutError(provider, limit, limitMs);
       controller.abort(hit);
     };
-    const totalTimer = setTimeout(() => fire('total', timeouts.total), timeouts.total);
-    const firstByteTimer = setTimeout(() => fire('first_byte', timeouts.firstByte), timeouts.firstByte);
+    // Unref'd: a limit never keeps the process alive on its own (the open socket does).
+    const totalTimer = setTimeout(() => fire('total', timeouts.total), timeouts.total).unref();
+    const firstByteTimer = setTimeout(() => fire('first_byte', timeouts.firstByte), timeouts.firstByte).unref();
     const done = () => {
       clearTimeout(totalTimer);
       clearTimeout(firstByteTimer);
@@ -102,9 +103,9 @@ function watchBody(source: ReadableStream<Uint8Array>, options: WatchOptions): R
   const checkIdle = () => {
     const left = options.idleMs - (performance.now() - lastProgress);
     if (left <= 0) options.onIdle();
-    else idleTimer = setTimeout(checkIdle, Math.ceil(left));
+    else idleTimer = setTimeout(checkIdle, Math.ceil(left)).unref();
   };
-  idleTimer = setTimeout(checkIdle, options.idleMs);
+  idleTimer = setTimeout(checkIdle, options.idleMs).unref();
   const finish = () => {
     clearTimeout(idleTimer);
     options.signal.removeEventListener('abort', stop);
