@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { HermesError } from '../core/errors.js';
 import { randomSuffix } from '../core/ids.js';
@@ -67,14 +68,29 @@ export function busyMessage(holder: LeaseRecord): string {
   );
 }
 
-/** True when `pid` is a live process on this host (EPERM: it exists but belongs to another user). */
+/**
+ * True when `pid` is a live process on this host (EPERM: it exists but belongs to another user).
+ * A zombie (exited, not yet reaped by its parent) is not alive: a gateway killed by its
+ * supervisor holds no lease, even before the supervisor collects its exit status.
+ */
 export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !hasExited(pid);
+}
+
+/** Linux `/proc/PID/stat` state `Z` (zombie) or `X` (dead); false where /proc is absent. */
+function hasExited(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.charAt(stat.lastIndexOf(')') + 2);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
   }
 }
 
