@@ -136,36 +136,50 @@ export async function persistRejectedThinking(
   });
 }
 
-/** Route keys whose encrypted reasoning replay is off in this session (SPEC §12). */
-export function encryptedReplayOffRoutes(modelConfig: JsonObject): string[] {
-  const value = modelConfig[ENCRYPTED_REPLAY_OFF_KEY];
+/** The route keys listed under a kill-switch key of model_config (absent or malformed: none). */
+function routeKeysAt(modelConfig: JsonObject, key: string): string[] {
+  const value = modelConfig[key];
   return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
 }
 
+/** Adds `routeKey` to a kill-switch list of the session (sorted, each key once). */
+function persistRouteKey(
+  store: SessionStore,
+  sessionId: string,
+  modelConfig: JsonObject,
+  key: string,
+  routeKey: string,
+): Promise<JsonObject> {
+  const listed = routeKeysAt(modelConfig, key);
+  return store.patchModelConfig(sessionId, { [key]: [...new Set([...listed, routeKey])].sort() });
+}
+
+/** Route keys whose encrypted reasoning replay is off in this session (SPEC §12). */
+export function encryptedReplayOffRoutes(modelConfig: JsonObject): string[] {
+  return routeKeysAt(modelConfig, ENCRYPTED_REPLAY_OFF_KEY);
+}
+
 /** Turns encrypted reasoning replay off for one route key in the session (SPEC §12 kill switch). */
-export async function persistEncryptedReplayOff(
+export function persistEncryptedReplayOff(
   store: SessionStore,
   sessionId: string,
   modelConfig: JsonObject,
   routeKey: string,
 ): Promise<JsonObject> {
-  const off = encryptedReplayOffRoutes(modelConfig);
-  return store.patchModelConfig(sessionId, { [ENCRYPTED_REPLAY_OFF_KEY]: [...new Set([...off, routeKey])].sort() });
+  return persistRouteKey(store, sessionId, modelConfig, ENCRYPTED_REPLAY_OFF_KEY, routeKey);
 }
 
 /** Route keys whose native compaction is off in this session (SPEC §24.7). */
 export function nativeCompactionOffRoutes(modelConfig: JsonObject): string[] {
-  const value = modelConfig[NATIVE_COMPACTION_OFF_KEY];
-  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
+  return routeKeysAt(modelConfig, NATIVE_COMPACTION_OFF_KEY);
 }
 
 /** Turns native compaction off for one route key in the session (SPEC §24.7, a verdict like §13's). */
-export async function persistNativeCompactionOff(
+export function persistNativeCompactionOff(
   store: SessionStore,
   sessionId: string,
   modelConfig: JsonObject,
   routeKey: string,
 ): Promise<JsonObject> {
-  const off = nativeCompactionOffRoutes(modelConfig);
-  return store.patchModelConfig(sessionId, { [NATIVE_COMPACTION_OFF_KEY]: [...new Set([...off, routeKey])].sort() });
+  return persistRouteKey(store, sessionId, modelConfig, NATIVE_COMPACTION_OFF_KEY, routeKey);
 }
