@@ -8,6 +8,7 @@ import {
   supportsAdaptiveThinking,
 } from './anthropic-thinking-policy.js';
 import { hostnameMatches, hostnameOf, isBedrockRuntimeHost, isLocalHostname, pathOf } from './replay-host.js';
+import { isDeepSeekModel, isKimiModel, isMiniMaxM3 } from './replay-model-ids.js';
 
 /** How a route treats thinking blocks (SPEC §9.2 / §9.3). */
 export type AnthropicRouteTreatment = 'kimi' | 'deepseek' | 'native' | 'minimax' | 'third_party';
@@ -58,36 +59,6 @@ export function anthropicPlatform(baseUrl: string | undefined, provider?: string
   if (hostnameMatches(host, 'services.ai.azure.com') && pathOf(baseUrl).includes('/anthropic')) return 'foundry';
   if (isLocalHostname(host)) return PLATFORM_PROVIDERS[(provider ?? '').trim().toLowerCase()] ?? 'compatible';
   return 'compatible';
-}
-
-const KIMI_MODEL_PREFIXES = [
-  'kimi-',
-  'kimi_',
-  'moonshot-',
-  'moonshot_',
-  'k1.',
-  'k1-',
-  'k2.',
-  'k2-',
-  'k25',
-  'k2.5',
-  'k3.',
-  'k3-',
-];
-
-function lastSegment(model: string): string {
-  const segments = model.trim().toLowerCase().split('/');
-  return segments[segments.length - 1] ?? '';
-}
-
-function isKimiModel(model: string): boolean {
-  const segment = lastSegment(model);
-  return segment === 'k3' || KIMI_MODEL_PREFIXES.some((prefix) => segment.startsWith(prefix));
-}
-
-/** A DeepSeek thinking model, however the host prefixes it (`deepseek-reasoner`, Bedrock `us.deepseek.r1-v1:0`). */
-function isDeepSeekModel(model: string): boolean {
-  return lastSegment(model).includes('deepseek');
 }
 
 function isNativeByUrl(input: AnthropicEndpointInput): boolean {
@@ -192,10 +163,7 @@ export interface AnthropicRouteFacts {
   adaptiveOrDisabledThinking: boolean;
 }
 
-/** SPEC §24.2: the MiniMax-M3 family's thinking parameter is adaptive or disabled, nothing else. */
-export function isMiniMaxM3(model: string): boolean {
-  return model.trim().toLowerCase().startsWith('minimax-m3');
-}
+export { isMiniMaxM3 } from './replay-model-ids.js';
 
 /** Resolves every Anthropic fact about a route (SPEC §9.1–§9.3, §23.2). */
 export function resolveAnthropicRoute(input: AnthropicEndpointInput): AnthropicRouteFacts {

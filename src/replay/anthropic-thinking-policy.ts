@@ -1,47 +1,11 @@
 /**
  * Anthropic model policy (SPEC §9.1, WIRE.md §2.1): which Claude models keep prior-turn thinking
  * in context, which take `thinking: {type: "adaptive"}`, and which need the interleaved-thinking
- * beta. This is the only place in the codebase that reads Claude model ids (STYLE rule 2 (docs/architecture.md)).
+ * beta. Claude model ids are parsed in replay-model-ids.ts (STYLE rule 2 (docs/architecture.md)).
  */
+import { parseClaudeModel, type ClaudeModelVersion } from './replay-model-ids.js';
 
-/** A parsed Claude model id: family plus version. */
-export interface ClaudeModelVersion {
-  family: string;
-  major: number;
-  minor: number;
-}
-
-/** Result of parsing a model id: not Claude at all, a Claude id we could not parse, or a version. */
-export type ClaudeModelParse =
-  | { kind: 'not-claude' }
-  | { kind: 'legacy-claude-3' }
-  | { kind: 'unparsed-claude' }
-  | { kind: 'claude'; version: ClaudeModelVersion };
-
-const FAMILIES = 'opus|sonnet|haiku|fable|mythos';
-// `claude-sonnet-4-20250514` is 4.0: the minor is 1–2 digits and must not be followed by another
-// digit, so an 8-digit date never reads as a minor.
-const MODERN_PATTERN = new RegExp(`claude-(${FAMILIES})-(\\d{1,2})(?:[-.](\\d{1,2}))?(?!\\d)`);
-
-/**
- * Parses a model id. Provider prefixes and suffixes are tolerated: Bedrock
- * `us.anthropic.claude-opus-4-8-v1:0`, Vertex `claude-opus-4-8@20251001`, relay `anthropic/claude-…`.
- */
-export function parseClaudeModel(model: string): ClaudeModelParse {
-  const lowered = model.trim().toLowerCase();
-  const start = lowered.indexOf('claude');
-  if (start < 0) return { kind: 'not-claude' };
-  const id = lowered.slice(start);
-  if (id.startsWith('claude-3') || id.startsWith('claude-2') || id.startsWith('claude-instant')) {
-    return { kind: 'legacy-claude-3' };
-  }
-  const match = MODERN_PATTERN.exec(id);
-  if (!match) return { kind: 'unparsed-claude' };
-  return {
-    kind: 'claude',
-    version: { family: match[1] ?? '', major: Number(match[2]), minor: match[3] === undefined ? 0 : Number(match[3]) },
-  };
-}
+export { parseClaudeModel, type ClaudeModelParse, type ClaudeModelVersion } from './replay-model-ids.js';
 
 /** Minimum version per family from which prior thinking is kept (SPEC §9.1). */
 const PRESERVES_FROM: Readonly<Record<string, readonly [number, number]>> = {

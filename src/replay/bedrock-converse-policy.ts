@@ -1,7 +1,7 @@
 /**
- * Bedrock Converse per-model reasoning policy (SPEC §10, WIRE.md §3): ONE ordered table, first
- * match wins, each row citing the evidence it rests on. This file is the only place in the
- * project that looks at a Bedrock model id to decide reasoning behaviour (STYLE rule 2 (docs/architecture.md)).
+ * Bedrock Converse per-model reasoning policy (SPEC §10, WIRE.md §3): ONE table, a row per model
+ * family, each row citing the evidence it rests on. Which family a model id belongs to is read in
+ * replay-model-ids.ts, the one module that reads model ids (STYLE rule 2 (docs/architecture.md)).
  *
  * Columns:
  * - `replay`: what prior reasoning goes back.
@@ -22,6 +22,9 @@
  *   "The content field in the Message object at messages.46 is empty. Add a ContentBlock object
  *   to the content field and try again.").
  */
+import { bedrockModelFamily, type BedrockModelFamily } from './replay-model-ids.js';
+
+export { bedrockBaseModelId } from './replay-model-ids.js';
 
 /** What prior reasoning a Bedrock model gets back. */
 export type BedrockReplayPolicy = 'signed' | 'strip' | 'unsigned';
@@ -53,11 +56,11 @@ export interface BedrockModelPolicy {
   evidence: string;
 }
 
-/** One row of the Bedrock model table: a policy plus the model ids it covers. */
-export interface BedrockModelPolicyRow extends BedrockModelPolicy {
-  /** Matches the base model id (region/ARN prefix removed, see {@link bedrockBaseModelId}). */
-  matches: (baseModelId: string) => boolean;
-}
+/**
+ * One row of the Bedrock model table. `family` names the model ids it covers: which family a
+ * model id is decided in replay-model-ids.ts ({@link bedrockModelFamily}).
+ */
+export type BedrockModelPolicyRow = BedrockModelPolicy;
 
 /** Placeholder text for an assistant turn whose only content could not be sent. */
 export const BEDROCK_ELIDED_TURN_TEXT = '(thinking elided)';
@@ -67,29 +70,10 @@ export function bedrockThinkText(reasoning: string): string {
   return `<think>\n${reasoning}\n</think>`;
 }
 
-const CLAUDE_VERSION = /^anthropic\.claude-(opus|sonnet|haiku|[a-z]+)-(\d+)(?:-(\d{1,2}))?(?!\d)/;
-
-/**
- * Claude models that take `thinking: {type: "adaptive"}` (WIRE.md §3.1: Sonnet 4.6+, and
- * Opus 4.6+ per `vercel-issue-11227-opus-4-6.json`); any other named family from 5.0 on. An
- * 8-digit date suffix is not a minor version (`claude-sonnet-4-20250514` is 4.0).
- */
-function isAdaptiveClaude(baseModelId: string): boolean {
-  const match = CLAUDE_VERSION.exec(baseModelId);
-  if (!match) return false;
-  const family = match[1] ?? '';
-  const major = Number(match[2]);
-  const minor = match[3] === undefined ? 0 : Number(match[3]);
-  const version = major + minor / 100;
-  if (family === 'opus' || family === 'sonnet') return version >= 4.06;
-  return version >= 5;
-}
-
-/** The ordered table (first match wins). */
-export const BEDROCK_MODEL_POLICIES: readonly BedrockModelPolicyRow[] = [
+/** The table, one row per {@link BedrockModelFamily}. */
+export const BEDROCK_MODEL_POLICIES: readonly (BedrockModelPolicyRow & { family: BedrockModelFamily })[] = [
   {
     family: 'claude-adaptive',
-    matches: (id) => id.startsWith('anthropic.claude-') && isAdaptiveClaude(id),
     replay: 'signed',
     request: { style: 'anthropic-thinking', mode: 'adaptive' },
     reasoningOnlyTurn: 'elide-placeholder',
@@ -99,7 +83,6 @@ export const BEDROCK_MODEL_POLICIES: readonly BedrockModelPolicyRow[] = [
   },
   {
     family: 'claude',
-    matches: (id) => id.startsWith('anthropic.claude-'),
     replay: 'signed',
     request: { style: 'anthropic-thinking', mode: 'enabled' },
     reasoningOnlyTurn: 'elide-placeholder',
@@ -110,7 +93,6 @@ export const BEDROCK_MODEL_POLICIES: readonly BedrockModelPolicyRow[] = [
   },
   {
     family: 'deepseek',
-    matches: (id) => id.startsWith('deepseek.'),
     replay: 'strip',
     request: { style: 'none' },
     reasoningOnlyTurn: 'elide-placeholder',
@@ -122,7 +104,6 @@ export const BEDROCK_MODEL_POLICIES: readonly BedrockModelPolicyRow[] = [
   },
   {
     family: 'kimi',
-    matches: (id) => id.startsWith('moonshot.') || id.startsWith('moonshotai.'),
     replay: 'unsigned',
     request: { style: 'none' },
     reasoningOnlyTurn: 'think-text',
@@ -132,7 +113,6 @@ export const BEDROCK_MODEL_POLICIES: readonly BedrockModelPolicyRow[] = [
   },
   {
     family: 'qwen',
-    matches: (id) => id.startsWith('qwen.'),
     replay: 'unsigned',
     request: { style: 'reasoning-config' },
     reasoningOnlyTurn: 'think-text',
@@ -142,7 +122,6 @@ export const BEDROCK_MODEL_POLICIES: readonly BedrockModelPolicyRow[] = [
   },
   {
     family: 'gpt-oss',
-    matches: (id) => id.startsWith('openai.gpt-oss'),
     replay: 'unsigned',
     request: { style: 'reasoning-effort' },
     reasoningOnlyTurn: 'think-text',
@@ -153,7 +132,6 @@ export const BEDROCK_MODEL_POLICIES: readonly BedrockModelPolicyRow[] = [
   },
   {
     family: 'minimax',
-    matches: (id) => id.startsWith('minimax.'),
     replay: 'unsigned',
     request: { style: 'none' },
     reasoningOnlyTurn: 'think-text',
@@ -164,30 +142,14 @@ export const BEDROCK_MODEL_POLICIES: readonly BedrockModelPolicyRow[] = [
 /** Models not in the table: send no prior reasoning (never rejected, never a foreign format). */
 export const BEDROCK_DEFAULT_POLICY: BedrockModelPolicyRow = {
   family: 'default',
-  matches: () => true,
   replay: 'strip',
   request: { style: 'none' },
   reasoningOnlyTurn: 'elide-placeholder',
   evidence: 'no evidence for this model: strip is the one policy Bedrock never rejects',
 };
 
-const GEOGRAPHIC_PREFIX = /^(?:us|eu|apac|us-gov|global|jp|au|ca|in)\./;
-
-/**
- * The base model id: an inference-profile or model ARN keeps only its last path segment, and a
- * cross-region prefix (`us.`, `eu.`, `apac.`, `global.`, …) is removed, so
- * `us.anthropic.claude-sonnet-4-6` → `anthropic.claude-sonnet-4-6`. Lower-cased for matching.
- */
-export function bedrockBaseModelId(modelId: string): string {
-  const trimmed = modelId.trim().toLowerCase();
-  const lastSegment = trimmed.startsWith('arn:') ? (trimmed.split('/').pop() ?? trimmed) : trimmed;
-  return lastSegment.replace(GEOGRAPHIC_PREFIX, '');
-}
-
-/** The policy of a Bedrock model id: its first matching row, else {@link BEDROCK_DEFAULT_POLICY}. */
+/** The policy of a Bedrock model id: its family's row, else {@link BEDROCK_DEFAULT_POLICY}. */
 export function resolveBedrockModelPolicy(modelId: string): BedrockModelPolicy {
-  const base = bedrockBaseModelId(modelId);
-  const { matches: _matches, ...policy } =
-    BEDROCK_MODEL_POLICIES.find((row) => row.matches(base)) ?? BEDROCK_DEFAULT_POLICY;
-  return policy;
+  const family = bedrockModelFamily(modelId);
+  return BEDROCK_MODEL_POLICIES.find((row) => row.family === family) ?? BEDROCK_DEFAULT_POLICY;
 }

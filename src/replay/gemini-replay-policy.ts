@@ -3,11 +3,14 @@ import type { AssistantMessage } from '../core/message.js';
 import type { Route } from '../core/route.js';
 import { findCarrierRecord } from './replay-carrier-record.js';
 import { hostnameOf } from './replay-host.js';
+import { geminiModelFamily, normalizeGeminiModel } from './replay-model-ids.js';
+
+export { geminiModelFamily, normalizeGeminiModel } from './replay-model-ids.js';
 
 /**
  * Gemini native replay policy (SPEC §11, §23.2): which issuer a route is, which model family it
- * serves, and whether a stored assistant turn's `thoughtSignature`s may travel to it. This is the
- * one place that reads Gemini model ids and hosts (STYLE rule 2 (docs/architecture.md)); encoders ask it.
+ * serves, and whether a stored assistant turn's `thoughtSignature`s may travel to it; encoders ask
+ * it. The model id itself is read in replay-model-ids.ts (STYLE rule 2 (docs/architecture.md)).
  */
 
 /** The two Google endpoints that issue and validate thought signatures. */
@@ -39,13 +42,6 @@ export interface GeminiRouteFacts {
 /** Provider ids that mean Vertex AI when no base URL says otherwise. */
 const VERTEX_PROVIDER_IDS = new Set(['vertex', 'vertex-ai', 'vertex_ai', 'google-vertex', 'vertexai']);
 
-/** Strips the resource prefixes Google accepts in front of a model id. */
-export function normalizeGeminiModel(model: string): string {
-  const trimmed = model.trim();
-  const slash = trimmed.lastIndexOf('/');
-  return slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
-}
-
 /**
  * Issuer kind of a route: a Vertex host or Vertex path shape (`/projects/P/locations/L`) means
  * Vertex, the AI Studio host means AI Studio; other hosts (proxies, the local emulator) follow
@@ -62,18 +58,6 @@ export function geminiIssuerKind(provider: string, baseUrl: string | undefined):
 /** Issuer identity for a kind on a host (see {@link GeminiRouteFacts.issuer}). */
 export function geminiIssuer(kind: GeminiIssuerKind, host: string): string {
   return host === '' || host.endsWith('.googleapis.com') ? kind : `${kind}@${host}`;
-}
-
-/** Model family and generation from a model id. */
-export function geminiModelFamily(model: string): { family: string | null; generation: number | null } {
-  const id = normalizeGeminiModel(model).toLowerCase();
-  const match = /^(gemini|gemma)-(\d+)(?:\.(\d+))?/.exec(id);
-  if (match) {
-    const generation = Number(match[2]);
-    return { family: `${match[1]}-${generation}.${match[3] ?? '0'}`, generation };
-  }
-  // Unversioned aliases (`gemini-flash-latest`) can move between generations: only the exact id matches.
-  return { family: /^(gemini|gemma)\b/.test(id) ? id : null, generation: null };
 }
 
 /** Resolves every Gemini fact about a route. */

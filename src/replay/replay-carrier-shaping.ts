@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
 import { hostnameMatches, hostnameOf } from './replay-host.js';
+import { isGeminiOrGemma } from './replay-model-ids.js';
 
 /**
  * Lifting the private carrier record onto the wire (SPEC §7.4–§7.5). The record is accumulated
@@ -29,7 +30,7 @@ export interface RouteReads {
 /** SPEC §7.4: the record fields a route reads, from its model id and base URL host. */
 export function routeReads(route: { model: string; baseUrl?: string | undefined }): RouteReads {
   return {
-    extraContent: /gemini|gemma/i.test(route.model),
+    extraContent: isGeminiOrGemma(route.model),
     copilot: hostnameMatches(hostnameOf(route.baseUrl), 'githubcopilot.com'),
   };
 }

@@ -2,6 +2,7 @@ import type { JsonObject } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
 import type { Route } from '../core/route.js';
 import { hostnameMatches, hostnameOf, isLocalEndpoint } from './replay-host.js';
+import { isQwenModel, isThinkingGlm, keepsAllKimiThinking } from './replay-model-ids.js';
 import { matchRouteOverride } from './replay-route-override.js';
 import type { RouteOverride } from './replay-types.js';
 
@@ -27,15 +28,6 @@ const KIMI_HOSTS = ['moonshot.ai', 'moonshot.cn', 'api.kimi.com'];
 const DASHSCOPE_PROVIDERS = ['dashscope', 'qwen', 'alibaba'];
 const DASHSCOPE_HOSTS = ['dashscope.aliyuncs.com', 'dashscope-intl.aliyuncs.com', 'dashscope-us.aliyuncs.com'];
 
-/** GLM 4.5 or later (`glm-4.5`, `glm-4.7`, `glm-5`, `GLM-5.1-air`, ...). */
-function isThinkingGlm(model: string): boolean {
-  const match = /glm-(\d+)(?:\.(\d+))?/i.exec(model);
-  if (!match) return false;
-  const major = Number(match[1]);
-  const minor = Number(match[2] ?? 0);
-  return major > 4 || (major === 4 && minor >= 5);
-}
-
 function routeIs(providerId: string, host: string, providers: readonly string[], hosts: readonly string[]): boolean {
   return providers.includes(providerId) || hosts.some((domain) => hostnameMatches(host, domain));
 }
@@ -49,17 +41,13 @@ export function keepThinkingFlags(
   if (!reasoningEnabled) return {};
   const providerId = route.provider.trim().toLowerCase();
   const host = hostnameOf(route.baseUrl);
-  const model = route.model.toLowerCase();
+  const model = route.model;
   let flags: JsonObject = {};
   if (routeIs(providerId, host, ZAI_PROVIDERS, ZAI_HOSTS) && isThinkingGlm(model)) {
     flags = { thinking: { type: 'enabled', clear_thinking: false } };
-  } else if (
-    routeIs(providerId, host, KIMI_PROVIDERS, KIMI_HOSTS) &&
-    model.includes('kimi') &&
-    !model.includes('kimi-k2.5')
-  ) {
+  } else if (routeIs(providerId, host, KIMI_PROVIDERS, KIMI_HOSTS) && keepsAllKimiThinking(model)) {
     flags = { thinking: { type: 'enabled', keep: 'all' } };
-  } else if (model.includes('qwen')) {
+  } else if (isQwenModel(model)) {
     if (routeIs(providerId, host, DASHSCOPE_PROVIDERS, DASHSCOPE_HOSTS)) flags = { preserve_thinking: true };
     else if (isLocalEndpoint(route.baseUrl)) flags = { chat_template_kwargs: { preserve_thinking: true } };
   }

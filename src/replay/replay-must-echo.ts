@@ -1,4 +1,5 @@
 import { hostnameMatches, hostnameOf } from './replay-host.js';
+import { modelMentions } from './replay-model-ids.js';
 import { matchRouteOverride } from './replay-route-override.js';
 import type { RouteOverride } from './replay-types.js';
 
@@ -79,12 +80,11 @@ export function mustEchoFamily(
   if (override?.mustEcho !== undefined) return override.mustEcho ? OVERRIDE_FAMILY : null;
   const exactProvider = provider.trim();
   const providerId = exactProvider.toLowerCase();
-  const modelId = model.toLowerCase();
   const host = hostnameOf(baseUrl);
   for (const family of MUST_ECHO_FAMILIES) {
     if (family.exactProviders.includes(exactProvider)) return family.name;
     if (family.providers.includes(providerId)) return family.name;
-    if (family.modelSubstrings.some((part) => modelId.includes(part))) return family.name;
+    if (modelMentions(model, family.modelSubstrings)) return family.name;
     if (family.hosts.some((domain) => hostnameMatches(host, domain))) return family.name;
   }
   return null;

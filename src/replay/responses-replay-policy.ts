@@ -3,6 +3,7 @@ import { isJsonObject } from '../core/json.js';
 import type { JsonObject } from '../core/json.js';
 import type { Message } from '../core/message.js';
 import { hostnameMatches, hostnameOf } from './replay-host.js';
+import { compactsNatively } from './replay-model-ids.js';
 import type { CarrierDecision } from './replay-types.js';
 
 /**
@@ -89,9 +90,6 @@ export function responsesIssuerKind(provider: string, baseUrl: string | undefine
   return `other:${normalized}`;
 }
 
-/** Model ids with native server-side compaction contain this (SPEC §24.7). */
-const NATIVE_COMPACTION_MODEL = 'gpt-5.6';
-
 /** The OpenAI API host that compacts natively (SPEC §24.7); the Codex backend is the other. */
 const NATIVE_COMPACTION_HOST = 'api.openai.com';
 
@@ -101,7 +99,7 @@ const NATIVE_COMPACTION_HOST = 'api.openai.com';
  * are sent `context_management` and replayed compaction checkpoints.
  */
 export function nativeCompactionEligible(model: string, baseUrl: string | undefined, issuerKind: string): boolean {
-  if (!model.toLowerCase().includes(NATIVE_COMPACTION_MODEL)) return false;
+  if (!compactsNatively(model)) return false;
   return issuerKind === 'codex_backend' || hostnameMatches(hostnameOf(baseUrl), NATIVE_COMPACTION_HOST);
 }
 
