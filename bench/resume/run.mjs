@@ -1,16 +1,17 @@
-// bench/resume: loading a 10,000-message session and building its next request,
-// side by side: from state.db (SqliteSessionStore.listMessages) vs from a JSON-lines file
-// (read + JSON.parse per line). Each measurement runs in a FRESH child process so memory
-// figures are one load's, not a pile-up. Reports medians of wall time (load + build) and the
-// RSS / heap growth. Targets: under 150 ms and 60 MB. Run: `npm run bench -- resume`
-// (builds first) or `node bench/resume/run.mjs` after `npm run build`.
+// bench/resume: loading a session and building its next request, side by side with the floor:
+// from state.db (SqliteSessionStore.listMessages) vs from a JSON-lines file of the same session
+// (read + JSON.parse per line). Sizes 1,000 / 10,000 / 50,000 messages (BENCH_SIZES), two shapes
+// (BENCH_SHAPES). Each measurement runs in a FRESH child process, the two sources alternating
+// run by run so machine noise hits both alike. Reports min and median of load and load + build
+// wall time, RSS / heap growth, and the ratio to the floor (target: load ≤ 1.0× the floor).
+// Run: `npm run bench -- resume` (builds first) or `node bench/resume/run.mjs` after `npm run build`.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
+const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -123,10 +124,12 @@ console.log(JSON.stringify({ load: loaded - start, build: built - loaded, total:
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-async function measure(shape) {
+const min = (values) => Math.min(...values);
+
+async function measure(shape, count) {
   const directory = mkdtempSync(join(tmpdir(), 'hermes-bench-resume-'));
   try {
-    const history = buildHistory(MESSAGES, shape);
+    const history = buildHistory(count, shape);
     const { openSqliteSessionStore } = await import(join(root, 'dist/storage/sqlite-session-store.js'));
     const dbPath = join(directory, 'state.db');
     const store = openSqliteSessionStore(dbPath);
@@ -136,13 +139,12 @@ async function measure(shape) {
     const jsonlPath = join(directory, 'session.jsonl');
     writeFileSync(jsonlPath, history.map((message) => JSON.stringify(message)).join('\n') + '\n');
     console.log(
-      `\n${shape}-shaped session: ${MESSAGES} messages; state.db ${(statSync(dbPath).size / 1048576).toFixed(1)} MB, ` +
+      `\n${shape}-shaped session: ${count} messages; state.db ${(statSync(dbPath).size / 1048576).toFixed(1)} MB, ` +
         `JSON lines ${(statSync(jsonlPath).size / 1048576).toFixed(1)} MB; ${RUNS} fresh processes each`,
     );
-    const results = {};
-    for (const mode of ['sqlite', 'jsonl']) {
-      const samples = [];
-      for (let run = 0; run < RUNS; run += 1) {
+    const samples = { sqlite: [], jsonl: [] };
+    for (let run = 0; run < RUNS; run += 1) {
+      for (const mode of ['sqlite', 'jsonl']) {
         const output = execFileSync(process.execPath, [
           '--expose-gc',
           '--input-type=module',
@@ -153,31 +155,38 @@ async function measure(shape) {
           session.id,
           shape,
         ]);
-        samples.push(JSON.parse(output.toString()));
+        samples[mode].push(JSON.parse(output.toString()));
       }
+    }
+    const results = {};
+    for (const [mode, list] of Object.entries(samples)) {
+      const pick = (key) => list.map((sample) => sample[key]);
       results[mode] = {
-        load: median(samples.map((sample) => sample.load)),
-        build: median(samples.map((sample) => sample.build)),
-        total: median(samples.map((sample) => sample.total)),
-        rss: median(samples.map((sample) => sample.rss)),
-        heap: median(samples.map((sample) => sample.heap)),
+        loadMin: min(pick('load')),
+        load: median(pick('load')),
+        total: median(pick('total')),
+        rss: median(pick('rss')),
+        heap: median(pick('heap')),
       };
     }
-    console.log('source        load ms  build ms  total ms  RSS growth MB  heap growth MB');
+    console.log('source       load min  load med  load+build med  RSS growth MB  heap growth MB');
     for (const [mode, figures] of Object.entries(results)) {
       console.log(
-        `${mode.padEnd(12)} ${figures.load.toFixed(1).padStart(8)} ${figures.build.toFixed(1).padStart(9)} ${figures.total
-          .toFixed(1)
-          .padStart(9)} ${figures.rss.toFixed(1).padStart(14)} ${figures.heap.toFixed(1).padStart(15)}`,
+        `${mode.padEnd(12)} ${figures.loadMin.toFixed(1).padStart(8)} ${figures.load.toFixed(1).padStart(9)} ` +
+          `${figures.total.toFixed(1).padStart(15)} ${figures.rss.toFixed(1).padStart(14)} ${figures.heap.toFixed(1).padStart(15)}`,
       );
     }
+    const loadRatio = results.sqlite.load / results.jsonl.load;
     console.log(
-      `ratio sqlite/jsonl total: ${(results.sqlite.total / results.jsonl.total).toFixed(2)}x; ` +
-        `targets: total < 150 ms (${results.sqlite.total < 150 ? 'met' : 'missed'}), heap growth < 60 MB (${results.sqlite.heap < 60 ? 'met' : 'missed'})`,
+      `sqlite / JSON-lines floor: load ${(results.sqlite.loadMin / results.jsonl.loadMin).toFixed(2)}x min, ` +
+        `${loadRatio.toFixed(2)}x median; load + build ${(results.sqlite.total / results.jsonl.total).toFixed(2)}x median ` +
+        `(target load <= 1.0x: ${loadRatio <= 1 ? 'met' : 'missed'})`,
     );
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
 }
 
-for (const shape of (process.env.BENCH_SHAPES ?? 'deepseek,openrouter').split(',')) await measure(shape);
+for (const count of SIZES) {
+  for (const shape of (process.env.BENCH_SHAPES ?? 'deepseek,openrouter').split(',')) await measure(shape, count);
+}
