@@ -26,12 +26,17 @@ export {
   ApiError,
   AuthenticationError,
   BadRequestError,
+  ConflictError,
   ConnectionError,
+  HermesError,
   InternalServerError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
   StreamError,
+  TimeoutError,
+  UnprocessableEntityError,
+  UsageError,
 } from './core/errors.js';
 export { EventStream } from './core/event-stream.js';
 export type { StreamEvent } from './core/stream-event.js';
