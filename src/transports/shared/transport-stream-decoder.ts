@@ -7,8 +7,11 @@ import type { StreamEvent } from '../../core/stream-event.js';
  * `Chunk` is one decoded wire event:
  * - SSE transports (chat-completions, Anthropic Messages, Gemini `alt=sse`, Responses): the
  *   `data` text of one server-sent event (multi-line data joined with `\n`); the SSE framing
- *   (`shared/transport-sse-reader.ts`) produced it from bytes. Blank data is ignored, malformed
- *   JSON ends the stream with a terminal `error`.
+ *   (`shared/transport-sse-reader.ts`) produced it from bytes. Data that is not JSON ends the
+ *   stream with a terminal `error` (Gemini skips blank data; chat-completions and Responses
+ *   take the `[DONE]` marker).
+ * - Anthropic on Bedrock InvokeModel: the same event JSON text, unwrapped from its AWS
+ *   event-stream `chunk` frame (`anthropic-messages-eventstream.ts`).
  * - Bedrock Converse: one event-stream message as `{type, payload}` (`:event-type` header and
  *   its JSON payload).
  *
