@@ -36,6 +36,31 @@ describe('ServerSentEventFramer', () => {
     framer.end();
     expect(data).toEqual(['a', 'b\nc']);
   });
+
+  it('frames every line ending (LF, CRLF, CR) cut anywhere, drops a BOM and the fields decoders do not read', () => {
+    const text = '\uFEFFdata: one\r\n\r\ndata:two\r\rid: 7\nretry: 10\nevent: x\ndata\ndata: three\n\ndatum: no\n\n';
+    const bytes = new TextEncoder().encode(text);
+    for (let cut = 0; cut <= bytes.length; cut += 1) {
+      const data: string[] = [];
+      const framer = new ServerSentEventFramer((value) => data.push(value));
+      framer.push(bytes.subarray(0, cut));
+      framer.push(bytes.subarray(cut));
+      framer.end();
+      expect(data, `cut at ${cut}`).toEqual(['one', 'two', '\nthree']);
+    }
+  });
+
+  it('splits a multi-byte character at every byte boundary without damage', () => {
+    const bytes = new TextEncoder().encode('data: {"t":"über — 😊"}\n\n');
+    for (let cut = 0; cut <= bytes.length; cut += 1) {
+      const data: string[] = [];
+      const framer = new ServerSentEventFramer((value) => data.push(value));
+      framer.push(bytes.subarray(0, cut));
+      framer.push(bytes.subarray(cut));
+      framer.end();
+      expect(data).toEqual(['{"t":"über — 😊"}']);
+    }
+  });
 });
 
 describe('retry helpers', () => {
