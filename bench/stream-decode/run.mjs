@@ -1,17 +1,30 @@
-// Stream-decode throughput: our SSE reader + chat-completions decoder vs the `openai` package's
-// own SSE stream parser, on the same ~20 MB of recorded-style chat-completions SSE bytes.
-// Run after `npm run build` (it measures the shipped code in dist/): node bench/stream-decode/run.mjs
+// Stream-decode throughput, bytes in → events out, on the same recorded-style chat-completions
+// SSE bytes fed as network-sized pieces (1 B–16 KiB, cut anywhere, mid-character included):
+//
+// - hermes transport: the PRODUCTION path — `createChatCompletionsTransport({ fetch })` whose fetch
+//   answers the bytes as a `text/event-stream` body; `send()` runs the request's time limits
+//   (fetchWithDeadlines, keep-alive detection), the shared send (transport-send.ts: each network
+//   read → SSE framer → decoder.push → EventStream) and the consumer iterates the EventStream.
+// - hermes decode core: the same framer + decoder, synchronous (decodeServerSentEvents), no I/O.
+// - openai@6: `Stream.fromSSEResponse` (its SSE line decoder + JSON.parse; no message assembly).
+// - Vercel AI SDK: `createOpenAICompatible(...).chatModel(id).doStream()` (@ai-sdk/openai-compatible
+//   2.x: provider-utils' EventSourceParserStream + zod-validated chunks → stream parts), with a
+//   fetch that answers the same bytes.
+//
+// Two workloads: per-event (many small deltas, ~200 B events) and bulk (few events of 64–512 KiB).
+// Prints min and median over rounds and the throughput ratios. Run after `npm run build` (it
+// measures dist/): `npm run bench -- stream-decode` or `node bench/stream-decode/run.mjs`.
+// BENCH_STREAM_BYTES (per workload, default 8 MiB) and BENCH_RUNS (default 7) size it.
 /* global TextEncoder, ReadableStream, Response, AbortController */
 import { performance } from 'node:perf_hooks';
 import { Stream } from 'openai/streaming';
-import {
-  readServerSentEventBatches,
-  ServerSentEventDecoder,
-} from '../../dist/transports/shared/transport-sse-reader.js';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { decodeServerSentEvents } from '../../dist/transports/shared/transport-sse-reader.js';
 import { createChatCompletionsDecoder } from '../../dist/transports/chat-completions/chat-completions-decode.js';
+import { createChatCompletionsTransport } from '../../dist/transports/chat-completions/chat-completions-transport.js';
 
-const TARGET_BYTES = Number(process.env.BENCH_STREAM_BYTES ?? 20 * 1024 * 1024);
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const TARGET_BYTES = Number(process.env.BENCH_STREAM_BYTES ?? 8 * 1024 * 1024);
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 
 /** Deterministic PRNG (mulberry32): every run decodes the same bytes. */
 function seededRandom(seed) {
@@ -137,7 +150,29 @@ function generateResponse(responseIndex) {
   return new TextEncoder().encode(parts.join(''));
 }
 
-/** Splits bytes like network reads: 1–16 KiB pieces, boundaries anywhere (mid-line, mid-character). */
+/** One bulk response: a few very large content (and reasoning) deltas, then finish, usage, [DONE]. */
+function generateBulkResponse(responseIndex) {
+  const id = `bulk-${responseIndex}`;
+  const frame = (delta, finish = null) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1764661832, model: 'bench-model', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+  const parts = [frame({ role: 'assistant', content: null })];
+  const big = () => {
+    let text = '';
+    const size = 64 * 1024 + Math.floor(random() * 448 * 1024);
+    while (text.length < size) text += words(64);
+    return text;
+  };
+  parts.push(frame({ content: null, reasoning_content: big() }));
+  for (let index = 0; index < 3; index += 1) parts.push(frame({ content: big() }));
+  parts.push(frame({}, 'stop'));
+  parts.push(
+    `data: ${JSON.stringify({ id, choices: [], usage: { prompt_tokens: 100, completion_tokens: 500, total_tokens: 600 } })}\n\n`,
+  );
+  parts.push('data: [DONE]\n\n');
+  return new TextEncoder().encode(parts.join(''));
+}
+
+/** Splits bytes like network reads: 1 B–16 KiB pieces, boundaries anywhere (mid-line, mid-character). */
 function splitLikeNetwork(bytes) {
   const pieces = [];
   for (let offset = 0; offset < bytes.length;) {
@@ -148,12 +183,15 @@ function splitLikeNetwork(bytes) {
   return pieces;
 }
 
-const responses = [];
-let totalBytes = 0;
-while (totalBytes < TARGET_BYTES) {
-  const bytes = generateResponse(responses.length);
-  responses.push(splitLikeNetwork(bytes));
-  totalBytes += bytes.length;
+function workload(generate) {
+  const responses = [];
+  let bytes = 0;
+  while (bytes < TARGET_BYTES) {
+    const encoded = generate(responses.length);
+    responses.push(splitLikeNetwork(encoded));
+    bytes += encoded.length;
+  }
+  return { responses, bytes };
 }
 
 function bodyOf(pieces) {
@@ -166,81 +204,145 @@ function bodyOf(pieces) {
   });
 }
 
-/** Ours, synchronous push: SSE decoder + chat-completions decoder (assembles the stored message). */
-function oursPush() {
+const sseResponse = (pieces) =>
+  new Response(bodyOf(pieces), { status: 200, headers: { 'content-type': 'text/event-stream' } });
+
+/** A fetch that answers each call with the next response's bytes. */
+function fetchFor(responses) {
+  let next = 0;
+  return async () => sseResponse(responses[next++ % responses.length]);
+}
+
+const REQUEST = {
+  route: { api: 'chat_completions', provider: 'bench', model: 'bench-model', baseUrl: 'http://bench.invalid/v1' },
+  history: [],
+  tools: [],
+  reasoning: { enabled: false },
+};
+const PREPARED = {
+  url: 'http://bench.invalid/v1/chat/completions',
+  body: { model: 'bench-model', messages: [{ role: 'user', content: 'hi' }], stream: true },
+  decisions: [],
+  carriersSent: [],
+  routeKey: 'bench|bench.invalid|bench-model',
+};
+
+/** The production path: the chat-completions transport's send(), consumed as the runtime does. */
+async function hermesTransport({ responses }) {
+  const transport = createChatCompletionsTransport({ fetch: fetchFor(responses), isMustEcho: () => false });
   let events = 0;
-  for (const pieces of responses) {
-    const sse = new ServerSentEventDecoder();
-    const decoder = createChatCompletionsDecoder({ mustEcho: false, provider: 'bench' });
-    for (const piece of pieces) for (const message of sse.push(piece)) events += decoder.feedData(message.data).length;
-    for (const message of sse.end()) events += decoder.feedData(message.data).length;
-    const tail = decoder.finish();
-    if (tail[tail.length - 1]?.type !== 'finish') throw new Error('bench stream did not finish');
-    events += tail.length;
+  for (let index = 0; index < responses.length; index += 1) {
+    let last;
+    for await (const event of transport.send(REQUEST, PREPARED)) {
+      events += 1;
+      last = event;
+    }
+    if (last?.type !== 'finish') throw new Error(`bench stream did not finish: ${last?.error?.message}`);
   }
   return events;
 }
 
-/** Ours, as the transport reads: async SSE reader over a web ReadableStream + decoder. */
-async function oursStream() {
+/** The same framer and decoder, synchronous (no fetch, no body reader, no EventStream). */
+async function hermesDecodeCore({ responses }) {
   let events = 0;
   for (const pieces of responses) {
-    const decoder = createChatCompletionsDecoder({ mustEcho: false, provider: 'bench' });
-    for await (const batch of readServerSentEventBatches(bodyOf(pieces)))
-      for (const message of batch) events += decoder.feedData(message.data).length;
-    events += decoder.finish().length;
+    const out = decodeServerSentEvents(createChatCompletionsDecoder({ mustEcho: false, provider: 'bench' }), pieces);
+    if (out.at(-1)?.type !== 'finish') throw new Error('bench stream did not finish');
+    events += out.length;
   }
   return events;
 }
 
 /** openai@6: `Stream.fromSSEResponse` parses SSE + JSON and yields chunk objects (no message assembly). */
-async function openaiStream() {
+async function openaiStream({ responses }) {
   let events = 0;
   for (const pieces of responses) {
-    const stream = Stream.fromSSEResponse(new Response(bodyOf(pieces)), new AbortController());
+    const stream = Stream.fromSSEResponse(sseResponse(pieces), new AbortController());
     for await (const chunk of stream) if (chunk) events += 1;
   }
   return events;
 }
 
-async function measure(name, run) {
-  await run(); // warm-up
-  const samples = [];
+/** Vercel AI SDK: the openai-compatible chat model's doStream over a fetch that answers the bytes. */
+async function vercelStream({ responses }) {
+  const provider = createOpenAICompatible({
+    name: 'bench',
+    baseURL: 'http://bench.invalid/v1',
+    fetch: fetchFor(responses),
+  });
+  const model = provider.chatModel('bench-model');
   let events = 0;
-  for (let index = 0; index < RUNS; index += 1) {
-    const started = performance.now();
-    events = await run();
-    samples.push(performance.now() - started);
+  for (let index = 0; index < responses.length; index += 1) {
+    const { stream } = await model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    let last;
+    for await (const part of stream) {
+      events += 1;
+      last = part;
+    }
+    if (last?.type !== 'finish') throw new Error(`vercel stream did not finish: ${JSON.stringify(last)}`);
   }
-  samples.sort((left, right) => left - right);
-  const medianMs = samples[Math.floor(samples.length / 2)];
-  const megabytes = totalBytes / (1024 * 1024);
-  return {
-    name,
-    medianMs,
-    megabytesPerSecond: megabytes / (medianMs / 1000),
-    eventsPerSecond: events / (medianMs / 1000),
-    events,
-  };
+  return events;
 }
 
-const results = [
-  await measure('hermes push (SSE decoder + chat decoder)', oursPush),
-  await measure("hermes stream (the transports' path: body reader, SSE batches, chat decoder)", oursStream),
-  await measure('openai@6 Stream.fromSSEResponse (SSE + JSON only)', openaiStream),
-];
+const RUNNERS = [
+  ['hermes transport (production path)', hermesTransport],
+  ['hermes decode core (sync framer + decoder)', hermesDecodeCore],
+  ['openai@6 Stream.fromSSEResponse', openaiStream],
+  ['Vercel AI SDK openai-compatible doStream', vercelStream],
+].filter(([name]) => process.env.BENCH_ONLY === undefined || name.startsWith(process.env.BENCH_ONLY));
 
+/** Runs every runner once per round, alternating, so machine noise hits all alike. */
+async function measure(data) {
+  const samples = RUNNERS.map(() => []);
+  const cpuSamples = RUNNERS.map(() => []);
+  const events = RUNNERS.map(() => 0);
+  for (const [, run] of RUNNERS) await run(data); // warm-up
+  for (let round = 0; round < RUNS; round += 1) {
+    for (const [index, [, run]] of RUNNERS.entries()) {
+      globalThis.gc?.();
+      const started = performance.now();
+      const cpuStarted = process.cpuUsage();
+      events[index] = await run(data);
+      const cpu = process.cpuUsage(cpuStarted);
+      samples[index].push(performance.now() - started);
+      cpuSamples[index].push((cpu.user + cpu.system) / 1000);
+    }
+  }
+  return RUNNERS.map(([name], index) => {
+    const sorted = samples[index].sort((left, right) => left - right);
+    const cpuSorted = cpuSamples[index].sort((left, right) => left - right);
+    return {
+      name,
+      minMs: sorted[0],
+      medianMs: sorted[Math.floor(sorted.length / 2)],
+      cpuMinMs: cpuSorted[0],
+      cpuMedianMs: cpuSorted[Math.floor(cpuSorted.length / 2)],
+      events: events[index],
+    };
+  });
+}
+
+const mib = (bytes) => bytes / (1024 * 1024);
 console.log(
-  `stream-decode: ${(totalBytes / (1024 * 1024)).toFixed(1)} MiB of SSE in ${responses.length} responses, median of ${RUNS} runs (node ${process.version})`,
+  `stream-decode: node ${process.version}, ${RUNS} rounds; wall ms and CPU ms (user+system), min / median; MB/s at the wall median`,
 );
-for (const result of results) {
-  console.log(
-    `  ${result.name.padEnd(54)} ${result.medianMs.toFixed(0).padStart(6)} ms  ${result.megabytesPerSecond.toFixed(1).padStart(7)} MB/s  ${Math.round(result.eventsPerSecond).toLocaleString('en-US').padStart(11)} events/s  (${result.events} events)`,
-  );
-}
-const openai = results[2];
-for (const ours of results.slice(0, 2)) {
-  console.log(
-    `  ratio ${ours.name.split(' (')[0]} / openai throughput: ${(ours.megabytesPerSecond / openai.megabytesPerSecond).toFixed(2)}×`,
-  );
+for (const [label, generate] of [
+  ['per-event (many small events)', generateResponse],
+  ['bulk (large events)', generateBulkResponse],
+]) {
+  const data = workload(generate);
+  const results = await measure(data);
+  console.log(`\n${label}: ${mib(data.bytes).toFixed(1)} MiB of SSE in ${data.responses.length} responses`);
+  for (const result of results) {
+    console.log(
+      `  ${result.name.padEnd(44)} wall ${result.minMs.toFixed(0).padStart(5)} / ${result.medianMs.toFixed(0).padStart(5)}  cpu ${result.cpuMinMs.toFixed(0).padStart(5)} / ${result.cpuMedianMs.toFixed(0).padStart(5)} ms ${(mib(data.bytes) / (result.medianMs / 1000)).toFixed(1).padStart(6)} MB/s ${String(result.events).padStart(7)} events`,
+    );
+  }
+  if (results.length < RUNNERS.length || RUNNERS.length < 4) continue;
+  const [transport, core, openai, vercel] = results;
+  for (const ours of [transport, core]) {
+    console.log(
+      `  ${ours.name.split(' (')[0]} vs openai / Vercel: wall median ${(openai.medianMs / ours.medianMs).toFixed(2)}× / ${(vercel.medianMs / ours.medianMs).toFixed(2)}×, wall min ${(openai.minMs / ours.minMs).toFixed(2)}× / ${(vercel.minMs / ours.minMs).toFixed(2)}×, cpu median ${(openai.cpuMedianMs / ours.cpuMedianMs).toFixed(2)}× / ${(vercel.cpuMedianMs / ours.cpuMedianMs).toFixed(2)}×`,
+    );
+  }
 }

@@ -11,7 +11,8 @@ import { collectEvents, type FaultTarget } from './faults/fault-targets.js';
  * (src/transports/shared/transport.ts), run for all five against their loopback emulators by
  * transport-conformance.test.ts. One terminal event per stream; text, reasoning and tool calls
  * streamed and assembled; a tool result round trip accepted by the provider; HTTP errors typed
- * with status and provider text; retries announced; an abort ends as an AbortError.
+ * with status and provider text; retries announced; an abort ends as an AbortError; `send` never
+ * throws, not even when `prepare` does.
  */
 
 export interface ConformanceCase {
@@ -141,6 +142,24 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
       const error = (end as Extract<StreamEvent, { type: 'error' }>).error;
       expect(error).toBeInstanceOf(HermesError);
       expect(error).toBeInstanceOf(AbortError);
+    },
+  },
+  {
+    name: 'send never throws: an error thrown while preparing the request ends the stream with one error',
+    async run(target) {
+      const request = withHistory(target, []);
+      Object.defineProperty(request, 'history', {
+        get() {
+          throw new Error('history unavailable');
+        },
+      });
+      const events = await collectEvents(target.transport.send(request));
+      expect(events).toHaveLength(1);
+      const end = terminal(events);
+      expect(end.type).toBe('error');
+      const error = (end as Extract<StreamEvent, { type: 'error' }>).error;
+      expect(error).toBeInstanceOf(HermesError);
+      expect(error.message).toContain('history unavailable');
     },
   },
 ];

@@ -9,6 +9,7 @@ import { StreamError } from '../../core/errors.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { AssistantMessage, ToolCall } from '../../core/message.js';
 import type { OriginStamp } from '../../core/origin.js';
+import type { StreamDecoder } from '../shared/transport-stream-decoder.js';
 import type { StreamEvent } from '../../core/stream-event.js';
 import type { FinishReason, Usage } from '../../core/usage.js';
 import type { AnthropicUsage } from './anthropic-messages-wire.js';
@@ -134,7 +135,7 @@ function errorMessageOf(event: JsonObject): string {
  * {@link StreamEvent}s it produced. `message_stop` yields the terminal `finish`; an `error` event
  * yields the terminal `error`; {@link end} reports a stream that stopped before either.
  */
-export class AnthropicStreamDecoder {
+export class AnthropicStreamDecoder implements StreamDecoder<string> {
   private readonly origin: OriginStamp;
   private readonly blocks = new Map<number, BlockState>();
   private usage: AnthropicUsage = {};
@@ -154,7 +155,8 @@ export class AnthropicStreamDecoder {
   }
 
   /** Decodes one SSE `data` payload (text); malformed JSON is a terminal error. */
-  feedText(data: string): StreamEvent[] {
+  push(data: string): StreamEvent[] {
+    if (this.terminal) return [];
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
@@ -165,11 +167,10 @@ export class AnthropicStreamDecoder {
     }
     if (!isJsonObject(parsed))
       return this.fail(new StreamError('the provider sent a stream event that is not an object'));
-    return this.feed(parsed);
+    return this.feedEvent(parsed);
   }
 
-  /** Decodes one stream event object. */
-  feed(event: JsonObject): StreamEvent[] {
+  private feedEvent(event: JsonObject): StreamEvent[] {
     if (this.terminal) return [];
     const out: StreamEvent[] = [];
     if (!this.started && event['type'] !== 'ping' && event['type'] !== 'error') {

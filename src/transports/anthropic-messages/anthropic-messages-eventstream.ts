@@ -4,12 +4,11 @@
  * bytes are one Anthropic stream event JSON (`{"type":"content_block_delta",…}`). Exception frames
  * (`:message-type: exception`) carry `{"message":"…"}` and end the stream.
  */
+import { Buffer } from 'node:buffer';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-
-/** One decoded frame: an Anthropic event JSON text, or an exception. */
-export type BedrockStreamItem =
-  { kind: 'event'; json: string } | { kind: 'exception'; exceptionType: string; message: string; body: string };
+import { StreamError } from '../../core/errors.js';
+import { eventTooLargeError, MAX_EVENT_BYTES, type ByteFramer } from '../shared/transport-sse-reader.js';
 
 function headerString(headers: Record<string, { type: string; value: unknown }>, name: string): string | undefined {
   const header = headers[name];
@@ -17,47 +16,88 @@ function headerString(headers: Record<string, { type: string; value: unknown }>,
 }
 
 /**
- * Push-style splitter: feed bytes in pieces of any size, get the frames they completed. The codec
- * decodes (and CRC-checks) one whole frame; the 4-byte big-endian total length prefix says where
- * a frame ends, so partial frames wait for more bytes.
+ * Push-style framer ({@link ByteFramer}): feed bytes in pieces of any size; every completed
+ * `chunk` frame's Anthropic event JSON text goes to `onJson`, in order. The codec decodes (and
+ * CRC-checks) one whole frame; the 4-byte big-endian total length prefix says where a frame
+ * ends, so partial frames wait for more bytes (kept as a list of pieces, joined once the frame
+ * is whole). An exception frame, a corrupt frame or one past {@link MAX_EVENT_BYTES} throws a
+ * {@link StreamError}; a frame cut by the end of the input is left to the decoder's end
+ * (no `message_stop` arrived).
  */
-export class BedrockEventStreamSplitter {
+export class BedrockEventStreamFramer implements ByteFramer {
   private readonly codec = new EventStreamCodec(toUtf8, fromUtf8);
-  private buffer = new Uint8Array(0);
+  private pieces: Uint8Array[] = [];
+  private buffered = 0;
 
-  /** Feeds bytes; returns the items of every frame they completed. Throws on a corrupt frame. */
-  push(bytes: Uint8Array): BedrockStreamItem[] {
-    const joined = new Uint8Array(this.buffer.length + bytes.length);
-    joined.set(this.buffer);
-    joined.set(bytes, this.buffer.length);
-    this.buffer = joined;
-    const items: BedrockStreamItem[] = [];
-    while (this.buffer.length >= 4) {
-      const total = new DataView(this.buffer.buffer, this.buffer.byteOffset, 4).getUint32(0, false);
-      if (this.buffer.length < total) break;
-      const frame = this.buffer.slice(0, total);
-      this.buffer = this.buffer.slice(total);
-      const message = this.codec.decode(frame);
-      const headers = message.headers as Record<string, { type: string; value: unknown }>;
-      const body = toUtf8(message.body);
-      const messageType = headerString(headers, ':message-type') ?? 'event';
-      if (messageType !== 'event') {
-        const exceptionType =
-          headerString(headers, ':exception-type') ?? headerString(headers, ':error-code') ?? 'exception';
-        items.push({ kind: 'exception', exceptionType, message: messageOf(body) ?? body, body });
-        continue;
-      }
-      if (headerString(headers, ':event-type') !== 'chunk') continue;
-      const payload = JSON.parse(body) as { bytes?: unknown };
-      if (typeof payload.bytes !== 'string') continue;
-      items.push({ kind: 'event', json: Buffer.from(payload.bytes, 'base64').toString('utf8') });
+  constructor(
+    private readonly onJson: (json: string) => void,
+    private readonly maxEventBytes: number = MAX_EVENT_BYTES,
+  ) {}
+
+  push(bytes: Uint8Array): void {
+    if (bytes.byteLength === 0) return;
+    this.pieces.push(bytes);
+    this.buffered += bytes.byteLength;
+    for (;;) {
+      if (this.buffered < 4) return;
+      const head = this.take(4, false);
+      const total = new DataView(head.buffer, head.byteOffset, 4).getUint32(0, false);
+      if (total > this.maxEventBytes) throw eventTooLargeError(this.maxEventBytes);
+      if (this.buffered < total) return;
+      this.frame(this.take(total, true));
     }
-    return items;
   }
 
-  /** True when bytes of an unfinished frame are still buffered (a truncated stream). */
-  get pending(): boolean {
-    return this.buffer.length > 0;
+  end(): void {
+    // A partial frame at the end is a truncated stream; the decoder reports it (no message_stop).
+  }
+
+  /** The first `length` buffered bytes (one piece when it holds them all); `consume` drops them. */
+  private take(length: number, consume: boolean): Uint8Array {
+    const first = this.pieces[0]!;
+    let out: Uint8Array;
+    if (first.byteLength >= length) out = first.subarray(0, length);
+    else {
+      out = new Uint8Array(length);
+      let offset = 0;
+      for (const piece of this.pieces) {
+        const part = piece.subarray(0, Math.min(piece.byteLength, length - offset));
+        out.set(part, offset);
+        offset += part.byteLength;
+        if (offset === length) break;
+      }
+    }
+    if (consume) {
+      let left = length;
+      while (left > 0) {
+        const piece = this.pieces[0]!;
+        if (piece.byteLength <= left) {
+          left -= piece.byteLength;
+          this.pieces.shift();
+        } else {
+          this.pieces[0] = piece.subarray(left);
+          left = 0;
+        }
+      }
+      this.buffered -= length;
+    }
+    return out;
+  }
+
+  private frame(bytes: Uint8Array): void {
+    const message = this.codec.decode(bytes);
+    const headers = message.headers as Record<string, { type: string; value: unknown }>;
+    const body = toUtf8(message.body);
+    const messageType = headerString(headers, ':message-type') ?? 'event';
+    if (messageType !== 'event') {
+      const exceptionType =
+        headerString(headers, ':exception-type') ?? headerString(headers, ':error-code') ?? 'exception';
+      throw new StreamError(`Bedrock ${exceptionType}: ${messageOf(body) ?? body}`, { body });
+    }
+    if (headerString(headers, ':event-type') !== 'chunk') return;
+    const payload = JSON.parse(body) as { bytes?: unknown };
+    if (typeof payload.bytes !== 'string') return;
+    this.onJson(Buffer.from(payload.bytes, 'base64').toString('utf8'));
   }
 }
 

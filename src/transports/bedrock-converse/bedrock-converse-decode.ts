@@ -4,6 +4,7 @@ import { isJsonObject } from '../../core/json.js';
 import type { AssistantMessage, ToolCall } from '../../core/message.js';
 import type { Route } from '../../core/route.js';
 import type { StreamEvent } from '../../core/stream-event.js';
+import type { StreamDecoder } from '../shared/transport-stream-decoder.js';
 import type { FinishReason, Usage } from '../../core/usage.js';
 import { originStampFor } from '../shared/transport-http.js';
 import type { BedrockConverseResponseBody, BedrockStreamEvent, BedrockTokenUsage } from './bedrock-converse-wire.js';
@@ -166,19 +167,26 @@ interface BlockState {
  * signature is its own delta; `redactedContent` is one delta per block; the random padding field
  * `p` on every payload is ignored.
  */
-export class BedrockConverseStreamDecoder {
+export class BedrockConverseStreamDecoder implements StreamDecoder<BedrockStreamEvent> {
   private readonly blocks = new Map<number, BlockState>();
   private started = false;
   private stopReason: string | undefined;
   private stopped = false;
   private usage: Usage | null = null;
   private toolCount = 0;
+  private terminal = false;
 
   /** Decodes for a message that will be stamped with `route`'s origin. */
   constructor(private readonly route: Route) {}
 
-  /** Feeds one event; returns the stream events it produces (an exception event gives `error`). */
+  /** True once the terminal event was returned (an exception event, or `end`). */
+  get done(): boolean {
+    return this.terminal;
+  }
+
+  /** Feeds one event; returns the stream events it produces (an exception event gives the terminal `error`). */
   push(event: BedrockStreamEvent): StreamEvent[] {
+    if (this.terminal) return [];
     const { type, payload } = event;
     const events: StreamEvent[] = [];
     if (!this.started) {
@@ -208,23 +216,28 @@ export class BedrockConverseStreamDecoder {
         body: message,
         retryable: /throttling|internalServer|serviceUnavailable|modelStreamError/i.test(type),
       });
+      this.terminal = true;
       events.push({ type: 'error', error });
     }
     return events;
   }
 
-  /** The terminal event once the transport's event source is exhausted. */
-  end(): Extract<StreamEvent, { type: 'finish' | 'error' }> {
+  /** End of the event source: the terminal event (`[]` after an exception event). */
+  end(): StreamEvent[] {
+    if (this.terminal) return [];
+    this.terminal = true;
     if (!this.stopped) {
-      return {
-        type: 'error',
-        error: new StreamError('Bedrock stream ended before messageStop; the turn is incomplete, retry it.', {
-          retryable: true,
-        }),
-      };
+      return [
+        {
+          type: 'error',
+          error: new StreamError('Bedrock stream ended before messageStop; the turn is incomplete, retry it.', {
+            retryable: true,
+          }),
+        },
+      ];
     }
     const message = assembleBedrockAssistantMessage(this.wireBlocks(), this.stopReason, this.route);
-    return { type: 'finish', message, finishReason: bedrockFinishReason(this.stopReason), usage: this.usage };
+    return [{ type: 'finish', message, finishReason: bedrockFinishReason(this.stopReason), usage: this.usage }];
   }
 
   /** The ordered wire blocks accumulated so far. */

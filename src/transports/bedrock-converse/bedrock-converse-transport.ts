@@ -4,7 +4,6 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { BedrockRuntimeClientConfig, ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import type { EventStream } from '../../core/event-stream.js';
-import { openTransportStream } from '../shared/transport-redact.js';
 import type { JsonObject } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
@@ -13,13 +12,15 @@ import {
   decodeBedrockConverseResponse,
   eventsForDecodedTurn,
 } from './bedrock-converse-decode.js';
-import type { BedrockConverseResponseBody } from './bedrock-converse-wire.js';
+import type { BedrockConverseResponseBody, BedrockStreamEvent } from './bedrock-converse-wire.js';
 import { prepareBedrockConverse } from './bedrock-converse-encode.js';
 import { bedrockRegionFor } from '../transport-prepare.js';
 import { bedrockErrorFrom } from './bedrock-converse-errors.js';
 import { requestFetch } from '../shared/transport-deadlines.js';
 import { readBodyText } from '../shared/transport-http.js';
-import { runWithRetries, type Sleep } from '../shared/transport-retry.js';
+import type { Sleep } from '../shared/transport-retry.js';
+import { sendTransportRequest, type TransportAnswer } from '../shared/transport-send.js';
+import type { StreamDecoder } from '../shared/transport-stream-decoder.js';
 
 /**
  * The Bedrock Converse transport: the only I/O for `bedrock_converse` (SPEC §10). Requests go
@@ -52,13 +53,41 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
   const prepare = (request: TransportRequest): PreparedRequest =>
     prepareBedrockConverse(request, { defaultRegion: bedrockRegionFor(request.route.baseUrl, environment) });
 
-  const send = (request: TransportRequest, prepared?: PreparedRequest): EventStream => {
-    const stream = openTransportStream(request);
-    void run(request, prepared ?? prepare(request), stream).catch((error: unknown) => stream.fail(error));
-    return stream;
+  const send = (request: TransportRequest, given?: PreparedRequest): EventStream => {
+    const { route } = request;
+    let client: BedrockRuntimeClient | undefined;
+    const sendOptions = request.signal === undefined ? {} : { abortSignal: request.signal };
+    const mapError = (error: unknown, afterEvents: boolean) =>
+      bedrockErrorFrom(error, { signal: request.signal, afterEvents, provider: route.provider });
+    // The SPEC §10 redacted-content self-heal is a runtime recovery (runtime-recovery.ts RECOVERIES).
+    return sendTransportRequest(request, options, {
+      prepare: () => given ?? prepare(request),
+      open: async (prepared): Promise<TransportAnswer> => {
+        client ??= clientFor(request);
+        const input = sdkInput(route.model, prepared.body);
+        try {
+          if (request.stream === false) {
+            const response = await client.send(new ConverseCommand(input), sendOptions);
+            const turn = decodeBedrockConverseResponse(jsonFromSdk(response) as BedrockConverseResponseBody, route);
+            return { kind: 'events', events: eventsForDecodedTurn(turn) };
+          }
+          const response = await client.send(new ConverseStreamCommand(input), sendOptions);
+          const decoder = new BedrockConverseStreamDecoder(route);
+          return {
+            kind: 'items',
+            items: wireEvents(response.stream ?? []),
+            decoder: decoder as StreamDecoder<unknown>,
+          };
+        } catch (error) {
+          throw mapError(error, false);
+        }
+      },
+      readError: mapError,
+      close: () => client?.destroy(),
+    });
   };
 
-  async function run(request: TransportRequest, prepared: PreparedRequest, stream: EventStream): Promise<void> {
+  function clientFor(request: TransportRequest): BedrockRuntimeClient {
     const { route } = request;
     const config: BedrockRuntimeClientConfig = {
       region: bedrockRegionFor(route.baseUrl, environment),
@@ -74,49 +103,7 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
     } else if (options.credentials !== undefined) {
       config.credentials = options.credentials;
     }
-    const client = new BedrockRuntimeClient(config);
-    const sendOptions = request.signal === undefined ? {} : { abortSignal: request.signal };
-    // The SPEC §10 redacted-content self-heal is a runtime recovery (runtime-recovery.ts RECOVERIES).
-    let emitted = false;
-    try {
-      const input = sdkInput(route.model, prepared.body);
-      const attempt = <T>(call: () => Promise<T>): Promise<T> =>
-        runWithRetries(
-          {
-            maxAttempts: request.maxAttempts ?? 3,
-            signal: request.signal,
-            ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
-            onRetry: (notice) => stream.push({ type: 'retry', ...notice }),
-          },
-          () =>
-            call().catch((error: unknown) => {
-              throw bedrockErrorFrom(error, { signal: request.signal, afterEvents: false, provider: route.provider });
-            }),
-        );
-      if (request.stream === false) {
-        const response = await attempt(() => client.send(new ConverseCommand(input), sendOptions));
-        const turn = decodeBedrockConverseResponse(jsonFromSdk(response) as BedrockConverseResponseBody, route);
-        for (const event of eventsForDecodedTurn(turn)) stream.push(event);
-        return;
-      }
-      const response = await attempt(() => client.send(new ConverseStreamCommand(input), sendOptions));
-      const decoder = new BedrockConverseStreamDecoder(route);
-      for await (const event of response.stream ?? []) {
-        for (const decoded of decoder.push(streamEventFromSdk(event))) {
-          emitted = true;
-          stream.push(decoded);
-          if (decoded.type === 'error') return;
-        }
-      }
-      stream.end(decoder.end());
-    } catch (error) {
-      stream.end({
-        type: 'error',
-        error: bedrockErrorFrom(error, { signal: request.signal, afterEvents: emitted, provider: route.provider }),
-      });
-    } finally {
-      client.destroy();
-    }
+    return new BedrockRuntimeClient(config);
   }
 
   return { api: 'bedrock_converse', prepare, send };
@@ -216,6 +203,13 @@ function jsonFromSdk(value: unknown): unknown {
     out[key] = jsonFromSdk(inner);
   }
   return out;
+}
+
+/** The SDK's stream as the decoder's wire events (`{type, payload}`). */
+async function* wireEvents(
+  stream: AsyncIterable<ConverseStreamOutput> | Iterable<ConverseStreamOutput>,
+): AsyncGenerator<BedrockStreamEvent> {
+  for await (const event of stream) yield streamEventFromSdk(event);
 }
 
 /** One SDK stream union member → `{type, payload}` as the `:event-type` header and JSON payload. */

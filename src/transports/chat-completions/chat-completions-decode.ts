@@ -6,6 +6,7 @@ import type { FinishReason, Usage } from '../../core/usage.js';
 import { appendCarrierRecord, StreamCarriers } from '../../replay/replay-carrier-record.js';
 import { ThinkTagSplitter } from '../shared/transport-think-tags.js';
 import { streamErrorFromChunkError } from './chat-completions-errors.js';
+import type { StreamDecoder } from '../shared/transport-stream-decoder.js';
 
 /**
  * Pure chat-completions decoder: chunks (or one whole response) in, stream events and the
@@ -24,17 +25,13 @@ export interface ChatCompletionsDecoderOptions {
 /** The terminal event of a decoded response. */
 export type ChatCompletionsTerminalEvent = Extract<StreamEvent, { type: 'finish' | 'error' }>;
 
-/** Streaming decoder state machine. */
-export interface ChatCompletionsDecoder {
-  /** Feeds one SSE `data` payload: `[DONE]` or chunk JSON text (malformed JSON ends the stream with an error). */
-  feedData(data: string): StreamEvent[];
-  /** Feeds one parsed chunk. Returned events may end with the terminal `error`. */
-  feedChunk(chunk: unknown): StreamEvent[];
-  /** Ends the stream: an optional `usage` event then exactly one terminal event. Empty when already ended. */
-  finish(): StreamEvent[];
-  /** True once a terminal event was returned. */
-  readonly ended: boolean;
-}
+/**
+ * Streaming decoder state machine ({@link StreamDecoder} over SSE `data` text). `push` takes
+ * `[DONE]` or chunk JSON text (malformed JSON ends the stream with an error); `end` gives an
+ * optional `usage` event then exactly one terminal event (empty when already ended); `done` is
+ * true after `[DONE]` or a terminal event.
+ */
+export type ChatCompletionsDecoder = StreamDecoder<string>;
 
 interface ToolCallState {
   id: string;
@@ -143,7 +140,7 @@ class ReasoningDetailsAccumulator {
 }
 
 class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
-  ended = false;
+  private ended = false;
   private started = false;
   private sawDone = false;
   private rawReasoningContent: string | undefined;
@@ -162,7 +159,11 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
     this.provider = options.provider ?? 'provider';
   }
 
-  feedData(data: string): StreamEvent[] {
+  get done(): boolean {
+    return this.ended || this.sawDone;
+  }
+
+  push(data: string): StreamEvent[] {
     if (this.ended) return [];
     if (data.trim() === '[DONE]') {
       this.sawDone = true;
@@ -177,7 +178,7 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
     return this.feedChunk(chunk);
   }
 
-  feedChunk(chunk: unknown): StreamEvent[] {
+  private feedChunk(chunk: unknown): StreamEvent[] {
     if (this.ended) return [];
     const events: StreamEvent[] = [];
     if (!isJsonObject(chunk))
@@ -187,7 +188,7 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
       );
     this.markStarted(events);
     if (chunk['error'] !== undefined && chunk['error'] !== null) {
-      return this.end(events, { type: 'error', error: streamErrorFromChunkError(chunk['error'], this.provider) });
+      return this.terminate(events, { type: 'error', error: streamErrorFromChunkError(chunk['error'], this.provider) });
     }
     if (isJsonObject(chunk['usage'])) this.usage = chunk['usage'];
     const choice = this.primaryChoice(chunk['choices']);
@@ -203,7 +204,10 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
       return this.fail(events, `${this.provider} answered with a body that is not a JSON object`);
     this.markStarted(events);
     if (response['error'] !== undefined && response['error'] !== null) {
-      return this.end(events, { type: 'error', error: streamErrorFromChunkError(response['error'], this.provider) });
+      return this.terminate(events, {
+        type: 'error',
+        error: streamErrorFromChunkError(response['error'], this.provider),
+      });
     }
     const choice = this.primaryChoice(response['choices']);
     if (choice === undefined || !isJsonObject(choice['message'])) {
@@ -217,10 +221,10 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
     this.feedDelta(events, choice['message'], true);
     this.sawDone = true;
     this.noteFinishReason(events, choice['finish_reason']);
-    return this.ended ? events : [...events, ...this.finish()];
+    return this.ended ? events : [...events, ...this.end()];
   }
 
-  finish(): StreamEvent[] {
+  end(): StreamEvent[] {
     if (this.ended) return [];
     const events: StreamEvent[] = [];
     this.markStarted(events);
@@ -236,7 +240,7 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
     const usage = this.usage === undefined ? null : usageFromWire(this.usage);
     if (usage !== null) events.push({ type: 'usage', usage });
     const finishReason = unifyFinishReason(this.finishRaw, (message.tool_calls?.length ?? 0) > 0);
-    return this.end(events, { type: 'finish', message, finishReason, usage });
+    return this.terminate(events, { type: 'finish', message, finishReason, usage });
   }
 
   private primaryChoice(choices: JsonValue | undefined): JsonObject | undefined {
@@ -394,10 +398,13 @@ class ChatCompletionsDecoderState implements ChatCompletionsDecoder {
   }
 
   private fail(events: StreamEvent[], message: string, body?: string): StreamEvent[] {
-    return this.end(events, { type: 'error', error: new StreamError(message, body === undefined ? {} : { body }) });
+    return this.terminate(events, {
+      type: 'error',
+      error: new StreamError(message, body === undefined ? {} : { body }),
+    });
   }
 
-  private end(events: StreamEvent[], terminal: ChatCompletionsTerminalEvent): StreamEvent[] {
+  private terminate(events: StreamEvent[], terminal: ChatCompletionsTerminalEvent): StreamEvent[] {
     this.ended = true;
     events.push(terminal);
     return events;

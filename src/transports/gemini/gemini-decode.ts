@@ -4,6 +4,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.j
 import type { AssistantMessage, ToolCall } from '../../core/message.js';
 import type { OriginStamp } from '../../core/origin.js';
 import type { StreamEvent } from '../../core/stream-event.js';
+import type { StreamDecoder } from '../shared/transport-stream-decoder.js';
 import type { FinishReason, Usage } from '../../core/usage.js';
 import { usableSignature } from '../../replay/gemini-replay-policy.js';
 import { buildCarrierRecord } from '../../replay/replay-carrier-record.js';
@@ -61,7 +62,7 @@ interface PendingCall {
  * WIRE.md §4.3 lands on the last text part, where a non-streaming response puts it). A second
  * signature, a change of kind or a function call starts a new part.
  */
-export class GeminiDecoder {
+export class GeminiDecoder implements StreamDecoder<string> {
   private readonly parts: GeminiPart[] = [];
   private open: OpenPart | null = null;
   private readonly calls: PendingCall[] = [];
@@ -73,20 +74,51 @@ export class GeminiDecoder {
   private blockReason: string | null = null;
   private usageMetadata: GeminiUsageMetadata | undefined;
   private sawChunk = false;
+  private started = false;
+  private terminal = false;
   private readonly context: GeminiDecodeContext;
 
   constructor(context: GeminiDecodeContext) {
     this.context = context;
   }
 
-  /** Feeds one parsed chunk; returns its events. Throws {@link StreamError} on an error chunk. */
-  push(chunk: GeminiResponse): StreamEvent[] {
-    if (chunk.error) throw geminiStreamError(chunk.error);
-    this.sawChunk = true;
+  /** True once the terminal event was returned (an error chunk, malformed JSON, or `end`). */
+  get done(): boolean {
+    return this.terminal;
+  }
+
+  /**
+   * Feeds one chunk: the SSE `data` text (blank data is skipped; text that is not JSON ends the
+   * stream with an error) or the parsed chunk. Returns its events; an error chunk gives the
+   * terminal `error`. The first chunk is preceded by `start`.
+   */
+  push(chunk: string | GeminiResponse): StreamEvent[] {
+    if (this.terminal) return [];
+    let parsed: GeminiResponse;
+    if (typeof chunk === 'string') {
+      if (chunk.trim() === '') return [];
+      try {
+        parsed = JSON.parse(chunk) as GeminiResponse;
+      } catch (error) {
+        return this.fail(
+          new StreamError('Gemini sent a chunk that is not JSON', { body: chunk.slice(0, 500), cause: error }),
+        );
+      }
+    } else parsed = chunk;
     const events: StreamEvent[] = [];
-    if (chunk.usageMetadata) this.usageMetadata = chunk.usageMetadata;
-    if (chunk.promptFeedback?.blockReason) this.blockReason = chunk.promptFeedback.blockReason;
-    const candidate = chunk.candidates?.[0];
+    if (!this.started) {
+      this.started = true;
+      events.push({ type: 'start' });
+    }
+    if (parsed.error) {
+      this.terminal = true;
+      events.push({ type: 'error', error: geminiStreamError(parsed.error) });
+      return events;
+    }
+    this.sawChunk = true;
+    if (parsed.usageMetadata) this.usageMetadata = parsed.usageMetadata;
+    if (parsed.promptFeedback?.blockReason) this.blockReason = parsed.promptFeedback.blockReason;
+    const candidate = parsed.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) this.pushPart(part, events);
     if (candidate?.finishReason) this.finishRaw = candidate.finishReason;
     return events;
@@ -97,7 +129,32 @@ export class GeminiDecoder {
     return this.finishRaw !== null || this.blockReason !== null;
   }
 
-  /** Closes the response; throws {@link StreamError} when it ended before a finish reason. */
+  /**
+   * End of input: the closing events, `usage`, and `finish`; a response without a finish reason
+   * ends with a retryable `error` instead. `[]` after a terminal event.
+   */
+  end(): StreamEvent[] {
+    if (this.terminal) return [];
+    let finished: { events: StreamEvent[]; result: GeminiDecodedResponse };
+    try {
+      finished = this.finish();
+    } catch (error) {
+      return this.fail(error instanceof StreamError ? error : new StreamError(String(error)));
+    }
+    this.terminal = true;
+    const { events, result } = finished;
+    if (!this.started) {
+      this.started = true;
+      events.unshift({ type: 'start' });
+    }
+    events.push({ type: 'finish', message: result.message, finishReason: result.finishReason, usage: result.usage });
+    return events;
+  }
+
+  /**
+   * The assembled response without the terminal event (for {@link decodeGeminiResponse});
+   * throws {@link StreamError} when it ended before a finish reason.
+   */
   finish(): { events: StreamEvent[]; result: GeminiDecodedResponse } {
     if (!this.complete) {
       throw new StreamError(
@@ -113,6 +170,11 @@ export class GeminiDecoder {
     if (usage) events.push({ type: 'usage', usage });
     const finishReason = mapFinishReason(this.finishRaw ?? this.blockReason, this.calls.length > 0, this.blockReason);
     return { events, result: { message: this.assemble(), finishReason, usage } };
+  }
+
+  private fail(error: StreamError): StreamEvent[] {
+    this.terminal = true;
+    return [{ type: 'error', error }];
   }
 
   private pushPart(part: GeminiPart, events: StreamEvent[]): void {
@@ -229,6 +291,7 @@ export class GeminiDecoder {
 
 /** Decodes a whole non-streaming `generateContent` response. */
 export function decodeGeminiResponse(response: GeminiResponse, context: GeminiDecodeContext): GeminiDecodedResponse {
+  if (response.error) throw geminiStreamError(response.error);
   const decoder = new GeminiDecoder(context);
   decoder.push(response);
   return decoder.finish().result;

@@ -1,15 +1,20 @@
-import { AbortError, ApiError, ConnectionError, HermesError, StreamError, TimeoutError } from '../../core/errors.js';
-import type { EventStream } from '../../core/event-stream.js';
+import { AbortError, HermesError, StreamError } from '../../core/errors.js';
 import { hostnameOf } from '../../replay/replay-host.js';
-import { openTransportStream } from '../shared/transport-redact.js';
-import { originStampFor, readBodyText, redactSecret } from '../shared/transport-http.js';
+import {
+  describeNetworkError,
+  networkError,
+  originStampFor,
+  readBodyText,
+  redactSecret,
+  requestIdFromHeaders,
+} from '../shared/transport-http.js';
+import { parseRetryAfterMs, type Sleep } from '../shared/transport-retry.js';
+import { sendTransportRequest, type TransportAnswer } from '../shared/transport-send.js';
 import { requestProfile } from '../transport-route-profile.js';
-import { readServerSentEventBatches } from '../shared/transport-sse-reader.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { GeminiDecoder, type GeminiDecodeContext } from './gemini-decode.js';
 import { prepareGemini } from './gemini-encode.js';
 import { geminiApiError, parseGeminiErrorBody } from './gemini-errors.js';
-import type { GeminiResponse } from './gemini-wire.js';
 import { requestFetch } from '../shared/transport-deadlines.js';
 
 /**
@@ -26,7 +31,9 @@ import { requestFetch } from '../shared/transport-deadlines.js';
 /** Injection points for tests and embedding. */
 export interface GeminiTransportOptions {
   fetch?: typeof globalThis.fetch;
-  sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: Sleep;
+  /** Random source for backoff jitter (tests pass `() => 0`). */
+  random?: () => number;
   /** Vertex bearer token source; default: Application Default Credentials (`google-auth-library`). */
   accessTokenProvider?: () => Promise<string>;
   /** Environment for key and Vertex project/location defaults; default `process.env`. */
@@ -36,9 +43,6 @@ export interface GeminiTransportOptions {
 }
 
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
-
-/** Longest `retry-after` / `RetryInfo.retryDelay` slept through before retrying (as in transport-retry.ts). */
-const MAX_RETRY_AFTER_MS = 60_000;
 
 // ---------------------------------------------------------------------------------------------
 // Transport
@@ -52,16 +56,23 @@ export function createGeminiTransport(options: GeminiTransportOptions = {}): Tra
     vertexLocation: environment['GOOGLE_CLOUD_LOCATION'],
   });
   const tokenProvider = options.accessTokenProvider ?? applicationDefaultToken();
+  const resolved: ResolvedOptions = { ...options, environment, accessTokenProvider: tokenProvider };
   return {
     api: 'gemini',
     prepare: (request) => prepareGemini(request, defaults()),
     send(request, prepared) {
-      const stream = openTransportStream(request);
-      const ready = prepared ?? prepareGemini(request, defaults());
-      run(stream, request, ready, { ...options, environment, accessTokenProvider: tokenProvider }).catch((error) =>
-        stream.fail(error),
-      );
-      return stream;
+      return sendTransportRequest(request, options, {
+        prepare: () => prepared ?? prepareGemini(request, defaults()),
+        open: (ready) => open(request, ready, resolved),
+        readError: (error) => {
+          if (request.signal?.aborted) return new AbortError('the Gemini request was aborted');
+          if (error instanceof HermesError) return error;
+          return new StreamError(`the Gemini stream broke: ${describeNetworkError(error)}`, {
+            retryable: true,
+            cause: error,
+          });
+        },
+      });
     },
   };
 }
@@ -74,106 +85,58 @@ type ResolvedOptions = GeminiTransportOptions & {
   accessTokenProvider: () => Promise<string>;
 };
 
-async function run(
-  stream: EventStream,
+/** One attempt: auth, POST, status check, and the answer to decode. */
+async function open(
   request: TransportRequest,
   prepared: PreparedRequest,
   options: ResolvedOptions,
-): Promise<void> {
+): Promise<TransportAnswer> {
   const fetchImplementation = requestFetch(request, options.fetch);
-  const sleep = options.sleep ?? defaultSleep;
   const facts = requestProfile(request).gemini;
   const streaming = request.stream ?? true;
   const headers = await authHeaders(request, facts.issuerKind, options);
-  const maxAttempts = Math.max(1, request.maxAttempts ?? 3);
-  for (let attempt = 1; ; attempt++) {
-    throwIfAborted(request.signal);
-    let response: Response;
-    try {
-      response = await fetchImplementation(prepared.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(prepared.body),
-        signal: request.signal ?? null,
-      });
-    } catch (error) {
-      throwIfAborted(request.signal);
-      const failure =
-        error instanceof TimeoutError
-          ? error
-          : new ConnectionError(`could not reach ${hostOf(prepared.url)}: ${describe(error)}`, {
-              retryable: true,
-              cause: error,
-            });
-      if (attempt >= maxAttempts) throw failure;
-      await retryPause(stream, sleep, attempt, failure.message, undefined, request.signal);
-      continue;
-    }
-    if (!response.ok) {
-      // The key (or Vertex access token) never reaches an error message, a log or state.db, even
-      // if a proxy in front of Google echoes the credential it rejected.
-      const rawBody = await readBodyText(response);
-      const body = redactSecret(
-        redactSecret(rawBody, headers['x-goog-api-key']),
-        headers['authorization']?.replace(/^Bearer /, ''),
-      );
-      const error = geminiApiError(response.status, body, {
-        requestId: response.headers.get('x-goog-request-id') ?? response.headers.get('x-request-id') ?? undefined,
-        retryAfterMs: retryAfterMs(response.headers.get('retry-after'), body),
-        provider: request.route.provider,
-      });
-      // A wait longer than MAX_RETRY_AFTER_MS (a daily quota's RetryInfo, say) surfaces the error
-      // instead of an agent that silently sleeps for hours — the shared retry policy's rule.
-      const waitsTooLong = error.retryAfterMs !== undefined && error.retryAfterMs > MAX_RETRY_AFTER_MS;
-      if (!error.retryable || attempt >= maxAttempts || waitsTooLong) throw error;
-      await retryPause(stream, sleep, attempt, error.message, error.retryAfterMs, request.signal);
-      continue;
-    }
-    const context: GeminiDecodeContext = { origin: originStampFor(request.route), issuer: facts.issuer };
-    if (options.createToolCallId) context.createToolCallId = options.createToolCallId;
-    await deliver(stream, response, streaming, new GeminiDecoder(context), request.signal);
-    return;
-  }
-}
-
-/** Decodes a 200 answer into events; every failure from here on is the terminal `error` event. */
-async function deliver(
-  stream: EventStream,
-  response: Response,
-  streaming: boolean,
-  decoder: GeminiDecoder,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  stream.push({ type: 'start' });
+  let response: Response;
   try {
-    if (!streaming) {
-      const text = await response.text();
-      for (const event of decoder.push(parseChunk(text))) stream.push(event);
-    } else {
-      if (!response.body) throw new StreamError('the Gemini stream had no body', { retryable: true });
-      for await (const batch of readServerSentEventBatches(response.body)) {
-        for (const message of batch) {
-          if (message.data.trim() === '') continue;
-          for (const event of decoder.push(parseChunk(message.data))) stream.push(event);
-        }
-      }
-    }
-    const { events, result } = decoder.finish();
-    for (const event of events) stream.push(event);
-    stream.end({ type: 'finish', message: result.message, finishReason: result.finishReason, usage: result.usage });
+    response = await fetchImplementation(prepared.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(prepared.body),
+      signal: request.signal ?? null,
+    });
   } catch (error) {
-    if (signal?.aborted) stream.fail(new AbortError('the Gemini request was aborted'));
-    else if (error instanceof HermesError) stream.fail(error);
-    else stream.fail(new StreamError(`the Gemini stream broke: ${describe(error)}`, { retryable: true, cause: error }));
+    throw networkError(error, {
+      signal: request.signal,
+      retryable: true,
+      what: `could not reach ${hostnameOf(prepared.url) || prepared.url}`,
+    });
   }
-}
-
-function parseChunk(text: string): GeminiResponse {
+  if (!response.ok) {
+    // The key (or Vertex access token) never reaches an error message, a log or state.db, even
+    // if a proxy in front of Google echoes the credential it rejected.
+    const rawBody = await readBodyText(response);
+    const body = redactSecret(
+      redactSecret(rawBody, headers['x-goog-api-key']),
+      headers['authorization']?.replace(/^Bearer /, ''),
+    );
+    // A wait past the shared retry's limit (a daily quota's RetryInfo, say) surfaces the error.
+    throw geminiApiError(response.status, body, {
+      requestId: requestIdFromHeaders(response.headers),
+      retryAfterMs: parseRetryAfterMs(response.headers) ?? retryInfoDelayMs(body),
+      provider: request.route.provider,
+    });
+  }
+  const context: GeminiDecodeContext = { origin: originStampFor(request.route), issuer: facts.issuer };
+  if (options.createToolCallId) context.createToolCallId = options.createToolCallId;
+  const decoder = new GeminiDecoder(context);
+  if (streaming && response.body !== null) return { kind: 'bytes', body: response.body, decoder };
+  if (streaming) throw new StreamError('the Gemini stream had no body', { retryable: true });
+  let text: string;
   try {
-    return JSON.parse(text) as GeminiResponse;
+    text = await response.text();
   } catch (error) {
-    throw new StreamError('Gemini sent a chunk that is not JSON', { body: text.slice(0, 500), cause: error });
+    throw networkError(error, { signal: request.signal, retryable: true, what: 'the Gemini response broke' });
   }
+  return { kind: 'events', events: [...decoder.push(text), ...decoder.end()] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -225,28 +188,8 @@ function applicationDefaultToken(): () => Promise<string> {
 // Retry helpers
 // ---------------------------------------------------------------------------------------------
 
-async function retryPause(
-  stream: EventStream,
-  sleep: NonNullable<GeminiTransportOptions['sleep']>,
-  attempt: number,
-  reason: string,
-  retryAfter: number | undefined,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const delayMs = retryAfter ?? Math.min(8000, 500 * 2 ** (attempt - 1));
-  stream.push({ type: 'retry', attempt, delayMs, reason });
-  await sleep(delayMs, signal);
-  throwIfAborted(signal);
-}
-
-/** `retry-after` seconds or date, else Google's `RetryInfo.retryDelay` ("30s") from the error details. */
-function retryAfterMs(header: string | null, body: string): number | undefined {
-  if (header) {
-    const seconds = Number(header);
-    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-    const date = Date.parse(header);
-    if (Number.isFinite(date)) return Math.max(0, date - Date.now());
-  }
+/** Google's `RetryInfo.retryDelay` ("30s") from the error details, when the body has one. */
+function retryInfoDelayMs(body: string): number | undefined {
   for (const detail of parseGeminiErrorBody(body)?.details ?? []) {
     const delay =
       typeof detail === 'object' && detail !== null && !Array.isArray(detail) ? detail['retryDelay'] : undefined;
@@ -256,26 +199,7 @@ function retryAfterMs(header: string | null, body: string): number | undefined {
   return undefined;
 }
 
-function defaultSleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, milliseconds);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new AbortError('the Gemini request was aborted');
-}
-
-function hostOf(url: string): string {
-  return hostnameOf(url) || url;
-}
-
 function describe(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
   if (error instanceof Error)
     return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
   return String(error);

@@ -3,6 +3,7 @@ import { isJsonObject } from '../../core/json.js';
 import type { JsonObject } from '../../core/json.js';
 import type { AssistantMessage, ToolCall } from '../../core/message.js';
 import type { OriginStamp } from '../../core/origin.js';
+import type { StreamDecoder } from '../shared/transport-stream-decoder.js';
 import type { StreamEvent } from '../../core/stream-event.js';
 import type { FinishReason, Usage } from '../../core/usage.js';
 import {
@@ -54,7 +55,7 @@ interface OutputSlot {
  * `output_item.added` and `output_item.done` (WIRE.md §5.3, fixture
  * `vercel-github-copilot-id-rotation`).
  */
-export class ResponsesStreamDecoder {
+export class ResponsesStreamDecoder implements StreamDecoder<string> {
   private readonly slots = new Map<number, OutputSlot>();
   private started = false;
   private nextToolIndex = 0;
@@ -63,9 +64,32 @@ export class ResponsesStreamDecoder {
 
   constructor(private readonly context: ResponsesCaptureContext) {}
 
-  /** Feeds one parsed SSE `data:` payload; returns the events to emit (terminal included). */
-  push(payload: unknown): StreamEvent[] {
-    if (this.terminal !== undefined || !isJsonObject(payload)) return [];
+  /** True once the terminal event was returned. */
+  get done(): boolean {
+    return this.terminal !== undefined;
+  }
+
+  /** Feeds one SSE `data:` payload; returns the events to emit (terminal included). `[DONE]` is ignored. */
+  push(data: string): StreamEvent[] {
+    if (this.terminal !== undefined || data === '[DONE]') return [];
+    let payload: unknown;
+    try {
+      payload = JSON.parse(data);
+    } catch (error) {
+      this.terminal = {
+        type: 'error',
+        error: new StreamError('The Responses stream sent a frame that is not JSON.', {
+          body: data.slice(0, 400),
+          cause: error,
+        }),
+      };
+      return [this.terminal];
+    }
+    return this.pushPayload(payload);
+  }
+
+  private pushPayload(payload: unknown): StreamEvent[] {
+    if (!isJsonObject(payload)) return [];
     const events: StreamEvent[] = [];
     if (!this.started) {
       this.started = true;
@@ -116,14 +140,14 @@ export class ResponsesStreamDecoder {
     return events;
   }
 
-  /** End of input. Returns the terminal event; a stream cut before `response.completed` is an error. */
-  end(): ResponsesTerminalEvent {
-    if (this.terminal !== undefined) return this.terminal;
+  /** End of input: `[]` after a terminal event, else the terminal error of a stream cut before `response.completed`. */
+  end(): StreamEvent[] {
+    if (this.terminal !== undefined) return [];
     this.terminal = {
       type: 'error',
       error: new StreamError('The Responses stream ended before response.completed; retry the turn.'),
     };
-    return this.terminal;
+    return [this.terminal];
   }
 
   /** The message assembled from what arrived so far (used for finish, and by tests on cut streams). */

@@ -1,6 +1,5 @@
-import { HermesError, StreamError } from '../../core/errors.js';
+import { StreamError } from '../../core/errors.js';
 import type { EventStream } from '../../core/event-stream.js';
-import { openTransportStream } from '../shared/transport-redact.js';
 import type { StreamEvent } from '../../core/stream-event.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import {
@@ -11,9 +10,9 @@ import {
   redactSecret,
   requestIdFromHeaders,
 } from '../shared/transport-http.js';
-import { parseRetryAfterMs, runWithRetries } from '../shared/transport-retry.js';
+import { parseRetryAfterMs } from '../shared/transport-retry.js';
 import type { Sleep } from '../shared/transport-retry.js';
-import { readServerSentEventBatches } from '../shared/transport-sse-reader.js';
+import { sendTransportRequest, type TransportAnswer } from '../shared/transport-send.js';
 import { requestProfile } from '../transport-route-profile.js';
 import { decodeResponsesResponse, ResponsesStreamDecoder } from './responses-decode.js';
 import type { ResponsesCaptureContext } from './responses-decode.js';
@@ -72,16 +71,16 @@ export function createResponsesTransport(options: ResponsesTransportOptions = {}
     api: 'codex_responses',
     prepare: prepareResponses,
     send(request: TransportRequest, prepared?: PreparedRequest): EventStream {
-      const stream = openTransportStream(request);
-      let ready: PreparedRequest;
-      try {
-        ready = prepared ?? prepareResponses(request);
-      } catch (error) {
-        stream.fail(error);
-        return stream;
-      }
-      void run(request, ready, stream, options).catch((error: unknown) => stream.fail(error));
-      return stream;
+      return sendTransportRequest(request, options, {
+        prepare: () => prepared ?? prepareResponses(request),
+        open: (ready) => open(request, ready, options),
+        readError: (error, afterEvents) =>
+          networkError(error, {
+            signal: request.signal,
+            retryable: !afterEvents,
+            what: 'the Responses stream broke',
+          }),
+      });
     },
   };
 }
@@ -89,12 +88,11 @@ export function createResponsesTransport(options: ResponsesTransportOptions = {}
 /** The default Responses transport (global `fetch`, real timers, `process.env`). */
 export const responsesTransport: Transport = createResponsesTransport();
 
-async function run(
+async function open(
   request: TransportRequest,
   prepared: PreparedRequest,
-  stream: EventStream,
   options: ResponsesTransportOptions,
-): Promise<void> {
+): Promise<TransportAnswer> {
   const fetchImplementation = requestFetch(request, options.fetch);
   const provider = request.route.provider.trim().toLowerCase();
   const keyVariable = RESPONSES_API_KEY_VARIABLES[provider];
@@ -102,86 +100,65 @@ async function run(
   const apiKey = request.apiKey ?? (keyVariable === undefined ? undefined : environment[keyVariable]);
   const streaming = prepared.body['stream'] === true;
   const { signal } = request;
-
-  const response = await runWithRetries(
-    {
-      maxAttempts: request.maxAttempts ?? 3,
-      signal,
-      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
-      ...(options.random === undefined ? {} : { random: options.random }),
-      onRetry: (notice) => stream.push({ type: 'retry', ...notice }),
-    },
-    async () => {
-      let answer: Response;
-      try {
-        answer = await fetchImplementation(prepared.url, {
-          method: 'POST',
-          headers: jsonRequestHeaders({ apiKey, stream: streaming }),
-          body: JSON.stringify(prepared.body),
-          ...(signal === undefined ? {} : { signal }),
-        });
-      } catch (error) {
-        throw networkError(error, { signal, retryable: true, what: `POST ${prepared.url} failed` });
-      }
-      if (!answer.ok) {
-        const body = redactSecret(await readBodyText(answer), apiKey);
-        throw responsesApiError(answer.status, body, {
-          requestId: requestIdFromHeaders(answer.headers),
-          retryAfterMs: parseRetryAfterMs(answer.headers),
-          provider,
-        });
-      }
-      return answer;
-    },
-  ).catch((error: unknown) => {
-    stream.fail(error);
-    return undefined;
-  });
-  if (response === undefined) return;
-
-  const context = responsesCaptureContext(request);
-  if (!streaming) {
-    await readWhole(response, context, stream, signal);
-    return;
+  let answer: Response;
+  try {
+    answer = await fetchImplementation(prepared.url, {
+      method: 'POST',
+      headers: jsonRequestHeaders({ apiKey, stream: streaming }),
+      body: JSON.stringify(prepared.body),
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } catch (error) {
+    throw networkError(error, { signal, retryable: true, what: `POST ${prepared.url} failed` });
   }
-  await readStream(response, context, stream, signal);
+  if (!answer.ok) {
+    const body = redactSecret(await readBodyText(answer), apiKey);
+    throw responsesApiError(answer.status, body, {
+      requestId: requestIdFromHeaders(answer.headers),
+      retryAfterMs: parseRetryAfterMs(answer.headers),
+      provider,
+    });
+  }
+  const context = responsesCaptureContext(request);
+  if (streaming) {
+    const decoder = new ResponsesStreamDecoder(context);
+    if (answer.body === null) return { kind: 'events', events: decoder.end() };
+    return { kind: 'bytes', body: answer.body, decoder };
+  }
+  let text: string;
+  try {
+    text = await answer.text();
+  } catch (error) {
+    throw networkError(error, { signal, retryable: true, what: 'reading the response failed' });
+  }
+  return { kind: 'events', events: wholeAnswerEvents(text, context) };
 }
 
-async function readWhole(
-  response: Response,
-  context: ResponsesCaptureContext,
-  stream: EventStream,
-  signal: AbortSignal | undefined,
-): Promise<void> {
+/** The events of a non-streaming answer: the live events it implies, then its terminal event. */
+function wholeAnswerEvents(text: string, context: ResponsesCaptureContext): StreamEvent[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await response.text());
+    parsed = JSON.parse(text);
   } catch (error) {
-    stream.fail(
-      error instanceof SyntaxError
-        ? new StreamError('The Responses body was not JSON.', { cause: error })
-        : networkError(error, { signal, retryable: false, what: 'reading the response failed' }),
-    );
-    return;
+    throw new StreamError('The Responses body was not JSON.', { cause: error });
   }
   if (isJsonObject(parsed) && isJsonObject(parsed['error']) && parsed['output'] === undefined) {
     // An error envelope answered with 200 (proxies do this): a failure, never an empty answer.
     const body = JSON.stringify(parsed);
     const { message, code } = responsesErrorFields(body);
-    stream.fail(
-      new StreamError(`The Responses API answered 200 with an error${code ? ` (${code})` : ''}: ${message ?? body}`, {
-        body,
-      }),
+    throw new StreamError(
+      `The Responses API answered 200 with an error${code ? ` (${code})` : ''}: ${message ?? body}`,
+      { body },
     );
-    return;
   }
   const terminal = decodeResponsesResponse(parsed, context);
-  stream.push({ type: 'start' });
+  const events: StreamEvent[] = [{ type: 'start' }];
   if (terminal.type === 'finish') {
-    for (const event of liveEventsOf(terminal.message)) stream.push(event);
-    if (terminal.usage !== null) stream.push({ type: 'usage', usage: terminal.usage });
+    events.push(...liveEventsOf(terminal.message));
+    if (terminal.usage !== null) events.push({ type: 'usage', usage: terminal.usage });
   }
-  stream.end(terminal);
+  events.push(terminal);
+  return events;
 }
 
 /** The live events a non-streaming answer implies, so both modes look alike to the caller. */
@@ -196,46 +173,4 @@ function liveEventsOf(message: Extract<StreamEvent, { type: 'finish' }>['message
     }
   });
   return events;
-}
-
-async function readStream(
-  response: Response,
-  context: ResponsesCaptureContext,
-  stream: EventStream,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const decoder = new ResponsesStreamDecoder(context);
-  if (response.body === null) {
-    stream.end(decoder.end());
-    return;
-  }
-  try {
-    for await (const batch of readServerSentEventBatches(response.body)) {
-      for (const event of batch) {
-        if (event.data === '[DONE]') continue;
-        let payload: unknown;
-        try {
-          payload = JSON.parse(event.data);
-        } catch (error) {
-          stream.fail(
-            new StreamError('The Responses stream sent a frame that is not JSON.', {
-              body: event.data.slice(0, 400),
-              cause: error,
-            }),
-          );
-          return;
-        }
-        for (const streamEvent of decoder.push(payload)) stream.push(streamEvent);
-        if (stream.ended) return;
-      }
-    }
-  } catch (error) {
-    stream.fail(
-      error instanceof HermesError
-        ? error
-        : networkError(error, { signal, retryable: false, what: 'the Responses stream broke' }),
-    );
-    return;
-  }
-  stream.end(decoder.end());
 }

@@ -1,5 +1,7 @@
-import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import { createParser, type EventSourceParser } from 'eventsource-parser';
 import { StreamError } from '../../core/errors.js';
+import type { StreamEvent } from '../../core/stream-event.js';
+import type { StreamDecoder } from './transport-stream-decoder.js';
 
 /**
  * Largest stream event accepted (bytes). The biggest real events (a Responses
@@ -9,93 +11,94 @@ import { StreamError } from '../../core/errors.js';
 export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
 
 /**
- * Server-sent-event framing shared by every JSON-over-SSE transport (chat-completions,
- * Anthropic Messages, Gemini `alt=sse`, Responses). Framing is `eventsource-parser`'s job
- * (STYLE rule 15 (docs/architecture.md)); this file only adds byte decoding that survives a UTF-8 character split
- * across network reads, and an async reader over a `fetch` body.
+ * Byte framing of a streamed answer: network bytes in, one wire event out per completed frame
+ * (through the callback the framer was built with), synchronously. `end` flushes the input's
+ * end. Both throw {@link StreamError} on a frame the framing cannot accept.
  */
+export interface ByteFramer {
+  push(bytes: Uint8Array): void;
+  end(): void;
+}
 
-/** One parsed SSE message: `event` is undefined unless the server sent an `event:` line. */
-export type ServerSentEvent = EventSourceMessage;
+/** The error of one event past {@link MAX_EVENT_BYTES} (every framing reports the cap alike). */
+export function eventTooLargeError(maxEventBytes: number): StreamError {
+  return new StreamError(
+    `the provider sent one stream event larger than ${Math.round(maxEventBytes / 1024 / 1024)} MiB; stopped reading it`,
+  );
+}
 
 /**
- * Push-style SSE decoder: feed bytes (or text) in pieces of any size, get the complete events
- * each piece finished. Comments (OpenRouter's `: OPENROUTER PROCESSING` keep-alives) are dropped.
+ * Server-sent-event framing shared by every JSON-over-SSE transport (chat-completions,
+ * Anthropic Messages, Gemini `alt=sse`, Responses). Line parsing is `eventsource-parser`'s job
+ * (STYLE rule 15, docs/architecture.md); this class adds byte decoding that survives a UTF-8
+ * character split across network reads, the single-event size cap, and hands each event's
+ * `data` straight to `onData` (no per-event objects or arrays of its own). Comments
+ * (OpenRouter's `: OPENROUTER PROCESSING` keep-alives) and `event:` names are dropped: every
+ * decoder reads the event kind from the JSON payload.
  */
-export class ServerSentEventDecoder {
+export class ServerSentEventFramer implements ByteFramer {
   private readonly parser: EventSourceParser;
   private readonly textDecoder = new TextDecoder('utf-8');
-  private pending: ServerSentEvent[] = [];
   /** Bytes fed since the last complete event or comment: the size of the event in progress. */
   private sinceBoundary = 0;
+  private sawBoundary = false;
 
-  constructor(private readonly maxEventBytes: number = MAX_EVENT_BYTES) {
+  constructor(
+    onData: (data: string) => void,
+    private readonly maxEventBytes: number = MAX_EVENT_BYTES,
+  ) {
     this.parser = createParser({
-      onEvent: (event) => this.pending.push(event),
-      onComment: () => (this.sinceBoundary = 0),
+      onEvent: (event) => {
+        this.sawBoundary = true;
+        onData(event.data);
+      },
+      onComment: () => (this.sawBoundary = true),
     });
   }
 
-  /** Feeds one piece of the stream; returns the events it completed, in order. */
-  push(piece: Uint8Array | string): ServerSentEvent[] {
+  /** Feeds one piece of the stream (any size, any cut). */
+  push(piece: Uint8Array | string): void {
     // `stream: true` keeps a multi-byte character split across two reads for the next call.
     const text = typeof piece === 'string' ? piece : this.textDecoder.decode(piece, { stream: true });
     this.sinceBoundary += typeof piece === 'string' ? piece.length : piece.byteLength;
+    this.sawBoundary = false;
     if (text.length > 0) this.parser.feed(text);
-    if (this.pending.length > 0) this.sinceBoundary = 0;
-    else if (this.sinceBoundary > this.maxEventBytes) {
-      throw new StreamError(
-        `the provider sent one stream event larger than ${Math.round(this.maxEventBytes / 1024 / 1024)} MiB; stopped reading it`,
-      );
-    }
-    return this.take();
+    if (this.sawBoundary) this.sinceBoundary = 0;
+    else if (this.sinceBoundary > this.maxEventBytes) throw eventTooLargeError(this.maxEventBytes);
   }
 
   /**
    * Flushes the end of the stream. A final event without its blank line is still delivered:
    * some servers close right after `data: [DONE]\n`. (A line cut mid-way is delivered too, and
-   * the caller's JSON parse then reports the truncation.)
+   * the decoder's JSON parse then reports the truncation.)
    */
-  end(): ServerSentEvent[] {
+  end(): void {
     const rest = this.textDecoder.decode();
     this.parser.feed(`${rest}\n\n`);
     this.parser.reset();
-    return this.take();
-  }
-
-  private take(): ServerSentEvent[] {
-    if (this.pending.length === 0) return [];
-    const events = this.pending;
-    this.pending = [];
-    return events;
   }
 }
 
 /**
- * Reads SSE events from a response body until it ends, one batch per network read (never an
- * empty batch): one await per read instead of one per event, which is what the transports use.
- * Errors from the body (a dropped connection, an abort) propagate to the caller unchanged so it
- * can map them.
+ * Decodes a whole SSE byte stream, given as pieces, with `decoder` — the transports' decode path
+ * (framing → `decoder.push` → `decoder.end`) without the network reads. Tests and the
+ * stream-decode bench use it; the transports run the same framer and decoder in
+ * `shared/transport-send.ts`.
  */
-export async function* readServerSentEventBatches(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent[]> {
-  const decoder = new ServerSentEventDecoder();
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      const events = decoder.push(value);
-      if (events.length > 0) yield events;
-    }
-    const rest = decoder.end();
-    if (rest.length > 0) yield rest;
-  } finally {
-    // Cancel stops the socket when the consumer quit early; after a thrown read it is a no-op.
-    await reader.cancel().catch(() => undefined);
+export function decodeServerSentEvents(
+  decoder: StreamDecoder<string>,
+  pieces: Iterable<Uint8Array | string>,
+): StreamEvent[] {
+  const events: StreamEvent[] = [];
+  const framer = new ServerSentEventFramer((data) => {
+    if (decoder.done) return;
+    for (const event of decoder.push(data)) events.push(event);
+  });
+  for (const piece of pieces) {
+    framer.push(piece);
+    if (decoder.done) break;
   }
-}
-
-/** Reads SSE events from a response body one at a time (see {@link readServerSentEventBatches}). */
-export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
-  for await (const batch of readServerSentEventBatches(body)) yield* batch;
+  if (!decoder.done) framer.end();
+  for (const event of decoder.end()) events.push(event);
+  return events;
 }

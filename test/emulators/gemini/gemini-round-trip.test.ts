@@ -263,9 +263,9 @@ describe('Gemini transport HTTP behaviour', () => {
     const { events, message } = await turn(studio(), [{ role: 'user', content: 'hello there' }]);
     expect(events[0]).toEqual({
       type: 'retry',
-      attempt: 1,
+      attempt: 2,
       delayMs: 2000,
-      reason: 'Gemini API 429 RESOURCE_EXHAUSTED: Resource has been exhausted (rate limited; wait and retry)',
+      reason: 'HTTP 429',
     });
     expect(message.content).toBe('You said: hello there\nReasoning continuity: first turn.');
   });

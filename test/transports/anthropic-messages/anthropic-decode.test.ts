@@ -13,7 +13,7 @@ import {
   AnthropicStreamDecoder,
   decodeAnthropicResponse,
 } from '../../../src/transports/anthropic-messages/anthropic-messages-decode.js';
-import { ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
+import { decodeServerSentEvents } from '../../../src/transports/shared/transport-sse-reader.js';
 import { seededRandom } from '../../support/random.js';
 
 const FIXTURES = new URL(`file://${fixturePath('anthropic')}/`);
@@ -69,17 +69,13 @@ function jsonFixtures(): { name: string; body: JsonObject }[] {
 }
 
 function decodeStream(bytes: Uint8Array, cuts: number[]): StreamEvent[] {
-  const sse = new ServerSentEventDecoder();
-  const decoder = new AnthropicStreamDecoder(ORIGIN);
-  const events: StreamEvent[] = [];
+  const pieces: Uint8Array[] = [];
   let start = 0;
   for (const cut of [...cuts, bytes.length]) {
-    for (const event of sse.push(bytes.subarray(start, cut))) events.push(...decoder.feedText(event.data));
+    pieces.push(bytes.subarray(start, cut));
     start = cut;
   }
-  for (const event of sse.end()) events.push(...decoder.feedText(event.data));
-  events.push(...decoder.end());
-  return events;
+  return decodeServerSentEvents(new AnthropicStreamDecoder(ORIGIN), pieces);
 }
 
 /**
@@ -216,8 +212,8 @@ describe('Anthropic stream decoder on recorded fixtures (WIRE.md §2.3)', () => 
 
   it('an error event is the terminal error and carries the provider text', () => {
     const decoder = new AnthropicStreamDecoder(ORIGIN);
-    decoder.feedText('{"type":"message_start","message":{"usage":{"input_tokens":1}}}');
-    const events = decoder.feedText('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}');
+    decoder.push('{"type":"message_start","message":{"usage":{"input_tokens":1}}}');
+    const events = decoder.push('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}');
     expect(events).toHaveLength(1);
     const error = events[0];
     if (error?.type !== 'error') throw new Error('expected error');
@@ -236,7 +232,7 @@ describe('Anthropic stream decoder on recorded fixtures (WIRE.md §2.3)', () => 
       '{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}',
       '{"type":"message_stop"}',
     ];
-    const events = lines.flatMap((line) => decoder.feedText(line));
+    const events = lines.flatMap((line) => decoder.push(line));
     const finish = finishOf(events);
     expect(finish.message.tool_calls).toEqual([
       { id: 'toolu_1', type: 'function', function: { name: 'read_file', arguments: '{"path": "a.txt"}' } },

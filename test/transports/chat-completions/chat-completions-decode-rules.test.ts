@@ -245,12 +245,12 @@ describe('chat-completions terminal errors (never a half message)', () => {
 
   it('[DONE] without a finish_reason still finishes (Snowflake), and nothing is accepted after the terminal event', () => {
     const decoder = createChatCompletionsDecoder({ mustEcho: false });
-    decoder.feedData(chunk({ content: 'ok' }));
-    decoder.feedData('[DONE]');
-    const tail = decoder.finish();
+    decoder.push(chunk({ content: 'ok' }));
+    decoder.push('[DONE]');
+    const tail = decoder.end();
     expect(tail[tail.length - 1]).toMatchObject({ type: 'finish', finishReason: { unified: 'stop', raw: null } });
-    expect(decoder.ended).toBe(true);
-    expect(decoder.feedData(chunk({ content: 'late' }))).toEqual([]);
-    expect(decoder.finish()).toEqual([]);
+    expect(decoder.done).toBe(true);
+    expect(decoder.push(chunk({ content: 'late' }))).toEqual([]);
+    expect(decoder.end()).toEqual([]);
   });
 });

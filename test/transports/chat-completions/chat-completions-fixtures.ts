@@ -1,5 +1,5 @@
 import { readFixtureText } from '../../support/fixtures.js';
-import { ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
+import { decodeServerSentEvents } from '../../../src/transports/shared/transport-sse-reader.js';
 import {
   createChatCompletionsDecoder,
   type ChatCompletionsDecoderOptions,
@@ -69,15 +69,7 @@ export function splitBytes(bytes: Uint8Array, seed: number, maxPiece = 97): Uint
 export function decodeSse(text: string, options: ChatCompletionsDecoderOptions, seed?: number): StreamEvent[] {
   const bytes = new TextEncoder().encode(text);
   const pieces = seed === undefined ? [bytes] : splitBytes(bytes, seed);
-  const sse = new ServerSentEventDecoder();
-  const decoder = createChatCompletionsDecoder(options);
-  const events: StreamEvent[] = [];
-  for (const piece of pieces) {
-    for (const message of sse.push(piece)) events.push(...decoder.feedData(message.data));
-  }
-  for (const message of sse.end()) events.push(...decoder.feedData(message.data));
-  events.push(...decoder.finish());
-  return events;
+  return decodeServerSentEvents(createChatCompletionsDecoder(options), pieces);
 }
 
 /** The terminal event of an event list, asserting there is exactly one and it is last. */

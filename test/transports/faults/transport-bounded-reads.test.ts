@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamError } from '../../../src/core/errors.js';
-import { ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
+import { ServerSentEventFramer } from '../../../src/transports/shared/transport-sse-reader.js';
 import { collectEvents, FAULT_TARGET_APIS, startFaultTarget, type FaultTarget } from './fault-targets.js';
 
 /**
@@ -40,12 +40,15 @@ describe.each(FAULT_TARGET_APIS)('%s: bounded reads', (api) => {
   });
 });
 
-describe('ServerSentEventDecoder event cap', () => {
+describe('ServerSentEventFramer event cap', () => {
   it('comments and complete events reset the count; one unfinished event past the cap throws', () => {
-    const decoder = new ServerSentEventDecoder(100);
-    for (let i = 0; i < 20; i++) expect(decoder.push(': keep-alive\n\n')).toEqual([]);
-    for (let i = 0; i < 20; i++) expect(decoder.push(`data: {"i":${i}}\n\n`)).toHaveLength(1);
-    decoder.push(`data: ${'x'.repeat(60)}`);
-    expect(() => decoder.push('x'.repeat(60))).toThrow(StreamError);
+    const data: string[] = [];
+    const framer = new ServerSentEventFramer((text) => data.push(text), 100);
+    for (let i = 0; i < 20; i++) framer.push(': keep-alive\n\n');
+    expect(data).toEqual([]);
+    for (let i = 0; i < 20; i++) framer.push(`data: {"i":${i}}\n\n`);
+    expect(data).toHaveLength(20);
+    framer.push(`data: ${'x'.repeat(60)}`);
+    expect(() => framer.push('x'.repeat(60))).toThrow(StreamError);
   });
 });

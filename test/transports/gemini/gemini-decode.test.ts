@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../src/core/stream-event.js';
-import { ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
+import { decodeServerSentEvents } from '../../../src/transports/shared/transport-sse-reader.js';
 import {
   applyPartialArgument,
   GeminiDecoder,
@@ -22,11 +22,19 @@ const context = (): GeminiDecodeContext => ({
   createToolCallId: (index) => `call_${index}`,
 });
 
+/** Splits a decoder's whole output into the live events (no `start`) and the assembled result of its `finish`. */
+function resultOf(all: StreamEvent[]): { events: StreamEvent[]; result: GeminiDecodedResponse } {
+  expect(all[0]?.type).toBe('start');
+  const terminal = all.at(-1);
+  if (terminal?.type === 'error') throw terminal.error;
+  if (terminal?.type !== 'finish') throw new Error('the decoder gave no terminal event');
+  const { message, finishReason, usage } = terminal;
+  return { events: all.slice(1, -1), result: { message, finishReason, usage } };
+}
+
 function decodeChunks(chunks: GeminiResponse[]): { events: StreamEvent[]; result: GeminiDecodedResponse } {
   const decoder = new GeminiDecoder(context());
-  const events = chunks.flatMap((chunk) => decoder.push(chunk));
-  const finished = decoder.finish();
-  return { events: [...events, ...finished.events], result: finished.result };
+  return resultOf([...chunks.flatMap((chunk) => decoder.push(JSON.stringify(chunk))), ...decoder.end()]);
 }
 
 /** Decodes SSE bytes delivered in arbitrary pieces, the way the transport does. */
@@ -34,14 +42,8 @@ function decodeSplit(
   recorded: RecordedResponse,
   seed: number,
 ): { events: StreamEvent[]; result: GeminiDecodedResponse } {
-  const sse = new ServerSentEventDecoder();
-  const chunks: GeminiResponse[] = [];
   const bytes = new TextEncoder().encode(recorded.wireText);
-  for (const piece of randomSplit(bytes, seededRandom(seed), 40)) {
-    for (const event of sse.push(piece)) chunks.push(JSON.parse(event.data) as GeminiResponse);
-  }
-  for (const event of sse.end()) chunks.push(JSON.parse(event.data) as GeminiResponse);
-  return decodeChunks(chunks);
+  return resultOf(decodeServerSentEvents(new GeminiDecoder(context()), randomSplit(bytes, seededRandom(seed), 40)));
 }
 
 /** Facts read straight off the raw chunks, independently of the decoder. */
@@ -231,15 +233,20 @@ describe('Gemini decoder part boundaries (WIRE.md §4.3)', () => {
 
   it('fails a stream that ends before a finishReason', () => {
     const decoder = new GeminiDecoder(context());
-    decoder.push({ candidates: [{ content: { parts: [{ text: 'half' }] } }] });
-    expect(() => decoder.finish()).toThrow(/ended before a finishReason/);
+    decoder.push(JSON.stringify({ candidates: [{ content: { parts: [{ text: 'half' }] } }] }));
+    const tail = decoder.end();
+    expect(tail.map((event) => event.type)).toEqual(['error']);
+    expect(tail[0]).toMatchObject({ error: { message: expect.stringMatching(/ended before a finishReason/) } });
+    expect(decoder.done).toBe(true);
   });
 
   it('turns an in-stream error envelope into a StreamError', () => {
     const decoder = new GeminiDecoder(context());
-    expect(() => decoder.push({ error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } })).toThrow(
-      'Gemini stream error UNAVAILABLE: overloaded',
-    );
+    const events = decoder.push('{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}');
+    expect(events.map((event) => event.type)).toEqual(['start', 'error']);
+    expect(events[1]).toMatchObject({ error: { message: 'Gemini stream error UNAVAILABLE: overloaded' } });
+    expect(decoder.done).toBe(true);
+    expect(decoder.end()).toEqual([]);
   });
 
   it('maps a blocked prompt to content-filter', () => {

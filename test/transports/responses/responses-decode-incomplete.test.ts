@@ -92,12 +92,16 @@ describe('Responses reasoning-only output is incomplete (SPEC §24.6)', () => {
   it('streamed: response.incomplete after a reasoning-only output is raw incomplete too', () => {
     const decoder = new ResponsesStreamDecoder(CONTEXT);
     const item = reasoning('rs_s');
-    decoder.push({ type: 'response.output_item.added', output_index: 0, item: { ...item, summary: [] } });
-    decoder.push({ type: 'response.output_item.done', output_index: 0, item });
-    const events = decoder.push({
-      type: 'response.incomplete',
-      response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [item] },
-    });
+    decoder.push(
+      JSON.stringify({ type: 'response.output_item.added', output_index: 0, item: { ...item, summary: [] } }),
+    );
+    decoder.push(JSON.stringify({ type: 'response.output_item.done', output_index: 0, item }));
+    const events = decoder.push(
+      JSON.stringify({
+        type: 'response.incomplete',
+        response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [item] },
+      }),
+    );
     expect(events.at(-1)).toMatchObject({
       type: 'finish',
       finishReason: { unified: 'length', raw: 'incomplete' },

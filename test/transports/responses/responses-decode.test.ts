@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamEvent } from '../../../src/core/stream-event.js';
-import { ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
+import { decodeServerSentEvents } from '../../../src/transports/shared/transport-sse-reader.js';
 import { decodeResponsesResponse, ResponsesStreamDecoder } from '../../../src/transports/responses/responses-decode.js';
 import type { ResponsesCaptureContext } from '../../../src/transports/responses/responses-decode.js';
 import { bodyFixtures, streamFixtures } from './responses-fixture-helpers.js';
@@ -48,17 +47,9 @@ function doneItems(fixture: StreamFixture): Item[] {
 }
 
 function decodeSplit(fixture: StreamFixture, pieces: (Uint8Array | string)[]) {
-  const framing = new ServerSentEventDecoder();
   const decoder = new ResponsesStreamDecoder(CONTEXT);
-  const events: StreamEvent[] = [];
-  const feed = (messages: { data: string }[]) => {
-    for (const message of messages) {
-      if (message.data !== '[DONE]') events.push(...decoder.push(JSON.parse(message.data)));
-    }
-  };
-  for (const piece of pieces) feed(framing.push(piece));
-  feed(framing.end());
-  const terminal = events.find((event) => event.type === 'finish' || event.type === 'error') ?? decoder.end();
+  const events = decodeServerSentEvents(decoder, pieces);
+  const terminal = events.find((event) => event.type === 'finish' || event.type === 'error')!;
   const assembled = decoder.assemble();
   // The terminal message is the assembled one plus its finish reason.
   if (terminal.type === 'finish') assembled.finish_reason = terminal.message.finish_reason ?? '';

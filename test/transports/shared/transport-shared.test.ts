@@ -12,28 +12,54 @@ import {
   parseRetryAfterMs,
   runWithRetries,
 } from '../../../src/transports/shared/transport-retry.js';
-import { readServerSentEvents, ServerSentEventDecoder } from '../../../src/transports/shared/transport-sse-reader.js';
+import { ServerSentEventFramer } from '../../../src/transports/shared/transport-sse-reader.js';
 import { ThinkTagSplitter } from '../../../src/transports/shared/transport-think-tags.js';
 
 /** Shared transport helpers: SSE framing, retry/backoff, HTTP helpers, think-tag splitting. */
 
-describe('ServerSentEventDecoder', () => {
+describe('ServerSentEventFramer', () => {
   it('survives a UTF-8 character split across reads, drops comments, flushes a final event without its blank line', () => {
     const bytes = new TextEncoder().encode(': OPENROUTER PROCESSING\n\ndata: {"t":"15 × 27"}\n\ndata: [DONE]\n');
-    const decoder = new ServerSentEventDecoder();
+    const data: string[] = [];
+    const framer = new ServerSentEventFramer((text) => data.push(text));
     const cut = bytes.indexOf(0xc3) + 1; // inside the two-byte "×"
-    const events = [...decoder.push(bytes.subarray(0, cut)), ...decoder.push(bytes.subarray(cut)), ...decoder.end()];
-    expect(events.map((event) => event.data)).toEqual(['{"t":"15 × 27"}', '[DONE]']);
+    framer.push(bytes.subarray(0, cut));
+    framer.push(bytes.subarray(cut));
+    framer.end();
+    expect(data).toEqual(['{"t":"15 × 27"}', '[DONE]']);
   });
 
-  it('readServerSentEvents reads a body to its end, event names included', async () => {
-    const body = new Response('event: ping\ndata: a\n\ndata: b\ndata: c\n\n').body as ReadableStream<Uint8Array>;
-    const seen: { event: string | undefined; data: string }[] = [];
-    for await (const event of readServerSentEvents(body)) seen.push({ event: event.event, data: event.data });
-    expect(seen).toEqual([
-      { event: 'ping', data: 'a' },
-      { event: undefined, data: 'b\nc' },
-    ]);
+  it('hands over each event data, multi-line data joined, event names and CRLF framing dropped', () => {
+    const data: string[] = [];
+    const framer = new ServerSentEventFramer((text) => data.push(text));
+    framer.push(new TextEncoder().encode('event: ping\r\ndata: a\r\n\r\ndata: b\ndata: c\n\n'));
+    framer.end();
+    expect(data).toEqual(['a', 'b\nc']);
+  });
+
+  it('frames every line ending (LF, CRLF, CR) cut anywhere, drops a BOM and the fields decoders do not read', () => {
+    const text = '\uFEFFdata: one\r\n\r\ndata:two\r\rid: 7\nretry: 10\nevent: x\ndata\ndata: three\n\ndatum: no\n\n';
+    const bytes = new TextEncoder().encode(text);
+    for (let cut = 0; cut <= bytes.length; cut += 1) {
+      const data: string[] = [];
+      const framer = new ServerSentEventFramer((value) => data.push(value));
+      framer.push(bytes.subarray(0, cut));
+      framer.push(bytes.subarray(cut));
+      framer.end();
+      expect(data, `cut at ${cut}`).toEqual(['one', 'two', '\nthree']);
+    }
+  });
+
+  it('splits a multi-byte character at every byte boundary without damage', () => {
+    const bytes = new TextEncoder().encode('data: {"t":"über — 😊"}\n\n');
+    for (let cut = 0; cut <= bytes.length; cut += 1) {
+      const data: string[] = [];
+      const framer = new ServerSentEventFramer((value) => data.push(value));
+      framer.push(bytes.subarray(0, cut));
+      framer.push(bytes.subarray(cut));
+      framer.end();
+      expect(data).toEqual(['{"t":"über — 😊"}']);
+    }
   });
 });
 

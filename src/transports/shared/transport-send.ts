@@ -1,0 +1,223 @@
+import { AbortError, HermesError } from '../../core/errors.js';
+import type { EventStream } from '../../core/event-stream.js';
+import type { StreamEvent } from '../../core/stream-event.js';
+import { networkError } from './transport-http.js';
+import { openTransportStream } from './transport-redact.js';
+import { runWithRetries, type BackoffOptions, type Sleep } from './transport-retry.js';
+import { ServerSentEventFramer, type ByteFramer } from './transport-sse-reader.js';
+import type { StreamDecoder } from './transport-stream-decoder.js';
+import type { PreparedRequest, TransportRequest } from './transport.js';
+
+/**
+ * The one `send()` of every transport: prepare → open (retried) → decode → one terminal event.
+ *
+ * - `prepare` runs first; anything it throws becomes the stream's `error` event (`send` never
+ *   throws, `Transport` in `transport.ts`).
+ * - `open` is one attempt of the HTTP exchange. Typed errors it throws are retried by
+ *   `runWithRetries` when `retryable` (429, 5xx, network), each retry announced as a `retry`
+ *   event. A streamed answer is read up to its first decoded event inside the same retry window:
+ *   a connection dropped before anything reached the caller is retried like a refused one.
+ * - After the first event a failure is final (STYLE rule 5): it ends the stream with `error`.
+ * - A streamed answer's bytes go straight from each network read into the framer and decoder
+ *   (`framer.push` → `decoder.push` → `stream.push`, synchronously): one await per network
+ *   read, no per-event promises.
+ */
+
+/** What one successful attempt answered. */
+export type TransportAnswer =
+  /** A whole (non-streaming) answer, already decoded into its events (terminal included). */
+  | { kind: 'events'; events: StreamEvent[] }
+  /** A byte stream: `frame` builds the framing (default SSE) that feeds `decoder`. */
+  | {
+      kind: 'bytes';
+      body: ReadableStream<Uint8Array>;
+      decoder: StreamDecoder<string>;
+      frame?: (onData: (data: string) => void) => ByteFramer;
+    }
+  /** Wire events an SDK already framed (Bedrock Converse through the AWS SDK). */
+  | { kind: 'items'; items: AsyncIterable<unknown>; decoder: StreamDecoder<unknown> };
+
+/** Retry knobs a transport factory takes (tests inject an instant sleep and fixed jitter). */
+export interface SendRetryOptions {
+  sleep?: Sleep | undefined;
+  random?: (() => number) | undefined;
+  backoff?: BackoffOptions | undefined;
+}
+
+/** The parts of `send()` that differ per wire API. */
+export interface SendSteps {
+  prepare(): PreparedRequest;
+  /** One attempt: request, status check (typed error otherwise), and the answer to read. */
+  open(prepared: PreparedRequest, attempt: number): Promise<TransportAnswer>;
+  /**
+   * The error a failure while reading the answer becomes. `afterEvents`: an event already
+   * reached the caller (final, not retried). Default: {@link networkError} with the provider.
+   */
+  readError?(error: unknown, afterEvents: boolean): HermesError;
+  /** Called before each event leaves (chat-completions stamps the origin on `finish`). */
+  mapEvent?(event: StreamEvent): StreamEvent;
+  /** Called once when the request is over, however it ended (Bedrock destroys its SDK client). */
+  close?(): void;
+}
+
+const DEFAULT_MAX_ATTEMPTS = 3;
+
+/** Runs {@link SendSteps} for `request` and returns the stream (never throws). */
+export function sendTransportRequest(
+  request: TransportRequest,
+  retry: SendRetryOptions,
+  steps: SendSteps,
+): EventStream {
+  const stream = openTransportStream(request);
+  let prepared: PreparedRequest;
+  try {
+    prepared = steps.prepare();
+  } catch (error) {
+    stream.fail(
+      error instanceof HermesError ? error : new HermesError(`could not build the request: ${String(error)}`),
+    );
+    return stream;
+  }
+  run(stream, request, retry, steps, prepared)
+    .catch((error: unknown) => {
+      if (request.signal?.aborted && !(error instanceof AbortError)) {
+        stream.fail(new AbortError('request aborted', { cause: error }));
+      } else {
+        stream.fail(
+          error instanceof HermesError
+            ? error
+            : networkError(error, { signal: request.signal, retryable: false, what: 'request failed' }),
+        );
+      }
+    })
+    .finally(() => steps.close?.());
+  return stream;
+}
+
+async function run(
+  stream: EventStream,
+  request: TransportRequest,
+  retry: SendRetryOptions,
+  steps: SendSteps,
+  prepared: PreparedRequest,
+): Promise<void> {
+  const provider = request.route.provider;
+  const readError =
+    steps.readError ??
+    ((error: unknown, afterEvents: boolean) =>
+      networkError(error, {
+        signal: request.signal,
+        retryable: !afterEvents,
+        what: afterEvents
+          ? `${provider} dropped the connection mid-stream; the partial answer was discarded`
+          : `${provider} dropped the connection before the first event`,
+      }));
+  const mapEvent = steps.mapEvent;
+  const emit = (event: StreamEvent) => stream.push(mapEvent === undefined ? event : mapEvent(event));
+
+  const reading = await runWithRetries(
+    {
+      ...retry.backoff,
+      maxAttempts: request.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      signal: request.signal,
+      ...(retry.sleep === undefined ? {} : { sleep: retry.sleep }),
+      ...(retry.random === undefined ? {} : { random: retry.random }),
+      onRetry: (notice) => stream.push({ type: 'retry', ...notice }),
+    },
+    async (attempt) => {
+      const answer = await steps.open(prepared, attempt);
+      const opened = readingOf(answer);
+      try {
+        await opened.read(true);
+      } catch (error) {
+        await opened.close();
+        throw readError(error, false);
+      }
+      return opened;
+    },
+  );
+  for (const event of reading.firstEvents) emit(event);
+  reading.sink = emit;
+  try {
+    await reading.read(false);
+  } catch (error) {
+    stream.fail(readError(error, true));
+  } finally {
+    // Stops the socket when the decoder finished early (error chunk) and the server keeps sending.
+    await reading.close();
+  }
+}
+
+/**
+ * An answer being read. `read(true)` reads until the decoder produced an event (kept in
+ * `firstEvents`) or the input ended; `read(false)` reads to the end, handing events to `sink`.
+ * The decoder's `end()` runs once, when the input is exhausted or the decoder is done.
+ */
+interface Reading {
+  firstEvents: StreamEvent[];
+  sink: (event: StreamEvent) => void;
+  read(untilFirstEvent: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+function readingOf(answer: TransportAnswer): Reading {
+  const firstEvents: StreamEvent[] = [];
+  let ended = false;
+  const reading: Reading = {
+    firstEvents,
+    sink: (event) => firstEvents.push(event),
+    read: async () => undefined,
+    close: async () => undefined,
+  };
+  const deliver = (events: readonly StreamEvent[]) => {
+    for (const event of events) reading.sink(event);
+  };
+  const finish = (decoder: StreamDecoder<never>) => {
+    if (ended) return;
+    ended = true;
+    deliver(decoder.end());
+  };
+  if (answer.kind === 'events') {
+    ended = true;
+    firstEvents.push(...answer.events);
+    return reading;
+  }
+  if (answer.kind === 'items') {
+    const { decoder } = answer;
+    const iterator = answer.items[Symbol.asyncIterator]();
+    reading.read = async (untilFirstEvent) => {
+      while (!ended && !decoder.done) {
+        if (untilFirstEvent && firstEvents.length > 0) return;
+        const next = await iterator.next();
+        if (next.done === true) break;
+        deliver(decoder.push(next.value));
+      }
+      finish(decoder);
+    };
+    reading.close = async () => {
+      await iterator.return?.().catch(() => undefined);
+    };
+    return reading;
+  }
+  const { decoder } = answer;
+  const onData = (data: string) => {
+    if (!decoder.done) deliver(decoder.push(data));
+  };
+  const framer = answer.frame === undefined ? new ServerSentEventFramer(onData) : answer.frame(onData);
+  const reader = answer.body.getReader();
+  reading.read = async (untilFirstEvent) => {
+    while (!ended && !decoder.done) {
+      if (untilFirstEvent && firstEvents.length > 0) return;
+      const next = await reader.read();
+      if (next.done) {
+        framer.end();
+        break;
+      }
+      framer.push(next.value);
+    }
+    finish(decoder);
+  };
+  // Cancel stops the socket when reading stopped early; after a thrown read it is a no-op.
+  reading.close = () => reader.cancel().catch(() => undefined);
+  return reading;
+}
