@@ -67,3 +67,5 @@ process.on('message', (message) => {
   if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
 });
 console.log(`listening on ${url}`);
+// A normal exit, so `--cpu-prof` (BENCH_SERVER_PROFILE in run.mjs) writes its profile.
+process.on('SIGTERM', () => process.exit(0));

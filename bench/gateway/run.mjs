@@ -161,8 +161,16 @@ function summary(result) {
 }
 
 async function runServer(mode, emulator, mixedSessionId) {
+  // BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR.
+  const profile = process.env.BENCH_SERVER_PROFILE;
   const server = await startChild(
-    [new URL('./bench-server.mjs', import.meta.url).pathname, mode, emulator.url, statePath],
+    [
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+      new URL('./bench-server.mjs', import.meta.url).pathname,
+      mode,
+      emulator.url,
+      statePath,
+    ],
     true,
   );
   try {

@@ -14,38 +14,18 @@ import { logRequest } from './runtime-request-log.js';
 import { logProviderFailure, logProviderRetry } from './runtime-error-log.js';
 import { missingToolResults } from './runtime-history.js';
 import { repairToolPairing } from './runtime-history-repair.js';
-import { findKeyedTurn, storedToolCalls, TURN_KEY } from './runtime-turn-key.js';
+import { findKeyedTurn, finishedTurnResult, TURN_KEY } from './runtime-turn-key.js';
 import { recoverFromError, type Recovery } from './runtime-recovery.js';
 import { learnedFrom, loadRouteLearned } from './runtime-route-memory.js';
 import { isContextOverflow } from './runtime-errors.js';
 import { planCompaction } from './compaction-plan.js';
 import { compressSession } from './compaction-run.js';
-import { turnRouteProfile, type AgentTurnOptions } from './runtime-turn-options.js';
+import { turnRouteProfile, type AgentTurnOptions, type TurnResult } from './runtime-turn-options.js';
 import { continueIncompleteTurn } from './runtime-continuation.js';
 import { requestCompactThreshold } from './runtime-native-compaction.js';
+import { openTurnHistory, type TurnHistory } from './runtime-warm-history.js';
 
-export type { AgentEvent, AgentTurnOptions } from './runtime-turn-options.js';
-
-/** One tool call made during the turn. */
-export interface TurnToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-  result: string;
-  is_error: boolean;
-}
-
-/** What a turn produced. */
-export interface TurnResult {
-  sessionId: string;
-  answer: string;
-  reasoning: string;
-  toolCalls: TurnToolCall[];
-  usage: { input_tokens: number; output_tokens: number; reasoning_tokens: number; total_tokens: number };
-  iterations: number;
-  /** True when the iteration cap stopped the loop before a final answer. */
-  stoppedAtCap: boolean;
-}
+export type { AgentEvent, AgentTurnOptions, TurnResult, TurnToolCall } from './runtime-turn-options.js';
 
 /** The turn was interrupted (Ctrl-C); the stored history stays valid. */
 export class TurnInterruptedError extends HermesError {
@@ -76,19 +56,28 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
 }
 
 async function runLeasedTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
+  const turnHistory = openTurnHistory(turnOptions.store, turnOptions.sessionId, turnOptions.warmHistories);
+  const result = await runTrackedTurn(userText, { ...turnOptions, store: turnHistory.store }, turnHistory);
+  await turnHistory.settle(result.sessionId);
+  return result;
+}
+
+async function runTrackedTurn(
+  userText: string,
+  turnOptions: AgentTurnOptions,
+  turnHistory: TurnHistory,
+): Promise<TurnResult> {
   let options = turnOptions;
   const { store } = options;
   const sessionId = options.sessionId;
   const session = await store.getSession(sessionId);
   if (!session) throw new HermesError(`no session "${sessionId}"`);
   let modelConfig: JsonObject = session.modelConfig;
-  const stored: Message[] = await store.listMessages(sessionId);
+  // The stored messages; every append of the turn to this session extends this list.
+  const stored: Message[] = await turnHistory.load(session);
   // Under the lease no other turn runs on this session, so a tool call left without a result
   // belongs to a turn that is gone: it is answered (appended, never rewritten).
-  for (const repair of missingToolResults(stored)) {
-    await store.appendMessage(sessionId, repair);
-    stored.push(repair);
-  }
+  for (const repair of missingToolResults(stored)) await store.appendMessage(sessionId, repair);
   const history: Message[] = repairToolPairing(stored);
   const keyed = findKeyedTurn(stored, options.turnKey);
   if (keyed.state === 'finished') return finishedTurnResult(sessionId, keyed.messages);
@@ -465,24 +454,6 @@ function decorate(error: HermesError, attempt: number): HermesError {
     return Object.assign(error, { message: error.message + hint });
   }
   return error;
-}
-
-/** The result of a keyed turn that already finished: rebuilt from what it stored, no request sent. */
-function finishedTurnResult(sessionId: string, messages: readonly Message[]): TurnResult {
-  const assistants = messages.filter((message): message is AssistantMessage => message.role === 'assistant');
-  const reasoning = assistants
-    .map((message) => message.reasoning ?? (message.reasoning_content?.trim() ? message.reasoning_content : ''))
-    .filter((text) => text)
-    .at(-1);
-  return {
-    sessionId,
-    answer: assistants.at(-1)?.content ?? '',
-    reasoning: reasoning ?? '',
-    toolCalls: storedToolCalls(messages),
-    usage: { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 },
-    iterations: assistants.length,
-    stoppedAtCap: false,
-  };
 }
 
 function titleFrom(text: string): string {

@@ -11,6 +11,7 @@ import { routeProfileFor } from '../transports/transport-route-profile.js';
 import type { ReasoningOptions } from '../core/reasoning-options.js';
 import type { CompactionSettings } from './compaction-plan.js';
 import type { Timeouts } from '../core/timeouts.js';
+import type { WarmHistories } from './runtime-warm-history.js';
 
 /** Everything one agent turn needs. */
 export interface AgentTurnOptions {
@@ -66,6 +67,11 @@ export interface AgentTurnOptions {
    * that id) right before storing its first message, so no session is ever stored empty.
    */
   newSession?: Omit<NewSession, 'id'> | undefined;
+  /**
+   * The process's warm session histories (`runtime-warm-history.ts`): a current copy spares
+   * reading every message of the session; without it each turn reads the whole session.
+   */
+  warmHistories?: WarmHistories | undefined;
 }
 
 /** Progress events a renderer can show. */
@@ -91,4 +97,25 @@ export function turnRouteProfile(
     echoOptIn: options.echoOptIn,
     nousInferenceBaseUrl: process.env['NOUS_INFERENCE_BASE_URL'],
   });
+}
+
+/** One tool call made during the turn. */
+export interface TurnToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+  result: string;
+  is_error: boolean;
+}
+
+/** What a turn produced. */
+export interface TurnResult {
+  sessionId: string;
+  answer: string;
+  reasoning: string;
+  toolCalls: TurnToolCall[];
+  usage: { input_tokens: number; output_tokens: number; reasoning_tokens: number; total_tokens: number };
+  iterations: number;
+  /** True when the iteration cap stopped the loop before a final answer. */
+  stoppedAtCap: boolean;
 }
