@@ -5,7 +5,7 @@ import type { FinishReason, Usage } from '../core/usage.js';
 import type { Carrier, CarrierDecision, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
 import { withoutDuplicateToolCalls } from '../replay/replay-recovery.js';
 import { BUILTIN_TOOLS, executeToolCall, toolDefinitions } from '../tools/tool-registry.js';
-import type { SessionStore } from '../storage/session-store.js';
+import type { SessionFields, SessionRecord, SessionStore } from '../storage/session-store.js';
 import { holdSessionLease, leaseFencedStore, type HeldSessionLease } from '../storage/session-lease-hold.js';
 import { SessionLeaseLostError } from '../storage/session-lease.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
@@ -36,7 +36,8 @@ export class TurnInterruptedError extends HermesError {
  * Runs one user turn under the session lease (SPEC §23.6: a session busy in another process
  * fails fast with `SessionBusyError`): appends the user message, then loops request → stream →
  * capture → persist → tools until a final answer or the iteration cap (docs/architecture.md).
- * Every message is appended in its own transaction; a partial assistant message is never stored.
+ * Each append is one transaction (the question goes in with the session's route fields); a
+ * partial assistant message is never stored.
  */
 export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
   const { store, sessionId } = turnOptions;
@@ -85,27 +86,25 @@ async function runTrackedTurn(
   // one rather than storing (and sending) the same question twice in a row.
   const last = stored.at(-1);
   const retried = keyed.state === 'new' && last?.role === 'user' && last.content === userText;
+  // The session record follows the route the turn runs on; a new title comes from the first question.
+  const fields = sessionFieldsFor(session, options, userText);
   if (keyed.state === 'new' && !retried) {
     const now = Date.now();
     const user: Message = { role: 'user', content: userText, timestamp: now };
     if (options.turnKey !== undefined) (user as Message & Record<string, unknown>)[TURN_KEY] = options.turnKey;
-    // A new session's system prompt is stored with its first message, in one transaction.
+    // A new session's system prompt is stored with its first message, and the session fields
+    // with them, in one transaction.
     const first: Message[] =
       stored.length === 0 && options.systemPrompt
         ? [{ role: 'system', content: options.systemPrompt, timestamp: now }, user]
         : [user];
-    if (first.length > 1) await store.appendMessages(sessionId, first);
-    else await store.appendMessage(sessionId, user);
+    await store.appendMessages(sessionId, first, fields ? { session: fields } : {});
     history.push(...first);
+  } else {
+    // No message stored: the update still marks the session as used now (`sessions list` order).
+    await store.updateSession(sessionId, fields ?? {});
   }
   options.onEvent?.({ type: 'user-stored', sessionId });
-  await store.updateSession(sessionId, {
-    provider: options.sessionRoute?.provider ?? options.route.provider,
-    model: options.route.model,
-    baseUrl: options.sessionRoute ? options.sessionRoute.baseUrl : (options.route.baseUrl ?? null),
-    api: options.route.api,
-    ...(session.title ? {} : { title: titleFrom(userText) }),
-  });
 
   const result: TurnResult = {
     sessionId,
@@ -454,6 +453,27 @@ function decorate(error: HermesError, attempt: number): HermesError {
     return Object.assign(error, { message: error.message + hint });
   }
   return error;
+}
+
+/**
+ * The session fields the turn sets: its route, and a title from the question when the session
+ * has none; null when the record already says all of that (the append alone touches it).
+ */
+function sessionFieldsFor(session: SessionRecord, options: AgentTurnOptions, userText: string): SessionFields | null {
+  const fields: SessionFields = {
+    provider: options.sessionRoute?.provider ?? options.route.provider,
+    model: options.route.model,
+    baseUrl: options.sessionRoute ? options.sessionRoute.baseUrl : (options.route.baseUrl ?? null),
+    api: options.route.api,
+    ...(session.title ? {} : { title: titleFrom(userText) }),
+  };
+  const unchanged =
+    fields.title === undefined &&
+    fields.provider === session.provider &&
+    fields.model === session.model &&
+    fields.baseUrl === session.baseUrl &&
+    fields.api === session.api;
+  return unchanged ? null : fields;
 }
 
 function titleFrom(text: string): string {
