@@ -41,7 +41,8 @@ export class TurnInterruptedError extends HermesError {
  */
 export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
   const { store, sessionId } = turnOptions;
-  if (!(await store.getSession(sessionId))) {
+  // A caller that holds the lease already found the session; the leased turn reads it again.
+  if ((turnOptions.newSession || !turnOptions.lease) && !(await store.getSession(sessionId))) {
     if (!turnOptions.newSession) throw new HermesError(`no session "${sessionId}"`);
     await store.createSession({ ...turnOptions.newSession, id: sessionId });
   }

@@ -85,18 +85,37 @@ export type AgentEvent =
   /** The user message is stored: from here on a failed turn keeps it. */
   | { type: 'user-stored'; sessionId: string };
 
+/** The last profile each route object resolved to, with what it was resolved from. */
+const resolvedProfiles = new WeakMap<Route, { key: string; overrides: unknown; profile: RouteProfile }>();
+
 /**
  * The profile of the turn's route (SPEC §3–§12) under the user's route rows and echo opt-in,
- * resolved once per turn and carried by every request of it.
+ * resolved once per turn and carried by every request of it. A process that runs many turns on
+ * one route (the gateway) reuses the profile while the route's fields, the override rows (the
+ * same list) and the echo opt-in are unchanged: the profile is a pure function of them.
  */
 export function turnRouteProfile(
   options: Pick<AgentTurnOptions, 'route' | 'routeOverrides' | 'echoOptIn'>,
 ): RouteProfile {
-  return routeProfileFor(options.route, {
+  const nousInferenceBaseUrl = process.env['NOUS_INFERENCE_BASE_URL'];
+  const { route } = options;
+  const key = JSON.stringify([
+    route.api,
+    route.provider,
+    route.model,
+    route.baseUrl,
+    options.echoOptIn,
+    nousInferenceBaseUrl,
+  ]);
+  const cached = resolvedProfiles.get(route);
+  if (cached && cached.key === key && cached.overrides === options.routeOverrides) return cached.profile;
+  const profile = routeProfileFor(route, {
     overrides: options.routeOverrides,
     echoOptIn: options.echoOptIn,
-    nousInferenceBaseUrl: process.env['NOUS_INFERENCE_BASE_URL'],
+    nousInferenceBaseUrl,
   });
+  resolvedProfiles.set(route, { key, overrides: options.routeOverrides, profile });
+  return profile;
 }
 
 /** One tool call made during the turn. */
