@@ -146,6 +146,19 @@ async function level(server, workers, turns, longSessionId) {
   return { samples, longSamples, wallMs, cpuMsPerTurn: cpuMs / (samples.length + longSamples.length) };
 }
 
+/** `turns` turns on the long session alone: the CPU one turn of a 10,000-message session costs. */
+async function longSessionAlone(server, sessionId, turns) {
+  const cpuBefore = await server.cpu();
+  const samples = [];
+  for (let index = 0; index < turns; index += 1) samples.push(await turn(server, sessionId, `alone turn ${index + 1}`));
+  const cpuAfter = await server.cpu();
+  const added = samples.map((sample) => sample.total - sample.provider).sort((a, b) => a - b);
+  return {
+    cpuMsPerTurn: (cpuAfter.user - cpuBefore.user + cpuAfter.system - cpuBefore.system) / 1000 / turns,
+    p50: percentile(added, 0.5),
+  };
+}
+
 function percentile(sorted, fraction) {
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
 }
@@ -182,6 +195,7 @@ async function runServer(mode, emulator, mixedSessionId) {
       results.mixed = summary(mixed);
       const long = mixed.longSamples.map((sample) => sample.total - sample.provider).sort((a, b) => a - b);
       results.long = { turns: long.length, p50: percentile(long, 0.5) };
+      results.alone = await longSessionAlone(server, mixedSessionId, 10);
     }
     return results;
   } finally {
@@ -245,6 +259,9 @@ try {
     `mixed: one ${LONG_SESSION_MESSAGES}-message session beside 31 short ones (gateway): CPU ${fixed(mixed.cpuMsPerTurn)} ms/turn, ` +
       `${fixed(mixed.turnsPerSecond, 0)} turns/s, short sessions added p50 ${fixed(mixed.p50)} ms p99 ${fixed(mixed.p99)} ms ` +
       `(+${fixed(mixed.p99 - gateway[32].p99)} ms p99 over 32 short sessions); long session ${gateway.long.turns} turns, added p50 ${fixed(gateway.long.p50)} ms`,
+  );
+  console.log(
+    `the ${LONG_SESSION_MESSAGES}-message session alone, 10 turns (gateway): CPU ${fixed(gateway.alone.cpuMsPerTurn)} ms/turn, added p50 ${fixed(gateway.alone.p50)} ms`,
   );
 } finally {
   await emulator.close();
