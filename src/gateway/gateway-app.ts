@@ -6,6 +6,7 @@ import { INSPECTOR_CSP, INSPECTOR_HTML } from './gateway-inspector-page.js';
 import { SessionTurnLock } from './gateway-session-lock.js';
 import { branchSessionBody, listRequestsBody, listSessionsBody, showSessionBody } from './gateway-sessions.js';
 import type { GatewayOptions, GatewayTurnContext } from './gateway-types.js';
+import { WarmHistories } from '../runtime/runtime-warm-history.js';
 
 /**
  * The gateway as a value (STYLE rule 7 (docs/architecture.md)): a hono app mapping web `Request` to `Response`,
@@ -27,6 +28,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     logger: options.logger,
     turn: { reasoning: { enabled: true }, ...options.turn },
     systemPrompt: options.systemPrompt,
+    warmHistories: options.warmSessions === false ? undefined : new WarmHistories(options.warmSessions),
   };
   const { store, logger, token } = options;
 

@@ -138,7 +138,7 @@ export async function chatCompletionsResponse(
       release = null;
       return releasing;
     });
-    return Response.json(completionBody(context, outcome), {
+    return jsonResponse(completionBody(context, outcome), {
       headers: {
         [SESSION_HEADER]: outcome.result.sessionId,
         'Server-Timing': serverTiming(outcome),
@@ -154,9 +154,21 @@ export async function chatCompletionsResponse(
 
 /** An OpenAI error envelope response. */
 export function errorResponse(error: GatewayHttpError, headers: Record<string, string> = {}): Response {
-  return Response.json(redactError(error, knownSecrets(undefined, process.env)).body(), {
+  return jsonResponse(redactError(error, knownSecrets(undefined, process.env)).body(), {
     status: error.status,
     headers,
+  });
+}
+
+/**
+ * A JSON response, as `Response.json` makes it. Built from the serialized text: the Node adapter
+ * (`@hono/node-server`) writes a response whose body is a string straight to the socket, while
+ * `Response.json`'s body is a web stream it has to read chunk by chunk.
+ */
+function jsonResponse(body: unknown, init: { status?: number; headers?: Record<string, string> }): Response {
+  return new Response(JSON.stringify(body), {
+    status: init.status ?? 200,
+    headers: { 'content-type': 'application/json', ...init.headers },
   });
 }
 

@@ -116,6 +116,7 @@ export async function runGatewayTurn(context: GatewayTurnContext, run: GatewayTu
       lease: run.lease,
       leaseOwner: GATEWAY_LEASE_OWNER,
       turnKey: run.turnKey,
+      warmHistories: context.warmHistories,
       onEvent,
     });
   } catch (error) {

@@ -2,6 +2,7 @@ import type { Route } from '../core/route.js';
 import type { Logger } from '../logging/logger.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
 import type { SessionStore } from '../storage/session-store.js';
+import type { WarmHistories, WarmHistoryLimits } from '../runtime/runtime-warm-history.js';
 
 /**
  * The route every gateway turn uses (one gateway serves one configured route). `OpenedRoute`
@@ -52,6 +53,12 @@ export interface GatewayOptions {
    * message (`hermes chat`'s default, docs/gateway.md); none when absent.
    */
   systemPrompt?: (() => string) | undefined;
+  /**
+   * Bounds of the sessions whose history the gateway keeps in memory between turns
+   * (`runtime-warm-history.ts`; default 256 sessions, 100,000 messages); false reads every
+   * session whole on every turn.
+   */
+  warmSessions?: WarmHistoryLimits | false | undefined;
 }
 
 /** What one turn needs from the gateway options. */
@@ -64,4 +71,6 @@ export interface GatewayTurnContext {
   turn: GatewayTurnSettings & Pick<AgentTurnOptions, 'reasoning'>;
   /** See {@link GatewayOptions.systemPrompt}. */
   systemPrompt?: (() => string) | undefined;
+  /** The gateway's warm session histories (none when {@link GatewayOptions.warmSessions} is false). */
+  warmHistories?: WarmHistories | undefined;
 }

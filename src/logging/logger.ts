@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 
@@ -25,15 +25,50 @@ const REDACT_PATHS = [
   'headers["x-goog-api-key"]',
 ];
 
+/** A log file's destination: written asynchronously, flushed synchronously at exit. */
+type LogDestination = ReturnType<typeof pino.destination>;
+
+/** Every open log file of the process, flushed by {@link flushLogs}. */
+const destinations = new Set<LogDestination>();
+
+/**
+ * Writes out every line still queued for a log file, synchronously. Runs on process `exit`
+ * (normal end, `process.exit`, a stopped gateway), so a process loses no line it logged.
+ */
+export function flushLogs(): void {
+  for (const destination of destinations) {
+    try {
+      destination.flushSync();
+    } catch {
+      // A destination already closed has nothing left to write.
+    }
+  }
+}
+
+/**
+ * A log file opened synchronously (so {@link flushLogs} can always write it). `sync: false`
+ * writes in the background: a log line never blocks a gateway turn on the disk.
+ */
+function logFile(path: string, sync: boolean): LogDestination {
+  const destination = pino.destination({ fd: openSync(path, 'a'), sync });
+  if (sync) return destination;
+  if (destinations.size === 0) process.once('exit', flushLogs);
+  destinations.add(destination);
+  return destination;
+}
+
 /**
  * Opens the JSON-lines logger for `$HERMES_HOME/logs/`: `agent.log` (or `gateway.log`) gets
- * INFO and above, `errors.log` WARNING and above (SPEC §20). Writes are synchronous so a CLI
- * process that exits right after a turn loses nothing.
+ * INFO and above, `errors.log` WARNING and above (SPEC §20). The agent (one turn at a time, a
+ * process that may exit right after it) writes synchronously; the gateway, serving many sessions
+ * on one thread, writes in the background and flushes what is queued when the process exits
+ * ({@link flushLogs}), so a stopped gateway loses no line either.
  */
 export function openLogger(logsDir: string, family: LogFamily = 'agent'): Logger {
   mkdirSync(logsDir, { recursive: true, mode: 0o700 });
-  const main = pino.destination({ dest: join(logsDir, `${family}.log`), sync: true, mkdir: true });
-  const errors = pino.destination({ dest: join(logsDir, 'errors.log'), sync: true, mkdir: true });
+  const sync = family === 'agent';
+  const main = logFile(join(logsDir, `${family}.log`), sync);
+  const errors = logFile(join(logsDir, 'errors.log'), sync);
   return pino(
     {
       level: 'info',

@@ -5,7 +5,7 @@ import type { FinishReason, Usage } from '../core/usage.js';
 import type { Carrier, CarrierDecision, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
 import { withoutDuplicateToolCalls } from '../replay/replay-recovery.js';
 import { BUILTIN_TOOLS, executeToolCall, toolDefinitions } from '../tools/tool-registry.js';
-import type { SessionStore } from '../storage/session-store.js';
+import type { SessionFields, SessionRecord, SessionStore } from '../storage/session-store.js';
 import { holdSessionLease, leaseFencedStore, type HeldSessionLease } from '../storage/session-lease-hold.js';
 import { SessionLeaseLostError } from '../storage/session-lease.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
@@ -14,38 +14,18 @@ import { logRequest } from './runtime-request-log.js';
 import { logProviderFailure, logProviderRetry } from './runtime-error-log.js';
 import { missingToolResults } from './runtime-history.js';
 import { repairToolPairing } from './runtime-history-repair.js';
-import { findKeyedTurn, storedToolCalls, TURN_KEY } from './runtime-turn-key.js';
+import { findKeyedTurn, finishedTurnResult, TURN_KEY } from './runtime-turn-key.js';
 import { recoverFromError, type Recovery } from './runtime-recovery.js';
 import { learnedFrom, loadRouteLearned } from './runtime-route-memory.js';
 import { isContextOverflow } from './runtime-errors.js';
 import { planCompaction } from './compaction-plan.js';
 import { compressSession } from './compaction-run.js';
-import { turnRouteProfile, type AgentTurnOptions } from './runtime-turn-options.js';
+import { turnRouteProfile, type AgentTurnOptions, type TurnResult } from './runtime-turn-options.js';
 import { continueIncompleteTurn } from './runtime-continuation.js';
 import { requestCompactThreshold } from './runtime-native-compaction.js';
+import { openTurnHistory, type TurnHistory } from './runtime-warm-history.js';
 
-export type { AgentEvent, AgentTurnOptions } from './runtime-turn-options.js';
-
-/** One tool call made during the turn. */
-export interface TurnToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-  result: string;
-  is_error: boolean;
-}
-
-/** What a turn produced. */
-export interface TurnResult {
-  sessionId: string;
-  answer: string;
-  reasoning: string;
-  toolCalls: TurnToolCall[];
-  usage: { input_tokens: number; output_tokens: number; reasoning_tokens: number; total_tokens: number };
-  iterations: number;
-  /** True when the iteration cap stopped the loop before a final answer. */
-  stoppedAtCap: boolean;
-}
+export type { AgentEvent, AgentTurnOptions, TurnResult, TurnToolCall } from './runtime-turn-options.js';
 
 /** The turn was interrupted (Ctrl-C); the stored history stays valid. */
 export class TurnInterruptedError extends HermesError {
@@ -56,11 +36,13 @@ export class TurnInterruptedError extends HermesError {
  * Runs one user turn under the session lease (SPEC §23.6: a session busy in another process
  * fails fast with `SessionBusyError`): appends the user message, then loops request → stream →
  * capture → persist → tools until a final answer or the iteration cap (docs/architecture.md).
- * Every message is appended in its own transaction; a partial assistant message is never stored.
+ * Each append is one transaction (the question goes in with the session's route fields); a
+ * partial assistant message is never stored.
  */
 export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
   const { store, sessionId } = turnOptions;
-  if (!(await store.getSession(sessionId))) {
+  // A caller that holds the lease already found the session; the leased turn reads it again.
+  if ((turnOptions.newSession || !turnOptions.lease) && !(await store.getSession(sessionId))) {
     if (!turnOptions.newSession) throw new HermesError(`no session "${sessionId}"`);
     await store.createSession({ ...turnOptions.newSession, id: sessionId });
   }
@@ -76,19 +58,28 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
 }
 
 async function runLeasedTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
+  const turnHistory = openTurnHistory(turnOptions.store, turnOptions.sessionId, turnOptions.warmHistories);
+  const result = await runTrackedTurn(userText, { ...turnOptions, store: turnHistory.store }, turnHistory);
+  await turnHistory.settle(result.sessionId);
+  return result;
+}
+
+async function runTrackedTurn(
+  userText: string,
+  turnOptions: AgentTurnOptions,
+  turnHistory: TurnHistory,
+): Promise<TurnResult> {
   let options = turnOptions;
   const { store } = options;
   const sessionId = options.sessionId;
   const session = await store.getSession(sessionId);
   if (!session) throw new HermesError(`no session "${sessionId}"`);
   let modelConfig: JsonObject = session.modelConfig;
-  const stored: Message[] = await store.listMessages(sessionId);
+  // The stored messages; every append of the turn to this session extends this list.
+  const stored: Message[] = await turnHistory.load(session);
   // Under the lease no other turn runs on this session, so a tool call left without a result
   // belongs to a turn that is gone: it is answered (appended, never rewritten).
-  for (const repair of missingToolResults(stored)) {
-    await store.appendMessage(sessionId, repair);
-    stored.push(repair);
-  }
+  for (const repair of missingToolResults(stored)) await store.appendMessage(sessionId, repair);
   const history: Message[] = repairToolPairing(stored);
   const keyed = findKeyedTurn(stored, options.turnKey);
   if (keyed.state === 'finished') return finishedTurnResult(sessionId, keyed.messages);
@@ -96,27 +87,25 @@ async function runLeasedTurn(userText: string, turnOptions: AgentTurnOptions): P
   // one rather than storing (and sending) the same question twice in a row.
   const last = stored.at(-1);
   const retried = keyed.state === 'new' && last?.role === 'user' && last.content === userText;
+  // The session record follows the route the turn runs on; a new title comes from the first question.
+  const fields = sessionFieldsFor(session, options, userText);
   if (keyed.state === 'new' && !retried) {
     const now = Date.now();
     const user: Message = { role: 'user', content: userText, timestamp: now };
     if (options.turnKey !== undefined) (user as Message & Record<string, unknown>)[TURN_KEY] = options.turnKey;
-    // A new session's system prompt is stored with its first message, in one transaction.
+    // A new session's system prompt is stored with its first message, and the session fields
+    // with them, in one transaction.
     const first: Message[] =
       stored.length === 0 && options.systemPrompt
         ? [{ role: 'system', content: options.systemPrompt, timestamp: now }, user]
         : [user];
-    if (first.length > 1) await store.appendMessages(sessionId, first);
-    else await store.appendMessage(sessionId, user);
+    await store.appendMessages(sessionId, first, fields ? { session: fields } : {});
     history.push(...first);
+  } else {
+    // No message stored: the update still marks the session as used now (`sessions list` order).
+    await store.updateSession(sessionId, fields ?? {});
   }
   options.onEvent?.({ type: 'user-stored', sessionId });
-  await store.updateSession(sessionId, {
-    provider: options.sessionRoute?.provider ?? options.route.provider,
-    model: options.route.model,
-    baseUrl: options.sessionRoute ? options.sessionRoute.baseUrl : (options.route.baseUrl ?? null),
-    api: options.route.api,
-    ...(session.title ? {} : { title: titleFrom(userText) }),
-  });
 
   const result: TurnResult = {
     sessionId,
@@ -467,22 +456,25 @@ function decorate(error: HermesError, attempt: number): HermesError {
   return error;
 }
 
-/** The result of a keyed turn that already finished: rebuilt from what it stored, no request sent. */
-function finishedTurnResult(sessionId: string, messages: readonly Message[]): TurnResult {
-  const assistants = messages.filter((message): message is AssistantMessage => message.role === 'assistant');
-  const reasoning = assistants
-    .map((message) => message.reasoning ?? (message.reasoning_content?.trim() ? message.reasoning_content : ''))
-    .filter((text) => text)
-    .at(-1);
-  return {
-    sessionId,
-    answer: assistants.at(-1)?.content ?? '',
-    reasoning: reasoning ?? '',
-    toolCalls: storedToolCalls(messages),
-    usage: { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 },
-    iterations: assistants.length,
-    stoppedAtCap: false,
+/**
+ * The session fields the turn sets: its route, and a title from the question when the session
+ * has none; null when the record already says all of that (the append alone touches it).
+ */
+function sessionFieldsFor(session: SessionRecord, options: AgentTurnOptions, userText: string): SessionFields | null {
+  const fields: SessionFields = {
+    provider: options.sessionRoute?.provider ?? options.route.provider,
+    model: options.route.model,
+    baseUrl: options.sessionRoute ? options.sessionRoute.baseUrl : (options.route.baseUrl ?? null),
+    api: options.route.api,
+    ...(session.title ? {} : { title: titleFrom(userText) }),
   };
+  const unchanged =
+    fields.title === undefined &&
+    fields.provider === session.provider &&
+    fields.model === session.model &&
+    fields.baseUrl === session.baseUrl &&
+    fields.api === session.api;
+  return unchanged ? null : fields;
 }
 
 function titleFrom(text: string): string {

@@ -1,4 +1,5 @@
 import type { AssistantMessage, Message, ToolMessage } from '../core/message.js';
+import type { TurnResult } from './runtime-turn-options.js';
 
 /**
  * Turn keys make a retried turn safe (SPEC §23.6: no turn lost or duplicated across a gateway
@@ -55,4 +56,22 @@ export function storedToolCalls(messages: readonly Message[]) {
         is_error: result.startsWith('error:'),
       };
     });
+}
+
+/** The result of a keyed turn that already finished: rebuilt from what it stored, no request sent. */
+export function finishedTurnResult(sessionId: string, messages: readonly Message[]): TurnResult {
+  const assistants = messages.filter((message): message is AssistantMessage => message.role === 'assistant');
+  const reasoning = assistants
+    .map((message) => message.reasoning ?? (message.reasoning_content?.trim() ? message.reasoning_content : ''))
+    .filter((text) => text)
+    .at(-1);
+  return {
+    sessionId,
+    answer: assistants.at(-1)?.content ?? '',
+    reasoning: reasoning ?? '',
+    toolCalls: storedToolCalls(messages),
+    usage: { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 },
+    iterations: assistants.length,
+    stoppedAtCap: false,
+  };
 }

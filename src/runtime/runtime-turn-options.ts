@@ -11,6 +11,7 @@ import { routeProfileFor } from '../transports/transport-route-profile.js';
 import type { ReasoningOptions } from '../core/reasoning-options.js';
 import type { CompactionSettings } from './compaction-plan.js';
 import type { Timeouts } from '../core/timeouts.js';
+import type { WarmHistories } from './runtime-warm-history.js';
 
 /** Everything one agent turn needs. */
 export interface AgentTurnOptions {
@@ -66,6 +67,11 @@ export interface AgentTurnOptions {
    * that id) right before storing its first message, so no session is ever stored empty.
    */
   newSession?: Omit<NewSession, 'id'> | undefined;
+  /**
+   * The process's warm session histories (`runtime-warm-history.ts`): a current copy spares
+   * reading every message of the session; without it each turn reads the whole session.
+   */
+  warmHistories?: WarmHistories | undefined;
 }
 
 /** Progress events a renderer can show. */
@@ -79,16 +85,56 @@ export type AgentEvent =
   /** The user message is stored: from here on a failed turn keeps it. */
   | { type: 'user-stored'; sessionId: string };
 
+/** The last profile each route object resolved to, with what it was resolved from. */
+const resolvedProfiles = new WeakMap<Route, { key: string; overrides: unknown; profile: RouteProfile }>();
+
 /**
  * The profile of the turn's route (SPEC §3–§12) under the user's route rows and echo opt-in,
- * resolved once per turn and carried by every request of it.
+ * resolved once per turn and carried by every request of it. A process that runs many turns on
+ * one route (the gateway) reuses the profile while the route's fields, the override rows (the
+ * same list) and the echo opt-in are unchanged: the profile is a pure function of them.
  */
 export function turnRouteProfile(
   options: Pick<AgentTurnOptions, 'route' | 'routeOverrides' | 'echoOptIn'>,
 ): RouteProfile {
-  return routeProfileFor(options.route, {
+  const nousInferenceBaseUrl = process.env['NOUS_INFERENCE_BASE_URL'];
+  const { route } = options;
+  const key = JSON.stringify([
+    route.api,
+    route.provider,
+    route.model,
+    route.baseUrl,
+    options.echoOptIn,
+    nousInferenceBaseUrl,
+  ]);
+  const cached = resolvedProfiles.get(route);
+  if (cached && cached.key === key && cached.overrides === options.routeOverrides) return cached.profile;
+  const profile = routeProfileFor(route, {
     overrides: options.routeOverrides,
     echoOptIn: options.echoOptIn,
-    nousInferenceBaseUrl: process.env['NOUS_INFERENCE_BASE_URL'],
+    nousInferenceBaseUrl,
   });
+  resolvedProfiles.set(route, { key, overrides: options.routeOverrides, profile });
+  return profile;
+}
+
+/** One tool call made during the turn. */
+export interface TurnToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+  result: string;
+  is_error: boolean;
+}
+
+/** What a turn produced. */
+export interface TurnResult {
+  sessionId: string;
+  answer: string;
+  reasoning: string;
+  toolCalls: TurnToolCall[];
+  usage: { input_tokens: number; output_tokens: number; reasoning_tokens: number; total_tokens: number };
+  iterations: number;
+  /** True when the iteration cap stopped the loop before a final answer. */
+  stoppedAtCap: boolean;
 }

@@ -1,6 +1,13 @@
 import type { Message } from '../core/message.js';
 import { newSessionId } from '../core/ids.js';
-import type { NewSession, RequestRecord, SessionRecord, SessionStore, VerdictRecord } from './session-store.js';
+import type {
+  NewSession,
+  RequestRecord,
+  SessionFields,
+  SessionRecord,
+  SessionStore,
+  VerdictRecord,
+} from './session-store.js';
 import {
   defaultBranchTitle,
   duplicateSessionError,
@@ -96,6 +103,16 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     return stored.messages.length;
   };
 
+  const updateFields = (id: string, fields: SessionFields): void => {
+    const { record } = requireSession(id);
+    if (fields.title !== undefined) record.title = fields.title;
+    if (fields.provider !== undefined) record.provider = fields.provider;
+    if (fields.model !== undefined) record.model = fields.model;
+    if (fields.baseUrl !== undefined) record.baseUrl = fields.baseUrl;
+    if (fields.api !== undefined) record.api = fields.api;
+    record.updatedAt = now();
+  };
+
   return {
     createSession: async (input = {}) => toRecord(insertSession(input, [])),
     getSession: async (id) => {
@@ -112,15 +129,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       const [newest] = newestFirst();
       return newest === undefined ? null : toRecord(newest);
     },
-    updateSession: async (id, fields) => {
-      const { record } = requireSession(id);
-      if (fields.title !== undefined) record.title = fields.title;
-      if (fields.provider !== undefined) record.provider = fields.provider;
-      if (fields.model !== undefined) record.model = fields.model;
-      if (fields.baseUrl !== undefined) record.baseUrl = fields.baseUrl;
-      if (fields.api !== undefined) record.api = fields.api;
-      record.updatedAt = now();
-    },
+    updateSession: async (id, fields) => updateFields(id, fields),
     deleteSession: async (id) => {
       if (!sessions.delete(id)) return false;
       leases.delete(id);
@@ -139,8 +148,9 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
         .map(toRecord),
 
     appendMessage: async (sessionId, message) => append(sessionId, [message]),
-    appendMessages: async (sessionId, messages) => {
+    appendMessages: async (sessionId, messages, appendOptions = {}) => {
       append(sessionId, messages);
+      if (appendOptions.session) updateFields(sessionId, appendOptions.session);
     },
     listMessages: async (sessionId, listOptions = {}) =>
       structuredClone(visibleMessages(sessions.get(sessionId)?.messages ?? [], listOptions.includeUndone)),

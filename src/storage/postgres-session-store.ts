@@ -14,7 +14,7 @@ import {
   type PostgresSessionRow,
 } from './postgres-statements.js';
 import { leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
-import type { NewSession, SessionRecord, SessionStore, UndecodableMessage } from './session-store.js';
+import type { NewSession, SessionFields, SessionRecord, SessionStore, UndecodableMessage } from './session-store.js';
 import {
   defaultBranchTitle,
   duplicateSessionError,
@@ -92,6 +92,30 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     return seq - 1;
   };
 
+  /** Sets `fields` on the session (and `updated_at`); throws for an unknown session. */
+  const updateFields = async (id: string, fields: SessionFields, client?: PoolClient): Promise<void> => {
+    const set = (value: unknown) => value !== undefined;
+    const result = await run(
+      SQL.updateSession,
+      [
+        id,
+        set(fields.title),
+        fields.title ?? null,
+        set(fields.provider),
+        fields.provider ?? null,
+        set(fields.model),
+        fields.model ?? null,
+        set(fields.baseUrl),
+        fields.baseUrl ?? null,
+        set(fields.api),
+        fields.api ?? null,
+        now(),
+      ],
+      client,
+    );
+    if (result.rowCount === 0) throw unknownSessionError(id);
+  };
+
   const insertSession = async (client: PoolClient, input: NewSession): Promise<string> => {
     const id = input.id ?? newSessionId(new Date(now()));
     if ((await run(SQL.sessionExists, [id], client)).rowCount) throw duplicateSessionError(id);
@@ -130,24 +154,7 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
       const row = (await run<PostgresSessionRow>(SQL.sessionsNewest, [1])).rows[0];
       return row === undefined ? null : sessionFromRow(row);
     },
-    updateSession: async (id, fields) => {
-      const set = (value: unknown) => value !== undefined;
-      const result = await run(SQL.updateSession, [
-        id,
-        set(fields.title),
-        fields.title ?? null,
-        set(fields.provider),
-        fields.provider ?? null,
-        set(fields.model),
-        fields.model ?? null,
-        set(fields.baseUrl),
-        fields.baseUrl ?? null,
-        set(fields.api),
-        fields.api ?? null,
-        now(),
-      ]);
-      if (result.rowCount === 0) throw unknownSessionError(id);
-    },
+    updateSession: async (id, fields) => updateFields(id, fields),
     deleteSession: async (id) => ((await run(SQL.deleteSession, [id])).rowCount ?? 0) > 0,
     childSessions: async (id) => (await run<PostgresSessionRow>(SQL.childSessions, [id])).rows.map(sessionFromRow),
 
@@ -155,9 +162,13 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
       const encoded = [encodeMessage(message)];
       return transaction((client) => insertEncoded(client, sessionId, encoded));
     },
-    appendMessages: async (sessionId, messages) => {
+    appendMessages: async (sessionId, messages, appendOptions = {}) => {
       const encoded = messages.map(encodeMessage);
-      await transaction((client) => insertEncoded(client, sessionId, encoded));
+      const fields = appendOptions.session;
+      await transaction(async (client) => {
+        await insertEncoded(client, sessionId, encoded);
+        if (fields) await updateFields(sessionId, fields, client);
+      });
     },
     listMessages: async (sessionId, listOptions = {}) => {
       const report = listOptions.onUndecodable ?? options.onUndecodable ?? (() => undefined);

@@ -82,6 +82,15 @@ export interface UndecodableMessage {
   reason: string;
 }
 
+/** Session fields a caller may change (`updateSession`, `appendMessages`). */
+export type SessionFields = Partial<Pick<SessionRecord, 'title' | 'provider' | 'model' | 'baseUrl' | 'api'>>;
+
+/** Options of `appendMessages`. */
+export interface AppendMessagesOptions {
+  /** Also sets these session fields, in the same transaction as the messages. */
+  session?: SessionFields;
+}
+
 /** Options of `listMessages`. */
 export interface ListMessagesOptions {
   /** Called for each row that cannot be decoded; the other rows are returned. */
@@ -108,10 +117,7 @@ export interface SessionStore {
   /** The most recently updated session, for `--continue`. */
   latestSession(): Promise<SessionRecord | null>;
   /** Updates provider/model/baseUrl/api/title. */
-  updateSession(
-    id: string,
-    fields: Partial<Pick<SessionRecord, 'title' | 'provider' | 'model' | 'baseUrl' | 'api'>>,
-  ): Promise<void>;
+  updateSession(id: string, fields: SessionFields): Promise<void>;
   /** Deletes the session and its messages; children keep existing with parentSessionId set to null. Returns false when unknown. */
   deleteSession(id: string): Promise<boolean>;
   /** Sessions whose parent is `id`. */
@@ -119,8 +125,11 @@ export interface SessionStore {
 
   /** Appends one message in its own transaction; returns its sequence number (1-based). */
   appendMessage(sessionId: string, message: Message): Promise<number>;
-  /** Appends several messages in one transaction (all or none). */
-  appendMessages(sessionId: string, messages: readonly Message[]): Promise<void>;
+  /**
+   * Appends several messages in one transaction (all or none), with `options.session` fields
+   * set in that same transaction (a turn stores its question and the session's route at once).
+   */
+  appendMessages(sessionId: string, messages: readonly Message[], options?: AppendMessagesOptions): Promise<void>;
   /**
    * Every stored message of the session, in order. A row that cannot be decoded is left out and
    * reported to `options.onUndecodable` (or to the store's own warning sink), never thrown.

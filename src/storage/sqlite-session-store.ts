@@ -1,6 +1,13 @@
 import type { JsonObject } from '../core/json.js';
 import { newSessionId } from '../core/ids.js';
-import type { NewSession, SessionRecord, SessionStore, UndecodableMessage, VerdictRecord } from './session-store.js';
+import type {
+  NewSession,
+  SessionFields,
+  SessionRecord,
+  SessionStore,
+  UndecodableMessage,
+  VerdictRecord,
+} from './session-store.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteDatabase } from './sqlite-open.js';
 import { decodeMessageRows, encodeMessage } from './sqlite-message-codec.js';
 import type { EncodedMessage } from './sqlite-message-codec.js';
@@ -99,7 +106,32 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     return requireSession(id);
   });
 
-  const appendEncoded = database.transaction(insertEncoded);
+  /** Sets `fields` on the session (and `updated_at`); throws for an unknown session. */
+  const updateFields = (id: string, fields: SessionFields): void => {
+    const result = statements.updateSession.run({
+      id,
+      now: now(),
+      setTitle: fields.title === undefined ? 0 : 1,
+      title: fields.title ?? null,
+      setProvider: fields.provider === undefined ? 0 : 1,
+      provider: fields.provider ?? null,
+      setModel: fields.model === undefined ? 0 : 1,
+      model: fields.model ?? null,
+      setBaseUrl: fields.baseUrl === undefined ? 0 : 1,
+      baseUrl: fields.baseUrl ?? null,
+      setApi: fields.api === undefined ? 0 : 1,
+      api: fields.api ?? null,
+    });
+    if (result.changes === 0) throw unknownSessionError(id);
+  };
+
+  const appendEncoded = database.transaction(
+    (sessionId: string, encoded: readonly EncodedMessage[], fields?: SessionFields): number => {
+      const seq = insertEncoded(sessionId, encoded);
+      if (fields) updateFields(sessionId, fields);
+      return seq;
+    },
+  );
 
   const patchModelConfig = database.transaction((sessionId: string, patch: JsonObject): JsonObject => {
     const row = statements.modelConfig.get(sessionId);
@@ -182,30 +214,14 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       const row = statements.sessionsNewest.get(1);
       return row === undefined ? null : toSessionRecord(row);
     },
-    updateSession: async (id, fields) => {
-      const result = statements.updateSession.run({
-        id,
-        now: now(),
-        setTitle: fields.title === undefined ? 0 : 1,
-        title: fields.title ?? null,
-        setProvider: fields.provider === undefined ? 0 : 1,
-        provider: fields.provider ?? null,
-        setModel: fields.model === undefined ? 0 : 1,
-        model: fields.model ?? null,
-        setBaseUrl: fields.baseUrl === undefined ? 0 : 1,
-        baseUrl: fields.baseUrl ?? null,
-        setApi: fields.api === undefined ? 0 : 1,
-        api: fields.api ?? null,
-      });
-      if (result.changes === 0) throw unknownSessionError(id);
-    },
+    updateSession: async (id, fields) => updateFields(id, fields),
     deleteSession: async (id) => statements.deleteSession.run(id).changes > 0,
     childSessions: async (id) => statements.childSessions.all(id).map(toSessionRecord),
 
     // Encoding happens before BEGIN so the write lock is held only for the inserts.
     appendMessage: async (sessionId, message) => appendEncoded.immediate(sessionId, [encodeMessage(message)]),
-    appendMessages: async (sessionId, messages) => {
-      appendEncoded.immediate(sessionId, messages.map(encodeMessage));
+    appendMessages: async (sessionId, messages, appendOptions = {}) => {
+      appendEncoded.immediate(sessionId, messages.map(encodeMessage), appendOptions.session);
     },
     listMessages: async (sessionId, listOptions = {}) => {
       const report = listOptions.onUndecodable ?? options.onUndecodable ?? (() => undefined);

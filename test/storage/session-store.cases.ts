@@ -8,6 +8,7 @@ import type { SessionStore } from '../../src/storage/session-store.js';
 import { SessionBusyError, type LeaseClaim } from '../../src/storage/session-lease.js';
 import { conversation, everyCarrierMessage } from './session-store-messages.js';
 import { runUndoConformance } from './session-store-undo.cases.js';
+import { runBatchAppendConformance } from './session-store-batch.cases.js';
 
 /** A deterministic clock: every call is one millisecond later than the previous one. */
 export interface TestClock {
@@ -297,6 +298,7 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
     });
 
     runUndoConformance(() => store);
+    runBatchAppendConformance(() => store);
 
     describe('model config (SPEC §18 patch semantics)', () => {
       it('merges keys, deletes on null, replaces nested values whole and returns the new config', async () => {
