@@ -11,6 +11,7 @@ import type { StreamEvent } from '../../core/stream-event.js';
 import { networkError, originStampFor, readBodyText } from '../shared/transport-http.js';
 import { runWithRetries, type Sleep } from '../shared/transport-retry.js';
 import { readServerSentEventBatches } from '../shared/transport-sse-reader.js';
+import { serializeRequestBody } from '../shared/request-body.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { type AnthropicAuthOptions, anthropicRequestHeaders } from './anthropic-messages-auth.js';
 import { AnthropicStreamDecoder, decodeAnthropicResponse } from './anthropic-messages-decode.js';
@@ -56,7 +57,7 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
     const endpoint = resolveAnthropicEndpoint(request, {
       nousInferenceBaseUrl: environment()['NOUS_INFERENCE_BASE_URL'],
     });
-    const bodyText = JSON.stringify(prepared.body);
+    const bodyText = serializeRequestBody(prepared);
     const provider = route.provider;
 
     const response = await runWithRetries(

@@ -1,10 +1,15 @@
 import { UsageError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
+import type { Message } from '../../core/message.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
 import { resolveProvider } from '../../providers/provider-registry.js';
-import type { ChatReplayResult } from '../../replay/replay-chat-messages.js';
-import { buildChatReplay } from '../../replay/replay-chat-messages.js';
 import { mergeRequestFlags } from '../../replay/replay-keep-thinking.js';
+import { chatReplayContext, type ChatReplayContext } from '../../replay/replay-chat-context.js';
+import { DecisionLog, type SizeSource } from '../../replay/replay-chat-decisions.js';
+import { convertMessage } from '../../replay/replay-chat-messages.js';
+import type { RouteLearned, RouteProfile } from '../../replay/replay-route-profile.js';
+import { CARRIERS, type Carrier, type CarrierDecision } from '../../replay/replay-types.js';
+import { MessageWireCache } from '../shared/request-message-cache.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestLearned, requestProfile } from '../transport-route-profile.js';
 
@@ -38,7 +43,7 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
   if (baseUrl === undefined) {
     throw new UsageError(`provider "${route.provider}" has no default endpoint; pass --base-url`);
   }
-  const replay: ChatReplayResult = buildChatReplay(request.history, profile, requestLearned(request));
+  const replay: ChatWireReplay = buildCachedChatReplay(request.history, profile, requestLearned(request));
   const stream = request.stream ?? true;
   const body: JsonObject = { model: route.model, messages: replay.messages, stream };
   if (stream) body['stream_options'] = { include_usage: true };
@@ -61,5 +66,106 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
     decisionsFrom: (messageIndex) => replay.decisionsFrom(messageIndex),
     carriersSent: replay.carriersSent,
     routeKey: profile.routeKey,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages, reused across requests
+// ---------------------------------------------------------------------------------------------
+
+/** The wire messages of a request and what explains them (the fields of `ChatReplayResult` the request reads). */
+export interface ChatWireReplay {
+  messages: JsonObject[];
+  readonly decisions: CarrierDecision[];
+  decisionsFrom(messageIndex: number): CarrierDecision[];
+  carriersSent: Carrier[];
+}
+
+/** One recorded decision of a message, without its index: field, action, reason, size. */
+type RecordedDecision = [string, CarrierDecision['action'], string, SizeSource];
+
+/** A decision log that also keeps each decision without its message index, so a cached message can replay them. */
+class RecordingDecisionLog extends DecisionLog {
+  readonly recorded: RecordedDecision[] = [];
+
+  override add(
+    messageIndex: number,
+    field: string,
+    action: CarrierDecision['action'],
+    reason: string,
+    size: SizeSource,
+  ): void {
+    super.add(messageIndex, field, action, reason, size);
+    this.recorded.push([field, action, reason, size]);
+  }
+
+  /** Appends the decisions a cached message recorded when it was lowered, at its index in this request. */
+  replay(messageIndex: number, recorded: readonly RecordedDecision[]): void {
+    for (const [field, action, reason, size] of recorded) super.add(messageIndex, field, action, reason, size);
+  }
+}
+
+const messageCache = new MessageWireCache<readonly RecordedDecision[]>();
+
+/**
+ * Everything the per-message lowering (`convertMessage`) reads from its context, as one string.
+ * The chat lowering of a message depends on the message and this context only (never on its
+ * position or its neighbours), so (stored message, this key) names its wire object.
+ */
+function chatContextKey(context: ChatReplayContext): string {
+  return JSON.stringify([
+    context.decision,
+    context.carriers,
+    context.rejected,
+    context.issuer,
+    context.reads,
+    context.consumesThoughtSignature,
+    context.profileNativeReasoningDetailsType ?? null,
+    [...context.rejectedFingerprints],
+  ]);
+}
+
+/**
+ * `buildChatReplay` (replay-chat-messages.ts) with each message's wire object and decisions
+ * reused from the last request that lowered the same stored message under the same profile and
+ * learned state: equal output, and the reused objects keep their serialized text
+ * (shared/request-body.ts).
+ */
+export function buildCachedChatReplay(
+  history: readonly Message[],
+  profile: RouteProfile,
+  learned: Pick<RouteLearned, 'rejectedCarriers'> & Partial<Pick<RouteLearned, 'rejectedThinkingFingerprints'>>,
+): ChatWireReplay {
+  const context = chatReplayContext(profile, learned);
+  const key = chatContextKey(context);
+  const messages = new Array<JsonObject>(history.length);
+  const decisions = new RecordingDecisionLog();
+  const sent = new Set<Carrier>();
+  for (let index = 0; index < history.length; index++) {
+    const message = history[index] as Message;
+    const cached = messageCache.get(message, key);
+    let wire: JsonObject;
+    if (cached !== undefined) {
+      wire = cached.wire;
+      decisions.replay(index, cached.extra);
+    } else {
+      const start = decisions.recorded.length;
+      wire = convertMessage(message, index, context, decisions);
+      messageCache.set(message, key, wire, decisions.recorded.slice(start));
+    }
+    if (message.role === 'assistant') {
+      for (const carrier of CARRIERS) if (wire[carrier] !== undefined) sent.add(carrier);
+    }
+    messages[index] = wire;
+  }
+  let materialized: CarrierDecision[] | undefined;
+  return {
+    messages,
+    get decisions(): CarrierDecision[] {
+      materialized ??= decisions.materialize();
+      return materialized;
+    },
+    decisionsFrom: (messageIndex) => decisions.materialize(messageIndex),
+    carriersSent: CARRIERS.filter((carrier) => sent.has(carrier)),
   };
 }

@@ -2,6 +2,7 @@ import { HermesError, StreamError } from '../../core/errors.js';
 import type { EventStream } from '../../core/event-stream.js';
 import { openTransportStream } from '../shared/transport-redact.js';
 import type { StreamEvent } from '../../core/stream-event.js';
+import { serializeRequestBody } from '../shared/request-body.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { jsonRequestHeaders, networkError, originStampFor, readBodyText } from '../shared/transport-http.js';
 import { abortableSleep, runWithRetries, type BackoffOptions, type Sleep } from '../shared/transport-retry.js';
@@ -67,7 +68,7 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
     const init: RequestInit = {
       method: 'POST',
       headers: jsonRequestHeaders({ apiKey: request.apiKey, stream: streaming }),
-      body: JSON.stringify(prepared.body),
+      body: serializeRequestBody(prepared),
     };
     if (request.signal !== undefined) init.signal = request.signal;
     let response: Response;

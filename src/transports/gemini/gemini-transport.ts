@@ -5,6 +5,7 @@ import { openTransportStream } from '../shared/transport-redact.js';
 import { originStampFor, readBodyText, redactSecret } from '../shared/transport-http.js';
 import { requestProfile } from '../transport-route-profile.js';
 import { readServerSentEventBatches } from '../shared/transport-sse-reader.js';
+import { serializeRequestBody } from '../shared/request-body.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import { GeminiDecoder, type GeminiDecodeContext } from './gemini-decode.js';
 import { prepareGemini } from './gemini-encode.js';
@@ -93,7 +94,7 @@ async function run(
       response = await fetchImplementation(prepared.url, {
         method: 'POST',
         headers,
-        body: JSON.stringify(prepared.body),
+        body: serializeRequestBody(prepared),
         signal: request.signal ?? null,
       });
     } catch (error) {

@@ -2,6 +2,7 @@ import { HermesError, StreamError } from '../../core/errors.js';
 import type { EventStream } from '../../core/event-stream.js';
 import { openTransportStream } from '../shared/transport-redact.js';
 import type { StreamEvent } from '../../core/stream-event.js';
+import { serializeRequestBody } from '../shared/request-body.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import {
   jsonRequestHeaders,
@@ -117,7 +118,7 @@ async function run(
         answer = await fetchImplementation(prepared.url, {
           method: 'POST',
           headers: jsonRequestHeaders({ apiKey, stream: streaming }),
-          body: JSON.stringify(prepared.body),
+          body: serializeRequestBody(prepared),
           ...(signal === undefined ? {} : { signal }),
         });
       } catch (error) {
