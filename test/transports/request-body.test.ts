@@ -158,3 +158,19 @@ describe('serializeJsonBody', () => {
     expect(serializeJsonBody({ only: undefined })).toBe('{}');
   });
 });
+
+describe('Responses reuses system, user and tool input items across requests', () => {
+  test('the same stored message gives the same item object; assistant items are rebuilt', () => {
+    const route: Route = { api: 'codex_responses', provider: 'openai', model: 'gpt-5.1-codex' };
+    const generator = new HistoryGenerator(seededRandom(11));
+    const history = generator.history(30);
+    const first = prepareRequest(requestFor(route, history, NOTHING_LEARNED)).body['input'] as JsonObject[];
+    const next = [...history, ...generator.nextTurn()];
+    const second = prepareRequest(requestFor(route, next, NOTHING_LEARNED)).body['input'] as JsonObject[];
+    const plain = (item: JsonObject) => item['role'] === 'user' || item['type'] === 'function_call_output';
+    const reused = first.filter(plain);
+    expect(reused.length).toBeGreaterThan(0);
+    for (const item of reused) expect(second).toContain(item);
+    expect(second.filter((item) => item['type'] === 'function_call').some((item) => first.includes(item))).toBe(false);
+  });
+});

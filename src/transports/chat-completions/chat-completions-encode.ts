@@ -81,12 +81,27 @@ export interface ChatWireReplay {
   carriersSent: Carrier[];
 }
 
-/** One recorded decision of a message, without its index: field, action, reason, size. */
-type RecordedDecision = [string, CarrierDecision['action'], string, SizeSource];
+/**
+ * Decisions without their message index, in flat arrays: those of the messages one request
+ * lowered (not the ones it reused), kept by the cache entries of those messages.
+ */
+class RecordedDecisions {
+  readonly fields: string[] = [];
+  readonly actions: CarrierDecision['action'][] = [];
+  readonly reasons: string[] = [];
+  readonly sizes: SizeSource[] = [];
+}
 
-/** A decision log that also keeps each decision without its message index, so a cached message can replay them. */
+/** The decisions one message recorded when it was lowered: positions `start` to `end` of `recorded`. */
+interface DecisionRange {
+  recorded: RecordedDecisions;
+  start: number;
+  end: number;
+}
+
+/** A decision log that also records each decision it is given, so a lowered message can replay them later. */
 class RecordingDecisionLog extends DecisionLog {
-  readonly recorded: RecordedDecision[] = [];
+  readonly recorded = new RecordedDecisions();
 
   override add(
     messageIndex: number,
@@ -96,16 +111,31 @@ class RecordingDecisionLog extends DecisionLog {
     size: SizeSource,
   ): void {
     super.add(messageIndex, field, action, reason, size);
-    this.recorded.push([field, action, reason, size]);
+    this.recorded.fields.push(field);
+    this.recorded.actions.push(action);
+    this.recorded.reasons.push(reason);
+    this.recorded.sizes.push(size);
   }
 
-  /** Appends the decisions a cached message recorded when it was lowered, at its index in this request. */
-  replay(messageIndex: number, recorded: readonly RecordedDecision[]): void {
-    for (const [field, action, reason, size] of recorded) super.add(messageIndex, field, action, reason, size);
+  /** Appends the decisions of `range` (recorded by this or an earlier request) at `messageIndex`, without recording them again. */
+  replay(messageIndex: number, range: DecisionRange): void {
+    const { recorded, start, end } = range;
+    for (let position = start; position < end; position++) {
+      super.add(
+        messageIndex,
+        recorded.fields[position] as string,
+        recorded.actions[position] as CarrierDecision['action'],
+        recorded.reasons[position] as string,
+        recorded.sizes[position],
+      );
+    }
   }
 }
 
-const messageCache = new MessageWireCache<readonly RecordedDecision[]>();
+const messageCache = new MessageWireCache<DecisionRange>();
+
+/** The last context key, so equal keys of consecutive requests are one string (compared by identity). */
+let lastContextKey = '';
 
 /**
  * Everything the per-message lowering (`convertMessage`) reads from its context, as one string.
@@ -113,7 +143,7 @@ const messageCache = new MessageWireCache<readonly RecordedDecision[]>();
  * position or its neighbours), so (stored message, this key) names its wire object.
  */
 function chatContextKey(context: ChatReplayContext): string {
-  return JSON.stringify([
+  const key = JSON.stringify([
     context.decision,
     context.carriers,
     context.rejected,
@@ -123,6 +153,8 @@ function chatContextKey(context: ChatReplayContext): string {
     context.profileNativeReasoningDetailsType ?? null,
     [...context.rejectedFingerprints],
   ]);
+  if (key !== lastContextKey) lastContextKey = key;
+  return lastContextKey;
 }
 
 /**
@@ -149,9 +181,10 @@ export function buildCachedChatReplay(
       wire = cached.wire;
       decisions.replay(index, cached.extra);
     } else {
-      const start = decisions.recorded.length;
+      const { recorded } = decisions;
+      const start = recorded.fields.length;
       wire = convertMessage(message, index, context, decisions);
-      messageCache.set(message, key, wire, decisions.recorded.slice(start));
+      messageCache.set(message, key, wire, { recorded, start, end: recorded.fields.length });
     }
     if (message.role === 'assistant') {
       for (const carrier of CARRIERS) if (wire[carrier] !== undefined) sent.add(carrier);
