@@ -8,6 +8,7 @@ import { relaySignatureFingerprints } from '../../src/replay/replay-relay-signat
 import { NOTHING_LEARNED, type RouteLearned } from '../../src/replay/replay-route-profile.js';
 import {
   markStableWireValue,
+  SERIALIZED_GROUP_SIZE,
   serializeJsonBody,
   serializeRequestBody,
 } from '../../src/transports/shared/request-body.js';
@@ -102,7 +103,7 @@ function buildAndCompare(route: Route, history: readonly Message[], learned: Rou
 describe.each(ROUTES)('spliced request body equals a full build: $name', ({ route, learn }) => {
   test.each(SEEDS)('seed %i: turns N, N+1, then each learned state and back, appending turns', (seed) => {
     const generator = new HistoryGenerator(seededRandom(seed));
-    let history = generator.history(40);
+    let history = generator.history(140);
     buildAndCompare(route, history, NOTHING_LEARNED);
     history = [...history, ...generator.nextTurn()];
     const bodyN1 = buildAndCompare(route, history, NOTHING_LEARNED).body;
@@ -151,6 +152,37 @@ describe('serializeJsonBody', () => {
     expect(serializeJsonBody(body)).toBe(JSON.stringify(body));
     // The stable element's text is reused on the next body that holds it.
     expect(serializeJsonBody({ messages: [stable] })).toBe(JSON.stringify({ messages: [stable] }));
+  });
+
+  test('groups of stable elements are reused only where the same objects sit at the same positions', () => {
+    const next = seededRandom(3);
+    const element = (index: number, stable = true): JsonObject => {
+      const value: JsonObject = { role: 'user', content: `message ${index} ${next()} "é" 🙂` };
+      if (stable) markStableWireValue(value);
+      return value;
+    };
+    // Group 0 all stable, group 1 holds an undefined element, group 2 one value never marked stable.
+    const items: (JsonObject | undefined)[] = Array.from({ length: SERIALIZED_GROUP_SIZE * 3 + 5 }, (_, index) =>
+      element(index, index !== SERIALIZED_GROUP_SIZE * 2 + 3),
+    );
+    items[SERIALIZED_GROUP_SIZE + 1] = undefined;
+    const bodies: JsonObject[] = [
+      { model: 'm', messages: items as JsonObject[] },
+      { model: 'm', messages: [...items, element(1000)] as JsonObject[] },
+      { model: 'm', messages: items.slice(1) as JsonObject[] },
+      { model: 'm', messages: [element(2000), ...items] as JsonObject[] },
+      {
+        model: 'm',
+        messages: items.map((item, index) =>
+          index === 5 || index === 150 ? element(index + 3000) : item,
+        ) as JsonObject[],
+      },
+      { model: 'm', messages: items.slice(0, SERIALIZED_GROUP_SIZE * 2) as JsonObject[] },
+    ];
+    for (const body of [...bodies, ...bodies]) expect(serializeJsonBody(body)).toBe(JSON.stringify(body));
+    // A value never marked stable may change between bodies: its group is written afresh.
+    (items[SERIALIZED_GROUP_SIZE * 2 + 3] as JsonObject)['content'] = 'changed';
+    for (const body of bodies) expect(serializeJsonBody(body)).toBe(JSON.stringify(body));
   });
 
   test('an empty body', () => {
