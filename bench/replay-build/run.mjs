@@ -92,8 +92,12 @@ async function measure(run, iterations, warmup, setup = () => undefined) {
 
 /** Fresh top-level message objects: the encoder has seen none of them (its reuse is keyed by the stored object). */
 const coldCopy = (history) => history.map((message) => ({ ...message }));
-const requestOf = (history) => ({ route: ROUTE, history, tools: [], reasoning: { enabled: true } });
-const buildBody = (history) => serializeRequestBody(prepareChatCompletions(requestOf(history)));
+const requestOf = (history, route = ROUTE) => ({ route, history, tools: [], reasoning: { enabled: true } });
+const buildBody = (history, route = ROUTE) => serializeRequestBody(prepareChatCompletions(requestOf(history, route)));
+// The same history on a route that reads `reasoning_content` only: the carriers the AI SDK sends,
+// so the two bodies are the same size (the OpenRouter body also carries `reasoning`,
+// `reasoning_details` and its signed / encrypted blobs).
+const SAME_CARRIERS_ROUTE = { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-reasoner' };
 const iterationsFor = (size) => (size >= 8000 ? 9 : size >= 2000 ? 15 : 31);
 const WARMUP = 5;
 const utf8 = new TextEncoder();
@@ -160,6 +164,7 @@ console.log(
   `${pad('messages', 9)} ${pad('ours', 13)} ${pad('AI SDK doGenerate', 18)} ${pad('AI SDK conv+str', 16)} ${pad('pi-ai conv+str', 15)} ${pad('ours/doGen', 11)} ${pad('ours/AIconv', 12)} ${pad('ours/pi', 8)} ${pad('ours MB', 8)} ${pad('AI SDK MB', 10)}`,
 );
 const incremental = [];
+const sameCarriers = [];
 for (const size of COMPARED_SIZES) {
   const { history, pi, prompt } = makeHistory(size);
   const iterations = iterationsFor(size);
@@ -167,6 +172,15 @@ for (const size of COMPARED_SIZES) {
   const ours = await measure(
     (input) => {
       oursBytes = buildBody(input).length;
+    },
+    iterations,
+    WARMUP,
+    () => coldCopy(history),
+  );
+  let sameBytes = 0;
+  const same = await measure(
+    (input) => {
+      sameBytes = buildBody(input, SAME_CARRIERS_ROUTE).length;
     },
     iterations,
     WARMUP,
@@ -183,6 +197,7 @@ for (const size of COMPARED_SIZES) {
     iterations,
     WARMUP,
   );
+  sameCarriers.push({ size, same, doGenerate, aiConvert, sameBytes });
   console.log(
     `${pad(size, 9)} ${pad(both(ours), 13)} ${pad(both(doGenerate), 18)} ${pad(both(aiConvert), 16)} ${pad(both(piConvert), 15)} ${pad((ours.median / doGenerate.median).toFixed(2), 11)} ${pad((ours.median / aiConvert.median).toFixed(2), 12)} ${pad((ours.median / piConvert.median).toFixed(2), 8)} ${pad((oursBytes / 1e6).toFixed(1), 8)} ${pad((capturedBytes / 1e6).toFixed(1), 10)}`,
   );
@@ -210,6 +225,15 @@ for (const size of COMPARED_SIZES) {
     () => coldCopy(nextHistory()),
   );
   incremental.push({ size, warm, cold, warmSent, coldSent });
+}
+console.log('\nsame carriers as the AI SDK (deepseek route: reasoning_content only), cold, ms min/median');
+console.log(
+  `${pad('messages', 9)} ${pad('ours', 13)} ${pad('AI SDK doGenerate', 18)} ${pad('ours/doGen', 11)} ${pad('ours/AIconv', 12)} ${pad('ours MB', 8)}`,
+);
+for (const row of sameCarriers) {
+  console.log(
+    `${pad(row.size, 9)} ${pad(both(row.same), 13)} ${pad(both(row.doGenerate), 18)} ${pad((row.same.median / row.doGenerate.median).toFixed(2), 11)} ${pad((row.same.median / row.aiConvert.median).toFixed(2), 12)} ${pad((row.sameBytes / 1e6).toFixed(1), 8)}`,
+  );
 }
 console.log('\nturn N+1 (N sent before + 4 new messages) vs a full build of the same history, ms min/median');
 console.log(
