@@ -14,6 +14,7 @@ import type { RouteProfile } from '../replay/replay-route-profile.js';
 import type { Carrier, RouteOverride } from '../replay/replay-types.js';
 import { CARRIERS } from '../replay/replay-types.js';
 import type { TransportRequest } from '../transports/shared/transport.js';
+import { serializeRequestBody } from '../transports/shared/request-body.js';
 import { prepareRequest } from '../transports/transport-prepare.js';
 import { type BuiltRequest, buildRequest, explainTable, lookupRoute } from '../replay-api.js';
 import { routeProfileFor } from '../transports/transport-route-profile.js';
@@ -211,7 +212,8 @@ export function registerReplayCommand(program: Command): void {
       const history = readHistoryFile(options.history);
       const prepared = previewRequest(history, flags);
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(prepared.body, null, 2)}\n`);
+        // Exactly the bytes the transport sends (shared/request-body.ts).
+        process.stdout.write(`${serializeRequestBody(prepared)}\n`);
         return;
       }
       process.stdout.write(`${formatExplainTable(history, prepared)}\n`);
@@ -281,7 +283,8 @@ async function previewSession(sessionId: string, options: PreviewOptions): Promi
     if (compactThreshold !== undefined) request.compactThreshold = compactThreshold;
     const prepared = prepareRequest(request, process.env);
     if (options.json) {
-      process.stdout.write(`${JSON.stringify(prepared.body, null, 2)}\n`);
+      // Exactly the bytes the transport sends (shared/request-body.ts).
+      process.stdout.write(`${serializeRequestBody(prepared)}\n`);
       return;
     }
     process.stdout.write(`${formatExplainTable(history, prepared)}\n`);

@@ -22,6 +22,7 @@ import {
 import { anthropicApiError, anthropicErrorMessage } from './anthropic-messages-errors.js';
 import { BedrockEventStreamFramer } from './anthropic-messages-eventstream.js';
 import { requestFetch } from '../shared/transport-deadlines.js';
+import { serializeRequestBody } from '../shared/request-body.js';
 
 /** Factory options: injected I/O for tests plus credentials. */
 export interface AnthropicTransportOptions extends AnthropicAuthOptions {
@@ -53,7 +54,7 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
     const endpoint = resolveAnthropicEndpoint(request, {
       nousInferenceBaseUrl: environment()['NOUS_INFERENCE_BASE_URL'],
     });
-    const bodyText = JSON.stringify(prepared.body);
+    const bodyText = serializeRequestBody(prepared);
     const provider = route.provider;
     const headers = await anthropicRequestHeaders(
       {

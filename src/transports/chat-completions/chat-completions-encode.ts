@@ -1,10 +1,15 @@
 import { UsageError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
+import type { Message } from '../../core/message.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
 import { resolveProvider } from '../../providers/provider-registry.js';
-import type { ChatReplayResult } from '../../replay/replay-chat-messages.js';
-import { buildChatReplay } from '../../replay/replay-chat-messages.js';
 import { mergeRequestFlags } from '../../replay/replay-keep-thinking.js';
+import { chatReplayContext, type ChatReplayContext } from '../../replay/replay-chat-context.js';
+import { DecisionLog, type SizeSource } from '../../replay/replay-chat-decisions.js';
+import { convertMessage } from '../../replay/replay-chat-messages.js';
+import type { RouteLearned, RouteProfile } from '../../replay/replay-route-profile.js';
+import { CARRIERS, type Carrier, type CarrierDecision } from '../../replay/replay-types.js';
+import { MessageWireCache } from '../shared/request-message-cache.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestLearned, requestProfile } from '../transport-route-profile.js';
 
@@ -38,7 +43,7 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
   if (baseUrl === undefined) {
     throw new UsageError(`provider "${route.provider}" has no default endpoint; pass --base-url`);
   }
-  const replay: ChatReplayResult = buildChatReplay(request.history, profile, requestLearned(request));
+  const replay: ChatWireReplay = buildCachedChatReplay(request.history, profile, requestLearned(request));
   const stream = request.stream ?? true;
   const body: JsonObject = { model: route.model, messages: replay.messages, stream };
   if (stream) body['stream_options'] = { include_usage: true };
@@ -61,5 +66,139 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
     decisionsFrom: (messageIndex) => replay.decisionsFrom(messageIndex),
     carriersSent: replay.carriersSent,
     routeKey: profile.routeKey,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages, reused across requests
+// ---------------------------------------------------------------------------------------------
+
+/** The wire messages of a request and what explains them (the fields of `ChatReplayResult` the request reads). */
+export interface ChatWireReplay {
+  messages: JsonObject[];
+  readonly decisions: CarrierDecision[];
+  decisionsFrom(messageIndex: number): CarrierDecision[];
+  carriersSent: Carrier[];
+}
+
+/**
+ * Decisions without their message index, in flat arrays: those of the messages one request
+ * lowered (not the ones it reused), kept by the cache entries of those messages.
+ */
+class RecordedDecisions {
+  readonly fields: string[] = [];
+  readonly actions: CarrierDecision['action'][] = [];
+  readonly reasons: string[] = [];
+  readonly sizes: SizeSource[] = [];
+}
+
+/** The decisions one message recorded when it was lowered: positions `start` to `end` of `recorded`. */
+interface DecisionRange {
+  recorded: RecordedDecisions;
+  start: number;
+  end: number;
+}
+
+/** A decision log that also records each decision it is given, so a lowered message can replay them later. */
+class RecordingDecisionLog extends DecisionLog {
+  readonly recorded = new RecordedDecisions();
+
+  override add(
+    messageIndex: number,
+    field: string,
+    action: CarrierDecision['action'],
+    reason: string,
+    size: SizeSource,
+  ): void {
+    super.add(messageIndex, field, action, reason, size);
+    this.recorded.fields.push(field);
+    this.recorded.actions.push(action);
+    this.recorded.reasons.push(reason);
+    this.recorded.sizes.push(size);
+  }
+
+  /** Appends the decisions of `range` (recorded by this or an earlier request) at `messageIndex`, without recording them again. */
+  replay(messageIndex: number, range: DecisionRange): void {
+    const { recorded, start, end } = range;
+    for (let position = start; position < end; position++) {
+      super.add(
+        messageIndex,
+        recorded.fields[position] as string,
+        recorded.actions[position] as CarrierDecision['action'],
+        recorded.reasons[position] as string,
+        recorded.sizes[position],
+      );
+    }
+  }
+}
+
+const messageCache = new MessageWireCache<DecisionRange>();
+
+/** The last context key, so equal keys of consecutive requests are one string (compared by identity). */
+let lastContextKey = '';
+
+/**
+ * Everything the per-message lowering (`convertMessage`) reads from its context, as one string.
+ * The chat lowering of a message depends on the message and this context only (never on its
+ * position or its neighbours), so (stored message, this key) names its wire object.
+ */
+function chatContextKey(context: ChatReplayContext): string {
+  const key = JSON.stringify([
+    context.decision,
+    context.carriers,
+    context.rejected,
+    context.issuer,
+    context.reads,
+    context.consumesThoughtSignature,
+    context.profileNativeReasoningDetailsType ?? null,
+    [...context.rejectedFingerprints],
+  ]);
+  if (key !== lastContextKey) lastContextKey = key;
+  return lastContextKey;
+}
+
+/**
+ * `buildChatReplay` (replay-chat-messages.ts) with each message's wire object and decisions
+ * reused from the last request that lowered the same stored message under the same profile and
+ * learned state: equal output, and the reused objects keep their serialized text
+ * (shared/request-body.ts).
+ */
+export function buildCachedChatReplay(
+  history: readonly Message[],
+  profile: RouteProfile,
+  learned: Pick<RouteLearned, 'rejectedCarriers'> & Partial<Pick<RouteLearned, 'rejectedThinkingFingerprints'>>,
+): ChatWireReplay {
+  const context = chatReplayContext(profile, learned);
+  const key = chatContextKey(context);
+  const messages = new Array<JsonObject>(history.length);
+  const decisions = new RecordingDecisionLog();
+  const sent = new Set<Carrier>();
+  for (let index = 0; index < history.length; index++) {
+    const message = history[index] as Message;
+    const cached = messageCache.get(message, key);
+    let wire: JsonObject;
+    if (cached !== undefined) {
+      wire = cached.wire;
+      decisions.replay(index, cached.extra);
+    } else {
+      const { recorded } = decisions;
+      const start = recorded.fields.length;
+      wire = convertMessage(message, index, context, decisions);
+      messageCache.set(message, key, wire, { recorded, start, end: recorded.fields.length });
+    }
+    if (message.role === 'assistant') {
+      for (const carrier of CARRIERS) if (wire[carrier] !== undefined) sent.add(carrier);
+    }
+    messages[index] = wire;
+  }
+  let materialized: CarrierDecision[] | undefined;
+  return {
+    messages,
+    get decisions(): CarrierDecision[] {
+      materialized ??= decisions.materialize();
+      return materialized;
+    },
+    decisionsFrom: (messageIndex) => decisions.materialize(messageIndex),
+    carriersSent: CARRIERS.filter((carrier) => sent.has(carrier)),
   };
 }

@@ -9,6 +9,7 @@ import { createChatCompletionsDecoder, decodeChatCompletionsResponse } from './c
 import { prepareChatCompletions } from './chat-completions-encode.js';
 import { apiErrorFromResponse } from './chat-completions-errors.js';
 import { requestFetch } from '../shared/transport-deadlines.js';
+import { serializeRequestBody } from '../shared/request-body.js';
 
 /**
  * The chat-completions transport: the only I/O of this wire API. It sends the prepared body
@@ -48,7 +49,7 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
     const init: RequestInit = {
       method: 'POST',
       headers: jsonRequestHeaders({ apiKey: request.apiKey, stream: streaming }),
-      body: JSON.stringify(prepared.body),
+      body: serializeRequestBody(prepared),
     };
     if (request.signal !== undefined) init.signal = request.signal;
     let response: Response;

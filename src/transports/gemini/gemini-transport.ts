@@ -16,6 +16,7 @@ import { GeminiDecoder, type GeminiDecodeContext } from './gemini-decode.js';
 import { prepareGemini } from './gemini-encode.js';
 import { geminiApiError, parseGeminiErrorBody } from './gemini-errors.js';
 import { requestFetch } from '../shared/transport-deadlines.js';
+import { serializeRequestBody } from '../shared/request-body.js';
 
 /**
  * The Gemini transport's I/O (WIRE.md §4): endpoint and auth (AI Studio `x-goog-api-key`;
@@ -100,7 +101,7 @@ async function open(
     response = await fetchImplementation(prepared.url, {
       method: 'POST',
       headers,
-      body: JSON.stringify(prepared.body),
+      body: serializeRequestBody(prepared),
       signal: request.signal ?? null,
     });
   } catch (error) {

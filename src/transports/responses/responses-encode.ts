@@ -5,6 +5,7 @@ import type { ReasoningOptions } from '../../core/reasoning-options.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
 import { planResponsesReplay } from '../../replay/responses-replay-policy.js';
 import type { ResponsesMessagePlan } from '../../replay/responses-replay-policy.js';
+import { MessageWireCache } from '../shared/request-message-cache.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestLearned, requestProfile } from '../transport-route-profile.js';
 import { DEFAULT_COMPACT_THRESHOLD, ENCRYPTED_REASONING_INCLUDE } from './responses-wire.js';
@@ -114,6 +115,23 @@ function leadingSystemCount(history: readonly Message[]): number {
 }
 
 /**
+ * Input items of system, user and tool messages, reused across requests: each depends on its
+ * stored message only (never on the route, the learned state or the plan), so the stored message
+ * names it and its serialized text is reused (shared/request-body.ts). Assistant items depend on
+ * the whole-history plan (checkpoint, duplicate ids, kill switch) and are built per request.
+ */
+const plainItemCache = new MessageWireCache<undefined>();
+const PLAIN_ITEM_KEY = 'responses-input-item';
+
+function plainItem(message: Message, build: () => ResponsesInputItem): ResponsesInputItem {
+  const cached = plainItemCache.get(message, PLAIN_ITEM_KEY);
+  if (cached !== undefined) return cached.wire as ResponsesInputItem;
+  const item = build();
+  plainItemCache.set(message, PLAIN_ITEM_KEY, item as JsonObject, undefined);
+  return item;
+}
+
+/**
  * The input items. With a replayed compaction checkpoint (SPEC §24.7) the input starts at the
  * message carrying it: the checkpoint stands for everything before it.
  */
@@ -128,13 +146,19 @@ function inputItems(
     if (index < skip) return;
     switch (message.role) {
       case 'system':
-        items.push({ role: 'system', content: message.content });
+        items.push(plainItem(message, () => ({ role: 'system', content: message.content })));
         break;
       case 'user':
-        items.push({ role: 'user', content: userContent(message) });
+        items.push(plainItem(message, () => ({ role: 'user', content: userContent(message) })));
         break;
       case 'tool':
-        items.push({ type: 'function_call_output', call_id: message.tool_call_id, output: message.content });
+        items.push(
+          plainItem(message, () => ({
+            type: 'function_call_output',
+            call_id: message.tool_call_id,
+            output: message.content,
+          })),
+        );
         break;
       case 'assistant':
         items.push(...assistantItems(message, plans.get(index)));

@@ -21,6 +21,7 @@ import { responsesErrorFields } from '../../replay/responses-rejections.js';
 import { responsesApiError } from './responses-errors.js';
 import { isJsonObject } from '../../core/json.js';
 import { requestFetch } from '../shared/transport-deadlines.js';
+import { serializeRequestBody } from '../shared/request-body.js';
 
 /**
  * The Responses transport: the only I/O of `transports/responses/`. It posts the body
@@ -105,7 +106,7 @@ async function open(
     answer = await fetchImplementation(prepared.url, {
       method: 'POST',
       headers: jsonRequestHeaders({ apiKey, stream: streaming }),
-      body: JSON.stringify(prepared.body),
+      body: serializeRequestBody(prepared),
       ...(signal === undefined ? {} : { signal }),
     });
   } catch (error) {

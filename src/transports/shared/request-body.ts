@@ -1,0 +1,98 @@
+import type { JsonObject, JsonValue } from '../../core/json.js';
+import type { PreparedRequest } from './transport.js';
+
+/**
+ * The request body as the exact text sent: what `JSON.stringify(prepared.body)` gives, byte for
+ * byte, with the JSON text of runs of stable wire values computed once and spliced in.
+ *
+ * Encoders hand back the same wire object for the same stored message while nothing that shapes
+ * it changed (chat-completions-encode.ts keys it by the stored message, the route profile and the
+ * learned state). Such an object is declared stable with {@link markStableWireValue}. A top-level
+ * array of the body (the messages, the input items) is written in groups of
+ * {@link SERIALIZED_GROUP_SIZE} elements: a group whose elements are all stable keeps its text,
+ * and a later body holding the same objects at a group's positions reuses it. So a long session
+ * pays serialization for the last partial group and new messages only. Groups rather than single
+ * elements: one `JSON.stringify` of many elements writes one large string, where one call per
+ * element costs about twice as much on a cold build (bench/replay-build).
+ *
+ * Every transport's `open` and `replay preview --json` call {@link serializeRequestBody}, so the
+ * preview prints exactly the bytes sent.
+ *
+ * Rule: a stable wire value (and everything it holds, including the stored values it shares) is
+ * never written to after it is marked; the stored history is immutable (TransportRequest.history).
+ */
+
+/** Elements per cached group of a top-level array. */
+export const SERIALIZED_GROUP_SIZE = 64;
+
+/** The text of one group: its elements' JSON joined by commas, and the elements it was written from. */
+interface GroupText {
+  readonly items: readonly JsonValue[];
+  readonly text: string;
+}
+
+const stableValues = new WeakSet<object>();
+/** Group texts, keyed by the group's first element. */
+const groupTexts = new WeakMap<object, GroupText>();
+
+/** Declares `value` immutable from now on, so the text of a group holding it may be reused. */
+export function markStableWireValue(value: JsonObject): void {
+  stableValues.add(value);
+}
+
+/** The exact body text of `prepared`: equal to `JSON.stringify(prepared.body)`. */
+export function serializeRequestBody(prepared: Pick<PreparedRequest, 'body'>): string {
+  return serializeJsonBody(prepared.body);
+}
+
+/** `JSON.stringify(body)`, splicing in the cached text of stable groups of its top-level arrays. */
+export function serializeJsonBody(body: JsonObject): string {
+  let text = '{';
+  let first = true;
+  for (const key of Object.keys(body)) {
+    const value = body[key];
+    const part = Array.isArray(value) ? serializeArray(value) : JSON.stringify(value);
+    // As JSON.stringify: a key whose value has no JSON form (undefined) is left out.
+    if (part === undefined) continue;
+    text += `${first ? '' : ','}${JSON.stringify(key)}:${part}`;
+    first = false;
+  }
+  return `${text}}`;
+}
+
+function serializeArray(items: readonly JsonValue[]): string {
+  if (items.length < SERIALIZED_GROUP_SIZE) return JSON.stringify(items);
+  const grouped = items.length - (items.length % SERIALIZED_GROUP_SIZE);
+  let text = '[';
+  for (let start = 0; start < grouped; start += SERIALIZED_GROUP_SIZE) {
+    text += `${start > 0 ? ',' : ''}${groupText(items, start)}`;
+  }
+  if (grouped < items.length) text += `,${elementsText(items.slice(grouped))}`;
+  return `${text}]`;
+}
+
+/** The elements' JSON joined by commas: `JSON.stringify(items)` without its brackets (undefined → null, as there). */
+function elementsText(items: readonly JsonValue[]): string {
+  const text = JSON.stringify(items);
+  return text.slice(1, -1);
+}
+
+function groupText(items: readonly JsonValue[], start: number): string {
+  const first = items[start];
+  const key = typeof first === 'object' && first !== null ? first : undefined;
+  const cached = key === undefined ? undefined : groupTexts.get(key);
+  if (cached !== undefined && sameElements(cached.items, items, start)) return cached.text;
+  const group = items.slice(start, start + SERIALIZED_GROUP_SIZE);
+  const text = elementsText(group);
+  if (key !== undefined && group.every(isStable)) groupTexts.set(key, { items: group, text });
+  return text;
+}
+
+function sameElements(group: readonly JsonValue[], items: readonly JsonValue[], start: number): boolean {
+  for (let offset = 0; offset < group.length; offset++) if (group[offset] !== items[start + offset]) return false;
+  return true;
+}
+
+function isStable(value: JsonValue): boolean {
+  return typeof value === 'object' && value !== null && stableValues.has(value);
+}
