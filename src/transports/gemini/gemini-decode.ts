@@ -137,7 +137,7 @@ export class GeminiDecoder implements StreamDecoder<string> {
     if (this.terminal) return [];
     let finished: { events: StreamEvent[]; result: GeminiDecodedResponse };
     try {
-      finished = this.finish();
+      finished = this.completeResponse();
     } catch (error) {
       return this.fail(error instanceof StreamError ? error : new StreamError(String(error)));
     }
@@ -153,9 +153,9 @@ export class GeminiDecoder implements StreamDecoder<string> {
 
   /**
    * The assembled response without the terminal event (for {@link decodeGeminiResponse});
-   * throws {@link StreamError} when it ended before a finish reason.
+   * throws {@link StreamError} when it ended before a finish reason. Streams use `end()`.
    */
-  finish(): { events: StreamEvent[]; result: GeminiDecodedResponse } {
+  completeResponse(): { events: StreamEvent[]; result: GeminiDecodedResponse } {
     if (!this.complete) {
       throw new StreamError(
         this.sawChunk
@@ -294,7 +294,7 @@ export function decodeGeminiResponse(response: GeminiResponse, context: GeminiDe
   if (response.error) throw geminiStreamError(response.error);
   const decoder = new GeminiDecoder(context);
   decoder.push(response);
-  return decoder.finish().result;
+  return decoder.completeResponse().result;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -344,7 +344,9 @@ describe('Gemini replay against recorded accepted requests (WIRE.md §4.4 eviden
       createToolCallId: () => callId,
     });
     for (const chunk of chunks) decoder.push(chunk);
-    const { message } = decoder.finish().result;
+    const finish = decoder.end().find((event) => event.type === 'finish');
+    if (finish?.type !== 'finish') throw new Error('the decoder did not finish');
+    const { message } = finish;
     const prepared = prepareGemini(
       request({ ...STUDIO, baseUrl: 'https://generativelanguage.googleapis.com/v1beta' }, [
         { role: 'user', content: 'What is the capital of the user country? Call the tool' },
