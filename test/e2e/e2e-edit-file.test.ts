@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type ChatJson, HERMES_BIN, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { type ChatJson, parseJson, runHermes, type Sandbox, useE2e } from '../support/e2e.js';
 
 /**
  * `edit_file` through the built CLI against the offline emulator (its scripted model turns
@@ -12,7 +11,9 @@ import { type ChatJson, HERMES_BIN, makeSandbox, parseJson, runHermes } from '..
 
 const EMULATOR = ['--provider', 'emulator:deepseek'];
 
-async function askOnce(sandbox: { home: string; workspace: string }, query: string) {
+const e2e = useE2e();
+
+async function askOnce(sandbox: Sandbox, query: string) {
   const run = await runHermes(['chat', '-q', query, '--json', '--yolo', ...EMULATOR], sandbox);
   expect(run.code).toBe(0);
   const calls = parseJson<ChatJson>(run).tool_calls;
@@ -22,14 +23,14 @@ async function askOnce(sandbox: { home: string; workspace: string }, query: stri
 
 describe('hermes chat: edit_file end to end', () => {
   it('replaces the one occurrence in the file', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     const call = await askOnce(sandbox, 'replace "alpha" with "omega" in notes.txt');
     expect(call).toMatchObject({ result: 'edited notes.txt: replaced 1 occurrence (at line 1)', is_error: false });
     expect(readFileSync(join(sandbox.workspace, 'notes.txt'), 'utf8')).toBe('omega beta\n');
   });
 
   it('no match: a tool error with the near-match line, and the file untouched', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     writeFileSync(join(sandbox.workspace, 'app.js'), 'const a = 1;\nfunction  main() {}\n');
     const call = await askOnce(sandbox, 'replace "function main() {}" with "function main() { run(); }" in app.js');
     expect(call).toMatchObject({
@@ -40,7 +41,7 @@ describe('hermes chat: edit_file end to end', () => {
   });
 
   it('several matches: a tool error with the count and lines; replace all changes them all', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     writeFileSync(join(sandbox.workspace, 'twice.txt'), 'alpha\nbeta\nalpha\n');
     const refused = await askOnce(sandbox, 'replace "alpha" with "omega" in twice.txt');
     expect(refused).toMatchObject({
@@ -56,16 +57,13 @@ describe('hermes chat: edit_file end to end', () => {
   });
 
   it('interactively, the approval prompt shows the unified diff first', async () => {
-    const sandbox = makeSandbox();
-    const stdout = await new Promise<string>((resolve) => {
-      const child = execFile(
-        process.execPath,
-        [HERMES_BIN, 'chat', ...EMULATOR],
-        { cwd: sandbox.workspace, env: { ...process.env, HERMES_HOME: sandbox.home, NO_COLOR: '1' }, timeout: 60_000 },
-        (_error, output) => resolve(output),
-      );
-      child.stdin?.end('replace "alpha" with "omega" in notes.txt\ny\n/exit\n');
-    });
+    const sandbox = e2e.sandbox();
+    const { stdout } = await runHermes(
+      ['chat', ...EMULATOR],
+      sandbox,
+      {},
+      'replace "alpha" with "omega" in notes.txt\ny\n/exit\n',
+    );
     expect(stdout).toContain(
       [
         '--- a/notes.txt',

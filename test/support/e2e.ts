@@ -214,6 +214,19 @@ export function readLog(home: string, name = 'agent.log'): string {
   }
 }
 
+/** POSTs `body` as JSON to a gateway's `/v1/chat/completions` (`url` is `http://127.0.0.1:PORT`). */
+export function postChatCompletion(
+  url: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
 /** A `hermes gateway` process listening on an ephemeral loopback port. */
 export interface GatewayProcess {
   /** `http://127.0.0.1:PORT`. */
