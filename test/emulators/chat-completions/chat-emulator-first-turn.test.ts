@@ -5,8 +5,10 @@ import type { ChatPersonaName, RunningChatEmulator } from '../../../src/emulator
 import { openPayload, signText } from '../../../src/emulators/shared/emulator-sealing.js';
 import { sealReasoning } from '../../../src/emulators/shared/scripted-model.js';
 import {
+  CALL,
   READ_FILE_TOOL,
   accumulate,
+  callTurn,
   chunkObjects,
   deltasOf,
   messageOf,
@@ -22,7 +24,6 @@ const TOOL_REASONING = sealReasoning(`Turn 1: to answer "${TOOL_QUESTION}" I sho
 const TEXT_QUESTION = 'hello there';
 const TEXT_REASONING = sealReasoning(`Turn 1: the user said "${TEXT_QUESTION}"; a direct answer fits.`);
 const TEXT_CONTENT = `You said: ${TEXT_QUESTION}\nReasoning continuity: first turn.`;
-const CALL = { id: 'call_1_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } };
 
 interface FirstTurnCase {
   persona: ChatPersonaName;
@@ -84,7 +85,7 @@ const CASES: FirstTurnCase[] = [
   },
   {
     persona: 'deepseek',
-    toolTurn: { role: 'assistant', content: '', reasoning_content: TOOL_REASONING, tool_calls: [CALL] },
+    toolTurn: callTurn({ reasoning_content: TOOL_REASONING }),
     textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning_content: TEXT_REASONING },
     streamKeys: ['reasoning_content', 'tool_calls', 'content'],
   },
@@ -106,19 +107,19 @@ const CASES: FirstTurnCase[] = [
   },
   {
     persona: 'strict-groq',
-    toolTurn: { role: 'assistant', content: '', reasoning: TOOL_REASONING, tool_calls: [CALL] },
+    toolTurn: callTurn({ reasoning: TOOL_REASONING }),
     textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning: TEXT_REASONING },
     streamKeys: ['reasoning', 'tool_calls', 'content'],
   },
   {
     persona: 'strict-cerebras',
-    toolTurn: { role: 'assistant', content: '', reasoning: TOOL_REASONING, tool_calls: [CALL] },
+    toolTurn: callTurn({ reasoning: TOOL_REASONING }),
     textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning: TEXT_REASONING },
     streamKeys: ['reasoning', 'tool_calls', 'content'],
   },
   {
     persona: 'strict-fireworks',
-    toolTurn: { role: 'assistant', content: '', reasoning_content: TOOL_REASONING, tool_calls: [CALL] },
+    toolTurn: callTurn({ reasoning_content: TOOL_REASONING }),
     textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning_content: TEXT_REASONING },
     streamKeys: ['reasoning_content', 'tool_calls', 'content'],
   },
