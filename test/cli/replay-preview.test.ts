@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { scaledTimeout } from '../support/timeouts.js';
+import { toolCall } from '../support/messages.js';
 
 // Runs the built CLI (`npm run build` first; `npm test` does it in pretest).
 const BIN = resolve(process.cwd(), 'dist/cli.js');
@@ -42,12 +43,12 @@ const history = [
   {
     role: 'assistant',
     content: null,
-    tool_calls: [{ id: 't1', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } }],
+    tool_calls: [toolCall('t1', 'list_directory', '{"path":"."}')],
     reasoning_details: [{ type: 'hermes.native_assistant', reasoning_opaque: 'OPAQUE-BLOB' }],
   },
   { role: 'tool', tool_call_id: 't1', content: 'notes.txt', tool_name: 'list_directory' },
 ];
-const toolCalls = [{ id: 't1', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } }];
+const toolCalls = [toolCall('t1', 'list_directory', '{"path":"."}')];
 
 let file = '';
 let original = '';

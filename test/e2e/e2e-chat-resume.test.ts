@@ -12,6 +12,7 @@ import {
   storedMessages,
   useE2e,
 } from '../support/e2e.js';
+import { toolCall } from '../support/messages.js';
 
 /**
  * The real `hermes` binary against emulators over loopback HTTP — a
@@ -37,9 +38,7 @@ describe('hermes chat against the emulators, then --resume', () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: [
-          { id: 'bare_1', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } },
-        ],
+        tool_calls: [toolCall('bare_1', 'list_directory', '{"path":"."}')],
       },
       { role: 'tool', tool_call_id: 'bare_1', content: 'notes.txt' },
       { role: 'assistant', content: 'One file.' },

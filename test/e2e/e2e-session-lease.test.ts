@@ -30,9 +30,7 @@ async function setup() {
   const gated = await e2e.gated(emulator.baseUrl);
   const sandbox = e2e.sandbox();
   const route = routeArgs('deepseek', 'deepseek-v4-flash', gated.baseUrl);
-  const first = parseJson<{ session_id: string }>(
-    await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox),
-  );
+  const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
   return { emulator, gated, sandbox, route, sessionId: first.session_id };
 }
 

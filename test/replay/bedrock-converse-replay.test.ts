@@ -4,6 +4,7 @@ import type { OriginStamp } from '../../src/core/origin.js';
 import { resolveBedrockModelPolicy } from '../../src/replay/bedrock-converse-policy.js';
 import type { BedrockReplayTarget } from '../../src/replay/bedrock-converse-replay.js';
 import { bedrockIssuerMatches, replayBedrockAssistantTurn } from '../../src/replay/bedrock-converse-replay.js';
+import { toolCall } from '../support/messages.js';
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const HOST = 'bedrock-runtime.us-east-1.amazonaws.com';
@@ -12,7 +13,7 @@ const claudeOrigin: OriginStamp = { api: 'bedrock_converse', provider: 'bedrock'
 const signedTurn: AssistantMessage = {
   role: 'assistant',
   content: null,
-  tool_calls: [{ id: 'tooluse_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } }],
+  tool_calls: [toolCall('tooluse_1', 'read_file', '{"path":"a.txt"}')],
   reasoning: 'I will read it.',
   reasoning_content: 'I will read it.',
   reasoning_details: [
@@ -193,7 +194,7 @@ describe('tool uses are re-sourced from tool_calls', () => {
     const message: AssistantMessage = {
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: 'tooluse_x', type: 'function', function: { name: 'json', arguments: '{"name":"Pizza"}' } }],
+      tool_calls: [toolCall('tooluse_x', 'json', '{"name":"Pizza"}')],
       bedrock_content_blocks: [
         { reasoningContent: { reasoningText: { text: 'call json' } } },
         { toolUse: { toolUseId: 'tooluse_x', name: 'json<|channel|>commentary', input: { name: 'Pizza', size: 'L' } } },

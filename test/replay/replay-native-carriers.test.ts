@@ -6,6 +6,7 @@ import { GOOGLE_NATIVE_ASSISTANT_TYPE, getProvider } from '../../src/providers/p
 import { buildChatReplay } from '../../src/replay/replay-chat-messages.js';
 import { unreadCarrierDecisions } from '../../src/replay/replay-native-drops.js';
 import { type Carrier, resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
+import { toolCall } from '../support/messages.js';
 
 /**
  * SPEC §24.11: provider-declared namespaced native carriers, through the pure chat-completions
@@ -109,7 +110,7 @@ describe('SPEC §24.11 provider-declared native carriers', () => {
       { role: 'user', content: 'list files' },
       assistant([GOOGLE, TEXT], {
         content: null,
-        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }],
+        tool_calls: [toolCall('c1', 'ls')],
         origin,
       }),
       { role: 'tool', tool_call_id: 'c1', content: 'a.txt' },

@@ -9,6 +9,7 @@ import { runAgentTurn, type AgentEvent } from '../../src/runtime/agent-turn.js';
 import { COMPACTION_SUMMARY_PROMPT } from '../../src/runtime/compaction-run.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 import type { Transport, TransportRequest } from '../../src/transports/shared/transport.js';
+import { toolCall } from '../support/messages.js';
 
 /**
  * "compaction never loops", inside one agent turn: a compaction pass that frees nothing is
@@ -59,9 +60,7 @@ describe('automatic compaction inside a turn', () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: [
-          { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } },
-        ],
+        tool_calls: [toolCall('call_1', 'read_file', '{"path":"notes.txt"}')],
       },
       { role: 'assistant', content: 'It says alpha beta.' },
     ]);

@@ -148,6 +148,11 @@ export function routeArgs(provider: string, model: string, baseUrl: string, apiK
   return ['--provider', provider, ...wire, '--model', model, '--base-url', baseUrl, '--api-key', apiKey];
 }
 
+/** `--resume SESSION -q PROMPT`: the arguments of the next turn on a stored session. */
+export function resumeArgs(sessionId: string, prompt: string): string[] {
+  return ['--resume', sessionId, '-q', prompt];
+}
+
 /** What `hermes chat -q … --json` prints. */
 export interface ChatJson {
   session_id: string;
