@@ -60,8 +60,13 @@ beforeAll(() => {
   writeFileSync(file, original);
 });
 
+/** `hermes replay preview --history FILE ARGS` on the history file. */
+function preview(...args: string[]) {
+  return hermes(['replay', 'preview', '--history', file, ...args]);
+}
+
 async function bodyFor(...route: string[]): Promise<{ messages: Record<string, unknown>[] }> {
-  const result = await hermes(['replay', 'preview', '--history', file, ...route, '--json']);
+  const result = await preview(...route, '--json');
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout) as { messages: Record<string, unknown>[] };
@@ -153,17 +158,7 @@ describe('hermes replay preview (SPEC §5, §6, §7)', () => {
   });
 
   test('--explain prints one row per message with the reason for each decision', async () => {
-    const result = await hermes([
-      'replay',
-      'preview',
-      '--history',
-      file,
-      '--provider',
-      'mistral',
-      '--model',
-      'm',
-      '--explain',
-    ]);
+    const result = await preview('--provider', 'mistral', '--model', 'm', '--explain');
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').filter((line) => line !== '')).toEqual([
       '#  role       carriers',
@@ -178,16 +173,7 @@ describe('hermes replay preview (SPEC §5, §6, §7)', () => {
   });
 
   test('default output is the table plus a one-line summary', async () => {
-    const result = await hermes([
-      'replay',
-      'preview',
-      '--history',
-      file,
-      '--provider',
-      'deepseek',
-      '--model',
-      'deepseek-v4-pro',
-    ]);
+    const result = await preview('--provider', 'deepseek', '--model', 'deepseek-v4-pro');
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toContain('3  assistant  padded reasoning_content (must-echo pad (deepseek), 1 B)');

@@ -1,6 +1,3 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EventStream } from '../../src/core/event-stream.js';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
@@ -14,6 +11,7 @@ import { SessionBusyError, SessionLeaseLostError } from '../../src/storage/sessi
 import type { SessionStore } from '../../src/storage/session-store.js';
 import { holdSessionLease } from '../../src/storage/session-lease-hold.js';
 import type { Transport, TransportRequest } from '../../src/transports/shared/transport.js';
+import { makeWorkspace, turnOptions } from './runtime-test-helpers.js';
 
 /**
  * The runtime side of the session lease (SPEC §23.6) and of "store the answer first": a turn
@@ -44,20 +42,11 @@ function transportAnswering(replies: AssistantMessage[], onSend?: () => Promise<
 
 async function setup(store: SessionStore = createMemorySessionStore()) {
   const session = await store.createSession({});
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-lease-turn-')));
-  writeFileSync(join(workspace, 'notes.txt'), 'alpha beta\n');
+  const workspace = makeWorkspace('hermes-lease-turn-');
   const warnings: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => warnings.push(line) });
-  const options = (transport: Transport): AgentTurnOptions => ({
-    store,
-    sessionId: session.id,
-    route,
-    reasoning: { enabled: true },
-    workspace,
-    approve: async () => false,
-    logger,
-    transportFor: () => transport,
-  });
+  const options = (transport: Transport): AgentTurnOptions =>
+    turnOptions({ store, sessionId: session.id, route, workspace, transport }, { logger });
   return { store, session, options, warnings };
 }
 
