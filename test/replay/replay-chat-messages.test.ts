@@ -1,10 +1,18 @@
 import { describe, expect, test } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
-import type { Message } from '../../src/core/message.js';
+import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { Route } from '../../src/core/route.js';
 import { routeReads, shapeWireCarriers } from '../../src/replay/replay-carrier-shaping.js';
 import { buildChatCompletionsMessages } from '../../src/replay/replay-chat-messages.js';
-import { decision } from '../support/messages.js';
+import { block, decision } from '../support/messages.js';
+
+/** An assistant answer `a` whose readable `text` travels in both reasoning_content and reasoning. */
+const readableAnswer = (text: string): AssistantMessage => ({
+  role: 'assistant',
+  content: 'a',
+  reasoning_content: text,
+  reasoning: text,
+});
 
 const route = (provider: string, model: string, baseUrl?: string): Route => ({
   api: 'chat_completions',
@@ -234,26 +242,15 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
 
   test('a foreign Anthropic-native thinking entry is dropped whole on a chat route; its text travels in reasoning', () => {
     const anthropicTurn: Message = {
-      role: 'assistant',
-      content: 'a',
-      reasoning: 'native thought',
-      reasoning_content: 'native thought',
-      reasoning_details: [
-        { type: 'thinking', thinking: 'native thought', signature: 'EqQB' },
-        { type: 'redacted_thinking', data: 'EmwK' },
-      ],
+      ...readableAnswer('native thought'),
+      reasoning_details: [block.thinking('native thought', 'EqQB'), block.redacted('EmwK')],
       origin: { api: 'anthropic_messages', provider: 'anthropic', host: 'api.anthropic.com', model: 'claude-opus-4-8' },
     };
     const result = buildChatCompletionsMessages(
       [anthropicTurn],
       route('openrouter', 'anthropic/claude-opus-4.8', 'https://openrouter.ai/api/v1'),
     );
-    expect(result.messages[0]).toEqual({
-      role: 'assistant',
-      content: 'a',
-      reasoning_content: 'native thought',
-      reasoning: 'native thought',
-    });
+    expect(result.messages[0]).toEqual(readableAnswer('native thought'));
   });
 
   test('same issuer and model: every blob verbatim', () => {
@@ -283,10 +280,7 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
       route('kilocode', 'anthropic/claude-sonnet-4', 'https://api.kilo.ai/api/openrouter'),
     );
     expect(result.messages[0]).toEqual({
-      role: 'assistant',
-      content: 'a',
-      reasoning_content: 'claude thinks',
-      reasoning: 'claude thinks',
+      ...readableAnswer('claude thinks'),
       reasoning_details: [summary, { type: 'reasoning.text', text: 'claude thinks', format: 'anthropic-claude-v1' }],
     });
     expect(result.decisions.filter((decision) => decision.reason === 'foreign origin')).toEqual([

@@ -10,7 +10,7 @@ import { prepareAnthropicMessages } from '../../src/transports/anthropic-message
 import { prepareGemini } from '../../src/transports/gemini/gemini-encode.js';
 import { prepareResponses } from '../../src/transports/responses/responses-encode.js';
 import type { TransportRequest } from '../../src/transports/shared/transport.js';
-import { decision } from '../support/messages.js';
+import { decision, signedAnswer } from '../support/messages.js';
 
 const ENCRYPTED = 'gAAAA'.repeat(20);
 const responsesTurn: Message = {
@@ -29,14 +29,13 @@ const responsesTurn: Message = {
   origin: { api: 'codex_responses', provider: 'openai-responses', host: 'api.openai.com', model: 'gpt-5.4' },
 };
 const anthropicTurn: Message = {
-  role: 'assistant',
-  content: 'a2',
+  ...signedAnswer('a2', 'think', 'SIGNATURE', {
+    api: 'anthropic_messages',
+    provider: 'anthropic',
+    host: '',
+    model: 'claude-opus-4-8',
+  }),
   reasoning_content: 'think',
-  anthropic_content_blocks: [
-    { type: 'thinking', thinking: 'think', signature: 'SIGNATURE' },
-    { type: 'text', text: 'a2' },
-  ],
-  origin: { api: 'anthropic_messages', provider: 'anthropic', host: '', model: 'claude-opus-4-8' },
 };
 const history: Message[] = [
   { role: 'user', content: 'q1' },
