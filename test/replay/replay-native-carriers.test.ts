@@ -6,7 +6,7 @@ import { GOOGLE_NATIVE_ASSISTANT_TYPE, getProvider } from '../../src/providers/p
 import { buildChatReplay } from '../../src/replay/replay-chat-messages.js';
 import { unreadCarrierDecisions } from '../../src/replay/replay-native-drops.js';
 import { type Carrier, resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
-import { decision, toolCall } from '../support/messages.js';
+import { decision, originStamp, toolCall } from '../support/messages.js';
 
 /**
  * SPEC §24.11: provider-declared namespaced native carriers, through the pure chat-completions
@@ -102,12 +102,7 @@ describe('SPEC §24.11 provider-declared native carriers', () => {
   });
 
   test('a session that switches away from the owner and back: the owner gets its entry back byte for byte', () => {
-    const origin = {
-      api: 'chat_completions' as const,
-      provider: 'gemini-oauth',
-      host: 'relay.example.com',
-      model: 'gemini-3-pro',
-    };
+    const origin = originStamp('chat_completions', 'gemini-oauth', 'relay.example.com', 'gemini-3-pro');
     const history: Message[] = [
       { role: 'user', content: 'list files' },
       assistant([GOOGLE, TEXT], {

@@ -68,6 +68,11 @@ export function signedAnswer(
   };
 }
 
+/** Where a stored message came from (SPEC §23.2 origin stamp). */
+export function originStamp(api: OriginStamp['api'], provider: string, host: string, model: string): OriginStamp {
+  return { api, provider, host, model };
+}
+
 /** One replay decision (SPEC §23.3). */
 export function decision(
   messageIndex: number,
