@@ -11,79 +11,45 @@ import { messageCosts, planCompaction } from '../../src/runtime/compaction-plan.
  * anchor overrides the estimate, and that opaque bytes never count on any route.
  */
 
-const NO_NOUS_ENV = undefined;
+/** A route; `baseUrl` only when given. */
+function routeTo(api: Route['api'], provider: string, model: string, baseUrl?: string): Route {
+  return baseUrl === undefined ? { api, provider, model } : { api, provider, model, baseUrl };
+}
 
-const staleThinkingRoutes: [string, Route, string | undefined, boolean][] = [
+/** Name, route, whether old thinking is charged, and NOUS_INFERENCE_BASE_URL when set. */
+const staleThinkingRoutes: [string, Route, boolean, string?][] = [
   // SPEC §9.1: opus ≥ 4.5 preserves prior thinking; on its own API (native, §9.2) it travels.
-  [
-    'Anthropic direct, claude-opus-4-8',
-    { api: 'anthropic_messages', provider: 'anthropic', model: 'claude-opus-4-8' },
-    NO_NOUS_ENV,
-    true,
-  ],
+  ['Anthropic direct, claude-opus-4-8', routeTo('anthropic_messages', 'anthropic', 'claude-opus-4-8'), true],
   // sonnet 4.5 keeps only the in-flight loop's thinking: older turns are not sent.
-  [
-    'Anthropic direct, claude-sonnet-4-5',
-    { api: 'anthropic_messages', provider: 'anthropic', model: 'claude-sonnet-4-5' },
-    NO_NOUS_ENV,
-    false,
-  ],
+  ['Anthropic direct, claude-sonnet-4-5', routeTo('anthropic_messages', 'anthropic', 'claude-sonnet-4-5'), false],
   [
     'Nous inference host (native)',
-    {
-      api: 'anthropic_messages',
-      provider: 'nous',
-      model: 'claude-opus-4-8',
-      baseUrl: 'https://inference-api.nousresearch.com/v1',
-    },
-    NO_NOUS_ENV,
+    routeTo('anthropic_messages', 'nous', 'claude-opus-4-8', 'https://inference-api.nousresearch.com/v1'),
     true,
   ],
   [
     'NOUS_INFERENCE_BASE_URL host (native)',
-    { api: 'anthropic_messages', provider: 'nous', model: 'claude-opus-4-8', baseUrl: 'https://nous.example.net/v1' },
-    'https://nous.example.net/v1',
+    routeTo('anthropic_messages', 'nous', 'claude-opus-4-8', 'https://nous.example.net/v1'),
     true,
+    'https://nous.example.net/v1',
   ],
   [
     'OpenRouter Anthropic-compatible (third party)',
-    {
-      api: 'anthropic_messages',
-      provider: 'openrouter',
-      model: 'anthropic/claude-opus-4-8',
-      baseUrl: 'https://openrouter.ai/api',
-    },
-    NO_NOUS_ENV,
+    routeTo('anthropic_messages', 'openrouter', 'anthropic/claude-opus-4-8', 'https://openrouter.ai/api'),
     false,
   ],
   [
     'MiniMax Anthropic endpoint',
-    {
-      api: 'anthropic_messages',
-      provider: 'minimax',
-      model: 'MiniMax-M2',
-      baseUrl: 'https://api.minimax.io/anthropic',
-    },
-    NO_NOUS_ENV,
+    routeTo('anthropic_messages', 'minimax', 'MiniMax-M2', 'https://api.minimax.io/anthropic'),
     true,
   ],
-  ['Responses', { api: 'codex_responses', provider: 'openai', model: 'gpt-5.4' }, NO_NOUS_ENV, false],
-  [
-    'DeepSeek chat (RC)',
-    { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4-flash' },
-    NO_NOUS_ENV,
-    true,
-  ],
-  [
-    'Mistral (strict, nothing)',
-    { api: 'chat_completions', provider: 'mistral', model: 'magistral' },
-    NO_NOUS_ENV,
-    false,
-  ],
+  ['Responses', routeTo('codex_responses', 'openai', 'gpt-5.4'), false],
+  ['DeepSeek chat (RC)', routeTo('chat_completions', 'deepseek', 'deepseek-v4-flash'), true],
+  ['Mistral (strict, nothing)', routeTo('chat_completions', 'mistral', 'magistral'), false],
 ];
 
 describe('stale thinking charged per route (SPEC §14, §9.1–§9.2)', () => {
-  it.each(staleThinkingRoutes)('%s', (_name, route, nousEnv, expected) => {
+  it.each(staleThinkingRoutes)('%s', (_name, route, expected, nousEnv) => {
     expect(resolveRouteProfile(route, [], { nousInferenceBaseUrl: nousEnv }).chargeStaleThinking).toBe(expected);
   });
 });
@@ -111,13 +77,13 @@ function anthropicHistory(): Message[] {
 }
 
 describe('Anthropic accounting projection (SPEC §15)', () => {
-  const native: Route = { api: 'anthropic_messages', provider: 'anthropic', model: 'claude-opus-4-8' };
-  const thirdParty: Route = {
-    api: 'anthropic_messages',
-    provider: 'openrouter',
-    model: 'anthropic/claude-opus-4-8',
-    baseUrl: 'https://openrouter.ai/api',
-  };
+  const native = routeTo('anthropic_messages', 'anthropic', 'claude-opus-4-8');
+  const thirdParty = routeTo(
+    'anthropic_messages',
+    'openrouter',
+    'anthropic/claude-opus-4-8',
+    'https://openrouter.ai/api',
+  );
 
   it('prior thinking is charged ×1 on the native route and ×0 on OpenRouter-Anthropic; preflight, tail walk and plan move by the same amount', () => {
     const history = anthropicHistory();
