@@ -4,17 +4,13 @@ import type { Route } from '../../src/core/route.js';
 import { estimateRequestTokens, estimateTextTokens } from '../../src/replay/replay-token-estimate.js';
 import { resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
 import { messageCosts, planCompaction } from '../../src/runtime/compaction-plan.js';
+import { routeTo } from '../support/messages.js';
 
 /**
  * SPEC §14–§15 accounting as compaction sees it: which routes charge old thinking (the Anthropic
  * projection included), that preflight, tail walk and plan move together, that a provider usage
  * anchor overrides the estimate, and that opaque bytes never count on any route.
  */
-
-/** A route; `baseUrl` only when given. */
-function routeTo(api: Route['api'], provider: string, model: string, baseUrl?: string): Route {
-  return baseUrl === undefined ? { api, provider, model } : { api, provider, model, baseUrl };
-}
 
 /** Name, route, whether old thinking is charged, and NOUS_INFERENCE_BASE_URL when set. */
 const staleThinkingRoutes: [string, Route, boolean, string?][] = [

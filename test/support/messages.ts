@@ -1,10 +1,11 @@
 import type { JsonObject } from '../../src/core/json.js';
 import type { AssistantMessage, ToolCall } from '../../src/core/message.js';
 import type { OriginStamp } from '../../src/core/origin.js';
+import type { Route } from '../../src/core/route.js';
 import type { CarrierDecision, DecisionAction } from '../../src/replay/replay-types.js';
 
 /**
- * Small builders for the message and block literals replay and transport tests repeat (SPEC §2
+ * Small builders for the message, block and route literals replay and transport tests repeat (SPEC §2
  * stored messages, SPEC §9.3 Anthropic blocks, SPEC §23.3 decisions). Each returns a plain
  * literal, so an expectation built with them is still an exact deep-equality check.
  */
@@ -66,6 +67,11 @@ export function signedAnswer(
     anthropic_content_blocks: [thinkingBlock(thinking, signature), textBlock(text)],
     ...(origin === undefined ? {} : { origin }),
   };
+}
+
+/** A route; `baseUrl` only when given. */
+export function routeTo(api: Route['api'], provider: string, model: string, baseUrl?: string): Route {
+  return baseUrl === undefined ? { api, provider, model } : { api, provider, model, baseUrl };
 }
 
 /** Where a stored message came from (SPEC §23.2 origin stamp). */
