@@ -72,6 +72,8 @@ export interface SandboxOptions {
   notes?: string;
   /** Text of `$HERMES_HOME/config.yaml` (none by default). */
   config?: string;
+  /** More workspace files: name → text. */
+  files?: Record<string, string>;
 }
 
 /** A fresh HERMES_HOME and workspace with a notes.txt (not removed; `e2e.sandbox()` is). */
@@ -80,7 +82,13 @@ export function makeSandbox(options: SandboxOptions = {}): Sandbox {
   const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-e2e-ws-')));
   writeFileSync(join(workspace, 'notes.txt'), options.notes ?? 'alpha beta\n');
   if (options.config !== undefined) writeFileSync(join(home, 'config.yaml'), options.config);
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(workspace, name), text);
   return { home, workspace };
+}
+
+/** The text of a workspace file now. */
+export function readWorkspaceFile(sandbox: Sandbox, name: string): string {
+  return readFileSync(join(sandbox.workspace, name), 'utf8');
 }
 
 /** Output of one CLI run. */
@@ -248,6 +256,13 @@ export interface E2e {
   /** A sandbox removed after the test. */
   sandbox(options?: SandboxOptions): Sandbox;
   chat(options: ChatEmulatorOptions): Promise<RunningChatEmulator>;
+  /** A chat emulator, a sandbox, and the `routeArgs(provider, model, …)` that reach the emulator. */
+  chatRoute(
+    options: ChatEmulatorOptions,
+    provider: string,
+    model: string,
+    apiKey?: string,
+  ): Promise<{ emulator: RunningChatEmulator; sandbox: Sandbox; route: string[] }>;
   anthropic(options?: AnthropicEmulatorOptions): Promise<AnthropicEmulator>;
   responses(options?: ResponsesEmulatorOptions): Promise<ResponsesEmulator>;
   gemini(options?: GeminiEmulatorOptions): Promise<GeminiEmulator>;
@@ -271,15 +286,21 @@ export function useE2e(): E2e {
     cleanups.push(() => resource.close());
     return resource;
   };
+  const sandboxRemovedAfter = (options?: SandboxOptions): Sandbox => {
+    const sandbox = makeSandbox(options);
+    cleanups.push(() => {
+      for (const dir of [sandbox.home, sandbox.workspace]) rmSync(dir, { recursive: true, force: true });
+    });
+    return sandbox;
+  };
   return {
-    sandbox(options) {
-      const sandbox = makeSandbox(options);
-      cleanups.push(() => {
-        for (const dir of [sandbox.home, sandbox.workspace]) rmSync(dir, { recursive: true, force: true });
-      });
-      return sandbox;
-    },
+    sandbox: sandboxRemovedAfter,
     chat: (options) => track(startChatEmulator(options)),
+    async chatRoute(options, provider, model, apiKey) {
+      const emulator = await track(startChatEmulator(options));
+      const sandbox = sandboxRemovedAfter();
+      return { emulator, sandbox, route: routeArgs(provider, model, emulator.baseUrl, apiKey) };
+    },
     anthropic: (options) => track(startAnthropicEmulator(options)),
     responses: (options) => track(startResponsesEmulator(options)),
     gemini: (options) => track(startGeminiEmulator(options)),
