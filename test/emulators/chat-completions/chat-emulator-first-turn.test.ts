@@ -37,6 +37,15 @@ interface FirstTurnCase {
   minimumChunks?: number;
 }
 
+/** Both turns of a persona whose reasoning travels in the one message key `key`. */
+function carriedIn(key: 'reasoning' | 'reasoning_content'): Omit<FirstTurnCase, 'persona'> {
+  return {
+    toolTurn: callTurn({ [key]: TOOL_REASONING }),
+    textTurn: { role: 'assistant', content: TEXT_CONTENT, [key]: TEXT_REASONING },
+    streamKeys: [key, 'tool_calls', 'content'],
+  };
+}
+
 const anyString = expect.any(String) as unknown as string;
 
 const CASES: FirstTurnCase[] = [
@@ -83,12 +92,7 @@ const CASES: FirstTurnCase[] = [
     },
     streamKeys: ['reasoning', 'reasoning_details', 'tool_calls', 'content'],
   },
-  {
-    persona: 'deepseek',
-    toolTurn: callTurn({ reasoning_content: TOOL_REASONING }),
-    textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning_content: TEXT_REASONING },
-    streamKeys: ['reasoning_content', 'tool_calls', 'content'],
-  },
+  { persona: 'deepseek', ...carriedIn('reasoning_content') },
   {
     persona: 'strict-mistral',
     toolTurn: {
@@ -105,24 +109,9 @@ const CASES: FirstTurnCase[] = [
     },
     streamKeys: [],
   },
-  {
-    persona: 'strict-groq',
-    toolTurn: callTurn({ reasoning: TOOL_REASONING }),
-    textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning: TEXT_REASONING },
-    streamKeys: ['reasoning', 'tool_calls', 'content'],
-  },
-  {
-    persona: 'strict-cerebras',
-    toolTurn: callTurn({ reasoning: TOOL_REASONING }),
-    textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning: TEXT_REASONING },
-    streamKeys: ['reasoning', 'tool_calls', 'content'],
-  },
-  {
-    persona: 'strict-fireworks',
-    toolTurn: callTurn({ reasoning_content: TOOL_REASONING }),
-    textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning_content: TEXT_REASONING },
-    streamKeys: ['reasoning_content', 'tool_calls', 'content'],
-  },
+  { persona: 'strict-groq', ...carriedIn('reasoning') },
+  { persona: 'strict-cerebras', ...carriedIn('reasoning') },
+  { persona: 'strict-fireworks', ...carriedIn('reasoning_content') },
   {
     persona: 'copilot',
     toolTurn: {

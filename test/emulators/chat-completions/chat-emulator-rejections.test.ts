@@ -16,6 +16,21 @@ function openAiError(message: string, param: string | null, code: string): JsonO
   return { error: { message, type: 'invalid_request_error', param, code } };
 }
 
+/** Groq's envelope: the message and its type only. */
+function groqError(message: string): JsonObject {
+  return { error: { message, type: 'invalid_request_error' } };
+}
+
+/** Cerebras answers unwrapped, with `wrong_api_format`. */
+function cerebrasError(message: string): JsonObject {
+  return { message, type: 'invalid_request_error', param: 'validation_error', code: 'wrong_api_format' };
+}
+
+/** Fireworks' envelope names the object kind. */
+function fireworksError(message: string): JsonObject {
+  return { error: { object: 'error', type: 'invalid_request_error', message } };
+}
+
 interface StrictCase {
   name: string;
   options: ChatEmulatorOptions;
@@ -63,76 +78,48 @@ const STRICT_CASES: StrictCase[] = [
     options: { persona: 'strict-groq' },
     assistant: callTurn({ reasoning_content: 'thought' }),
     status: 400,
-    body: {
-      error: {
-        message:
-          "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : property 'reasoning_content' is unsupported)]",
-        type: 'invalid_request_error',
-      },
-    },
+    body: groqError(
+      "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : property 'reasoning_content' is unsupported)]",
+    ),
   },
   {
     name: 'Groq: reasoning is returned but not accepted back (400)',
     options: { persona: 'strict-groq' },
     assistant: { role: 'assistant', content: 'x', reasoning: 'thought' },
     status: 400,
-    body: {
-      error: {
-        message:
-          "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : property 'reasoning' is unsupported)]",
-        type: 'invalid_request_error',
-      },
-    },
+    body: groqError(
+      "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : property 'reasoning' is unsupported)]",
+    ),
   },
   {
     name: 'Groq: tool-call key reported bare (400)',
     options: { persona: 'strict-groq' },
     assistant: { role: 'assistant', content: '', tool_calls: [{ ...CALL, extra_content: { google: {} } }] },
     status: 400,
-    body: {
-      error: {
-        message: "'messages.2.tool_calls.0' : property 'extra_content' is unsupported",
-        type: 'invalid_request_error',
-      },
-    },
+    body: groqError("'messages.2.tool_calls.0' : property 'extra_content' is unsupported"),
   },
   {
     name: 'Cerebras: reasoning_content is wrong_api_format (400)',
     options: { persona: 'strict-cerebras' },
     assistant: callTurn({ reasoning: 'ok', reasoning_content: 'thought' }),
     status: 400,
-    body: {
-      message:
-        "messages.2.assistant.reasoning_content: property 'messages.2.assistant.reasoning_content' is unsupported",
-      type: 'invalid_request_error',
-      param: 'validation_error',
-      code: 'wrong_api_format',
-    },
+    body: cerebrasError(
+      "messages.2.assistant.reasoning_content: property 'messages.2.assistant.reasoning_content' is unsupported",
+    ),
   },
   {
     name: 'Cerebras told to reject reasoning too',
     options: { persona: 'strict-cerebras', rejectKeys: ['reasoning'] },
     assistant: callTurn({ reasoning: 'ok' }),
     status: 400,
-    body: {
-      message: "messages.2.assistant.reasoning: property 'messages.2.assistant.reasoning' is unsupported",
-      type: 'invalid_request_error',
-      param: 'validation_error',
-      code: 'wrong_api_format',
-    },
+    body: cerebrasError("messages.2.assistant.reasoning: property 'messages.2.assistant.reasoning' is unsupported"),
   },
   {
     name: 'Fireworks: reasoning is an extra input, with its value (400)',
     options: { persona: 'strict-fireworks' },
     assistant: callTurn({ reasoning_content: 'ok', reasoning: 'thought' }),
     status: 400,
-    body: {
-      error: {
-        object: 'error',
-        type: 'invalid_request_error',
-        message: "Extra inputs are not permitted, field: 'messages[2].reasoning', value: 'thought'",
-      },
-    },
+    body: fireworksError("Extra inputs are not permitted, field: 'messages[2].reasoning', value: 'thought'"),
   },
   {
     name: 'Fireworks: tool-call extra_content path',
