@@ -9,6 +9,7 @@ import {
   chatJson,
   type CliRun,
   parseJson,
+  postChatCompletion,
   routeArgs,
   runHermes,
   spawnHermes,
@@ -103,11 +104,11 @@ describe('one session, one writer, across processes', () => {
       await store.close();
     });
     const send = (stream: boolean) =>
-      fetch(`${gateway.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-hermes-session-id': sessionId },
-        body: JSON.stringify({ model: 'm', stream, messages: [{ role: 'user', content: 'read the file notes.txt' }] }),
-      });
+      postChatCompletion(
+        gateway.url,
+        { model: 'm', stream, messages: [{ role: 'user', content: 'read the file notes.txt' }] },
+        { 'x-hermes-session-id': sessionId },
+      );
 
     // The gateway holds the session: the CLI exits 3 naming the gateway's pid.
     gated.close();

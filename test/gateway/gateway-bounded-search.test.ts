@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useE2e } from '../support/e2e.js';
+import { postChatCompletion, useE2e } from '../support/e2e.js';
 import { BUILTIN_TOOLS } from '../../src/tools/tool-registry.js';
 import { searchFilesTool } from '../../src/tools/tool-search.js';
 import type { Tool } from '../../src/tools/tool-types.js';
@@ -63,11 +63,7 @@ describe('gateway: a ReDoS search in one session does not stall another', () => 
       await emulator.close();
     });
     const post = (text: string) =>
-      fetch(`${gateway.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: text }] }),
-      });
+      postChatCompletion(gateway.url, { model: 'm', messages: [{ role: 'user', content: text }] });
 
     const first = post(`search for ${pattern} in data`);
     await search.whenStarted;

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { useE2e } from '../support/e2e.js';
+import { postChatCompletion, useE2e } from '../support/e2e.js';
 import type { Message } from '../../src/core/message.js';
 import type { Tool } from '../../src/tools/tool-types.js';
 import { readFileTool } from '../../src/tools/tool-files.js';
@@ -217,11 +217,11 @@ describe('a streaming client that goes away', () => {
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     gate.releaseAll();
     // The next turn on the same session is served (the first one released the session).
-    const next = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-hermes-session-id': sessionId },
-      body: JSON.stringify({ messages: [{ role: 'user', content: 'hello again' }] }),
-    });
+    const next = await postChatCompletion(
+      gateway.url,
+      { messages: [{ role: 'user', content: 'hello again' }] },
+      { 'x-hermes-session-id': sessionId },
+    );
     expect(next.status).toBe(200);
     const messages = await gateway.store.listMessages(sessionId);
     // The interrupted turn kept its tool call and result but no partial answer; the next turn follows it.
