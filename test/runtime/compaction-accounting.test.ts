@@ -12,33 +12,26 @@ import { routeTo } from '../support/messages.js';
  * anchor overrides the estimate, and that opaque bytes never count on any route.
  */
 
+/** An Anthropic Messages route. */
+const anthropic = (provider: string, model: string, baseUrl?: string) =>
+  routeTo('anthropic_messages', provider, model, baseUrl);
+const NOUS_HOST = 'https://inference-api.nousresearch.com/v1';
+const NOUS_ENV_HOST = 'https://nous.example.net/v1';
+
 /** Name, route, whether old thinking is charged, and NOUS_INFERENCE_BASE_URL when set. */
 const staleThinkingRoutes: [string, Route, boolean, string?][] = [
   // SPEC §9.1: opus ≥ 4.5 preserves prior thinking; on its own API (native, §9.2) it travels.
-  ['Anthropic direct, claude-opus-4-8', routeTo('anthropic_messages', 'anthropic', 'claude-opus-4-8'), true],
+  ['Anthropic direct, claude-opus-4-8', anthropic('anthropic', 'claude-opus-4-8'), true],
   // sonnet 4.5 keeps only the in-flight loop's thinking: older turns are not sent.
-  ['Anthropic direct, claude-sonnet-4-5', routeTo('anthropic_messages', 'anthropic', 'claude-sonnet-4-5'), false],
-  [
-    'Nous inference host (native)',
-    routeTo('anthropic_messages', 'nous', 'claude-opus-4-8', 'https://inference-api.nousresearch.com/v1'),
-    true,
-  ],
-  [
-    'NOUS_INFERENCE_BASE_URL host (native)',
-    routeTo('anthropic_messages', 'nous', 'claude-opus-4-8', 'https://nous.example.net/v1'),
-    true,
-    'https://nous.example.net/v1',
-  ],
+  ['Anthropic direct, claude-sonnet-4-5', anthropic('anthropic', 'claude-sonnet-4-5'), false],
+  ['Nous inference host (native)', anthropic('nous', 'claude-opus-4-8', NOUS_HOST), true],
+  ['NOUS_INFERENCE_BASE_URL host (native)', anthropic('nous', 'claude-opus-4-8', NOUS_ENV_HOST), true, NOUS_ENV_HOST],
   [
     'OpenRouter Anthropic-compatible (third party)',
-    routeTo('anthropic_messages', 'openrouter', 'anthropic/claude-opus-4-8', 'https://openrouter.ai/api'),
+    anthropic('openrouter', 'anthropic/claude-opus-4-8', 'https://openrouter.ai/api'),
     false,
   ],
-  [
-    'MiniMax Anthropic endpoint',
-    routeTo('anthropic_messages', 'minimax', 'MiniMax-M2', 'https://api.minimax.io/anthropic'),
-    true,
-  ],
+  ['MiniMax Anthropic endpoint', anthropic('minimax', 'MiniMax-M2', 'https://api.minimax.io/anthropic'), true],
   ['Responses', routeTo('codex_responses', 'openai', 'gpt-5.4'), false],
   ['DeepSeek chat (RC)', routeTo('chat_completions', 'deepseek', 'deepseek-v4-flash'), true],
   ['Mistral (strict, nothing)', routeTo('chat_completions', 'mistral', 'magistral'), false],

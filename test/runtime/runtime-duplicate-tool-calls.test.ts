@@ -1,11 +1,9 @@
 import { expect, it } from 'vitest';
-import { EventStream } from '../../src/core/event-stream.js';
 import type { AssistantMessage } from '../../src/core/message.js';
 import { runAgentTurn } from '../../src/runtime/agent-turn.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
-import type { Transport, TransportRequest } from '../../src/transports/shared/transport.js';
 import type { Route } from '../../src/core/route.js';
-import { makeWorkspace, turnOptions } from './runtime-test-helpers.js';
+import { makeWorkspace, transportAnswering, turnOptions } from './runtime-test-helpers.js';
 
 /**
  * A model that emits the same tool call twice (same name and arguments) gets it run once: the
@@ -28,20 +26,11 @@ it('a repeated tool call runs once and is stored once, its sidecar block too', a
     ],
   };
   const replies: AssistantMessage[] = [twice, { role: 'assistant', content: 'alpha beta' }];
-  const requests: TransportRequest[] = [];
-  const transport: Transport = {
+  const { transport, requests } = transportAnswering(replies, undefined, {
     api: 'anthropic_messages',
-    prepare: () => ({ url: 'http://x', body: {}, decisions: [], carriersSent: [], routeKey: 'anthropic|x|m' }),
-    send(request) {
-      requests.push({ ...request, history: structuredClone([...request.history]) });
-      const stream = new EventStream();
-      const message = replies.shift() as AssistantMessage;
-      queueMicrotask(() =>
-        stream.end({ type: 'finish', message, finishReason: { unified: 'stop', raw: 'stop' }, usage: null }),
-      );
-      return stream;
-    },
-  };
+    routeKey: 'anthropic|x|m',
+  });
+
   const store = createMemorySessionStore();
   const session = await store.createSession({});
   const route: Route = {
