@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { scaledTimeout } from '../support/timeouts.js';
+import { toolCall } from '../support/messages.js';
 
 // Runs the built CLI (`npm run build` first; `npm test` does it in pretest).
 const BIN = resolve(process.cwd(), 'dist/cli.js');
@@ -42,12 +43,12 @@ const history = [
   {
     role: 'assistant',
     content: null,
-    tool_calls: [{ id: 't1', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } }],
+    tool_calls: [toolCall('t1', 'list_directory', '{"path":"."}')],
     reasoning_details: [{ type: 'hermes.native_assistant', reasoning_opaque: 'OPAQUE-BLOB' }],
   },
   { role: 'tool', tool_call_id: 't1', content: 'notes.txt', tool_name: 'list_directory' },
 ];
-const toolCalls = [{ id: 't1', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } }];
+const toolCalls = [toolCall('t1', 'list_directory', '{"path":"."}')];
 
 let file = '';
 let original = '';
@@ -59,8 +60,13 @@ beforeAll(() => {
   writeFileSync(file, original);
 });
 
+/** `hermes replay preview --history FILE ARGS` on the history file. */
+function preview(...args: string[]) {
+  return hermes(['replay', 'preview', '--history', file, ...args]);
+}
+
 async function bodyFor(...route: string[]): Promise<{ messages: Record<string, unknown>[] }> {
-  const result = await hermes(['replay', 'preview', '--history', file, ...route, '--json']);
+  const result = await preview(...route, '--json');
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout) as { messages: Record<string, unknown>[] };
@@ -152,17 +158,7 @@ describe('hermes replay preview (SPEC §5, §6, §7)', () => {
   });
 
   test('--explain prints one row per message with the reason for each decision', async () => {
-    const result = await hermes([
-      'replay',
-      'preview',
-      '--history',
-      file,
-      '--provider',
-      'mistral',
-      '--model',
-      'm',
-      '--explain',
-    ]);
+    const result = await preview('--provider', 'mistral', '--model', 'm', '--explain');
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').filter((line) => line !== '')).toEqual([
       '#  role       carriers',
@@ -177,16 +173,7 @@ describe('hermes replay preview (SPEC §5, §6, §7)', () => {
   });
 
   test('default output is the table plus a one-line summary', async () => {
-    const result = await hermes([
-      'replay',
-      'preview',
-      '--history',
-      file,
-      '--provider',
-      'deepseek',
-      '--model',
-      'deepseek-v4-pro',
-    ]);
+    const result = await preview('--provider', 'deepseek', '--model', 'deepseek-v4-pro');
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toContain('3  assistant  padded reasoning_content (must-echo pad (deepseek), 1 B)');

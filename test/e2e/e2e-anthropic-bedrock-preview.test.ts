@@ -5,6 +5,7 @@ import { startAnthropicEmulator } from '../../src/emulators/anthropic-messages/a
 import { startBedrockEmulator } from '../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
 import type { ReceivedRequest } from '../../src/emulators/shared/emulator-request-log.js';
 import { chatJson, parseJson, runHermes, useE2e } from '../support/e2e.js';
+import { toolCall } from '../support/messages.js';
 
 /**
  * `hermes replay preview --api anthropic_messages` and
@@ -107,9 +108,7 @@ describe('hermes replay preview: an in-flight tool-call turn without thinking (W
       {
         role: 'assistant',
         content: null,
-        tool_calls: [
-          { id: 'toolu_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } },
-        ],
+        tool_calls: [toolCall('toolu_1', 'read_file', '{"path":"notes.txt"}')],
       },
       { role: 'tool', tool_call_id: 'toolu_1', content: 'alpha beta\n' },
     ];

@@ -4,7 +4,7 @@ import {
   REDACTED_THINKING_TRIGGER,
 } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
 import { carrierText, sentThinkingBlocks, storedThinkingBlocks, type MessageWithBlocks } from '../support/carriers.js';
-import { chatJson, routeArgs, showSession, useE2e } from '../support/e2e.js';
+import { chatJson, routeArgs, showSession, useE2e, resumeArgs } from '../support/e2e.js';
 
 /**
  * (SPEC §9.1, §9.3; WIRE.md §2.6): the real `hermes` binary against the
@@ -35,10 +35,7 @@ describe('hermes chat --provider anthropic, then --resume', () => {
 
     const before = emulator.requests.length;
     const resumed = await chatJson(sandbox, [
-      '--resume',
-      first.session_id,
-      '-q',
-      'thanks',
+      ...resumeArgs(first.session_id, 'thanks'),
       ...routeFor(emulator, 'claude-opus-4-8'),
     ]);
     expect(resumed.answer).toContain('Reasoning continuity: intact (2/2).');
@@ -71,10 +68,7 @@ describe('hermes chat --provider anthropic, then --resume', () => {
     // Resume with a second tool loop: request 3 (new user turn) sends no prior thinking;
     // request 4 (tool result of the new loop) sends only the new loop's thinking.
     const resumed = await chatJson(sandbox, [
-      '--resume',
-      first.session_id,
-      '-q',
-      'read the file notes.txt again',
+      ...resumeArgs(first.session_id, 'read the file notes.txt again'),
       ...route,
     ]);
     expect(resumed.tool_calls.map((call) => call.name)).toEqual(['read_file']);

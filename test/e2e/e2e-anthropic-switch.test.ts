@@ -9,7 +9,7 @@ import {
   type Block,
   type MessageWithBlocks,
 } from '../support/carriers.js';
-import { chatJson, routeArgs, runHermes, showSession, useE2e } from '../support/e2e.js';
+import { chatJson, routeArgs, runHermes, showSession, useE2e, resumeArgs } from '../support/e2e.js';
 
 /**
  * The real `hermes` binary: origin scoping when one session moves to
@@ -49,10 +49,7 @@ describe('one session across routes (SPEC §23.2 origin scoping)', () => {
     expect(anthropicSigned.map((block) => block['type'])).toEqual(['thinking']);
 
     const switched = await chatJson(sandbox, [
-      '--resume',
-      first.session_id,
-      '-q',
-      'read the file notes.txt',
+      ...resumeArgs(first.session_id, 'read the file notes.txt'),
       ...openRouterRouteFor(chat),
     ]);
     // The persona verifies the signed reasoning_details it issued on the loop's second request.
@@ -62,13 +59,7 @@ describe('one session across routes (SPEC §23.2 origin scoping)', () => {
       for (const block of anthropicSigned) expect(received.raw).not.toContain(signatureOf(block));
 
     const before = anthropic.requests.length;
-    const back = await chatJson(sandbox, [
-      '--resume',
-      first.session_id,
-      '-q',
-      'thanks',
-      ...anthropicRouteFor(anthropic),
-    ]);
+    const back = await chatJson(sandbox, [...resumeArgs(first.session_id, 'thanks'), ...anthropicRouteFor(anthropic)]);
     expect(back.answer).toContain('You said: thanks');
     const session = await showSession<ShownSession>(sandbox, first.session_id);
     expect(
@@ -92,13 +83,7 @@ describe('one session across routes (SPEC §23.2 origin scoping)', () => {
     const anthropicSigned = storedThinkingBlocks(await showSession<ShownSession>(sandbox, first.session_id)).flat();
     expect(anthropicSigned.length).toBe(2);
 
-    const switched = await chatJson(sandbox, [
-      '--resume',
-      first.session_id,
-      '-q',
-      'thanks',
-      ...openRouterRouteFor(chat),
-    ]);
+    const switched = await chatJson(sandbox, [...resumeArgs(first.session_id, 'thanks'), ...openRouterRouteFor(chat)]);
     // The readable thinking travelled (the model saw both earlier turns' reasoning intact).
     expect(switched.answer).toContain('Reasoning continuity: intact (2/2).');
     expect(chat.requests.length).toBe(1);

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { makeSandbox, runHermes } from '../support/e2e.js';
+import { runHermes, useE2e } from '../support/e2e.js';
 
 /**
  * Bad input through the real CLI (issue: "bad input gets a clear one-line error"): an unknown
  * session id on any command is a usage error (exit 2) with one line naming the id and what to do
  * next — never a stack trace — and nothing is written to stdout.
  */
+
+const e2e = useE2e();
 
 const UNKNOWN_SESSION_COMMANDS: string[][] = [
   ['sessions', 'show', 'nope'],
@@ -23,7 +25,7 @@ describe('unknown session ids on every command', () => {
   it.each(UNKNOWN_SESSION_COMMANDS.map((args) => ({ command: args.join(' '), args })))(
     'hermes $command',
     async ({ args }) => {
-      const sandbox = makeSandbox();
+      const sandbox = e2e.sandbox();
       const run = await runHermes(args, sandbox);
       expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
         code: 2,

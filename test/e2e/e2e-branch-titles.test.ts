@@ -3,16 +3,14 @@
  * `/branch` without a title name the child `<parent title> #N`, numbered across the lineage.
  */
 import { describe, expect, it } from 'vitest';
-import { parseJson, runHermes, useE2e } from '../support/e2e.js';
+import { parseJson, runHermes, useE2e, chatJson } from '../support/e2e.js';
 
 const e2e = useE2e();
 
 describe('SPEC §24.9 default branch titles', () => {
   it('sessions branch and /branch number the lineage: Plan #2, #3, #4', async () => {
     const sandbox = e2e.sandbox();
-    const first = parseJson<{ session_id: string }>(
-      await runHermes(['chat', '-q', 'hello', '--json', '--provider', 'emulator:deepseek'], sandbox),
-    );
+    const first = await chatJson(sandbox, ['-q', 'hello', '--provider', 'emulator:deepseek']);
     expect((await runHermes(['sessions', 'rename', first.session_id, 'Plan'], sandbox)).code).toBe(0);
     const branched = parseJson<{ session_id: string; title: string }>(
       await runHermes(['sessions', 'branch', first.session_id, '--json'], sandbox),

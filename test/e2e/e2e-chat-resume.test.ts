@@ -12,6 +12,7 @@ import {
   storedMessages,
   useE2e,
 } from '../support/e2e.js';
+import { toolCall } from '../support/messages.js';
 
 /**
  * The real `hermes` binary against emulators over loopback HTTP — a
@@ -23,9 +24,12 @@ const e2e = useE2e();
 
 describe('hermes chat against the emulators, then --resume', () => {
   it('DeepSeek: the first request after resume carries every stored reasoning_content, " " pads included, with no 400', async () => {
-    const emulator = await e2e.chat({ persona: 'deepseek' });
-    const sandbox = e2e.sandbox();
-    const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl, 'sk-test');
+    const { emulator, sandbox, route } = await e2e.chatRoute(
+      { persona: 'deepseek' },
+      'deepseek',
+      'deepseek-v4-flash',
+      'sk-test',
+    );
     const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
     expect(first.tool_calls.map((call) => call.name)).toEqual(['read_file']);
     expect(first.answer).toContain('alpha beta');
@@ -37,9 +41,7 @@ describe('hermes chat against the emulators, then --resume', () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: [
-          { id: 'bare_1', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } },
-        ],
+        tool_calls: [toolCall('bare_1', 'list_directory', '{"path":"."}')],
       },
       { role: 'tool', tool_call_id: 'bare_1', content: 'notes.txt' },
       { role: 'assistant', content: 'One file.' },
@@ -64,9 +66,12 @@ describe('hermes chat against the emulators, then --resume', () => {
   });
 
   it('OpenRouter: reasoning_details go back byte-identical after resume and the model reports its reasoning intact', async () => {
-    const emulator = await e2e.chat({ persona: 'openrouter' });
-    const sandbox = e2e.sandbox();
-    const route = routeArgs('openrouter', 'anthropic/claude-sonnet-4.5', emulator.baseUrl, 'sk-or');
+    const { emulator, sandbox, route } = await e2e.chatRoute(
+      { persona: 'openrouter' },
+      'openrouter',
+      'anthropic/claude-sonnet-4.5',
+      'sk-or',
+    );
     const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
     const stored = await storedAssistants(sandbox.home, first.session_id);
     const details = stored.map((message) => message.reasoning_details);
@@ -108,9 +113,12 @@ describe('hermes chat against the emulators, then --resume', () => {
   });
 
   it('Mistral: nothing reasoning-related is sent, and no 400', async () => {
-    const emulator = await e2e.chat({ persona: 'strict-mistral' });
-    const sandbox = e2e.sandbox();
-    const route = routeArgs('mistral', 'magistral-medium-latest', emulator.baseUrl, 'm');
+    const { emulator, sandbox, route } = await e2e.chatRoute(
+      { persona: 'strict-mistral' },
+      'mistral',
+      'magistral-medium-latest',
+      'm',
+    );
     const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
     await chatJson(sandbox, ['--resume', first.session_id, '-q', 'ok', ...route]);
     for (const request of emulator.requests) {
@@ -120,9 +128,12 @@ describe('hermes chat against the emulators, then --resume', () => {
   });
 
   it('sessions show --json round-trips the captured messages, and the API key is stored nowhere', async () => {
-    const emulator = await e2e.chat({ persona: 'openrouter' });
-    const sandbox = e2e.sandbox();
-    const route = routeArgs('openrouter', 'openai/gpt-5', emulator.baseUrl, 'sk-secret-123');
+    const { sandbox, route } = await e2e.chatRoute(
+      { persona: 'openrouter' },
+      'openrouter',
+      'openai/gpt-5',
+      'sk-secret-123',
+    );
     const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
     const shown = await showSession(sandbox, first.session_id);
     expect(shown.messages).toEqual(await storedMessages(sandbox.home, first.session_id));
@@ -142,9 +153,7 @@ describe('hermes chat against the emulators, then --resume', () => {
     ['deepseek', 'deepseek', 'deepseek-v4-flash'],
     ['openrouter', 'openrouter', 'anthropic/claude-sonnet-4.5'],
   ] as const)('%s: replay preview --session shows the body the next turn sends', async (persona, provider, model) => {
-    const emulator = await e2e.chat({ persona });
-    const sandbox = e2e.sandbox();
-    const route = routeArgs(provider, model, emulator.baseUrl);
+    const { emulator, sandbox, route } = await e2e.chatRoute({ persona }, provider, model);
     const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
     const preview = await runHermes(['replay', 'preview', '--session', first.session_id, '--json'], sandbox);
     expect(preview.code).toBe(0);

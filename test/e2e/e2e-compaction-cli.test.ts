@@ -5,7 +5,7 @@ import type { AssistantMessage, Message } from '../../src/core/message.js';
 import { sealReasoning } from '../../src/emulators/shared/scripted-model.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { chatJson, parseJson, runHermes, type Sandbox, useE2e } from '../support/e2e.js';
+import { chatJson, parseJson, runHermes, type Sandbox, useE2e, resumeArgs } from '../support/e2e.js';
 
 /**
  * `hermes sessions compress ID` (SPEC §16): the salvage pass keeps fewer
@@ -97,10 +97,7 @@ describe('hermes sessions compress (SPEC §16)', () => {
 
     // The compacted child continues: a tool-call turn on it succeeds with no 400 (must-echo RC kept).
     const next = await chatJson(sandbox, [
-      '--resume',
-      childId,
-      '-q',
-      'read the file notes.txt',
+      ...resumeArgs(childId, 'read the file notes.txt'),
       ...route(emulator.baseUrl),
     ]);
     expect(next.answer).toMatch(/Reasoning continuity: intact/);

@@ -6,16 +6,14 @@
  * carriers actually sent.
  */
 import { describe, expect, it } from 'vitest';
-import { parseJson, readLog, runHermes, useE2e } from '../support/e2e.js';
+import { chatJson, readLog, runHermes, useE2e } from '../support/e2e.js';
 
 const e2e = useE2e();
 
 describe('SPEC §24.10 every drop explained', () => {
   it('Responses then Gemini: preview --explain lists both dropped reasoning items with sizes and foreign origin', async () => {
     const sandbox = e2e.sandbox();
-    const first = parseJson<{ session_id: string }>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', '--provider', 'emulator:responses'], sandbox),
-    );
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', '--provider', 'emulator:responses']);
     const second = await runHermes(
       ['chat', '--resume', first.session_id, '-q', 'thanks', '--json', '--provider', 'emulator:gemini'],
       sandbox,

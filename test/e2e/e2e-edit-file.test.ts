@@ -1,8 +1,5 @@
-import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type ChatJson, HERMES_BIN, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { type ChatJson, parseJson, readWorkspaceFile, runHermes, type Sandbox, useE2e } from '../support/e2e.js';
 
 /**
  * `edit_file` through the built CLI against the offline emulator (its scripted model turns
@@ -12,7 +9,9 @@ import { type ChatJson, HERMES_BIN, makeSandbox, parseJson, runHermes } from '..
 
 const EMULATOR = ['--provider', 'emulator:deepseek'];
 
-async function askOnce(sandbox: { home: string; workspace: string }, query: string) {
+const e2e = useE2e();
+
+async function askOnce(sandbox: Sandbox, query: string) {
   const run = await runHermes(['chat', '-q', query, '--json', '--yolo', ...EMULATOR], sandbox);
   expect(run.code).toBe(0);
   const calls = parseJson<ChatJson>(run).tool_calls;
@@ -22,26 +21,24 @@ async function askOnce(sandbox: { home: string; workspace: string }, query: stri
 
 describe('hermes chat: edit_file end to end', () => {
   it('replaces the one occurrence in the file', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     const call = await askOnce(sandbox, 'replace "alpha" with "omega" in notes.txt');
     expect(call).toMatchObject({ result: 'edited notes.txt: replaced 1 occurrence (at line 1)', is_error: false });
-    expect(readFileSync(join(sandbox.workspace, 'notes.txt'), 'utf8')).toBe('omega beta\n');
+    expect(readWorkspaceFile(sandbox, 'notes.txt')).toBe('omega beta\n');
   });
 
   it('no match: a tool error with the near-match line, and the file untouched', async () => {
-    const sandbox = makeSandbox();
-    writeFileSync(join(sandbox.workspace, 'app.js'), 'const a = 1;\nfunction  main() {}\n');
+    const sandbox = e2e.sandbox({ files: { 'app.js': 'const a = 1;\nfunction  main() {}\n' } });
     const call = await askOnce(sandbox, 'replace "function main() {}" with "function main() { run(); }" in app.js');
     expect(call).toMatchObject({
       result: 'error: old_string was not found in app.js; closest to its first line: line 2 (95% similar)',
       is_error: true,
     });
-    expect(readFileSync(join(sandbox.workspace, 'app.js'), 'utf8')).toBe('const a = 1;\nfunction  main() {}\n');
+    expect(readWorkspaceFile(sandbox, 'app.js')).toBe('const a = 1;\nfunction  main() {}\n');
   });
 
   it('several matches: a tool error with the count and lines; replace all changes them all', async () => {
-    const sandbox = makeSandbox();
-    writeFileSync(join(sandbox.workspace, 'twice.txt'), 'alpha\nbeta\nalpha\n');
+    const sandbox = e2e.sandbox({ files: { 'twice.txt': 'alpha\nbeta\nalpha\n' } });
     const refused = await askOnce(sandbox, 'replace "alpha" with "omega" in twice.txt');
     expect(refused).toMatchObject({
       result:
@@ -49,23 +46,20 @@ describe('hermes chat: edit_file end to end', () => {
         'matches exactly once, or set replace_all to true to change every occurrence',
       is_error: true,
     });
-    expect(readFileSync(join(sandbox.workspace, 'twice.txt'), 'utf8')).toBe('alpha\nbeta\nalpha\n');
+    expect(readWorkspaceFile(sandbox, 'twice.txt')).toBe('alpha\nbeta\nalpha\n');
     const all = await askOnce(sandbox, 'replace all "alpha" with "omega" in twice.txt');
     expect(all).toMatchObject({ result: 'edited twice.txt: replaced 2 occurrences (at lines 1, 3)', is_error: false });
-    expect(readFileSync(join(sandbox.workspace, 'twice.txt'), 'utf8')).toBe('omega\nbeta\nomega\n');
+    expect(readWorkspaceFile(sandbox, 'twice.txt')).toBe('omega\nbeta\nomega\n');
   });
 
   it('interactively, the approval prompt shows the unified diff first', async () => {
-    const sandbox = makeSandbox();
-    const stdout = await new Promise<string>((resolve) => {
-      const child = execFile(
-        process.execPath,
-        [HERMES_BIN, 'chat', ...EMULATOR],
-        { cwd: sandbox.workspace, env: { ...process.env, HERMES_HOME: sandbox.home, NO_COLOR: '1' }, timeout: 60_000 },
-        (_error, output) => resolve(output),
-      );
-      child.stdin?.end('replace "alpha" with "omega" in notes.txt\ny\n/exit\n');
-    });
+    const sandbox = e2e.sandbox();
+    const { stdout } = await runHermes(
+      ['chat', ...EMULATOR],
+      sandbox,
+      {},
+      'replace "alpha" with "omega" in notes.txt\ny\n/exit\n',
+    );
     expect(stdout).toContain(
       [
         '--- a/notes.txt',
@@ -77,6 +71,6 @@ describe('hermes chat: edit_file end to end', () => {
       ].join('\n'),
     );
     expect(stdout).toContain('edited notes.txt: replaced 1 occurrence (at line 1)');
-    expect(readFileSync(join(sandbox.workspace, 'notes.txt'), 'utf8')).toBe('omega beta\n');
+    expect(readWorkspaceFile(sandbox, 'notes.txt')).toBe('omega beta\n');
   });
 });

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/message.js';
-import { routeArgs, showSession, useE2e, type Sandbox } from '../support/e2e.js';
+import { postChatCompletion, routeArgs, type Sandbox, showSession, useE2e } from '../support/e2e.js';
 
 /**
  * The gateway's default system prompt (docs/gateway.md), through the built binary against the
@@ -15,11 +15,8 @@ const e2e = useE2e();
 
 /** One non-streaming turn; returns the session id the gateway answered with. */
 async function turn(url: string, messages: { role: string; content: string }[], sessionId?: string) {
-  const response = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(sessionId ? { 'X-Hermes-Session-Id': sessionId } : {}) },
-    body: JSON.stringify({ model: 'hermes', messages }),
-  });
+  const headers: Record<string, string> = sessionId ? { 'X-Hermes-Session-Id': sessionId } : {};
+  const response = await postChatCompletion(url, { model: 'hermes', messages }, headers);
   expect(response.status).toBe(200);
   await response.json();
   return response.headers.get('X-Hermes-Session-Id') ?? '';

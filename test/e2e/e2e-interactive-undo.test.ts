@@ -6,7 +6,7 @@ import type { Message } from '../../src/core/message.js';
 import { isUndone } from '../../src/storage/session-undo.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { parseJson, routeArgs, runHermes, showSession, useE2e } from '../support/e2e.js';
+import { parseJson, runHermes, showSession, useE2e } from '../support/e2e.js';
 
 const e2e = useE2e();
 
@@ -17,9 +17,7 @@ function userTexts(body: unknown): unknown[] {
 
 describe('interactive /undo (piped input)', () => {
   it('takes the last exchange out of later requests, keeps it stored and marked, and --resume does not send it', async () => {
-    const emulator = await e2e.chat({ persona: 'deepseek' });
-    const sandbox = e2e.sandbox();
-    const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl);
+    const { emulator, sandbox, route } = await e2e.chatRoute({ persona: 'deepseek' }, 'deepseek', 'deepseek-v4-flash');
     const lines = ['/undo', 'first question', 'second question', '/undo', 'third question', '/help', '/exit'];
     const run = await runHermes(['chat', ...route], sandbox, {}, lines.map((line) => `${line}\n`).join(''));
     expect(run.code).toBe(0);

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseJson, routeArgs, runHermes, useE2e } from '../support/e2e.js';
+import { parseJson, runHermes, useE2e } from '../support/e2e.js';
 
 const e2e = useE2e();
 
 describe('interactive hermes chat', () => {
   it('streams turns, runs slash commands, asks approval, branches, and keeps every typed line', async () => {
-    const emulator = await e2e.chat({ persona: 'deepseek' });
-    const sandbox = e2e.sandbox();
-    const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl);
+    const { emulator, sandbox, route } = await e2e.chatRoute({ persona: 'deepseek' }, 'deepseek', 'deepseek-v4-flash');
     // Interactive `hermes chat` with piped input lines (no TTY: no spinner, no colour).
     const lines = [
       '/help',

@@ -7,7 +7,7 @@
  * comes back on the next turn.
  */
 import { describe, expect, it } from 'vitest';
-import { parseJson, runHermes, useE2e } from '../support/e2e.js';
+import { parseJson, runHermes, useE2e, chatJson } from '../support/e2e.js';
 
 const e2e = useE2e();
 
@@ -38,9 +38,7 @@ describe('SPEC §24.2 MiniMax through the CLI', () => {
     const emulator = await e2e.anthropic();
     const env = { HERMES_CONNECT_TO: `https://api.minimax.io=${emulator.baseUrl}` };
     const sandbox = e2e.sandbox();
-    const first = parseJson<{ session_id: string }>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', '--provider', 'emulator:deepseek'], sandbox),
-    );
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', '--provider', 'emulator:deepseek']);
 
     const moved = await runHermes(
       ['chat', '--resume', first.session_id, '-q', 'thanks', '--json', ...MINIMAX],

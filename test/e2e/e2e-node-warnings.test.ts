@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type CliRun, makeSandbox, runHermes, spawnHermes } from '../support/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { type CliRun, postChatCompletion, runHermes, useE2e } from '../support/e2e.js';
 
 /**
  * Every supported Node (20, 22, 24; see `engines` in package.json) runs the everyday `hermes`
@@ -23,10 +23,7 @@ function expectNoWarning(run: CliRun, what: string): void {
   expect(warningLines(run.stderr), `${what} printed a warning on Node ${process.version}`).toEqual([]);
 }
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const e2e = useE2e();
 
 describe(`hermes prints no Node warning on stderr (Node ${process.version})`, () => {
   it('recognises a real process warning, so a clean result means something', () => {
@@ -44,7 +41,7 @@ describe(`hermes prints no Node warning on stderr (Node ${process.version})`, ()
   });
 
   it('--version, --help, sessions list', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     expectNoWarning(await runHermes(['--version'], sandbox), 'hermes --version');
     expectNoWarning(await runHermes(['--help'], sandbox), 'hermes --help');
     expectNoWarning(await runHermes(['sessions', 'list'], sandbox), 'hermes sessions list');
@@ -55,7 +52,7 @@ describe(`hermes prints no Node warning on stderr (Node ${process.version})`, ()
     ['the Bedrock Converse emulator (AWS SDK client)', ['--provider', 'emulator:bedrock']],
     ['the Anthropic emulator', ['--provider', 'emulator:anthropic']],
   ])('an offline chat -q with a tool call on %s, then its resume', async (_name, route) => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     const first = await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox);
     expectNoWarning(first, `hermes chat -q ${route.join(' ')}`);
     const { session_id: sessionId } = JSON.parse(first.stdout) as { session_id: string };
@@ -66,30 +63,15 @@ describe(`hermes prints no Node warning on stderr (Node ${process.version})`, ()
   });
 
   it('the gateway serving a turn and stopping on SIGTERM', async () => {
-    const sandbox = makeSandbox();
-    const child = spawnHermes(['gateway', '--port', '0', '--provider', 'emulator:deepseek'], sandbox);
-    cleanups.push(() => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once('exit', () => reject(new Error(`gateway exited early: ${stderr}`)));
-    });
-    const turn = await fetch(`${url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ messages: [{ role: 'user', content: 'read the file notes.txt' }] }),
+    const sandbox = e2e.sandbox();
+    const gateway = await e2e.gateway(['--provider', 'emulator:deepseek'], sandbox);
+    const turn = await postChatCompletion(gateway.url, {
+      messages: [{ role: 'user', content: 'read the file notes.txt' }],
     });
     expect(turn.status).toBe(200);
     await turn.json();
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(warningLines(stderr), `hermes gateway printed a warning on Node ${process.version}`).toEqual([]);
+    gateway.process.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+    expect(warningLines(gateway.stderr), `hermes gateway printed a warning on Node ${process.version}`).toEqual([]);
   });
 });

@@ -1,13 +1,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/message.js';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
 import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import { openPostgresSessionStore } from '../../src/storage/postgres-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
 import { createTestDatabase, skipWithoutPostgres } from '../storage/postgres-test-database.js';
-import { assistantsOf, chatJson, makeSandbox, parseJson, routeArgs, runHermes } from '../support/e2e.js';
+import { assistantsOf, chatJson, parseJson, routeArgs, runHermes, useE2e } from '../support/e2e.js';
 
 /**
  * The real CLI on PostgreSQL (SPEC §23.6): `chat`, `--resume`, `sessions`, `routes` and
@@ -15,18 +15,15 @@ import { assistantsOf, chatJson, makeSandbox, parseJson, routeArgs, runHermes } 
  * and nothing is written to `$HERMES_HOME/state.db`.
  */
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const e2e = useE2e();
 
 describe.skipIf(skipWithoutPostgres())('hermes on PostgreSQL', () => {
   it('chat with tools, resume with every reasoning carrier replayed, sessions, routes and replay preview', async () => {
     const database = await createTestDatabase();
-    cleanups.push(database.drop);
+    e2e.defer(database.drop);
     const emulator: RunningChatEmulator = await startChatEmulator({ persona: 'deepseek' });
-    cleanups.push(() => emulator.close());
-    const sandbox = makeSandbox();
+    e2e.defer(() => emulator.close());
+    const sandbox = e2e.sandbox();
     const env = { HERMES_DATABASE_URL: database.url };
     const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl);
     const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route], env);
@@ -41,7 +38,7 @@ describe.skipIf(skipWithoutPostgres())('hermes on PostgreSQL', () => {
     expect(emulator.requests.slice(before).every((request) => request.status === 200)).toBe(true);
 
     const store = openPostgresSessionStore(database.url);
-    cleanups.push(() => store.close());
+    e2e.defer(() => store.close());
     const stored = await store.listMessages(sessionId);
     // The session's system prompt is its first stored message.
     expect(stored.map((message) => message.role)).toEqual([
@@ -82,13 +79,13 @@ describe.skipIf(skipWithoutPostgres())('hermes on PostgreSQL', () => {
 
   it('storage.url in config.yaml selects it too; a bad URL is one line', async () => {
     const database = await createTestDatabase();
-    cleanups.push(database.drop);
-    const sandbox = makeSandbox();
+    e2e.defer(database.drop);
+    const sandbox = e2e.sandbox();
     writeFileSync(join(sandbox.home, 'config.yaml'), `storage:\n  url: ${database.url}\n`);
     const chat = await runHermes(['chat', '-q', 'hello', '--json'], sandbox);
     expect(chat.code, chat.stderr).toBe(0);
     const store = openPostgresSessionStore(database.url);
-    cleanups.push(() => store.close());
+    e2e.defer(() => store.close());
     expect(await store.listSessions()).toHaveLength(1);
     expect(existsSync(stateDbPath(sandbox.home))).toBe(false);
 
@@ -105,8 +102,8 @@ describe.skipIf(skipWithoutPostgres())('hermes on PostgreSQL', () => {
 
   it('sessions migrate: state.db to PostgreSQL and back, verified, idempotent', async () => {
     const database = await createTestDatabase();
-    cleanups.push(database.drop);
-    const sandbox = makeSandbox();
+    e2e.defer(database.drop);
+    const sandbox = e2e.sandbox();
     const chat = await runHermes(['chat', '-q', 'read the file notes.txt', '--json'], sandbox);
     const sessionId = parseJson<{ session_id: string }>(chat).session_id;
     const up = await runHermes(['sessions', 'migrate', '--to', database.url], sandbox);
@@ -137,7 +134,7 @@ describe.skipIf(skipWithoutPostgres())('hermes on PostgreSQL', () => {
 
 describe('sessions migrate without a server', () => {
   it('copies state.db to another SQLite file; a missing source and an unknown scheme are one line', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     await runHermes(['chat', '-q', 'hello', '--json'], sandbox);
     const copy = join(sandbox.home, 'copy.db');
     const run = await runHermes(['sessions', 'migrate', '--to', `sqlite:${copy}`], sandbox);

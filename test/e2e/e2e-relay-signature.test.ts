@@ -11,9 +11,11 @@ const e2e = useE2e();
 
 describe('SPEC §24.8 signature rejections through a chat-completions relay', () => {
   it('interactive chat: /model gpt-9-nonexistent, then every turn answers (one retry on the first)', async () => {
-    const emulator = await e2e.chat({ persona: 'openrouter' });
-    const sandbox = e2e.sandbox();
-    const route = routeArgs('openrouter', 'anthropic/claude-sonnet-4.5', emulator.baseUrl);
+    const { emulator, sandbox, route } = await e2e.chatRoute(
+      { persona: 'openrouter' },
+      'openrouter',
+      'anthropic/claude-sonnet-4.5',
+    );
     const lines = ['read the file notes.txt', '/model gpt-9-nonexistent', 'hello', 'again', '/exit'];
     const run = await runHermes(['chat', ...route], sandbox, {}, lines.map((line) => `${line}\n`).join(''));
     expect(run.code, run.stderr).toBe(0);

@@ -1,10 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startResponsesEmulator, type ResponsesEmulator } from '../../src/emulators/responses/responses-emulator.js';
-import { stateDbPath } from '../../src/storage/store-paths.js';
-import { type ChatJson, makeSandbox, parseJson, runHermes, showSession } from '../support/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { type ChatJson, parseJson, runHermes, showSession, useE2e, withStateDb } from '../support/e2e.js';
 
 /**
  * (OpenAI Responses, SPEC §12, §23.2; WIRE.md §5.4–§5.5): the real `hermes`
@@ -15,16 +12,7 @@ import { type ChatJson, makeSandbox, parseJson, runHermes, showSession } from '.
  * --api codex_responses` prints the body the next turn sends.
  */
 
-const emulators: ResponsesEmulator[] = [];
-afterEach(async () => {
-  await Promise.all(emulators.splice(0).map((emulator) => emulator.close()));
-});
-
-async function startEmulator(issuer: string): Promise<ResponsesEmulator> {
-  const emulator = await startResponsesEmulator({ issuer });
-  emulators.push(emulator);
-  return emulator;
-}
+const e2e = useE2e();
 
 type Json = Record<string, unknown>;
 interface StoredMessage extends Json {
@@ -80,8 +68,8 @@ function inputOf(body: unknown): Json[] {
 
 describe('hermes chat against the Responses emulator (SPEC §12)', () => {
   it('tool loop with reasoning, then --resume: encrypted items back verbatim, in place, without ids, zero 4xx', async () => {
-    const emulator = await startEmulator('openai');
-    const sandbox = makeSandbox();
+    const emulator = await e2e.responses({ issuer: 'openai' });
+    const sandbox = e2e.sandbox();
     const first = parseJson<ChatJson>(
       await runHermes(chat(null, 'read the file notes.txt', emulator.baseUrl), sandbox),
     );
@@ -137,9 +125,9 @@ describe('hermes chat against the Responses emulator (SPEC §12)', () => {
   });
 
   it('issuer one → issuer two → issuer one: no foreign blob is ever sent, zero 4xx', async () => {
-    const one = await startEmulator('deployment-one');
-    const two = await startEmulator('deployment-two');
-    const sandbox = makeSandbox();
+    const one = await e2e.responses({ issuer: 'deployment-one' });
+    const two = await e2e.responses({ issuer: 'deployment-two' });
+    const sandbox = e2e.sandbox();
     const first = parseJson<ChatJson>(await runHermes(chat(null, 'read the file notes.txt', one.baseUrl), sandbox));
     const blobsOfOne = blobsOf(assistants(await showSession<Shown>(sandbox, first.session_id)));
     expect(blobsOfOne.length).toBe(2);
@@ -176,9 +164,8 @@ describe('hermes chat against the Responses emulator (SPEC §12)', () => {
   });
 
   it('GitHub Copilot /responses rotates item ids: the .done copy is replayed (it verifies), no item id is sent (WIRE.md §5.3)', async () => {
-    const emulator = await startResponsesEmulator({ issuer: 'github', rotateIds: true });
-    emulators.push(emulator);
-    const sandbox = makeSandbox();
+    const emulator = await e2e.responses({ issuer: 'github', rotateIds: true });
+    const sandbox = e2e.sandbox();
     // The route keeps its real host, so the github_responses issuer rules apply; the bytes go to the emulator.
     const env = { HERMES_CONNECT_TO: `https://api.githubcopilot.com=${new URL(emulator.baseUrl).origin}` };
     const copilot = (sessionId: string | null, query: string) => {
@@ -219,25 +206,26 @@ describe('hermes chat against the Responses emulator (SPEC §12)', () => {
   });
 
   it('kill switch: a tampered stored blob → invalid_encrypted_content once, encrypted replay off for the route (model_config + WARN), one retry succeeds', async () => {
-    const emulator = await startEmulator('openai');
-    const sandbox = makeSandbox();
+    const emulator = await e2e.responses({ issuer: 'openai' });
+    const sandbox = e2e.sandbox();
     const first = parseJson<ChatJson>(
       await runHermes(chat(null, 'read the file notes.txt', emulator.baseUrl), sandbox),
     );
 
     // Tamper with the first stored blob in state.db, as a key rotation or a corrupted row would.
-    const database = new Database(stateDbPath(sandbox.home));
-    const row = database
-      .prepare(
-        'SELECT id, codex_reasoning_items FROM messages WHERE session_id = ? AND codex_reasoning_items IS NOT NULL ORDER BY seq LIMIT 1',
-      )
-      .get(first.session_id) as { id: number; codex_reasoning_items: string };
-    const items = JSON.parse(row.codex_reasoning_items) as Json[];
-    const original = String(items[0]?.['encrypted_content']);
-    const tampered = `${original.slice(0, 40)}${original[40] === 'A' ? 'B' : 'A'}${original.slice(41)}`;
-    items[0]!['encrypted_content'] = tampered;
-    database.prepare('UPDATE messages SET codex_reasoning_items = ? WHERE id = ?').run(JSON.stringify(items), row.id);
-    database.close();
+    const tampered = withStateDb(sandbox.home, (database) => {
+      const row = database
+        .prepare(
+          'SELECT id, codex_reasoning_items FROM messages WHERE session_id = ? AND codex_reasoning_items IS NOT NULL ORDER BY seq LIMIT 1',
+        )
+        .get(first.session_id) as { id: number; codex_reasoning_items: string };
+      const items = JSON.parse(row.codex_reasoning_items) as Json[];
+      const original = String(items[0]?.['encrypted_content']);
+      const tampered = `${original.slice(0, 40)}${original[40] === 'A' ? 'B' : 'A'}${original.slice(41)}`;
+      items[0]!['encrypted_content'] = tampered;
+      database.prepare('UPDATE messages SET codex_reasoning_items = ? WHERE id = ?').run(JSON.stringify(items), row.id);
+      return tampered;
+    });
 
     const before = emulator.requests.length;
     const resumed = parseJson<ChatJson>(await runHermes(chat(first.session_id, 'thanks', emulator.baseUrl), sandbox));
@@ -276,8 +264,8 @@ describe('hermes chat against the Responses emulator (SPEC §12)', () => {
   });
 
   it('replay preview --api codex_responses on an exported session prints the body the next turn sends', async () => {
-    const emulator = await startEmulator('openai');
-    const sandbox = makeSandbox();
+    const emulator = await e2e.responses({ issuer: 'openai' });
+    const sandbox = e2e.sandbox();
     const first = parseJson<ChatJson>(
       await runHermes(chat(null, 'read the file notes.txt', emulator.baseUrl), sandbox),
     );

@@ -1,13 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/message.js';
-import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
-import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import { startGateway, type RunningGateway } from '../../src/gateway/gateway-serve.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { startGatedProvider, toolPairingProblem, type GatedProvider } from '../support/gated-provider.js';
-import { chatJson, type CliRun, makeSandbox, parseJson, routeArgs, runHermes, spawnHermes } from '../support/e2e.js';
+import { toolPairingProblem } from '../support/gated-provider.js';
+import {
+  chatJson,
+  type CliRun,
+  parseJson,
+  postChatCompletion,
+  routeArgs,
+  runHermes,
+  spawnHermes,
+  storedMessages,
+  useE2e,
+} from '../support/e2e.js';
 
 /**
  * SPEC §23.6 and the reliability issue's first item: one session, one writer, across processes.
@@ -16,33 +24,15 @@ import { chatJson, type CliRun, makeSandbox, parseJson, routeArgs, runHermes, sp
  * code 3, gateway 409), and the stored session stays valid and resumes.
  */
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const e2e = useE2e();
 
 async function setup() {
-  const emulator: RunningChatEmulator = await startChatEmulator({ persona: 'deepseek' });
-  const gated: GatedProvider = await startGatedProvider(emulator.baseUrl);
-  cleanups.push(
-    () => emulator.close(),
-    () => gated.stop(),
-  );
-  const sandbox = makeSandbox();
+  const emulator = await e2e.chat({ persona: 'deepseek' });
+  const gated = await e2e.gated(emulator.baseUrl);
+  const sandbox = e2e.sandbox();
   const route = routeArgs('deepseek', 'deepseek-v4-flash', gated.baseUrl);
-  const first = parseJson<{ session_id: string }>(
-    await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route], sandbox),
-  );
+  const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route]);
   return { emulator, gated, sandbox, route, sessionId: first.session_id };
-}
-
-async function stored(home: string, sessionId: string): Promise<Message[]> {
-  const store = openSqliteSessionStore(stateDbPath(home));
-  try {
-    return await store.listMessages(sessionId);
-  } finally {
-    await store.close();
-  }
 }
 
 /** Spawns a `hermes chat --resume` that the closed gate holds inside its turn; resolves with its run. */
@@ -63,7 +53,7 @@ const BUSY_LINE = (pid: number) => new RegExp(`^hermes: session busy in pid ${pi
 describe('one session, one writer, across processes', () => {
   it('two concurrent chat --resume on one session: one completes, the other exits 3 with the busy line', async () => {
     const { gated, sandbox, route, sessionId } = await setup();
-    const before = await stored(sandbox.home, sessionId);
+    const before = await storedMessages(sandbox.home, sessionId);
     gated.close();
     const holder = spawnHeldTurn(
       ['chat', '--resume', sessionId, '-q', 'read the file notes.txt', '--json', ...route],
@@ -81,7 +71,7 @@ describe('one session, one writer, across processes', () => {
     expect(first.code).toBe(0);
     expect(parseJson<{ answer: string }>(first).answer).toContain('alpha beta');
 
-    const after = await stored(sandbox.home, sessionId);
+    const after = await storedMessages(sandbox.home, sessionId);
     expect(after.slice(0, before.length)).toStrictEqual(before);
     // Only the holder's turn was added: user, tool call, tool result, answer.
     expect(after.slice(before.length).map((message) => message.role)).toEqual([
@@ -109,16 +99,16 @@ describe('one session, one writer, across processes', () => {
       yolo: false,
       logger: silentLogger(),
     });
-    cleanups.push(async () => {
+    e2e.defer(async () => {
       await gateway.close();
       await store.close();
     });
     const send = (stream: boolean) =>
-      fetch(`${gateway.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-hermes-session-id': sessionId },
-        body: JSON.stringify({ model: 'm', stream, messages: [{ role: 'user', content: 'read the file notes.txt' }] }),
-      });
+      postChatCompletion(
+        gateway.url,
+        { model: 'm', stream, messages: [{ role: 'user', content: 'read the file notes.txt' }] },
+        { 'x-hermes-session-id': sessionId },
+      );
 
     // The gateway holds the session: the CLI exits 3 naming the gateway's pid.
     gated.close();
@@ -146,7 +136,7 @@ describe('one session, one writer, across processes', () => {
     }
     gated.open();
     expect((await holder.done).code).toBe(0);
-    const after = await stored(sandbox.home, sessionId);
+    const after = await storedMessages(sandbox.home, sessionId);
     expect(toolPairingProblem(after as unknown as Record<string, unknown>[])).toBeNull();
     expect((await send(false)).status).toBe(200);
   });
@@ -174,7 +164,7 @@ describe('one session, one writer, across processes', () => {
     const store = openSqliteSessionStore(stateDbPath(sandbox.home));
     await store.appendMessages(sessionId, damage);
     await store.close();
-    const before = await stored(sandbox.home, sessionId);
+    const before = await storedMessages(sandbox.home, sessionId);
 
     const requestsBefore = emulator.requests.length;
     await chatJson(sandbox, ['--resume', sessionId, '-q', 'and now?', ...route]);
@@ -194,7 +184,7 @@ describe('one session, one writer, across processes', () => {
       ['user', 'and now?'],
     ]);
     expect(sent.find((message) => message['tool_call_id'] === 'call_a')?.['content']).toBe('result a');
-    const after = await stored(sandbox.home, sessionId);
+    const after = await storedMessages(sandbox.home, sessionId);
     expect(after.slice(0, before.length)).toStrictEqual(before);
   });
 
@@ -212,7 +202,7 @@ describe('one session, one writer, across processes', () => {
     gated.open();
     await chatJson(sandbox, ['--resume', sessionId, '-q', 'again', ...route]);
     expect(
-      toolPairingProblem((await stored(sandbox.home, sessionId)) as unknown as Record<string, unknown>[]),
+      toolPairingProblem((await storedMessages(sandbox.home, sessionId)) as unknown as Record<string, unknown>[]),
     ).toBeNull();
   });
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { chatJson, parseJson, routeArgs, runHermes, spawnHermes, useE2e } from '../support/e2e.js';
+import { chatJson, resumeArgs, routeArgs, spawnHermes, useE2e } from '../support/e2e.js';
 
 /** A provider that starts streaming a turn and then stalls forever (until the test closes it). */
 async function startStallingProvider(): Promise<{ baseUrl: string; streaming: Promise<void>; close(): Promise<void> }> {
@@ -42,9 +42,7 @@ describe('a process killed mid-stream', () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();
     const route = (baseUrl: string) => routeArgs('deepseek', 'deepseek-v4-flash', baseUrl);
-    const first = parseJson<{ session_id: string }>(
-      await runHermes(['chat', '-q', 'read the file notes.txt', '--json', ...route(emulator.baseUrl)], sandbox),
-    );
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route(emulator.baseUrl)]);
     const database = () => new Database(stateDbPath(sandbox.home));
     const counting = database();
     const countBefore = (counting.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number }).n;
@@ -78,13 +76,7 @@ describe('a process killed mid-stream', () => {
     expect(rows.at(-1)?.role).toBe('user');
 
     const before = emulator.requests.length;
-    const resumed = await chatJson(sandbox, [
-      '--resume',
-      first.session_id,
-      '-q',
-      'try again',
-      ...route(emulator.baseUrl),
-    ]);
+    const resumed = await chatJson(sandbox, [...resumeArgs(first.session_id, 'try again'), ...route(emulator.baseUrl)]);
     expect(resumed.answer).toContain('Reasoning continuity: intact');
     expect(emulator.requests.slice(before).every((request) => request.status === 200)).toBe(true);
   });

@@ -3,9 +3,9 @@ import { chmodSync, closeSync, mkdtempSync, openSync, rmSync, statSync, writeSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { type CliRun, HERMES_BIN, makeSandbox, parseJson, runHermes } from '../support/e2e.js';
+import { type CliRun, HERMES_BIN, parseJson, runHermes, useE2e } from '../support/e2e.js';
 
 /**
  * Storage failures through the real CLI: each is ONE line on stderr saying what happened and
@@ -15,10 +15,7 @@ import { type CliRun, HERMES_BIN, makeSandbox, parseJson, runHermes } from '../s
  */
 
 const isRoot = process.getuid?.() === 0;
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-});
+const e2e = useE2e();
 
 /** stderr holds exactly one `hermes: …` line (plus the offline-emulator note chat prints). */
 function oneLine(run: CliRun): string {
@@ -48,7 +45,7 @@ function raw(home: string, body: (database: Database.Database) => void): void {
 
 describe('storage failures are one line through the CLI', () => {
   it('a damaged page: list fails in one line naming the file and how to recover', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     await sessionWithTurn(sandbox);
     const path = stateDbPath(sandbox.home);
     const size = statSync(path).size;
@@ -63,7 +60,7 @@ describe('storage failures are one line through the CLI', () => {
   });
 
   it('a missing table and a newer schema: one line each', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     const id = await sessionWithTurn(sandbox);
     raw(sandbox.home, (database) => database.pragma('user_version = 99'));
     const newer = await runHermes(['sessions', 'show', id], sandbox);
@@ -79,7 +76,7 @@ describe('storage failures are one line through the CLI', () => {
   });
 
   it('one undecodable row: the session still lists, shows and resumes, naming the bad row', async () => {
-    const sandbox = makeSandbox();
+    const sandbox = e2e.sandbox();
     const id = await sessionWithTurn(sandbox);
     raw(sandbox.home, (database) =>
       database.prepare("UPDATE messages SET reasoning_details = '{oops' WHERE session_id = ? AND seq = 3").run(id),
@@ -109,12 +106,12 @@ describe('storage failures are one line through the CLI', () => {
         const probe = spawnSync('runuser', ['-u', 'nobody', '--', process.execPath, HERMES_BIN, '--version']);
         if (probe.status !== 0) return context.skip('the user nobody cannot run dist/cli.js from this checkout');
       }
-      const sandbox = makeSandbox();
+      const sandbox = e2e.sandbox();
       const id = await sessionWithTurn(sandbox);
       // Root ignores file modes: run the CLI as `nobody` then; otherwise take write access away.
       chmodSync(sandbox.home, 0o555);
       chmodSync(stateDbPath(sandbox.home), 0o444);
-      cleanups.push(() => chmodSync(sandbox.home, 0o755));
+      e2e.defer(() => chmodSync(sandbox.home, 0o755));
       const run = (args: string[]): CliRun => {
         const env = { ...process.env, HERMES_HOME: sandbox.home, NO_COLOR: '1' };
         const command = isRoot ? 'runuser' : process.execPath;
@@ -158,7 +155,7 @@ function mountTinyDisk(): string | null {
     rmSync(directory, { recursive: true, force: true });
     return null;
   }
-  cleanups.push(() => {
+  e2e.defer(() => {
     spawnSync('umount', [directory]);
     rmSync(directory, { recursive: true, force: true });
   });
@@ -172,7 +169,7 @@ describe('a full disk', () => {
       const disk = mountTinyDisk();
       if (disk === null) return context.skip('mounting a tmpfs failed (no CAP_SYS_ADMIN)');
       const home = join(disk, 'home');
-      const sandbox = { home, workspace: makeSandbox().workspace };
+      const sandbox = { home, workspace: e2e.sandbox().workspace };
       const id = await sessionWithTurn(sandbox);
       const filler = join(disk, 'filler');
       const descriptor = openSync(filler, 'w');

@@ -87,9 +87,11 @@ describe('unknown-field fallback end to end', () => {
     // DeepSeek on a loopback URL sends {reasoning_content, reasoning} (SPEC §5 local fallback). The persona
     // rejects every request carrying a carrier: the first rejection teaches `reasoning` (never RC on a
     // must-echo route, SPEC §13.3), the one retry still carries RC and is rejected, and that is the end.
-    const emulator = await e2e.chat({ persona: 'deepseek', rejectAlways: true });
-    const sandbox = e2e.sandbox();
-    const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl);
+    const { emulator, sandbox, route } = await e2e.chatRoute(
+      { persona: 'deepseek', rejectAlways: true },
+      'deepseek',
+      'deepseek-v4-flash',
+    );
     const run = await runHermes(['chat', '-q', 'read the file notes.txt', ...route], sandbox);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('hermes routes verdicts');

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useE2e } from '../support/e2e.js';
 import { MAX_REQUEST_BYTES } from '../../src/gateway/gateway-chat.js';
 import { sessionDocument } from '../../src/storage/session-documents.js';
-import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
-import { makeGatewaySandbox, startPersona, testApp } from './gateway-test-helpers.js';
+import { startDeepseekApp, type testApp } from './gateway-test-helpers.js';
 
 /**
  * `app.request()` (STYLE rule 7 (docs/architecture.md)): the OpenAI response shapes
@@ -12,21 +12,10 @@ import { makeGatewaySandbox, startPersona, testApp } from './gateway-test-helper
  * session endpoints (SPEC §2 shape, §17 branch, §23.3 decisions).
  */
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const e2e = useE2e();
 
 async function setup(extra: Parameters<typeof testApp>[3] = {}) {
-  const { emulator, route } = await startPersona('deepseek');
-  const sandbox = makeGatewaySandbox();
-  const store = openSqliteSessionStore(sandbox.dbPath);
-  cleanups.push(async () => {
-    await emulator.close();
-    await store.close();
-  });
-  const app = testApp(store, route, sandbox.workspace, extra);
+  const { emulator, sandbox, store, app } = await startDeepseekApp(e2e.defer, extra);
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     app.request(path, {
       method: 'POST',

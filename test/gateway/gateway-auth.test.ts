@@ -1,33 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { bearerMatches, bindRefusal, isLoopbackHost } from '../../src/gateway/gateway-auth.js';
 import { startGateway } from '../../src/gateway/gateway-serve.js';
-import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
-import { makeSandbox, runHermes, spawnHermes } from '../support/e2e.js';
-import { gatewayOptions, makeGatewaySandbox, startPersona, testApp } from './gateway-test-helpers.js';
+import { postChatCompletion, runHermes, useE2e } from '../support/e2e.js';
+import { gatewayOptions, startDeepseekApp } from './gateway-test-helpers.js';
 
 /**
  * Loopback needs no token; any other bind refuses to start without one and
  * then every API route requires `Authorization: Bearer <token>`; the token is never logged.
  */
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const e2e = useE2e();
 
 async function setup(token?: string) {
-  const { emulator, route } = await startPersona('deepseek');
-  const sandbox = makeGatewaySandbox();
-  const store = openSqliteSessionStore(sandbox.dbPath);
-  cleanups.push(async () => {
-    await emulator.close();
-    await store.close();
-  });
-  return { app: testApp(store, route, sandbox.workspace, token ? { token } : {}), store, route, sandbox };
+  const { app, store, route, sandbox } = await startDeepseekApp(e2e.defer, token ? { token } : {});
+  return { app, store, route, sandbox };
 }
 
 describe('bind rules', () => {
@@ -122,7 +111,7 @@ describe('token required', () => {
 
 describe('hermes gateway (built CLI)', () => {
   it('refuses --host 0.0.0.0 without a token: exit 2 with the reason', async () => {
-    const run = await runHermes(['gateway', '--host', '0.0.0.0', '--port', '0'], makeSandbox(), {
+    const run = await runHermes(['gateway', '--host', '0.0.0.0', '--port', '0'], e2e.sandbox(), {
       HERMES_GATEWAY_TOKEN: '',
     });
     expect(run.code).toBe(2);
@@ -133,37 +122,23 @@ describe('hermes gateway (built CLI)', () => {
   });
 
   it('serves the offline emulator on loopback with HERMES_GATEWAY_TOKEN, logs to gateway.log without the token, stops on SIGTERM', async () => {
-    const sandbox = makeSandbox();
-    const child = spawnHermes(['gateway', '--port', '0', '--provider', 'emulator:deepseek'], sandbox, {
+    const sandbox = e2e.sandbox();
+    const gateway = await e2e.gateway(['--provider', 'emulator:deepseek'], sandbox, {
       HERMES_GATEWAY_TOKEN: 'tok-9f8e7d',
     });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    cleanups.push(async () => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    });
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once('exit', () => reject(new Error(`gateway exited early: ${stderr}`)));
-    });
-    expect(stderr).toContain('token required');
-    const headers = { authorization: 'Bearer tok-9f8e7d', 'content-type': 'application/json' };
-    expect((await fetch(`${url}/v1/models`)).status).toBe(401);
-    const turn = await fetch(`${url}/v1/chat/completions`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ messages: [{ role: 'user', content: 'read the file notes.txt' }] }),
-    });
+    expect(gateway.stderr).toContain('token required');
+    expect((await fetch(`${gateway.url}/v1/models`)).status).toBe(401);
+    const turn = await postChatCompletion(
+      gateway.url,
+      { messages: [{ role: 'user', content: 'read the file notes.txt' }] },
+      { authorization: 'Bearer tok-9f8e7d' },
+    );
     expect(turn.status).toBe(200);
     const body = (await turn.json()) as { choices: { message: { content: string; reasoning_content: string } }[] };
     expect(body.choices[0]?.message.content).toContain('alpha beta');
     expect(body.choices[0]?.message.reasoning_content).toContain('[nonce:');
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    gateway.process.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
     const log = readFileSync(join(sandbox.home, 'logs', 'gateway.log'), 'utf8');
     expect(log).toContain('"msg":"POST /v1/chat/completions 200"');
     expect(log).toContain('"msg":"GET /v1/models 401"');

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { postChatCompletion, useE2e } from '../support/e2e.js';
 import { BUILTIN_TOOLS } from '../../src/tools/tool-registry.js';
 import { searchFilesTool } from '../../src/tools/tool-search.js';
 import type { Tool } from '../../src/tools/tool-types.js';
@@ -15,11 +16,7 @@ import { makeGatewaySandbox, startPersona, startTestGateway } from './gateway-te
  * blocked event loop B could never be answered and the test would time out.
  */
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const e2e = useE2e();
 
 /** The real search_files, reporting when it starts and holding its result until released. */
 function observedSearch() {
@@ -61,16 +58,12 @@ describe('gateway: a ReDoS search in one session does not stall another', () => 
     const search = observedSearch();
     const tools = BUILTIN_TOOLS.map((tool) => (tool.definition.name === 'search_files' ? search.tool : tool));
     const gateway = await startTestGateway(sandbox.dbPath, route, sandbox.workspace, { turn: { tools } });
-    cleanups.push(async () => {
+    e2e.defer(async () => {
       await gateway.close();
       await emulator.close();
     });
     const post = (text: string) =>
-      fetch(`${gateway.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: text }] }),
-      });
+      postChatCompletion(gateway.url, { model: 'm', messages: [{ role: 'user', content: text }] });
 
     const first = post(`search for ${pattern} in data`);
     await search.whenStarted;

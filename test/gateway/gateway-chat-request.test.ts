@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseChatRequest } from '../../src/gateway/gateway-chat-request.js';
 import { GatewayHttpError } from '../../src/gateway/gateway-errors.js';
+import { thrownBy } from '../support/thrown.js';
 
 /**
  * The rule that picks the NEW user input out of the client's resent history
@@ -75,12 +76,7 @@ describe('parseChatRequest: new user messages', () => {
       message: '"session_id" must be a non-empty string',
     },
   ])('400 when $name', ({ body, message }) => {
-    let thrown: unknown;
-    try {
-      parseChatRequest(body);
-    } catch (error) {
-      thrown = error;
-    }
+    const thrown = thrownBy(() => parseChatRequest(body));
     expect(thrown).toBeInstanceOf(GatewayHttpError);
     expect((thrown as GatewayHttpError).status).toBe(400);
     expect((thrown as GatewayHttpError).message).toBe(message);

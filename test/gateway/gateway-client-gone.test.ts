@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useE2e } from '../support/e2e.js';
 import { makeGatewaySandbox, startPersona, startTestGateway } from './gateway-test-helpers.js';
 
 /**
@@ -7,11 +8,7 @@ import { makeGatewaySandbox, startPersona, startTestGateway } from './gateway-te
  * behind a provider that may not answer for minutes (reliability: nothing hangs).
  */
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const e2e = useE2e();
 
 const ask = (text: string, stream: boolean) =>
   JSON.stringify({ model: 'hermes', stream, messages: [{ role: 'user', content: text }] });
@@ -27,9 +24,9 @@ describe('gateway: a client that leaves aborts its turn', () => {
     async (stream) => {
       const sandbox = makeGatewaySandbox();
       const { emulator, route } = await startPersona('deepseek');
-      cleanups.push(() => emulator.close());
+      e2e.defer(() => emulator.close());
       const gateway = await startTestGateway(sandbox.dbPath, route, sandbox.workspace);
-      cleanups.push(() => gateway.close());
+      e2e.defer(() => gateway.close());
       const post = (body: string, headers: Record<string, string> = {}, signal?: AbortSignal) =>
         fetch(`${gateway.url}/v1/chat/completions`, {
           method: 'POST',

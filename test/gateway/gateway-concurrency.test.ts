@@ -1,16 +1,17 @@
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { postChatCompletion, useE2e } from '../support/e2e.js';
 import type { Message } from '../../src/core/message.js';
 import type { Tool } from '../../src/tools/tool-types.js';
 import { readFileTool } from '../../src/tools/tool-files.js';
-import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import {
   boundedAll,
   makeGatewaySandbox,
+  startDeepseekApp,
   startPersona,
   startTestGateway,
   storedMessages,
-  testApp,
+  type testApp,
 } from './gateway-test-helpers.js';
 
 /**
@@ -19,11 +20,7 @@ import {
  * turn is lost or interleaved, checked from state.db.
  */
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const e2e = useE2e();
 
 /** A `read_file` that blocks until the test releases it, counting how many turns are inside at once. */
 class GatedReadFile {
@@ -74,14 +71,7 @@ class GatedReadFile {
 }
 
 async function setup(extra: Parameters<typeof testApp>[3] = {}) {
-  const { emulator, route } = await startPersona('deepseek');
-  const sandbox = makeGatewaySandbox();
-  const store = openSqliteSessionStore(sandbox.dbPath);
-  cleanups.push(async () => {
-    await emulator.close();
-    await store.close();
-  });
-  const app = testApp(store, route, sandbox.workspace, extra);
+  const { emulator, sandbox, store, app } = await startDeepseekApp(e2e.defer, extra);
   const ask = async (text: string, sessionId?: string) => {
     const response = await app.request('/v1/chat/completions', {
       method: 'POST',
@@ -205,7 +195,7 @@ describe('a streaming client that goes away', () => {
     const { emulator, route } = await startPersona('deepseek');
     const sandbox = makeGatewaySandbox();
     const gateway = await startTestGateway(sandbox.dbPath, route, sandbox.workspace, { turn: { tools: [gate.tool] } });
-    cleanups.push(async () => {
+    e2e.defer(async () => {
       await gateway.close();
       await emulator.close();
     });
@@ -227,11 +217,11 @@ describe('a streaming client that goes away', () => {
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     gate.releaseAll();
     // The next turn on the same session is served (the first one released the session).
-    const next = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-hermes-session-id': sessionId },
-      body: JSON.stringify({ messages: [{ role: 'user', content: 'hello again' }] }),
-    });
+    const next = await postChatCompletion(
+      gateway.url,
+      { messages: [{ role: 'user', content: 'hello again' }] },
+      { 'x-hermes-session-id': sessionId },
+    );
     expect(next.status).toBe(200);
     const messages = await gateway.store.listMessages(sessionId);
     // The interrupted turn kept its tool call and result but no partial answer; the next turn follows it.

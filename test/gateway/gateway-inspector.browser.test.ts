@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useE2e } from '../support/e2e.js';
 import { scaledTimeout } from '../support/timeouts.js';
 import { startPersona, makeGatewaySandbox, startTestGateway, assistants } from './gateway-test-helpers.js';
 
@@ -31,11 +32,7 @@ const TITLE =
   'token prompt, session list, reasoning <details>, carriers table per request' +
   (HAS_CHROMIUM ? '' : ' — skipped: /usr/bin/chromium is not installed (apt-get install chromium)');
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const e2e = useE2e();
 
 interface RequestsJson {
   data: {
@@ -49,10 +46,10 @@ describe('gateway web inspector in chromium', () => {
     TITLE,
     async () => {
       const { emulator, route } = await startPersona('deepseek');
-      cleanups.push(() => emulator.close());
+      e2e.defer(() => emulator.close());
       const sandbox = makeGatewaySandbox();
       const gateway = await startTestGateway(sandbox.dbPath, route, sandbox.workspace, { token: TOKEN });
-      cleanups.push(() => gateway.close());
+      e2e.defer(() => gateway.close());
       const api = (path: string, init: RequestInit = {}) =>
         fetch(`${gateway.url}${path}`, {
           ...init,
@@ -78,7 +75,7 @@ describe('gateway web inspector in chromium', () => {
         mkdtempSync(join(tmpdir(), 'hermes-inspector-profile-')),
         { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 } },
       );
-      cleanups.push(() => context.close());
+      e2e.defer(() => context.close());
       const page = context.pages()[0] ?? (await context.newPage());
       await page.goto(`${gateway.url}/`);
 

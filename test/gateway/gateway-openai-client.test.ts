@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useE2e } from '../support/e2e.js';
 import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import {
   assistants,
@@ -18,11 +19,7 @@ import {
  * emulator received carries the stored carriers. Streaming and non-streaming.
  */
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const e2e = useE2e();
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
@@ -81,12 +78,12 @@ describe('the openai client against a running gateway (SPEC §19)', () => {
     '$persona, stream=$stream: three tool turns on one session, restart before the third, carriers replayed as stored',
     async ({ persona, stream }) => {
       const { emulator, route } = await startPersona(persona);
-      cleanups.push(() => emulator.close());
+      e2e.defer(() => emulator.close());
       const sandbox = makeGatewaySandbox();
       const model = PERSONA_ROUTES[persona].model;
       let gateway = await startTestGateway(sandbox.dbPath, route, sandbox.workspace);
       let closed = false;
-      cleanups.push(async () => {
+      e2e.defer(async () => {
         if (!closed) await gateway.close();
       });
       let client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused-on-loopback', maxRetries: 0 });

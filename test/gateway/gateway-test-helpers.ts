@@ -70,6 +70,21 @@ export async function startTestGateway(
   };
 }
 
+/** The DeepSeek persona, a gateway sandbox, a store over its state.db (closed through `defer`) and the app over them. */
+export async function startDeepseekApp(
+  defer: (cleanup: () => Promise<void>) => void,
+  extra: Partial<GatewayOptions> = {},
+) {
+  const { emulator, route } = await startPersona('deepseek');
+  const sandbox = makeGatewaySandbox();
+  const store = openSqliteSessionStore(sandbox.dbPath);
+  defer(async () => {
+    await emulator.close();
+    await store.close();
+  });
+  return { emulator, route, sandbox, store, app: testApp(store, route, sandbox.workspace, extra) };
+}
+
 /** The app value over a store (no port). */
 export function testApp(
   store: SessionStore,

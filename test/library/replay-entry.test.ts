@@ -9,6 +9,7 @@ import { buildRequest, explainTable, lookupRoute, resolveRequestRoute } from '..
 import { getTransport } from '../../src/transports/transport-table.js';
 import { prepareRequest } from '../../src/transports/transport-prepare.js';
 import { scaledTimeout } from '../support/timeouts.js';
+import { toolCall } from '../support/messages.js';
 
 /**
  * `hermes-ts/replay` (docs/library.md): `buildRequest` is what `hermes replay preview` prints
@@ -23,7 +24,7 @@ const history: Message[] = [
   {
     role: 'assistant',
     content: null,
-    tool_calls: [{ id: 't1', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } }],
+    tool_calls: [toolCall('t1', 'list_directory', '{"path":"."}')],
   },
   { role: 'tool', tool_call_id: 't1', content: 'notes.txt' },
   { role: 'assistant', content: 'One file.', reasoning_content: 'the listing has one entry' },

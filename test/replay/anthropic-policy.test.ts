@@ -14,19 +14,11 @@ import {
   parseClaudeModel,
   supportsAdaptiveThinking,
 } from '../../src/replay/anthropic-thinking-policy.js';
+import { ANTHROPIC_BASE_URLS as URL, SPEC_PRIOR_THINKING_MODELS } from '../support/anthropic-routes.js';
 
 describe('SPEC §9.1 native_anthropic_preserves_prior_thinking', () => {
   const table: [string, boolean][] = [
-    ['claude-haiku-5', false],
-    ['claude-sonnet-4', false],
-    ['claude-3-7-sonnet', false],
-    ['hermes-4-405b', false],
-    ['claude-newfamily-7', true],
-    ['claude-mythos-preview', true],
-    ['claude-opus-4-8', true],
-    ['claude-sonnet-4-5', false],
-    ['claude-haiku-4-5', false],
-    ['claude-haiku-5-5', true],
+    ...SPEC_PRIOR_THINKING_MODELS,
     // Extra rows: date suffix is not a minor; platform prefixes are tolerated.
     ['claude-sonnet-4-20250514', false],
     ['claude-opus-4-5-20251101', true],
@@ -70,27 +62,22 @@ describe('SPEC §9.2 endpoint route classification (first match)', () => {
     ['no base URL', undefined, 'claude-opus-4-8', 'native'],
     ['direct', 'https://api.anthropic.com', 'claude-opus-4-8', 'native'],
     ['Nous portal', 'https://inference-api.nousresearch.com/v1', 'claude-opus-4-8', 'native'],
-    ['Bedrock', 'https://bedrock-runtime.us-east-1.amazonaws.com', 'us.anthropic.claude-opus-4-8-v1:0', 'native'],
-    ['Bedrock FIPS', 'https://bedrock-runtime-fips.us-east-1.amazonaws.com', 'anthropic.claude-opus-4-8', 'native'],
-    [
-      'Vertex',
-      'https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5',
-      'claude-opus-4-8',
-      'native',
-    ],
-    ['Foundry', 'https://res.services.ai.azure.com/anthropic', 'claude-opus-4-8', 'native'],
+    ['Bedrock', URL.bedrock, 'us.anthropic.claude-opus-4-8-v1:0', 'native'],
+    ['Bedrock FIPS', URL.bedrockFips, 'anthropic.claude-opus-4-8', 'native'],
+    ['Vertex', URL.vertex, 'claude-opus-4-8', 'native'],
+    ['Foundry', URL.foundry, 'claude-opus-4-8', 'native'],
     ['Foundry host without /anthropic', 'https://res.services.ai.azure.com/models', 'claude-opus-4-8', 'third_party'],
-    ['Kimi coding', 'https://api.kimi.com/coding', 'kimi-for-coding', 'kimi'],
+    ['Kimi coding', URL.kimi, 'kimi-for-coding', 'kimi'],
     ['Moonshot host', 'https://api.moonshot.ai/anthropic', 'anything', 'kimi'],
     ['Kimi model anywhere', 'https://relay.example.com', 'moonshotai/kimi-k2.5', 'kimi'],
     ['k2 model prefix', 'https://relay.example.com', 'k2-thinking', 'kimi'],
-    ['DeepSeek anthropic', 'https://api.deepseek.com/anthropic', 'deepseek-reasoner', 'deepseek'],
+    ['DeepSeek anthropic', URL.deepseek, 'deepseek-reasoner', 'deepseek'],
     ['DeepSeek model on Bedrock', 'https://bedrock-runtime.us-west-2.amazonaws.com', 'us.deepseek.r1-v1:0', 'deepseek'],
-    ['MiniMax', 'https://api.minimax.io/anthropic', 'MiniMax-M2', 'minimax'],
+    ['MiniMax', URL.minimax, 'MiniMax-M2', 'minimax'],
     ['MiniMax China', 'https://api.minimaxi.com/anthropic', 'MiniMax-M2', 'minimax'],
-    ['unknown relay', 'https://relay.example.com/v1', 'claude-opus-4-8', 'third_party'],
-    ['look-alike path', 'https://evil.example/api.anthropic.com', 'claude-opus-4-8', 'third_party'],
-    ['look-alike host', 'https://api.anthropic.com.evil.example', 'claude-opus-4-8', 'third_party'],
+    ['unknown relay', URL.relay, 'claude-opus-4-8', 'third_party'],
+    ['look-alike path', URL.lookAlikePath, 'claude-opus-4-8', 'third_party'],
+    ['look-alike host', URL.lookAlikeHost, 'claude-opus-4-8', 'third_party'],
   ];
   it.each(table)('%s', (_name, baseUrl, model, expected) => {
     expect(classifyAnthropicRoute({ baseUrl, model })).toBe(expected);

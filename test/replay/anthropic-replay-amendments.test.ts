@@ -10,6 +10,7 @@ import { buildAnthropicMessages, type AnthropicReplayOptions } from '../../src/r
 import { hostnameOf } from '../../src/replay/replay-host.js';
 import { prepareAnthropicMessages } from '../../src/transports/anthropic-messages/anthropic-messages-encode.js';
 import type { TransportRequest } from '../../src/transports/shared/transport.js';
+import { block, decision, toolCall, wireAssistant } from '../support/messages.js';
 
 const MINIMAX_URL = 'https://api.minimax.io/anthropic';
 
@@ -43,11 +44,7 @@ function history(origin: OriginStamp, loopOrigin: OriginStamp): Message[] {
     {
       role: 'assistant',
       content: 'a1',
-      anthropic_content_blocks: [
-        { type: 'thinking', thinking: 'think one', signature: 'SIG1' },
-        { type: 'redacted_thinking', data: 'REDACTED' },
-        { type: 'text', text: 'a1' },
-      ],
+      anthropic_content_blocks: [block.thinking('think one', 'SIG1'), block.redacted('REDACTED'), block.text('a1')],
       origin,
     },
     { role: 'user', content: 'read a.txt' },
@@ -55,7 +52,7 @@ function history(origin: OriginStamp, loopOrigin: OriginStamp): Message[] {
       role: 'assistant',
       content: null,
       reasoning_content: 'think two',
-      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } }],
+      tool_calls: [toolCall('call_1', 'read_file', '{"path":"a.txt"}')],
       origin: loopOrigin,
     },
     { role: 'tool', tool_call_id: 'call_1', content: 'hello' },
@@ -71,20 +68,10 @@ describe('SPEC §24.2: the minimax route replays unsigned and foreign thinking a
 
   it('foreign Claude thinking loses its signature, keeps its text as thinking; redacted data is dropped', () => {
     const result = buildAnthropicMessages(history(claude, deepseekChat), minimax);
-    expect(result.messages[1]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'think one' },
-        { type: 'text', text: 'a1' },
-      ],
-    });
-    expect(result.decisions).toContainEqual({
-      messageIndex: 1,
-      field: 'thinking',
-      action: 'kept',
-      reason: 'unsigned: minimax accepts unsigned (foreign origin)',
-      bytes: 9,
-    });
+    expect(result.messages[1]).toEqual(wireAssistant(block.thinking('think one'), block.text('a1')));
+    expect(result.decisions).toContainEqual(
+      decision(1, 'thinking', 'kept', 'unsigned: minimax accepts unsigned (foreign origin)', 9),
+    );
     expect(result.decisions).toContainEqual(
       expect.objectContaining({ messageIndex: 1, field: 'redacted_thinking', action: 'dropped' }),
     );
@@ -92,21 +79,17 @@ describe('SPEC §24.2: the minimax route replays unsigned and foreign thinking a
 
   it('the in-flight tool loop after a fallback to MiniMax keeps its reasoning as a leading thinking block', () => {
     const result = buildAnthropicMessages(history(claude, deepseekChat), minimax);
-    expect(result.messages[3]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'think two' },
-        { type: 'tool_use', id: 'call_1', name: 'read_file', input: { path: 'a.txt' } },
-      ],
-    });
+    expect(result.messages[3]).toEqual(
+      wireAssistant(block.thinking('think two'), block.toolUse('call_1', 'read_file', { path: 'a.txt' })),
+    );
   });
 
   it('MiniMax-issued signed thinking goes back byte for byte with its signature', () => {
     const result = buildAnthropicMessages(history(minimaxOrigin, minimaxOrigin), minimax);
     expect(result.messages[1]?.['content']).toEqual([
-      { type: 'thinking', thinking: 'think one', signature: 'SIG1' },
-      { type: 'redacted_thinking', data: 'REDACTED' },
-      { type: 'text', text: 'a1' },
+      block.thinking('think one', 'SIG1'),
+      block.redacted('REDACTED'),
+      block.text('a1'),
     ]);
   });
 
@@ -114,8 +97,8 @@ describe('SPEC §24.2: the minimax route replays unsigned and foreign thinking a
     const native = optionsFor(undefined, 'claude-opus-4-8', 'anthropic');
     const result = buildAnthropicMessages(history(claude, deepseekChat), native);
     expect(result.messages[3]?.['content']).toEqual([
-      { type: 'text', text: '<thinking>\nthink two\n</thinking>' },
-      { type: 'tool_use', id: 'call_1', name: 'read_file', input: { path: 'a.txt' } },
+      block.demoted('think two'),
+      block.toolUse('call_1', 'read_file', { path: 'a.txt' }),
     ]);
   });
 
@@ -154,13 +137,9 @@ describe('SPEC §24.3: thinking that cannot travel as thinking keeps its text', 
       { role: 'assistant', content: 'answer', reasoning_content: 'my reasoning', origin: deepseekChat },
       { role: 'user', content: 'next' },
     ];
-    expect(buildAnthropicMessages(messages, native).messages[1]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'text', text: '<thinking>\nmy reasoning\n</thinking>' },
-        { type: 'text', text: 'answer' },
-      ],
-    });
+    expect(buildAnthropicMessages(messages, native).messages[1]).toEqual(
+      wireAssistant(block.demoted('my reasoning'), block.text('answer')),
+    );
   });
 
   it('a turn with one answered and one orphaned call keeps its invalidated thinking as text', () => {
@@ -169,35 +148,18 @@ describe('SPEC §24.3: thinking that cannot travel as thinking keeps its text', 
       {
         role: 'assistant',
         content: null,
-        tool_calls: [
-          { id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } },
-          { id: 't2', type: 'function', function: { name: 'g', arguments: '{}' } },
-        ],
-        anthropic_content_blocks: [
-          { type: 'thinking', thinking: 'plan', signature: 'S' },
-          { type: 'tool_use', id: 't1', name: 'f', input: {} },
-          { type: 'tool_use', id: 't2', name: 'g', input: {} },
-        ],
+        tool_calls: [toolCall('t1', 'f'), toolCall('t2', 'g')],
+        anthropic_content_blocks: [block.thinking('plan', 'S'), block.toolUse('t1', 'f'), block.toolUse('t2', 'g')],
         origin: claude,
       },
       { role: 'tool', tool_call_id: 't1', content: 'ok' },
       { role: 'user', content: 'next' },
     ];
     const result = buildAnthropicMessages(messages, native);
-    expect(result.messages[1]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'text', text: '<thinking>\nplan\n</thinking>' },
-        { type: 'tool_use', id: 't1', name: 'f', input: {} },
-      ],
-    });
-    expect(result.decisions).toContainEqual({
-      messageIndex: 1,
-      field: 'thinking',
-      action: 'lifted',
-      reason: 'demoted to text: signature invalidated',
-      bytes: 4,
-    });
+    expect(result.messages[1]).toEqual(wireAssistant(block.demoted('plan'), block.toolUse('t1', 'f')));
+    expect(result.decisions).toContainEqual(
+      decision(1, 'thinking', 'lifted', 'demoted to text: signature invalidated', 4),
+    );
   });
 
   it('a turn whose every call was orphaned gets the placeholder first, even with text of its own', () => {
@@ -206,27 +168,20 @@ describe('SPEC §24.3: thinking that cannot travel as thinking keeps its text', 
       {
         role: 'assistant',
         content: 'Let me look.',
-        tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        tool_calls: [toolCall('t1', 'f')],
         reasoning_content: 'plan',
         origin: claude,
       },
       { role: 'user', content: 'never mind' },
     ];
-    expect(buildAnthropicMessages(messages, native).messages[1]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'text', text: '(thinking elided)' },
-        { type: 'text', text: 'Let me look.' },
-      ],
-    });
+    expect(buildAnthropicMessages(messages, native).messages[1]).toEqual(
+      wireAssistant(block.text('(thinking elided)'), block.text('Let me look.')),
+    );
   });
 
   it('with thinking off for the request, readable thinking still travels as text; redacted data does not', () => {
     const result = buildAnthropicMessages(history(claude, claude), { ...native, thinkingEnabled: false });
-    expect(result.messages[1]?.['content']).toEqual([
-      { type: 'text', text: '<thinking>\nthink one\n</thinking>' },
-      { type: 'text', text: 'a1' },
-    ]);
+    expect(result.messages[1]?.['content']).toEqual([block.demoted('think one'), block.text('a1')]);
     expect(result.decisions).toContainEqual(
       expect.objectContaining({ messageIndex: 1, field: 'redacted_thinking', action: 'dropped' }),
     );
@@ -242,11 +197,8 @@ describe('SPEC §24.3: thinking that cannot travel as thinking keeps its text', 
         {
           role: 'assistant',
           content: null,
-          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{}' } }],
-          anthropic_content_blocks: [
-            { type: 'thinking', thinking: 'think two', signature: 'BAD' },
-            { type: 'tool_use', id: 'call_1', name: 'read_file', input: {} },
-          ],
+          tool_calls: [toolCall('call_1', 'read_file')],
+          anthropic_content_blocks: [block.thinking('think two', 'BAD'), block.toolUse('call_1', 'read_file')],
           _thinking_signature_invalidated: true,
           origin: claude,
         },
@@ -259,13 +211,7 @@ describe('SPEC §24.3: thinking that cannot travel as thinking keeps its text', 
     const assistants = (prepared.body['messages'] as { role: string; content: unknown }[]).filter(
       (message) => message.role === 'assistant',
     );
-    expect(assistants[1]?.content).toEqual([
-      { type: 'text', text: '<thinking>\nthink two\n</thinking>' },
-      { type: 'tool_use', id: 'call_1', name: 'read_file', input: {} },
-    ]);
-    expect(assistants[0]?.content).toEqual([
-      { type: 'text', text: '<thinking>\nthink one\n</thinking>' },
-      { type: 'text', text: 'a1' },
-    ]);
+    expect(assistants[1]?.content).toEqual([block.demoted('think two'), block.toolUse('call_1', 'read_file')]);
+    expect(assistants[0]?.content).toEqual([block.demoted('think one'), block.text('a1')]);
   });
 });

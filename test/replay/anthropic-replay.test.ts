@@ -3,12 +3,15 @@
  * plus SPEC §23.2 origin scoping and SPEC §9.4 fingerprint dropping.
  */
 import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/core/json.js';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { OriginStamp } from '../../src/core/origin.js';
 import { anthropicEndpointClass, classifyAnthropicRoute } from '../../src/replay/anthropic-endpoint-route.js';
 import { buildAnthropicMessages, type AnthropicReplayOptions } from '../../src/replay/anthropic-replay.js';
 import { fingerprintOf } from '../../src/replay/anthropic-signature-memory.js';
 import { hostnameOf } from '../../src/replay/replay-host.js';
+import { ANTHROPIC_BASE_URLS as URL } from '../support/anthropic-routes.js';
+import { block, decision, signedAnswer, toolCall, wireAssistant } from '../support/messages.js';
 
 function optionsFor(baseUrl: string | undefined, model: string, provider = 'anthropic'): AnthropicReplayOptions {
   return {
@@ -28,25 +31,16 @@ function matrixHistory(origin: OriginStamp): Message[] {
   return [
     { role: 'system', content: 'You are terse.' },
     { role: 'user', content: 'q1' },
-    {
-      role: 'assistant',
-      content: 'a1',
-      reasoning_content: 'think one',
-      anthropic_content_blocks: [
-        { type: 'thinking', thinking: 'think one', signature: 'SIG1' },
-        { type: 'text', text: 'a1' },
-      ],
-      origin,
-    },
+    { ...signedAnswer('a1', 'think one', 'SIG1', origin), reasoning_content: 'think one' },
     { role: 'user', content: 'read the file a.txt' },
     {
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } }],
+      tool_calls: [toolCall('toolu_1', 'read_file', '{"path":"a.txt"}')],
       reasoning_content: 'think two',
       anthropic_content_blocks: [
-        { type: 'thinking', thinking: 'think two', signature: 'SIG2' },
-        { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a.txt' } },
+        block.thinking('think two', 'SIG2'),
+        block.toolUse('toolu_1', 'read_file', { path: 'a.txt' }),
       ],
       origin,
     },
@@ -70,34 +64,23 @@ function signedTurns(messages: ReturnType<typeof buildAnthropicMessages>['messag
 
 describe('SPEC §9.3 matrix: which prior turns keep thinking, per endpoint and model', () => {
   const matrix: [string, string | undefined, string, string, string?][] = [
-    ['Bedrock opus-4-8', 'https://bedrock-runtime.us-east-1.amazonaws.com', 'us.anthropic.claude-opus-4-8-v1:0', 'ALL'],
-    [
-      'Bedrock sonnet-4-5',
-      'https://bedrock-runtime.us-east-1.amazonaws.com',
-      'us.anthropic.claude-sonnet-4-5-v1:0',
-      'LOOP',
-    ],
-    ['Bedrock FIPS', 'https://bedrock-runtime-fips.us-east-1.amazonaws.com', 'anthropic.claude-opus-4-8-v1:0', 'ALL'],
-    ['Vertex', 'https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5', 'claude-opus-4-8', 'ALL'],
-    ['Foundry', 'https://res.services.ai.azure.com/anthropic', 'claude-opus-4-8', 'ALL'],
-    ['MiniMax', 'https://api.minimax.io/anthropic', 'MiniMax-M2', 'ALL', 'minimax'],
+    ['Bedrock opus-4-8', URL.bedrock, 'us.anthropic.claude-opus-4-8-v1:0', 'ALL'],
+    ['Bedrock sonnet-4-5', URL.bedrock, 'us.anthropic.claude-sonnet-4-5-v1:0', 'LOOP'],
+    ['Bedrock FIPS', URL.bedrockFips, 'anthropic.claude-opus-4-8-v1:0', 'ALL'],
+    ['Vertex', URL.vertex, 'claude-opus-4-8', 'ALL'],
+    ['Foundry', URL.foundry, 'claude-opus-4-8', 'ALL'],
+    ['MiniMax', URL.minimax, 'MiniMax-M2', 'ALL', 'minimax'],
     ['direct haiku-5-5', undefined, 'claude-haiku-5-5', 'ALL'],
     ['direct haiku-4-5', undefined, 'claude-haiku-4-5', 'LOOP'],
     ['direct sonnet-4-5', undefined, 'claude-sonnet-4-5', 'LOOP'],
     ['direct opus-4-8', 'https://api.anthropic.com', 'claude-opus-4-8', 'ALL'],
-    ['unknown relay', 'https://relay.example.com/v1', 'claude-opus-4-8', 'NONE', 'relay'],
-    ['look-alike path', 'https://evil.example/api.anthropic.com', 'claude-opus-4-8', 'NONE', 'relay'],
-    ['look-alike host', 'https://api.anthropic.com.evil.example', 'claude-opus-4-8', 'NONE', 'relay'],
+    ['unknown relay', URL.relay, 'claude-opus-4-8', 'NONE', 'relay'],
+    ['look-alike path', URL.lookAlikePath, 'claude-opus-4-8', 'NONE', 'relay'],
+    ['look-alike host', URL.lookAlikeHost, 'claude-opus-4-8', 'NONE', 'relay'],
     // SPEC §24.1: "NONE" for DeepSeek means no signed thinking; its loop thinking goes unsigned (test below).
-    ['DeepSeek', 'https://api.deepseek.com/anthropic', 'deepseek-reasoner', 'NONE', 'deepseek'],
-    [
-      'DeepSeek model on Bedrock',
-      'https://bedrock-runtime.us-east-1.amazonaws.com',
-      'us.deepseek.r1-v1:0',
-      'NONE',
-      'bedrock',
-    ],
-    ['Kimi (not a signed route, kept as-is)', 'https://api.kimi.com/coding', 'kimi-for-coding', 'ALL', 'kimi'],
+    ['DeepSeek', URL.deepseek, 'deepseek-reasoner', 'NONE', 'deepseek'],
+    ['DeepSeek model on Bedrock', URL.bedrock, 'us.deepseek.r1-v1:0', 'NONE', 'bedrock'],
+    ['Kimi (not a signed route, kept as-is)', URL.kimi, 'kimi-for-coding', 'ALL', 'kimi'],
   ];
   it.each(matrix)('%s → %s', (_name, baseUrl, model, expected, provider = 'anthropic') => {
     const options = optionsFor(baseUrl, model, provider);
@@ -116,11 +99,11 @@ describe('SPEC §9.3 conversion rules (exact messages)', () => {
       {
         role: 'assistant',
         content: 'IGNORED: sidecar text wins',
-        tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{"x":2}' } }],
+        tool_calls: [toolCall('t1', 'f', '{"x":2}')],
         anthropic_content_blocks: [
-          { type: 'thinking', thinking: 'plan', signature: 'S', cache_control: { type: 'ephemeral' } },
-          { type: 'text', text: 'calling', extra: 1 },
-          { type: 'tool_use', id: 't1', name: 'f', input: { x: 1 } },
+          { ...block.thinking('plan', 'S'), cache_control: { type: 'ephemeral' } },
+          { ...block.text('calling'), extra: 1 },
+          block.toolUse('t1', 'f', { x: 1 }),
           { type: 'mystery', data: 'x' },
         ],
         origin,
@@ -130,119 +113,68 @@ describe('SPEC §9.3 conversion rules (exact messages)', () => {
     const before = structuredClone(history);
     const result = buildAnthropicMessages(history, direct);
     expect(result.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'go' }] },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'thinking', thinking: 'plan', signature: 'S' },
-          { type: 'text', text: 'calling' },
-          { type: 'tool_use', id: 't1', name: 'f', input: { x: 2 } },
-        ],
-      },
+      { role: 'user', content: [block.text('go')] },
+      wireAssistant(block.thinking('plan', 'S'), block.text('calling'), block.toolUse('t1', 'f', { x: 2 })),
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] },
     ]);
     expect(history).toEqual(before);
-    expect(result.decisions).toContainEqual({
-      messageIndex: 1,
-      field: 'mystery',
-      action: 'dropped',
-      reason: 'unknown block type',
-    });
+    expect(result.decisions).toContainEqual(decision(1, 'mystery', 'dropped', 'unknown block type'));
   });
 
   it('without a sidecar, blocks are rebuilt from reasoning_details, text, tool_calls', () => {
+    const reasoningDetails = (): JsonObject[] => [block.thinking('p', 'S'), block.redacted('D')];
     const history: Message[] = [
       { role: 'user', content: 'go' },
       {
         role: 'assistant',
         content: 'hi',
-        reasoning_details: [
-          { type: 'thinking', thinking: 'p', signature: 'S' },
-          { type: 'redacted_thinking', data: 'D' },
-          { type: 'hermes.native_assistant', x: 1 },
-        ],
+        reasoning_details: [...reasoningDetails(), { type: 'hermes.native_assistant', x: 1 }],
         origin,
       },
     ];
-    expect(buildAnthropicMessages(history, direct).messages[1]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'p', signature: 'S' },
-        { type: 'redacted_thinking', data: 'D' },
-        { type: 'text', text: 'hi' },
-      ],
-    });
+    expect(buildAnthropicMessages(history, direct).messages[1]).toEqual(
+      wireAssistant(...reasoningDetails(), block.text('hi')),
+    );
   });
 
   it('unsigned synthesis only when no block exists; treatment per route', () => {
     const message: AssistantMessage = { role: 'assistant', content: 'answer', reasoning_content: 'why' };
     const history: Message[] = [{ role: 'user', content: 'q' }, message];
     const kimi = buildAnthropicMessages(history, optionsFor('https://api.kimi.com/coding', 'kimi-for-coding', 'kimi'));
-    expect(kimi.messages[1]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'why' },
-        { type: 'text', text: 'answer' },
-      ],
-    });
+    expect(kimi.messages[1]).toEqual(wireAssistant(block.thinking('why'), block.text('answer')));
     const native = buildAnthropicMessages(history, direct);
-    expect(native.messages[1]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'text', text: '<thinking>\nwhy\n</thinking>' },
-        { type: 'text', text: 'answer' },
-      ],
-    });
+    expect(native.messages[1]).toEqual(wireAssistant(block.demoted('why'), block.text('answer')));
+    const redacted = (): JsonObject[] => [block.redacted('D'), block.text('answer')];
     const withBlock: Message[] = [
       { role: 'user', content: 'q' },
-      {
-        ...message,
-        anthropic_content_blocks: [
-          { type: 'redacted_thinking', data: 'D' },
-          { type: 'text', text: 'answer' },
-        ],
-      },
+      { ...message, anthropic_content_blocks: redacted() },
     ];
-    expect(buildAnthropicMessages(withBlock, direct).messages[1]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'redacted_thinking', data: 'D' },
-        { type: 'text', text: 'answer' },
-      ],
-    });
+    expect(buildAnthropicMessages(withBlock, direct).messages[1]).toEqual(wireAssistant(...redacted()));
   });
 
   it('third_party strips all thinking and elides a turn left empty', () => {
     const options = optionsFor('https://relay.example.com', 'claude-opus-4-8', 'relay');
     const history: Message[] = [
       { role: 'user', content: 'q' },
-      {
-        role: 'assistant',
-        content: null,
-        anthropic_content_blocks: [{ type: 'thinking', thinking: 't', signature: 'S' }],
-      },
+      { role: 'assistant', content: null, anthropic_content_blocks: [block.thinking('t', 'S')] },
       { role: 'user', content: 'next' },
     ];
     expect(buildAnthropicMessages(history, options).messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'q' }] },
-      { role: 'assistant', content: [{ type: 'text', text: '(thinking elided)' }] },
-      { role: 'user', content: [{ type: 'text', text: 'next' }] },
+      { role: 'user', content: [block.text('q')] },
+      wireAssistant(block.text('(thinking elided)')),
+      { role: 'user', content: [block.text('next')] },
     ]);
   });
 
   it('SPEC §24.1: deepseek drops signatures and redacted data; loop thinking goes back unsigned', () => {
     const options = optionsFor('https://api.deepseek.com/anthropic', 'deepseek-reasoner', 'deepseek');
     const history = matrixHistory(originFor('https://api.deepseek.com/anthropic', 'deepseek-reasoner', 'deepseek'));
-    (history[4] as AssistantMessage).anthropic_content_blocks!.unshift({ type: 'redacted_thinking', data: 'D' });
+    (history[4] as AssistantMessage).anthropic_content_blocks!.unshift(block.redacted('D'));
     const result = buildAnthropicMessages(history, options);
-    expect(result.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'a1' }] });
-    expect(result.messages[3]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'think two' },
-        { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a.txt' } },
-      ],
-    });
+    expect(result.messages[1]).toEqual(wireAssistant(block.text('a1')));
+    expect(result.messages[3]).toEqual(
+      wireAssistant(block.thinking('think two'), block.toolUse('toolu_1', 'read_file', { path: 'a.txt' })),
+    );
   });
 
   it('a steer message merged into the tool-result turn does not end the in-flight loop (sonnet-4-5)', () => {
@@ -255,10 +187,7 @@ describe('SPEC §9.3 conversion rules (exact messages)', () => {
     expect(signedTurns(result.messages)).toBe('LOOP');
     expect(result.messages[4]).toEqual({
       role: 'user',
-      content: [
-        { type: 'tool_result', tool_use_id: 'toolu_1', content: 'hello' },
-        { type: 'text', text: 'also check b' },
-      ],
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'hello' }, block.text('also check b')],
     });
     // A new real user turn after the loop ends it: no turn keeps thinking on sonnet-4-5.
     const closed = [...matrixHistory(originFor(undefined, 'claude-sonnet-4-5'))];
@@ -273,101 +202,46 @@ describe('SPEC §9.3 conversion rules (exact messages)', () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } }],
-        anthropic_content_blocks: [
-          { type: 'thinking', thinking: 'plan', signature: 'S' },
-          { type: 'tool_use', id: 't1', name: 'f', input: {} },
-        ],
+        tool_calls: [toolCall('t1', 'f')],
+        anthropic_content_blocks: [block.thinking('plan', 'S'), block.toolUse('t1', 'f')],
         origin,
       },
       { role: 'user', content: 'never mind' },
     ];
     const result = buildAnthropicMessages(history, direct);
-    expect(result.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: '(thinking elided)' }] });
-    expect(result.decisions).toContainEqual({
-      messageIndex: 1,
-      field: 'tool_use',
-      action: 'dropped',
-      reason: 'orphan tool_use',
-    });
-    expect(result.decisions).toContainEqual({
-      messageIndex: 1,
-      field: 'thinking',
-      action: 'dropped',
-      reason: 'every tool call orphaned',
-      bytes: 5,
-    });
+    expect(result.messages[1]).toEqual(wireAssistant(block.text('(thinking elided)')));
+    expect(result.decisions).toContainEqual(decision(1, 'tool_use', 'dropped', 'orphan tool_use'));
+    expect(result.decisions).toContainEqual(decision(1, 'thinking', 'dropped', 'every tool call orphaned', 5));
   });
 
   it('a flagged _thinking_signature_invalidated message is not replayed as signed', () => {
     const history: Message[] = [
       { role: 'user', content: 'q' },
-      {
-        role: 'assistant',
-        content: 'a',
-        anthropic_content_blocks: [
-          { type: 'thinking', thinking: 'p', signature: 'S' },
-          { type: 'text', text: 'a' },
-        ],
-        _thinking_signature_invalidated: true,
-      },
+      { ...signedAnswer('a', 'p', 'S'), _thinking_signature_invalidated: true },
     ];
-    expect(buildAnthropicMessages(history, direct).messages[1]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'text', text: '<thinking>\np\n</thinking>' },
-        { type: 'text', text: 'a' },
-      ],
-    });
+    expect(buildAnthropicMessages(history, direct).messages[1]).toEqual(
+      wireAssistant(block.demoted('p'), block.text('a')),
+    );
   });
 
   it('merging two assistant messages strips the second one’s thinking', () => {
     const history: Message[] = [
       { role: 'user', content: 'q' },
-      {
-        role: 'assistant',
-        content: 'one',
-        anthropic_content_blocks: [
-          { type: 'thinking', thinking: 'p1', signature: 'S1' },
-          { type: 'text', text: 'one' },
-        ],
-        origin,
-      },
-      {
-        role: 'assistant',
-        content: 'two',
-        anthropic_content_blocks: [
-          { type: 'thinking', thinking: 'p2', signature: 'S2' },
-          { type: 'text', text: 'two' },
-        ],
-        origin,
-      },
+      signedAnswer('one', 'p1', 'S1', origin),
+      signedAnswer('two', 'p2', 'S2', origin),
     ];
-    expect(buildAnthropicMessages(history, direct).messages[1]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'p1', signature: 'S1' },
-        { type: 'text', text: 'one' },
-        { type: 'text', text: 'two' },
-      ],
-    });
+    expect(buildAnthropicMessages(history, direct).messages[1]).toEqual(
+      wireAssistant(block.thinking('p1', 'S1'), block.text('one'), block.text('two')),
+    );
   });
 
   it('SPEC §23.2: signatures go back only to the same endpoint class and model', () => {
     const history = (stamp: OriginStamp | undefined): Message[] => [
       { role: 'user', content: 'q' },
-      {
-        role: 'assistant',
-        content: 'a',
-        anthropic_content_blocks: [
-          { type: 'thinking', thinking: 'p', signature: 'S' },
-          { type: 'text', text: 'a' },
-        ],
-        ...(stamp ? { origin: stamp } : {}),
-      },
+      signedAnswer('a', 'p', 'S', stamp),
     ];
-    const signedBlock = { type: 'thinking', thinking: 'p', signature: 'S' };
-    const demotedBlock = { type: 'text', text: '<thinking>\np\n</thinking>' };
+    const signedBlock = block.thinking('p', 'S');
+    const demotedBlock = block.demoted('p');
     const cases: [string, OriginStamp | undefined, object][] = [
       ['same direct route', origin, signedBlock],
       ['legacy unstamped', undefined, signedBlock],
@@ -392,28 +266,18 @@ describe('SPEC §9.3 conversion rules (exact messages)', () => {
         role: 'assistant',
         content: 'a',
         reasoning_content: 'p1\n\np2',
-        anthropic_content_blocks: [
-          { type: 'thinking', thinking: 'p1', signature: 'S1' },
-          { type: 'thinking', thinking: 'p2', signature: 'S2' },
-          { type: 'text', text: 'a' },
-        ],
+        anthropic_content_blocks: [block.thinking('p1', 'S1'), block.thinking('p2', 'S2'), block.text('a')],
         origin,
       },
     ];
     const both = [fingerprintOf('thinking', 'S1'), fingerprintOf('thinking', 'S2')];
     const dropped = buildAnthropicMessages(history, { ...direct, rejectedFingerprints: both });
-    expect(dropped.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'a' }] });
+    expect(dropped.messages[1]).toEqual(wireAssistant(block.text('a')));
     expect(dropped.decisions.filter((decision) => decision.reason === 'fingerprint rejected')).toHaveLength(2);
     const one = buildAnthropicMessages(history, { ...direct, rejectedFingerprints: [both[0]!] });
-    expect(one.messages[1]).toEqual({
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'p2', signature: 'S2' },
-        { type: 'text', text: 'a' },
-      ],
-    });
+    expect(one.messages[1]).toEqual(wireAssistant(block.thinking('p2', 'S2'), block.text('a')));
     const stripped = buildAnthropicMessages(history, { ...direct, stripAllThinking: true });
-    expect(stripped.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'a' }] });
+    expect(stripped.messages[1]).toEqual(wireAssistant(block.text('a')));
   });
 
   it('thinking disabled strips every thinking block (WIRE.md §2.6d)', () => {

@@ -11,83 +11,48 @@ import {
 } from '../../src/replay/bedrock-converse-self-heal.js';
 
 describe('Bedrock per-model policy table (SPEC §10, WIRE.md §3.1/§3.4)', () => {
-  it.each([
-    [
-      'us.anthropic.claude-3-7-sonnet-20250219-v1:0',
-      'claude',
-      'signed',
-      { style: 'anthropic-thinking', mode: 'enabled' },
-      'elide-placeholder',
-    ],
-    [
-      'us.anthropic.claude-sonnet-4-20250514-v1:0',
-      'claude',
-      'signed',
-      { style: 'anthropic-thinking', mode: 'enabled' },
-      'elide-placeholder',
-    ],
-    [
-      'anthropic.claude-sonnet-4-5-20250929-v1:0',
-      'claude',
-      'signed',
-      { style: 'anthropic-thinking', mode: 'enabled' },
-      'elide-placeholder',
-    ],
-    [
-      'anthropic.claude-haiku-4-5-20251001-v1:0',
-      'claude',
-      'signed',
-      { style: 'anthropic-thinking', mode: 'enabled' },
-      'elide-placeholder',
-    ],
-    [
-      'us.anthropic.claude-sonnet-4-6',
-      'claude-adaptive',
-      'signed',
-      { style: 'anthropic-thinking', mode: 'adaptive' },
-      'elide-placeholder',
-    ],
-    [
-      'us.anthropic.claude-opus-4-6-v1',
-      'claude-adaptive',
-      'signed',
-      { style: 'anthropic-thinking', mode: 'adaptive' },
-      'elide-placeholder',
-    ],
-    [
-      'anthropic.claude-sonnet-5',
-      'claude-adaptive',
-      'signed',
-      { style: 'anthropic-thinking', mode: 'adaptive' },
-      'elide-placeholder',
-    ],
-    [
-      'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-sonnet-4-6',
-      'claude-adaptive',
-      'signed',
-      { style: 'anthropic-thinking', mode: 'adaptive' },
-      'elide-placeholder',
-    ],
-    ['us.deepseek.r1-v1:0', 'deepseek', 'strip', { style: 'none' }, 'elide-placeholder'],
-    ['moonshot.kimi-k2-thinking', 'kimi', 'unsigned', { style: 'none' }, 'think-text'],
-    ['qwen.qwen3-32b-v1:0', 'qwen', 'unsigned', { style: 'reasoning-config' }, 'think-text'],
-    ['openai.gpt-oss-120b-1:0', 'gpt-oss', 'unsigned', { style: 'reasoning-effort' }, 'think-text'],
-    ['minimax.minimax-m2', 'minimax', 'unsigned', { style: 'none' }, 'think-text'],
-    ['amazon.nova-pro-v1:0', 'default', 'strip', { style: 'none' }, 'elide-placeholder'],
-  ] as const)('%s → %s / %s', (model, family, replay, request, reasoningOnlyTurn) => {
-    const row = resolveBedrockModelPolicy(model);
-    expect({
-      family: row.family,
-      replay: row.replay,
-      request: row.request,
-      reasoningOnlyTurn: row.reasoningOnlyTurn,
-    }).toEqual({
-      family,
-      replay,
-      request,
-      reasoningOnlyTurn,
-    });
+  /** The expected row fields: family, replay rule, request shape, reasoning-only turn rule. */
+  const policy = (family: string, replay: string, request: object, reasoningOnlyTurn: string) => ({
+    family,
+    replay,
+    request,
+    reasoningOnlyTurn,
   });
+  const CLAUDE = policy('claude', 'signed', { style: 'anthropic-thinking', mode: 'enabled' }, 'elide-placeholder');
+  const ADAPTIVE = policy(
+    'claude-adaptive',
+    'signed',
+    { style: 'anthropic-thinking', mode: 'adaptive' },
+    'elide-placeholder',
+  );
+  const rows: [string, ReturnType<typeof policy>][] = [
+    ['us.anthropic.claude-3-7-sonnet-20250219-v1:0', CLAUDE],
+    ['us.anthropic.claude-sonnet-4-20250514-v1:0', CLAUDE],
+    ['anthropic.claude-sonnet-4-5-20250929-v1:0', CLAUDE],
+    ['anthropic.claude-haiku-4-5-20251001-v1:0', CLAUDE],
+    ['us.anthropic.claude-sonnet-4-6', ADAPTIVE],
+    ['us.anthropic.claude-opus-4-6-v1', ADAPTIVE],
+    ['anthropic.claude-sonnet-5', ADAPTIVE],
+    ['arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-sonnet-4-6', ADAPTIVE],
+    ['us.deepseek.r1-v1:0', policy('deepseek', 'strip', { style: 'none' }, 'elide-placeholder')],
+    ['moonshot.kimi-k2-thinking', policy('kimi', 'unsigned', { style: 'none' }, 'think-text')],
+    ['qwen.qwen3-32b-v1:0', policy('qwen', 'unsigned', { style: 'reasoning-config' }, 'think-text')],
+    ['openai.gpt-oss-120b-1:0', policy('gpt-oss', 'unsigned', { style: 'reasoning-effort' }, 'think-text')],
+    ['minimax.minimax-m2', policy('minimax', 'unsigned', { style: 'none' }, 'think-text')],
+    ['amazon.nova-pro-v1:0', policy('default', 'strip', { style: 'none' }, 'elide-placeholder')],
+  ];
+  it.each(rows.map(([model, expected]) => [model, expected.family, expected.replay, expected] as const))(
+    '%s → %s / %s',
+    (model, _family, _replay, expected) => {
+      const row = resolveBedrockModelPolicy(model);
+      expect({
+        family: row.family,
+        replay: row.replay,
+        request: row.request,
+        reasoningOnlyTurn: row.reasoningOnlyTurn,
+      }).toEqual(expected);
+    },
+  );
 
   it('every row cites its evidence', () => {
     for (const row of [...BEDROCK_MODEL_POLICIES, BEDROCK_DEFAULT_POLICY])

@@ -4,6 +4,7 @@ import type { OriginStamp } from '../../src/core/origin.js';
 import { resolveBedrockModelPolicy } from '../../src/replay/bedrock-converse-policy.js';
 import type { BedrockReplayTarget } from '../../src/replay/bedrock-converse-replay.js';
 import { bedrockIssuerMatches, replayBedrockAssistantTurn } from '../../src/replay/bedrock-converse-replay.js';
+import { decision, toolCall } from '../support/messages.js';
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const HOST = 'bedrock-runtime.us-east-1.amazonaws.com';
@@ -12,7 +13,7 @@ const claudeOrigin: OriginStamp = { api: 'bedrock_converse', provider: 'bedrock'
 const signedTurn: AssistantMessage = {
   role: 'assistant',
   content: null,
-  tool_calls: [{ id: 'tooluse_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } }],
+  tool_calls: [toolCall('tooluse_1', 'read_file', '{"path":"a.txt"}')],
   reasoning: 'I will read it.',
   reasoning_content: 'I will read it.',
   reasoning_details: [
@@ -90,20 +91,8 @@ describe('signed replay and origin scoping (SPEC §10, §23.2)', () => {
     const turn = replay(foreign, CLAUDE);
     expect(turn.content).toEqual(TOOL_ONLY);
     expect(turn.decisions).toEqual([
-      {
-        messageIndex: 3,
-        field: 'reasoningText',
-        action: 'dropped',
-        reason: 'foreign origin: signature bound to another model or endpoint',
-        bytes: 5,
-      },
-      {
-        messageIndex: 3,
-        field: 'redactedContent',
-        action: 'dropped',
-        reason: 'foreign origin: signature bound to another model or endpoint',
-        bytes: 12,
-      },
+      decision(3, 'reasoningText', 'dropped', 'foreign origin: signature bound to another model or endpoint', 5),
+      decision(3, 'redactedContent', 'dropped', 'foreign origin: signature bound to another model or endpoint', 12),
     ]);
     expect(
       bedrockIssuerMatches(foreign.origin, { model: CLAUDE, host: 'api.anthropic.com', reasoningEnabled: true }),
@@ -177,13 +166,7 @@ describe('reasoning-only assistant turns follow the per-model shape rule (WIRE.m
 
   it('a signed block kept then elided is reported as dropped, with the reason', () => {
     expect(replay(reasoningOnly, CLAUDE).decisions).toEqual([
-      {
-        messageIndex: 3,
-        field: 'reasoningText',
-        action: 'dropped',
-        reason: 'reasoning-only turn (claude): the model rejects it as prefill',
-        bytes: 4,
-      },
+      decision(3, 'reasoningText', 'dropped', 'reasoning-only turn (claude): the model rejects it as prefill', 4),
     ]);
   });
 });
@@ -193,7 +176,7 @@ describe('tool uses are re-sourced from tool_calls', () => {
     const message: AssistantMessage = {
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: 'tooluse_x', type: 'function', function: { name: 'json', arguments: '{"name":"Pizza"}' } }],
+      tool_calls: [toolCall('tooluse_x', 'json', '{"name":"Pizza"}')],
       bedrock_content_blocks: [
         { reasoningContent: { reasoningText: { text: 'call json' } } },
         { toolUse: { toolUseId: 'tooluse_x', name: 'json<|channel|>commentary', input: { name: 'Pizza', size: 'L' } } },

@@ -7,81 +7,56 @@ import {
   resolveGeminiRoute,
   toolCallSignature,
 } from '../../src/replay/gemini-replay-policy.js';
+import { routeTo } from '../support/messages.js';
 
 describe('Gemini route facts (SPEC §11, §23.2)', () => {
-  it.each<
-    [
-      string,
-      Route,
-      { issuerKind: string; issuer: string; family: string | null; generation: number | null; thinkingStyle: string },
-    ]
-  >([
+  const gemini = (provider: string, model: string, baseUrl?: string) => routeTo('gemini', provider, model, baseUrl);
+  const facts = (
+    issuerKind: string,
+    issuer: string,
+    family: string | null,
+    generation: number | null,
+    thinkingStyle: string,
+  ) => ({ issuerKind, issuer, family, generation, thinkingStyle });
+  const VERTEX_REGIONAL = 'https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1';
+  const VERTEX_GLOBAL = 'https://aiplatform.googleapis.com/v1/projects/p/locations/global';
+  it.each<[string, Route, ReturnType<typeof facts>]>([
     [
       'AI Studio default',
-      { api: 'gemini', provider: 'gemini', model: 'gemini-3-pro-preview' },
-      { issuerKind: 'ai-studio', issuer: 'ai-studio', family: 'gemini-3.0', generation: 3, thinkingStyle: 'level' },
+      gemini('gemini', 'gemini-3-pro-preview'),
+      facts('ai-studio', 'ai-studio', 'gemini-3.0', 3, 'level'),
     ],
     [
       'AI Studio host, models/ prefix',
-      {
-        api: 'gemini',
-        provider: 'google',
-        model: 'models/gemini-2.5-flash',
-        baseUrl: 'https://generativelanguage.googleapis.com/v1beta',
-      },
-      { issuerKind: 'ai-studio', issuer: 'ai-studio', family: 'gemini-2.5', generation: 2, thinkingStyle: 'budget' },
+      gemini('google', 'models/gemini-2.5-flash', 'https://generativelanguage.googleapis.com/v1beta'),
+      facts('ai-studio', 'ai-studio', 'gemini-2.5', 2, 'budget'),
     ],
     [
       'Vertex regional host',
-      {
-        api: 'gemini',
-        provider: 'gemini',
-        model: 'gemini-3.1-pro-preview',
-        baseUrl: 'https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1',
-      },
-      { issuerKind: 'vertex', issuer: 'vertex', family: 'gemini-3.1', generation: 3, thinkingStyle: 'level' },
+      gemini('gemini', 'gemini-3.1-pro-preview', VERTEX_REGIONAL),
+      facts('vertex', 'vertex', 'gemini-3.1', 3, 'level'),
     ],
     [
       'Vertex global host',
-      {
-        api: 'gemini',
-        provider: 'x',
-        model: 'gemini-3-flash-preview',
-        baseUrl: 'https://aiplatform.googleapis.com/v1/projects/p/locations/global',
-      },
-      { issuerKind: 'vertex', issuer: 'vertex', family: 'gemini-3.0', generation: 3, thinkingStyle: 'level' },
+      gemini('x', 'gemini-3-flash-preview', VERTEX_GLOBAL),
+      facts('vertex', 'vertex', 'gemini-3.0', 3, 'level'),
     ],
     [
       'Vertex provider id without URL',
-      { api: 'gemini', provider: 'Vertex', model: 'gemini-2.5-pro' },
-      { issuerKind: 'vertex', issuer: 'vertex', family: 'gemini-2.5', generation: 2, thinkingStyle: 'budget' },
+      gemini('Vertex', 'gemini-2.5-pro'),
+      facts('vertex', 'vertex', 'gemini-2.5', 2, 'budget'),
     ],
     [
       'emulator, Vertex path shape',
-      {
-        api: 'gemini',
-        provider: 'gemini',
-        model: 'gemini-3-pro-preview',
-        baseUrl: 'http://127.0.0.1:8080/v1/projects/p/locations/l',
-      },
-      { issuerKind: 'vertex', issuer: 'vertex@127.0.0.1', family: 'gemini-3.0', generation: 3, thinkingStyle: 'level' },
+      gemini('gemini', 'gemini-3-pro-preview', 'http://127.0.0.1:8080/v1/projects/p/locations/l'),
+      facts('vertex', 'vertex@127.0.0.1', 'gemini-3.0', 3, 'level'),
     ],
     [
       'emulator, AI Studio path shape',
-      { api: 'gemini', provider: 'gemini', model: 'gemini-flash-latest', baseUrl: 'http://127.0.0.1:8080/v1beta' },
-      {
-        issuerKind: 'ai-studio',
-        issuer: 'ai-studio@127.0.0.1',
-        family: 'gemini-flash-latest',
-        generation: null,
-        thinkingStyle: 'budget',
-      },
+      gemini('gemini', 'gemini-flash-latest', 'http://127.0.0.1:8080/v1beta'),
+      facts('ai-studio', 'ai-studio@127.0.0.1', 'gemini-flash-latest', null, 'budget'),
     ],
-    [
-      'not a Gemini model',
-      { api: 'gemini', provider: 'gemini', model: 'some-proxy-model' },
-      { issuerKind: 'ai-studio', issuer: 'ai-studio', family: null, generation: null, thinkingStyle: 'budget' },
-    ],
+    ['not a Gemini model', gemini('gemini', 'some-proxy-model'), facts('ai-studio', 'ai-studio', null, null, 'budget')],
   ])('%s', (_label, route, expected) => {
     expect(resolveGeminiRoute(route)).toMatchObject(expected);
   });

@@ -1,9 +1,18 @@
 import { describe, expect, test } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
-import type { Message } from '../../src/core/message.js';
+import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { Route } from '../../src/core/route.js';
 import { routeReads, shapeWireCarriers } from '../../src/replay/replay-carrier-shaping.js';
 import { buildChatCompletionsMessages } from '../../src/replay/replay-chat-messages.js';
+import { block, decision } from '../support/messages.js';
+
+/** An assistant answer `a` whose readable `text` travels in both reasoning_content and reasoning. */
+const readableAnswer = (text: string): AssistantMessage => ({
+  role: 'assistant',
+  content: 'a',
+  reasoning_content: text,
+  reasoning: text,
+});
 
 const route = (provider: string, model: string, baseUrl?: string): Route => ({
   api: 'chat_completions',
@@ -233,26 +242,15 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
 
   test('a foreign Anthropic-native thinking entry is dropped whole on a chat route; its text travels in reasoning', () => {
     const anthropicTurn: Message = {
-      role: 'assistant',
-      content: 'a',
-      reasoning: 'native thought',
-      reasoning_content: 'native thought',
-      reasoning_details: [
-        { type: 'thinking', thinking: 'native thought', signature: 'EqQB' },
-        { type: 'redacted_thinking', data: 'EmwK' },
-      ],
+      ...readableAnswer('native thought'),
+      reasoning_details: [block.thinking('native thought', 'EqQB'), block.redacted('EmwK')],
       origin: { api: 'anthropic_messages', provider: 'anthropic', host: 'api.anthropic.com', model: 'claude-opus-4-8' },
     };
     const result = buildChatCompletionsMessages(
       [anthropicTurn],
       route('openrouter', 'anthropic/claude-opus-4.8', 'https://openrouter.ai/api/v1'),
     );
-    expect(result.messages[0]).toEqual({
-      role: 'assistant',
-      content: 'a',
-      reasoning_content: 'native thought',
-      reasoning: 'native thought',
-    });
+    expect(result.messages[0]).toEqual(readableAnswer('native thought'));
   });
 
   test('same issuer and model: every blob verbatim', () => {
@@ -282,27 +280,12 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
       route('kilocode', 'anthropic/claude-sonnet-4', 'https://api.kilo.ai/api/openrouter'),
     );
     expect(result.messages[0]).toEqual({
-      role: 'assistant',
-      content: 'a',
-      reasoning_content: 'claude thinks',
-      reasoning: 'claude thinks',
+      ...readableAnswer('claude thinks'),
       reasoning_details: [summary, { type: 'reasoning.text', text: 'claude thinks', format: 'anthropic-claude-v1' }],
     });
     expect(result.decisions.filter((decision) => decision.reason === 'foreign origin')).toEqual([
-      {
-        messageIndex: 0,
-        field: 'reasoning_details[1] (reasoning.encrypted)',
-        action: 'dropped',
-        reason: 'foreign origin',
-        bytes: 47,
-      },
-      {
-        messageIndex: 0,
-        field: 'reasoning_details[2].signature (reasoning.text)',
-        action: 'dropped',
-        reason: 'foreign origin',
-        bytes: 4,
-      },
+      decision(0, 'reasoning_details[1] (reasoning.encrypted)', 'dropped', 'foreign origin', 47),
+      decision(0, 'reasoning_details[2].signature (reasoning.text)', 'dropped', 'foreign origin', 4),
     ]);
   });
 
@@ -333,13 +316,7 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
       route('custom', 'claude-sonnet-4', 'https://proxy.githubcopilot.com'),
     );
     expect(other.messages[0]).toEqual({ role: 'assistant', content: null, tool_calls: [toolCall] });
-    expect(other.decisions).toContainEqual({
-      messageIndex: 0,
-      field: 'reasoning_opaque',
-      action: 'dropped',
-      reason: 'foreign origin',
-      bytes: 6,
-    });
+    expect(other.decisions).toContainEqual(decision(0, 'reasoning_opaque', 'dropped', 'foreign origin', 6));
   });
 
   test('a Gemini tool-call signature from another issuer is dropped', () => {
@@ -356,12 +333,7 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
     expect((home.messages[0]?.['tool_calls'] as JsonObject[])[0]).toHaveProperty('extra_content');
     const away = buildChatCompletionsMessages([geminiMessage], route('openrouter', 'google/gemini-3-pro'));
     expect((away.messages[0]?.['tool_calls'] as JsonObject[])[0]).toEqual(toolCall);
-    expect(away.decisions).toContainEqual({
-      messageIndex: 0,
-      field: 'tool_calls[0].extra_content',
-      action: 'dropped',
-      reason: 'foreign origin',
-    });
+    expect(away.decisions).toContainEqual(decision(0, 'tool_calls[0].extra_content', 'dropped', 'foreign origin'));
   });
 });
 
@@ -391,13 +363,7 @@ describe('SPEC §6 + §23.3 builder: decisions, purity, idempotence', () => {
     expect(result.decisions).toEqual([
       { messageIndex: 1, field: 'reasoning_content', action: 'kept', reason: 'route reads it', bytes: 4 },
       { messageIndex: 1, field: 'reasoning', action: 'dropped', reason: 'not read by fallback route', bytes: 4 },
-      {
-        messageIndex: 1,
-        field: 'reasoning_details',
-        action: 'dropped',
-        reason: 'not read by fallback route',
-        bytes: 22,
-      },
+      decision(1, 'reasoning_details', 'dropped', 'not read by fallback route', 22),
       { messageIndex: 2, field: 'reasoning_content', action: 'padded', reason: 'must-echo pad (deepseek)', bytes: 1 },
     ]);
     expect(result.pad).toBe(true);
@@ -410,13 +376,7 @@ describe('SPEC §6 + §23.3 builder: decisions, purity, idempotence', () => {
     const learned = buildChatCompletionsMessages(history, route('openrouter', 'm'), {
       rejected: ['reasoning_details'],
     });
-    expect(learned.decisions).toContainEqual({
-      messageIndex: 1,
-      field: 'reasoning_details',
-      action: 'dropped',
-      reason: 'learned verdict',
-      bytes: 22,
-    });
+    expect(learned.decisions).toContainEqual(decision(1, 'reasoning_details', 'dropped', 'learned verdict', 22));
     expect(learned.carriers).toEqual(['reasoning_content', 'reasoning']);
   });
 
@@ -428,13 +388,7 @@ describe('SPEC §6 + §23.3 builder: decisions, purity, idempotence', () => {
       tool_calls: [toolCall],
       reasoning_content: ' ',
     });
-    expect(result.decisions).toContainEqual({
-      messageIndex: 2,
-      field: 'reasoning_content',
-      action: 'padded',
-      reason: 'opt-in echo pad',
-      bytes: 1,
-    });
+    expect(result.decisions).toContainEqual(decision(2, 'reasoning_content', 'padded', 'opt-in echo pad', 1));
   });
 
   test('never mutates the history and shares unchanged nested values', () => {

@@ -6,6 +6,7 @@ import { GOOGLE_NATIVE_ASSISTANT_TYPE, getProvider } from '../../src/providers/p
 import { buildChatReplay } from '../../src/replay/replay-chat-messages.js';
 import { unreadCarrierDecisions } from '../../src/replay/replay-native-drops.js';
 import { type Carrier, resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
+import { decision, originStamp, toolCall } from '../support/messages.js';
 
 /**
  * SPEC §24.11: provider-declared namespaced native carriers, through the pure chat-completions
@@ -55,13 +56,15 @@ describe('SPEC §24.11 provider-declared native carriers', () => {
     const result = replay([assistant([GOOGLE, TEXT])], OAUTH);
     expect(result.messages[0]?.['reasoning_details']).toEqual([GOOGLE, TEXT]);
     expect((result.messages[0]?.['reasoning_details'] as JsonObject[])[0]).toBe(GOOGLE);
-    expect(result.decisions).toContainEqual({
-      messageIndex: 0,
-      field: 'reasoning_details[0] (google.native_assistant)',
-      action: 'kept',
-      reason: 'provider declares this native carrier',
-      bytes: expect.any(Number) as number,
-    });
+    expect(result.decisions).toContainEqual(
+      decision(
+        0,
+        'reasoning_details[0] (google.native_assistant)',
+        'kept',
+        'provider declares this native carrier',
+        expect.any(Number) as number,
+      ),
+    );
   });
 
   test('any other namespaced entry is stripped, even one no registered provider declares, with a decision', () => {
@@ -99,17 +102,12 @@ describe('SPEC §24.11 provider-declared native carriers', () => {
   });
 
   test('a session that switches away from the owner and back: the owner gets its entry back byte for byte', () => {
-    const origin = {
-      api: 'chat_completions' as const,
-      provider: 'gemini-oauth',
-      host: 'relay.example.com',
-      model: 'gemini-3-pro',
-    };
+    const origin = originStamp('chat_completions', 'gemini-oauth', 'relay.example.com', 'gemini-3-pro');
     const history: Message[] = [
       { role: 'user', content: 'list files' },
       assistant([GOOGLE, TEXT], {
         content: null,
-        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }],
+        tool_calls: [toolCall('c1', 'ls')],
         origin,
       }),
       { role: 'tool', tool_call_id: 'c1', content: 'a.txt' },
@@ -130,29 +128,26 @@ describe('SPEC §24.11 provider-declared native carriers', () => {
         (decision) => decision.messageIndex === 1 && decision.field.startsWith('reasoning_details'),
       ),
     ).toEqual([
-      {
-        messageIndex: 1,
-        field: 'reasoning_details',
-        action: 'dropped',
-        reason: 'not read by fallback route',
-        bytes: 'reasoning.text'.length + 'plan the call'.length,
-      },
-      {
-        messageIndex: 1,
-        field: 'reasoning_details[0] (google.native_assistant)',
-        action: 'dropped',
-        reason: 'native carrier of another provider',
-        bytes: 'google.native_assistant'.length + 'G-SIG=='.length,
-      },
+      decision(
+        1,
+        'reasoning_details',
+        'dropped',
+        'not read by fallback route',
+        'reasoning.text'.length + 'plan the call'.length,
+      ),
+      decision(
+        1,
+        'reasoning_details[0] (google.native_assistant)',
+        'dropped',
+        'native carrier of another provider',
+        'google.native_assistant'.length + 'G-SIG=='.length,
+      ),
     ]);
     expect(fallback.messages[1]?.['reasoning_details']).toEqual([TEXT]);
     expect(fallback.decisions).toContainEqual(
-      expect.objectContaining({
-        messageIndex: 1,
-        field: 'reasoning_details[0] (google.native_assistant)',
-        action: 'dropped',
-        reason: 'native carrier of another provider',
-      }),
+      expect.objectContaining(
+        decision(1, 'reasoning_details[0] (google.native_assistant)', 'dropped', 'native carrier of another provider'),
+      ),
     );
     // Back on the owner: the same bytes as the first request and as stored.
     const sent = (back.messages[1]?.['reasoning_details'] as JsonObject[])[0];
@@ -178,13 +173,13 @@ describe('SPEC §24.11 provider-declared native carriers', () => {
     const message = assistant([{ type: 'hermes.native_assistant', extra_content: {} }, GOOGLE]);
     if (message.role !== 'assistant') throw new Error('assistant expected');
     expect(unreadCarrierDecisions(message, 3, 'gemini')).toEqual([
-      {
-        messageIndex: 3,
-        field: 'reasoning_details[1] (google.native_assistant)',
-        action: 'dropped',
-        reason: 'not read by gemini',
-        bytes: expect.any(Number) as number,
-      },
+      decision(
+        3,
+        'reasoning_details[1] (google.native_assistant)',
+        'dropped',
+        'not read by gemini',
+        expect.any(Number) as number,
+      ),
     ]);
   });
 });

@@ -10,6 +10,7 @@ import { prepareAnthropicMessages } from '../../src/transports/anthropic-message
 import { prepareGemini } from '../../src/transports/gemini/gemini-encode.js';
 import { prepareResponses } from '../../src/transports/responses/responses-encode.js';
 import type { TransportRequest } from '../../src/transports/shared/transport.js';
+import { decision, signedAnswer } from '../support/messages.js';
 
 const ENCRYPTED = 'gAAAA'.repeat(20);
 const responsesTurn: Message = {
@@ -28,14 +29,13 @@ const responsesTurn: Message = {
   origin: { api: 'codex_responses', provider: 'openai-responses', host: 'api.openai.com', model: 'gpt-5.4' },
 };
 const anthropicTurn: Message = {
-  role: 'assistant',
-  content: 'a2',
+  ...signedAnswer('a2', 'think', 'SIGNATURE', {
+    api: 'anthropic_messages',
+    provider: 'anthropic',
+    host: '',
+    model: 'claude-opus-4-8',
+  }),
   reasoning_content: 'think',
-  anthropic_content_blocks: [
-    { type: 'thinking', thinking: 'think', signature: 'SIGNATURE' },
-    { type: 'text', text: 'a2' },
-  ],
-  origin: { api: 'anthropic_messages', provider: 'anthropic', host: '', model: 'claude-opus-4-8' },
 };
 const history: Message[] = [
   { role: 'user', content: 'q1' },
@@ -66,20 +66,18 @@ const responses = prepareResponses(
 
 describe('SPEC §24.10 every drop explained', () => {
   it('Gemini records the foreign encrypted item and signed thinking it leaves out', () => {
-    expect(gemini.decisions).toContainEqual({
-      messageIndex: 1,
-      field: 'codex_reasoning_items[0]',
-      action: 'dropped',
-      reason: 'foreign origin',
-      bytes: ENCRYPTED.length,
-    });
-    expect(gemini.decisions).toContainEqual({
-      messageIndex: 3,
-      field: 'anthropic_content_blocks[0] (thinking)',
-      action: 'dropped',
-      reason: 'foreign origin',
-      bytes: 'SIGNATURE'.length + 'think'.length,
-    });
+    expect(gemini.decisions).toContainEqual(
+      decision(1, 'codex_reasoning_items[0]', 'dropped', 'foreign origin', ENCRYPTED.length),
+    );
+    expect(gemini.decisions).toContainEqual(
+      decision(
+        3,
+        'anthropic_content_blocks[0] (thinking)',
+        'dropped',
+        'foreign origin',
+        'SIGNATURE'.length + 'think'.length,
+      ),
+    );
     expect(gemini.decisions).toContainEqual(
       expect.objectContaining({ messageIndex: 1, field: 'reasoning_content', action: 'dropped' }),
     );

@@ -13,6 +13,7 @@ import {
   withoutRejectedEntries,
 } from '../../src/replay/replay-relay-signature.js';
 import { resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
+import { decision, originStamp } from '../support/messages.js';
 
 const signed = { type: 'reasoning.text', text: 'plan', signature: 'SIG', format: 'anthropic-claude-v1', index: 0 };
 const encrypted = { type: 'reasoning.encrypted', data: 'BLOB', id: 'rs_1', format: 'openai-responses-v1', index: 1 };
@@ -48,12 +49,7 @@ describe('SPEC §24.8 relay fingerprints', () => {
   });
 
   it('a rebuild on the OpenRouter route drops the remembered entries and explains each drop', () => {
-    const origin = {
-      api: 'chat_completions' as const,
-      provider: 'openrouter',
-      host: 'openrouter.ai',
-      model: 'anthropic/claude-sonnet-4.5',
-    };
+    const origin = originStamp('chat_completions', 'openrouter', 'openrouter.ai', 'anthropic/claude-sonnet-4.5');
     const history: Message[] = [
       { role: 'user', content: 'q' },
       { role: 'assistant', content: 'a', reasoning: 'plan', reasoning_details: [signed, encrypted], origin },
@@ -75,13 +71,9 @@ describe('SPEC §24.8 relay fingerprints', () => {
     expect(rebuilt.messages[1]?.['reasoning_details']).toBeUndefined();
     // The readable reasoning still travels.
     expect(rebuilt.messages[1]?.['reasoning']).toBe('plan');
-    expect(rebuilt.decisions).toContainEqual({
-      messageIndex: 1,
-      field: 'reasoning_details[0] (reasoning.text)',
-      action: 'dropped',
-      reason: 'fingerprint rejected',
-      bytes: 40,
-    });
+    expect(rebuilt.decisions).toContainEqual(
+      decision(1, 'reasoning_details[0] (reasoning.text)', 'dropped', 'fingerprint rejected', 40),
+    );
     expect(rebuilt.decisions).toContainEqual(
       expect.objectContaining({ field: 'reasoning_details[1] (reasoning.encrypted)', reason: 'fingerprint rejected' }),
     );

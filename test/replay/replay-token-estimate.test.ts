@@ -7,6 +7,7 @@ import {
   estimateTextTokens,
   staleThinkingReachesWire,
 } from '../../src/replay/replay-token-estimate.js';
+import { toolCall } from '../support/messages.js';
 
 const stale = { chargeStaleThinking: false, newestAssistant: false };
 const charged = { chargeStaleThinking: true, newestAssistant: false };
@@ -37,7 +38,7 @@ describe('SPEC §15 rough token estimate', () => {
     const message: Message = {
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: 'x', type: 'function', function: { name: 'abcd', arguments: '{"p":"abcdefgh"}' } }],
+      tool_calls: [toolCall('x', 'abcd', '{"p":"abcdefgh"}')],
     };
     expect(estimateMessageTokens(message, stale)).toBe(MESSAGE_FRAMING_TOKENS + 1 + 4);
   });

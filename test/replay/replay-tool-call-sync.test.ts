@@ -5,6 +5,7 @@ import {
   syncToolCallSidecars,
   withoutDuplicateToolCalls,
 } from '../../src/replay/replay-tool-call-sync.js';
+import { decision } from '../support/messages.js';
 
 /** Tool calls and native sidecars stay in step (SPEC §9.3, §10, §11): one pure place, every sidecar. */
 
@@ -88,24 +89,9 @@ describe('replay-tool-call-sync', () => {
   it('a stored message whose calls were dropped before its sidecars: one decision per block left out', () => {
     const message = { ...captured(), tool_calls: [call('call_A'), call('call_C', 'b.txt')] };
     expect(syncToolCallSidecars(message, 7).decisions).toEqual([
-      {
-        messageIndex: 7,
-        field: 'anthropic_content_blocks[3] (tool_use)',
-        action: 'dropped',
-        reason: 'tool call no longer in the message',
-      },
-      {
-        messageIndex: 7,
-        field: 'bedrock_content_blocks[2] (toolUse)',
-        action: 'dropped',
-        reason: 'tool call no longer in the message',
-      },
-      {
-        messageIndex: 7,
-        field: 'gemini_content_parts[2] (functionCall)',
-        action: 'dropped',
-        reason: 'tool call named twice',
-      },
+      decision(7, 'anthropic_content_blocks[3] (tool_use)', 'dropped', 'tool call no longer in the message'),
+      decision(7, 'bedrock_content_blocks[2] (toolUse)', 'dropped', 'tool call no longer in the message'),
+      decision(7, 'gemini_content_parts[2] (functionCall)', 'dropped', 'tool call named twice'),
     ]);
   });
 });

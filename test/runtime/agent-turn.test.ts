@@ -1,16 +1,13 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError, StreamError, type HermesError } from '../../src/core/errors.js';
 import { EventStream } from '../../src/core/event-stream.js';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { Route } from '../../src/core/route.js';
-import { silentLogger } from '../../src/logging/logger.js';
-import { runAgentTurn, TurnInterruptedError, type AgentTurnOptions } from '../../src/runtime/agent-turn.js';
+import { runAgentTurn, TurnInterruptedError } from '../../src/runtime/agent-turn.js';
 import { INTERRUPTED_TOOL_RESULT } from '../../src/runtime/runtime-history.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../../src/transports/shared/transport.js';
+import { makeWorkspace, turnOptions } from './runtime-test-helpers.js';
 
 type Reply = AssistantMessage | HermesError;
 
@@ -57,18 +54,7 @@ async function setup(replies: Reply[]) {
   const store = createMemorySessionStore();
   const session = await store.createSession({});
   const transport = scriptedTransport(replies);
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-runtime-')));
-  writeFileSync(join(workspace, 'notes.txt'), 'alpha beta\n');
-  const options: AgentTurnOptions = {
-    store,
-    sessionId: session.id,
-    route,
-    reasoning: { enabled: true },
-    workspace,
-    approve: async () => false,
-    logger: silentLogger(),
-    transportFor: () => transport,
-  };
+  const options = turnOptions({ store, sessionId: session.id, route, workspace: makeWorkspace(), transport });
   return { store, session, transport, options };
 }
 

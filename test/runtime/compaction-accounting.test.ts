@@ -4,6 +4,7 @@ import type { Route } from '../../src/core/route.js';
 import { estimateRequestTokens, estimateTextTokens } from '../../src/replay/replay-token-estimate.js';
 import { resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
 import { messageCosts, planCompaction } from '../../src/runtime/compaction-plan.js';
+import { routeTo } from '../support/messages.js';
 
 /**
  * SPEC §14–§15 accounting as compaction sees it: which routes charge old thinking (the Anthropic
@@ -11,79 +12,33 @@ import { messageCosts, planCompaction } from '../../src/runtime/compaction-plan.
  * anchor overrides the estimate, and that opaque bytes never count on any route.
  */
 
-const NO_NOUS_ENV = undefined;
+/** An Anthropic Messages route. */
+const anthropic = (provider: string, model: string, baseUrl?: string) =>
+  routeTo('anthropic_messages', provider, model, baseUrl);
+const NOUS_HOST = 'https://inference-api.nousresearch.com/v1';
+const NOUS_ENV_HOST = 'https://nous.example.net/v1';
 
-const staleThinkingRoutes: [string, Route, string | undefined, boolean][] = [
+/** Name, route, whether old thinking is charged, and NOUS_INFERENCE_BASE_URL when set. */
+const staleThinkingRoutes: [string, Route, boolean, string?][] = [
   // SPEC §9.1: opus ≥ 4.5 preserves prior thinking; on its own API (native, §9.2) it travels.
-  [
-    'Anthropic direct, claude-opus-4-8',
-    { api: 'anthropic_messages', provider: 'anthropic', model: 'claude-opus-4-8' },
-    NO_NOUS_ENV,
-    true,
-  ],
+  ['Anthropic direct, claude-opus-4-8', anthropic('anthropic', 'claude-opus-4-8'), true],
   // sonnet 4.5 keeps only the in-flight loop's thinking: older turns are not sent.
-  [
-    'Anthropic direct, claude-sonnet-4-5',
-    { api: 'anthropic_messages', provider: 'anthropic', model: 'claude-sonnet-4-5' },
-    NO_NOUS_ENV,
-    false,
-  ],
-  [
-    'Nous inference host (native)',
-    {
-      api: 'anthropic_messages',
-      provider: 'nous',
-      model: 'claude-opus-4-8',
-      baseUrl: 'https://inference-api.nousresearch.com/v1',
-    },
-    NO_NOUS_ENV,
-    true,
-  ],
-  [
-    'NOUS_INFERENCE_BASE_URL host (native)',
-    { api: 'anthropic_messages', provider: 'nous', model: 'claude-opus-4-8', baseUrl: 'https://nous.example.net/v1' },
-    'https://nous.example.net/v1',
-    true,
-  ],
+  ['Anthropic direct, claude-sonnet-4-5', anthropic('anthropic', 'claude-sonnet-4-5'), false],
+  ['Nous inference host (native)', anthropic('nous', 'claude-opus-4-8', NOUS_HOST), true],
+  ['NOUS_INFERENCE_BASE_URL host (native)', anthropic('nous', 'claude-opus-4-8', NOUS_ENV_HOST), true, NOUS_ENV_HOST],
   [
     'OpenRouter Anthropic-compatible (third party)',
-    {
-      api: 'anthropic_messages',
-      provider: 'openrouter',
-      model: 'anthropic/claude-opus-4-8',
-      baseUrl: 'https://openrouter.ai/api',
-    },
-    NO_NOUS_ENV,
+    anthropic('openrouter', 'anthropic/claude-opus-4-8', 'https://openrouter.ai/api'),
     false,
   ],
-  [
-    'MiniMax Anthropic endpoint',
-    {
-      api: 'anthropic_messages',
-      provider: 'minimax',
-      model: 'MiniMax-M2',
-      baseUrl: 'https://api.minimax.io/anthropic',
-    },
-    NO_NOUS_ENV,
-    true,
-  ],
-  ['Responses', { api: 'codex_responses', provider: 'openai', model: 'gpt-5.4' }, NO_NOUS_ENV, false],
-  [
-    'DeepSeek chat (RC)',
-    { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4-flash' },
-    NO_NOUS_ENV,
-    true,
-  ],
-  [
-    'Mistral (strict, nothing)',
-    { api: 'chat_completions', provider: 'mistral', model: 'magistral' },
-    NO_NOUS_ENV,
-    false,
-  ],
+  ['MiniMax Anthropic endpoint', anthropic('minimax', 'MiniMax-M2', 'https://api.minimax.io/anthropic'), true],
+  ['Responses', routeTo('codex_responses', 'openai', 'gpt-5.4'), false],
+  ['DeepSeek chat (RC)', routeTo('chat_completions', 'deepseek', 'deepseek-v4-flash'), true],
+  ['Mistral (strict, nothing)', routeTo('chat_completions', 'mistral', 'magistral'), false],
 ];
 
 describe('stale thinking charged per route (SPEC §14, §9.1–§9.2)', () => {
-  it.each(staleThinkingRoutes)('%s', (_name, route, nousEnv, expected) => {
+  it.each(staleThinkingRoutes)('%s', (_name, route, expected, nousEnv) => {
     expect(resolveRouteProfile(route, [], { nousInferenceBaseUrl: nousEnv }).chargeStaleThinking).toBe(expected);
   });
 });
@@ -111,13 +66,13 @@ function anthropicHistory(): Message[] {
 }
 
 describe('Anthropic accounting projection (SPEC §15)', () => {
-  const native: Route = { api: 'anthropic_messages', provider: 'anthropic', model: 'claude-opus-4-8' };
-  const thirdParty: Route = {
-    api: 'anthropic_messages',
-    provider: 'openrouter',
-    model: 'anthropic/claude-opus-4-8',
-    baseUrl: 'https://openrouter.ai/api',
-  };
+  const native = routeTo('anthropic_messages', 'anthropic', 'claude-opus-4-8');
+  const thirdParty = routeTo(
+    'anthropic_messages',
+    'openrouter',
+    'anthropic/claude-opus-4-8',
+    'https://openrouter.ai/api',
+  );
 
   it('prior thinking is charged ×1 on the native route and ×0 on OpenRouter-Anthropic; preflight, tail walk and plan move by the same amount', () => {
     const history = anthropicHistory();

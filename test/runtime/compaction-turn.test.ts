@@ -1,14 +1,13 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EventStream } from '../../src/core/event-stream.js';
 import type { AssistantMessage } from '../../src/core/message.js';
-import { silentLogger } from '../../src/logging/logger.js';
 import { runAgentTurn, type AgentEvent } from '../../src/runtime/agent-turn.js';
 import { COMPACTION_SUMMARY_PROMPT } from '../../src/runtime/compaction-run.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 import type { Transport, TransportRequest } from '../../src/transports/shared/transport.js';
+import { toolCall } from '../support/messages.js';
+import type { Route } from '../../src/core/route.js';
+import { makeWorkspace, turnOptions } from './runtime-test-helpers.js';
 
 /**
  * "compaction never loops", inside one agent turn: a compaction pass that frees nothing is
@@ -52,32 +51,29 @@ describe('automatic compaction inside a turn', () => {
       { role: 'user', content: 'x' },
       { role: 'assistant', content: 'y' },
     ]);
-    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-compaction-turn-')));
-    writeFileSync(join(workspace, 'notes.txt'), 'alpha beta\n');
+    const workspace = makeWorkspace('hermes-compaction-turn-');
     const transport = scriptedTransport([
       { role: 'assistant', content: 'A summary far longer than the three words it summarises. '.repeat(5) },
       {
         role: 'assistant',
         content: null,
-        tool_calls: [
-          { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } },
-        ],
+        tool_calls: [toolCall('call_1', 'read_file', '{"path":"notes.txt"}')],
       },
       { role: 'assistant', content: 'It says alpha beta.' },
     ]);
     const events: AgentEvent[] = [];
-    const result = await runAgentTurn(`read the file notes.txt ${'padding '.repeat(2000)}`, {
-      store,
-      sessionId: session.id,
-      route: { api: 'chat_completions', provider: 'acme', model: 'm1', baseUrl: 'http://x/v1' },
-      reasoning: { enabled: true },
-      workspace,
-      approve: async () => true,
-      logger: silentLogger(),
-      transportFor: () => transport,
-      compaction: { contextWindow: 1000, threshold: 0.8, keepTurns: 1 },
-      onEvent: (event) => events.push(event),
-    });
+    const route: Route = { api: 'chat_completions', provider: 'acme', model: 'm1', baseUrl: 'http://x/v1' };
+    const result = await runAgentTurn(
+      `read the file notes.txt ${'padding '.repeat(2000)}`,
+      turnOptions(
+        { store, sessionId: session.id, route, workspace, transport },
+        {
+          approve: async () => true,
+          compaction: { contextWindow: 1000, threshold: 0.8, keepTurns: 1 },
+          onEvent: (event) => events.push(event),
+        },
+      ),
+    );
     const isSummary = (request: TransportRequest) =>
       String(request.history[0]?.content ?? '').startsWith(COMPACTION_SUMMARY_PROMPT);
     expect(transport.requests.map(isSummary)).toEqual([true, false, false]);

@@ -1,13 +1,9 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { EventStream } from '../../src/core/event-stream.js';
 import type { AssistantMessage } from '../../src/core/message.js';
-import { silentLogger } from '../../src/logging/logger.js';
 import { runAgentTurn } from '../../src/runtime/agent-turn.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
-import type { Transport, TransportRequest } from '../../src/transports/shared/transport.js';
+import type { Route } from '../../src/core/route.js';
+import { makeWorkspace, transportAnswering, turnOptions } from './runtime-test-helpers.js';
 
 /**
  * A model that emits the same tool call twice (same name and arguments) gets it run once: the
@@ -30,34 +26,26 @@ it('a repeated tool call runs once and is stored once, its sidecar block too', a
     ],
   };
   const replies: AssistantMessage[] = [twice, { role: 'assistant', content: 'alpha beta' }];
-  const requests: TransportRequest[] = [];
-  const transport: Transport = {
+  const { transport, requests } = transportAnswering(replies, undefined, {
     api: 'anthropic_messages',
-    prepare: () => ({ url: 'http://x', body: {}, decisions: [], carriersSent: [], routeKey: 'anthropic|x|m' }),
-    send(request) {
-      requests.push({ ...request, history: structuredClone([...request.history]) });
-      const stream = new EventStream();
-      const message = replies.shift() as AssistantMessage;
-      queueMicrotask(() =>
-        stream.end({ type: 'finish', message, finishReason: { unified: 'stop', raw: 'stop' }, usage: null }),
-      );
-      return stream;
-    },
-  };
+    routeKey: 'anthropic|x|m',
+  });
+
   const store = createMemorySessionStore();
   const session = await store.createSession({});
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-runtime-')));
-  writeFileSync(join(workspace, 'notes.txt'), 'alpha beta\n');
-  await runAgentTurn('read notes.txt', {
-    store,
-    sessionId: session.id,
-    route: { api: 'anthropic_messages', provider: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: 'http://x' },
-    reasoning: { enabled: true },
-    workspace,
-    approve: async () => true,
-    logger: silentLogger(),
-    transportFor: () => transport,
-  });
+  const route: Route = {
+    api: 'anthropic_messages',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    baseUrl: 'http://x',
+  };
+  await runAgentTurn(
+    'read notes.txt',
+    turnOptions(
+      { store, sessionId: session.id, route, workspace: makeWorkspace(), transport },
+      { approve: async () => true },
+    ),
+  );
   const stored = await store.listMessages(session.id);
   const assistant = stored.find((message) => message.role === 'assistant') as AssistantMessage;
   expect(assistant.tool_calls?.map((call) => call.id)).toEqual(['toolu_1']);

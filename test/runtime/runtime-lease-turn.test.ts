@@ -1,9 +1,5 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EventStream } from '../../src/core/event-stream.js';
-import type { AssistantMessage, Message } from '../../src/core/message.js';
+import type { Message } from '../../src/core/message.js';
 import type { Route } from '../../src/core/route.js';
 import pino from 'pino';
 import { runAgentTurn, type AgentTurnOptions } from '../../src/runtime/agent-turn.js';
@@ -13,7 +9,8 @@ import { createMemorySessionStore } from '../../src/storage/memory-session-store
 import { SessionBusyError, SessionLeaseLostError } from '../../src/storage/session-lease.js';
 import type { SessionStore } from '../../src/storage/session-store.js';
 import { holdSessionLease } from '../../src/storage/session-lease-hold.js';
-import type { Transport, TransportRequest } from '../../src/transports/shared/transport.js';
+import type { Transport } from '../../src/transports/shared/transport.js';
+import { makeWorkspace, transportAnswering, turnOptions } from './runtime-test-helpers.js';
 
 /**
  * The runtime side of the session lease (SPEC §23.6) and of "store the answer first": a turn
@@ -23,41 +20,13 @@ import type { Transport, TransportRequest } from '../../src/transports/shared/tr
 
 const route: Route = { api: 'chat_completions', provider: 'acme', model: 'm1', baseUrl: 'http://x/v1' };
 
-function transportAnswering(replies: AssistantMessage[], onSend?: () => Promise<void>) {
-  const requests: TransportRequest[] = [];
-  const transport: Transport = {
-    api: 'chat_completions',
-    prepare: () => ({ url: 'http://x', body: {}, decisions: [], carriersSent: [], routeKey: 'acme|x|m1' }),
-    send(request) {
-      requests.push({ ...request, history: structuredClone([...request.history]) });
-      const stream = new EventStream();
-      const reply = replies.shift() ?? { role: 'assistant', content: 'done' };
-      void (async () => {
-        await onSend?.();
-        stream.end({ type: 'finish', message: reply, finishReason: { unified: 'stop', raw: 'stop' }, usage: null });
-      })();
-      return stream;
-    },
-  };
-  return { transport, requests };
-}
-
 async function setup(store: SessionStore = createMemorySessionStore()) {
   const session = await store.createSession({});
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-lease-turn-')));
-  writeFileSync(join(workspace, 'notes.txt'), 'alpha beta\n');
+  const workspace = makeWorkspace('hermes-lease-turn-');
   const warnings: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => warnings.push(line) });
-  const options = (transport: Transport): AgentTurnOptions => ({
-    store,
-    sessionId: session.id,
-    route,
-    reasoning: { enabled: true },
-    workspace,
-    approve: async () => false,
-    logger,
-    transportFor: () => transport,
-  });
+  const options = (transport: Transport): AgentTurnOptions =>
+    turnOptions({ store, sessionId: session.id, route, workspace, transport }, { logger });
   return { store, session, options, warnings };
 }
 

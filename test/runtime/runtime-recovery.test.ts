@@ -55,14 +55,10 @@ describe('SPEC §10 Bedrock redacted-content self-heal is a logged runtime recov
     await runAgentTurn('ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_46C9A13E', options);
     const first = (await store.listMessages(session.id))[1];
     expect(first?.role === 'assistant' && first.reasoning_details?.[0]?.['type']).toBe('redacted_thinking');
-    emulator.faults.add({
-      kind: 'status',
-      status: 400,
-      body: JSON.stringify({
-        message:
-          'The model returned the following errors: messages.1.content.0: Invalid `data` in `redacted_thinking` block',
-      }),
-    });
+    // Bedrock's text when a redacted_thinking blob no longer decrypts (SPEC §10 self-heal).
+    const rejection = 'messages.1.content.0: Invalid `data` in `redacted_thinking` block';
+    const body = JSON.stringify({ message: `The model returned the following errors: ${rejection}` });
+    emulator.faults.add({ kind: 'status', status: 400, body });
     const result = await runAgentTurn('What was that?', options);
     expect(result.answer).toContain('You said: What was that?');
     expect(emulator.requests.map((entry) => entry.status)).toEqual([200, 400, 200]);

@@ -1,6 +1,7 @@
 import { readFixtureJson as readFixture } from '../support/fixtures.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
+import { toolCall } from '../support/messages.js';
 
 /**
  * Messages for the storage tests: one of every role and every carrier kind of SPEC §2. The
@@ -49,7 +50,7 @@ export function everyCarrierMessage(): AssistantMessage {
         function: { name: 'calculator', arguments: '{"expression":"925 / 5"}', thought_signature: 'c2lnbmF0dXJlLTA=' },
         extra_content: { google: { thought_signature: 'Q2lRQjRzaWduZWQ=' } },
       },
-      { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{}' } },
+      toolCall('call_1', 'read_file'),
     ],
     reasoning: 'Divide 925 by 5.',
     reasoning_content: 'Divide 925 by 5.\n',
@@ -121,7 +122,7 @@ export function conversation(): Message[] {
       role: 'assistant',
       content: null,
       reasoning_content: ' ',
-      tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } }],
+      tool_calls: [toolCall('call_2', 'list_directory', '{"path":"."}')],
     },
     { role: 'tool', tool_call_id: 'call_2', content: 'README.md' },
     // A raw empty reasoning_content is kept verbatim (SPEC §2.1 rule 1, §19).

@@ -82,24 +82,17 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
       });
 
       it('keeps every given field and refuses a duplicate id', async () => {
-        const created = await store.createSession({
+        const given = () => ({
           id: 's-given',
           title: 'Title',
           provider: 'deepseek',
           model: 'deepseek-reasoner',
           baseUrl: 'https://api.deepseek.com/v1',
-          api: 'chat_completions',
+          api: 'chat_completions' as const,
           modelConfig: { reasoning_rejected_carriers: { 'deepseek|api.deepseek.com|m': ['reasoning'] } },
         });
-        expect(created).toMatchObject({
-          id: 's-given',
-          title: 'Title',
-          provider: 'deepseek',
-          model: 'deepseek-reasoner',
-          baseUrl: 'https://api.deepseek.com/v1',
-          api: 'chat_completions',
-          modelConfig: { reasoning_rejected_carriers: { 'deepseek|api.deepseek.com|m': ['reasoning'] } },
-        });
+        const created = await store.createSession(given());
+        expect(created).toMatchObject(given());
         await expect(store.createSession({ id: 's-given' })).rejects.toThrow(UsageError);
       });
 
@@ -450,14 +443,16 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
         const decisions = [
           { messageIndex: 3, carrier: 'reasoning_details', action: 'dropped', reason: 'learned verdict' },
         ];
-        await store.recordRequest({
+        /** A request of `session` on the OpenRouter route. */
+        const openRouterRequest = (at: number, status: number, sent: typeof decisions) => ({
           sessionId: session.id,
-          at: 10,
-          api: 'chat_completions',
+          at,
+          api: 'chat_completions' as const,
           routeKey: 'openrouter|openrouter.ai|m',
-          status: 400,
-          decisions,
+          status,
+          decisions: sent,
         });
+        await store.recordRequest(openRouterRequest(10, 400, decisions));
         await store.recordRequest({
           sessionId: other.id,
           at: 11,
@@ -466,32 +461,11 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
           status: 200,
           decisions: [],
         });
-        await store.recordRequest({
-          sessionId: session.id,
-          at: 12,
-          api: 'chat_completions',
-          routeKey: 'openrouter|openrouter.ai|m',
-          status: 0,
-          decisions: [],
-        });
+        await store.recordRequest(openRouterRequest(12, 0, []));
         const listed = await store.listRequests(session.id);
         expect(listed.map(({ id: _id, ...rest }) => rest)).toEqual([
-          {
-            sessionId: session.id,
-            at: 10,
-            api: 'chat_completions',
-            routeKey: 'openrouter|openrouter.ai|m',
-            status: 400,
-            decisions,
-          },
-          {
-            sessionId: session.id,
-            at: 12,
-            api: 'chat_completions',
-            routeKey: 'openrouter|openrouter.ai|m',
-            status: 0,
-            decisions: [],
-          },
+          openRouterRequest(10, 400, decisions),
+          openRouterRequest(12, 0, []),
         ]);
         expect((listed[0]?.id ?? 0) < (listed[1]?.id ?? 0)).toBe(true);
       });

@@ -9,6 +9,7 @@ import type { SqliteSessionStore } from '../../src/storage/sqlite-session-store.
 import { SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite-schema.js';
 import { conversation, everyCarrierMessage } from './session-store-messages.js';
 import { runSessionStoreConformance } from './session-store.cases.js';
+import { thrownBy } from '../support/thrown.js';
 
 const temporaryDirectories: string[] = [];
 
@@ -238,12 +239,7 @@ describe('SQLite session store specifics (SPEC §18)', () => {
     const directory = temporaryDirectory();
     const notDatabase = join(directory, 'state.db');
     writeFileSync(notDatabase, 'this is a text file, not a database\n'.repeat(200));
-    let caught: unknown;
-    try {
-      openSqliteSessionStore(notDatabase);
-    } catch (error) {
-      caught = error;
-    }
+    const caught = thrownBy(() => openSqliteSessionStore(notDatabase));
     expect(caught).toBeInstanceOf(HermesError);
     expect((caught as Error).message).toContain(notDatabase);
     expect((caught as Error).message).toContain('file is not a database');

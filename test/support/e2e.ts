@@ -72,6 +72,8 @@ export interface SandboxOptions {
   notes?: string;
   /** Text of `$HERMES_HOME/config.yaml` (none by default). */
   config?: string;
+  /** More workspace files: name → text. */
+  files?: Record<string, string>;
 }
 
 /** A fresh HERMES_HOME and workspace with a notes.txt (not removed; `e2e.sandbox()` is). */
@@ -80,7 +82,13 @@ export function makeSandbox(options: SandboxOptions = {}): Sandbox {
   const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-e2e-ws-')));
   writeFileSync(join(workspace, 'notes.txt'), options.notes ?? 'alpha beta\n');
   if (options.config !== undefined) writeFileSync(join(home, 'config.yaml'), options.config);
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(workspace, name), text);
   return { home, workspace };
+}
+
+/** The text of a workspace file now. */
+export function readWorkspaceFile(sandbox: Sandbox, name: string): string {
+  return readFileSync(join(sandbox.workspace, name), 'utf8');
 }
 
 /** Output of one CLI run. */
@@ -146,6 +154,11 @@ export function parseJson<T = Record<string, unknown>>(run: CliRun): T {
 export function routeArgs(provider: string, model: string, baseUrl: string, apiKey = 'k', api?: string): string[] {
   const wire = api === undefined ? [] : ['--api', api];
   return ['--provider', provider, ...wire, '--model', model, '--base-url', baseUrl, '--api-key', apiKey];
+}
+
+/** `--resume SESSION -q PROMPT`: the arguments of the next turn on a stored session. */
+export function resumeArgs(sessionId: string, prompt: string): string[] {
+  return ['--resume', sessionId, '-q', prompt];
 }
 
 /** What `hermes chat -q … --json` prints. */
@@ -214,6 +227,19 @@ export function readLog(home: string, name = 'agent.log'): string {
   }
 }
 
+/** POSTs `body` as JSON to a gateway's `/v1/chat/completions` (`url` is `http://127.0.0.1:PORT`). */
+export function postChatCompletion(
+  url: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
 /** A `hermes gateway` process listening on an ephemeral loopback port. */
 export interface GatewayProcess {
   /** `http://127.0.0.1:PORT`. */
@@ -230,6 +256,13 @@ export interface E2e {
   /** A sandbox removed after the test. */
   sandbox(options?: SandboxOptions): Sandbox;
   chat(options: ChatEmulatorOptions): Promise<RunningChatEmulator>;
+  /** A chat emulator, a sandbox, and the `routeArgs(provider, model, …)` that reach the emulator. */
+  chatRoute(
+    options: ChatEmulatorOptions,
+    provider: string,
+    model: string,
+    apiKey?: string,
+  ): Promise<{ emulator: RunningChatEmulator; sandbox: Sandbox; route: string[] }>;
   anthropic(options?: AnthropicEmulatorOptions): Promise<AnthropicEmulator>;
   responses(options?: ResponsesEmulatorOptions): Promise<ResponsesEmulator>;
   gemini(options?: GeminiEmulatorOptions): Promise<GeminiEmulator>;
@@ -253,15 +286,21 @@ export function useE2e(): E2e {
     cleanups.push(() => resource.close());
     return resource;
   };
+  const sandboxRemovedAfter = (options?: SandboxOptions): Sandbox => {
+    const sandbox = makeSandbox(options);
+    cleanups.push(() => {
+      for (const dir of [sandbox.home, sandbox.workspace]) rmSync(dir, { recursive: true, force: true });
+    });
+    return sandbox;
+  };
   return {
-    sandbox(options) {
-      const sandbox = makeSandbox(options);
-      cleanups.push(() => {
-        for (const dir of [sandbox.home, sandbox.workspace]) rmSync(dir, { recursive: true, force: true });
-      });
-      return sandbox;
-    },
+    sandbox: sandboxRemovedAfter,
     chat: (options) => track(startChatEmulator(options)),
+    async chatRoute(options, provider, model, apiKey) {
+      const emulator = await track(startChatEmulator(options));
+      const sandbox = sandboxRemovedAfter();
+      return { emulator, sandbox, route: routeArgs(provider, model, emulator.baseUrl, apiKey) };
+    },
     anthropic: (options) => track(startAnthropicEmulator(options)),
     responses: (options) => track(startResponsesEmulator(options)),
     gemini: (options) => track(startGeminiEmulator(options)),

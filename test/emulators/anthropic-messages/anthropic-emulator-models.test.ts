@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { emulatedModelKeepsPriorThinking } from '../../../src/emulators/anthropic-messages/anthropic-emulator-models.js';
+import { SPEC_PRIOR_THINKING_MODELS } from '../../support/anthropic-routes.js';
 
 // SPEC §9.1: the emulator's own table of models that keep earlier turns' thinking, held against
-// the spec's test list (the replay policy is checked against the same list in test/replay).
+// the spec's test list (test/support/anthropic-routes.ts; the replay policy is checked against it too).
 describe('Anthropic emulator model table (SPEC §9.1)', () => {
-  it.each([
-    ['claude-haiku-5', false],
-    ['claude-sonnet-4', false],
-    ['claude-3-7-sonnet', false],
-    ['hermes-4-405b', false],
-    ['claude-newfamily-7', true],
-    ['claude-mythos-preview', true],
-    ['claude-opus-4-8', true],
-    ['claude-sonnet-4-5', false],
-    ['claude-haiku-4-5', false],
-    ['claude-haiku-5-5', true],
+  it.each<[string, boolean]>([
+    ...SPEC_PRIOR_THINKING_MODELS,
     ['claude-sonnet-4-20250514', false],
     ['claude-sonnet-4-6', true],
     ['claude-opus-4-5', true],

@@ -5,8 +5,10 @@ import type { ChatPersonaName, RunningChatEmulator } from '../../../src/emulator
 import { openPayload, signText } from '../../../src/emulators/shared/emulator-sealing.js';
 import { sealReasoning } from '../../../src/emulators/shared/scripted-model.js';
 import {
+  CALL,
   READ_FILE_TOOL,
   accumulate,
+  callTurn,
   chunkObjects,
   deltasOf,
   messageOf,
@@ -22,7 +24,6 @@ const TOOL_REASONING = sealReasoning(`Turn 1: to answer "${TOOL_QUESTION}" I sho
 const TEXT_QUESTION = 'hello there';
 const TEXT_REASONING = sealReasoning(`Turn 1: the user said "${TEXT_QUESTION}"; a direct answer fits.`);
 const TEXT_CONTENT = `You said: ${TEXT_QUESTION}\nReasoning continuity: first turn.`;
-const CALL = { id: 'call_1_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } };
 
 interface FirstTurnCase {
   persona: ChatPersonaName;
@@ -34,6 +35,15 @@ interface FirstTurnCase {
   streamKeys: string[];
   /** Gemini returns no readable reasoning, so its tool-call stream is just the call, finish and usage. */
   minimumChunks?: number;
+}
+
+/** Both turns of a persona whose reasoning travels in the one message key `key`. */
+function carriedIn(key: 'reasoning' | 'reasoning_content'): Omit<FirstTurnCase, 'persona'> {
+  return {
+    toolTurn: callTurn({ [key]: TOOL_REASONING }),
+    textTurn: { role: 'assistant', content: TEXT_CONTENT, [key]: TEXT_REASONING },
+    streamKeys: [key, 'tool_calls', 'content'],
+  };
 }
 
 const anyString = expect.any(String) as unknown as string;
@@ -82,12 +92,7 @@ const CASES: FirstTurnCase[] = [
     },
     streamKeys: ['reasoning', 'reasoning_details', 'tool_calls', 'content'],
   },
-  {
-    persona: 'deepseek',
-    toolTurn: { role: 'assistant', content: '', reasoning_content: TOOL_REASONING, tool_calls: [CALL] },
-    textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning_content: TEXT_REASONING },
-    streamKeys: ['reasoning_content', 'tool_calls', 'content'],
-  },
+  { persona: 'deepseek', ...carriedIn('reasoning_content') },
   {
     persona: 'strict-mistral',
     toolTurn: {
@@ -104,24 +109,9 @@ const CASES: FirstTurnCase[] = [
     },
     streamKeys: [],
   },
-  {
-    persona: 'strict-groq',
-    toolTurn: { role: 'assistant', content: '', reasoning: TOOL_REASONING, tool_calls: [CALL] },
-    textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning: TEXT_REASONING },
-    streamKeys: ['reasoning', 'tool_calls', 'content'],
-  },
-  {
-    persona: 'strict-cerebras',
-    toolTurn: { role: 'assistant', content: '', reasoning: TOOL_REASONING, tool_calls: [CALL] },
-    textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning: TEXT_REASONING },
-    streamKeys: ['reasoning', 'tool_calls', 'content'],
-  },
-  {
-    persona: 'strict-fireworks',
-    toolTurn: { role: 'assistant', content: '', reasoning_content: TOOL_REASONING, tool_calls: [CALL] },
-    textTurn: { role: 'assistant', content: TEXT_CONTENT, reasoning_content: TEXT_REASONING },
-    streamKeys: ['reasoning_content', 'tool_calls', 'content'],
-  },
+  { persona: 'strict-groq', ...carriedIn('reasoning') },
+  { persona: 'strict-cerebras', ...carriedIn('reasoning') },
+  { persona: 'strict-fireworks', ...carriedIn('reasoning_content') },
   {
     persona: 'copilot',
     toolTurn: {

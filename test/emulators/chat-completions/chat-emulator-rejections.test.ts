@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/core/json.js';
 import type { ChatEmulatorOptions } from '../../../src/emulators/chat-completions/chat-emulator.js';
-import { postJson } from './chat-emulator-test-helpers.js';
 import { useE2e } from '../../support/e2e.js';
-import { CALL, secondTurn } from './chat-emulator-test-helpers.js';
+import { CALL, callTurn, postSecondTurn } from './chat-emulator-test-helpers.js';
 
 // WIRE.md §6 (unknown-field formats), §1.2 (DeepSeek must-echo), §1.7 + §2.6 (OpenRouter/Anthropic
 // signatures), §1.8 (Copilot), §1.9 + §4.5 (Gemini): each rule answered with the provider's exact
@@ -11,6 +10,26 @@ import { CALL, secondTurn } from './chat-emulator-test-helpers.js';
 
 /** Starts a chat emulator that is closed after the test. */
 const start = useE2e().chat;
+
+/** The OpenAI error envelope DeepSeek and OpenAI-compatible local servers answer with. */
+function openAiError(message: string, param: string | null, code: string): JsonObject {
+  return { error: { message, type: 'invalid_request_error', param, code } };
+}
+
+/** Groq's envelope: the message and its type only. */
+function groqError(message: string): JsonObject {
+  return { error: { message, type: 'invalid_request_error' } };
+}
+
+/** Cerebras answers unwrapped, with `wrong_api_format`. */
+function cerebrasError(message: string): JsonObject {
+  return { message, type: 'invalid_request_error', param: 'validation_error', code: 'wrong_api_format' };
+}
+
+/** Fireworks' envelope names the object kind. */
+function fireworksError(message: string): JsonObject {
+  return { error: { object: 'error', type: 'invalid_request_error', message } };
+}
 
 interface StrictCase {
   name: string;
@@ -57,78 +76,50 @@ const STRICT_CASES: StrictCase[] = [
   {
     name: 'Groq: message-level key wrapped in the role clause (400)',
     options: { persona: 'strict-groq' },
-    assistant: { role: 'assistant', content: '', reasoning_content: 'thought', tool_calls: [CALL] },
+    assistant: callTurn({ reasoning_content: 'thought' }),
     status: 400,
-    body: {
-      error: {
-        message:
-          "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : property 'reasoning_content' is unsupported)]",
-        type: 'invalid_request_error',
-      },
-    },
+    body: groqError(
+      "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : property 'reasoning_content' is unsupported)]",
+    ),
   },
   {
     name: 'Groq: reasoning is returned but not accepted back (400)',
     options: { persona: 'strict-groq' },
     assistant: { role: 'assistant', content: 'x', reasoning: 'thought' },
     status: 400,
-    body: {
-      error: {
-        message:
-          "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : property 'reasoning' is unsupported)]",
-        type: 'invalid_request_error',
-      },
-    },
+    body: groqError(
+      "'messages.2' : for 'role:assistant' the following must be satisfied[('messages.2' : property 'reasoning' is unsupported)]",
+    ),
   },
   {
     name: 'Groq: tool-call key reported bare (400)',
     options: { persona: 'strict-groq' },
     assistant: { role: 'assistant', content: '', tool_calls: [{ ...CALL, extra_content: { google: {} } }] },
     status: 400,
-    body: {
-      error: {
-        message: "'messages.2.tool_calls.0' : property 'extra_content' is unsupported",
-        type: 'invalid_request_error',
-      },
-    },
+    body: groqError("'messages.2.tool_calls.0' : property 'extra_content' is unsupported"),
   },
   {
     name: 'Cerebras: reasoning_content is wrong_api_format (400)',
     options: { persona: 'strict-cerebras' },
-    assistant: { role: 'assistant', content: '', reasoning: 'ok', reasoning_content: 'thought', tool_calls: [CALL] },
+    assistant: callTurn({ reasoning: 'ok', reasoning_content: 'thought' }),
     status: 400,
-    body: {
-      message:
-        "messages.2.assistant.reasoning_content: property 'messages.2.assistant.reasoning_content' is unsupported",
-      type: 'invalid_request_error',
-      param: 'validation_error',
-      code: 'wrong_api_format',
-    },
+    body: cerebrasError(
+      "messages.2.assistant.reasoning_content: property 'messages.2.assistant.reasoning_content' is unsupported",
+    ),
   },
   {
     name: 'Cerebras told to reject reasoning too',
     options: { persona: 'strict-cerebras', rejectKeys: ['reasoning'] },
-    assistant: { role: 'assistant', content: '', reasoning: 'ok', tool_calls: [CALL] },
+    assistant: callTurn({ reasoning: 'ok' }),
     status: 400,
-    body: {
-      message: "messages.2.assistant.reasoning: property 'messages.2.assistant.reasoning' is unsupported",
-      type: 'invalid_request_error',
-      param: 'validation_error',
-      code: 'wrong_api_format',
-    },
+    body: cerebrasError("messages.2.assistant.reasoning: property 'messages.2.assistant.reasoning' is unsupported"),
   },
   {
     name: 'Fireworks: reasoning is an extra input, with its value (400)',
     options: { persona: 'strict-fireworks' },
-    assistant: { role: 'assistant', content: '', reasoning_content: 'ok', reasoning: 'thought', tool_calls: [CALL] },
+    assistant: callTurn({ reasoning_content: 'ok', reasoning: 'thought' }),
     status: 400,
-    body: {
-      error: {
-        object: 'error',
-        type: 'invalid_request_error',
-        message: "Extra inputs are not permitted, field: 'messages[2].reasoning', value: 'thought'",
-      },
-    },
+    body: fireworksError("Extra inputs are not permitted, field: 'messages[2].reasoning', value: 'thought'"),
   },
   {
     name: 'Fireworks: tool-call extra_content path',
@@ -146,44 +137,27 @@ const STRICT_CASES: StrictCase[] = [
   {
     name: 'DeepSeek: must-echo, tool-call turn without reasoning_content (WIRE.md §1.2 V4 text)',
     options: { persona: 'deepseek' },
-    assistant: { role: 'assistant', content: '', reasoning: 'thought', tool_calls: [CALL] },
+    assistant: callTurn({ reasoning: 'thought' }),
     status: 400,
-    body: {
-      error: {
-        message: 'The `reasoning_content` in the thinking mode must be passed back to the API.',
-        type: 'invalid_request_error',
-        param: null,
-        code: 'invalid_request_error',
-      },
-    },
+    body: openAiError(
+      'The `reasoning_content` in the thinking mode must be passed back to the API.',
+      null,
+      'invalid_request_error',
+    ),
   },
   {
     name: 'DeepSeek told to reject reasoning_content answers an unknown-field text naming it',
     options: { persona: 'deepseek', rejectKeys: ['reasoning_content'] },
-    assistant: { role: 'assistant', content: '', reasoning_content: 'thought', tool_calls: [CALL] },
+    assistant: callTurn({ reasoning_content: 'thought' }),
     status: 400,
-    body: {
-      error: {
-        message: "Unknown parameter: 'messages[2].reasoning_content'.",
-        type: 'invalid_request_error',
-        param: null,
-        code: 'invalid_request_error',
-      },
-    },
+    body: openAiError("Unknown parameter: 'messages[2].reasoning_content'.", null, 'invalid_request_error'),
   },
   {
     name: 'local told to reject reasoning: OpenAI unknown_parameter',
     options: { persona: 'local', rejectKeys: ['reasoning'] },
-    assistant: { role: 'assistant', content: '', reasoning: 'thought', tool_calls: [CALL] },
+    assistant: callTurn({ reasoning: 'thought' }),
     status: 400,
-    body: {
-      error: {
-        message: "Unknown parameter: 'messages[2].reasoning'.",
-        type: 'invalid_request_error',
-        param: 'messages[2].reasoning',
-        code: 'unknown_parameter',
-      },
-    },
+    body: openAiError("Unknown parameter: 'messages[2].reasoning'.", 'messages[2].reasoning', 'unknown_parameter'),
   },
   {
     name: 'Gemini: tool call without extra_content (WIRE.md §4.5 Gemini API wording, array envelope)',
@@ -215,7 +189,7 @@ const STRICT_CASES: StrictCase[] = [
   {
     name: 'Copilot: tool-call turn without reasoning_opaque (WIRE.md §1.8 Vertex wording, Copilot envelope)',
     options: { persona: 'copilot' },
-    assistant: { role: 'assistant', content: null, reasoning_text: 'thought', tool_calls: [CALL] },
+    assistant: callTurn({ reasoning_text: 'thought' }, null),
     status: 400,
     body: {
       error: {
@@ -230,7 +204,7 @@ const STRICT_CASES: StrictCase[] = [
 describe('exact rejections (WIRE.md §6)', () => {
   it.each(STRICT_CASES)('$name', async (testCase) => {
     const emulator = await start(testCase.options);
-    const result = await postJson(`${emulator.baseUrl}/chat/completions`, secondTurn(testCase.assistant));
+    const result = await postSecondTurn(emulator, testCase.assistant);
     expect(result.status).toBe(testCase.status);
     expect(result.json).toEqual(testCase.body);
     expect(emulator.requests.map((request) => request.status)).toEqual([testCase.status]);
@@ -249,10 +223,7 @@ describe('exact rejections (WIRE.md §6)', () => {
   ] as [string, ChatEmulatorOptions['persona'], JsonObject][])('%s (SPEC §5)', async (_name, persona, extra) => {
     const emulator = await start({ persona });
     const call = persona === 'strict-mistral' ? { ...CALL, index: 0 } : CALL;
-    const result = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: '', ...extra, tool_calls: [call] }),
-    );
+    const result = await postSecondTurn(emulator, { role: 'assistant', content: '', ...extra, tool_calls: [call] });
     expect(result.status).toBe(200);
   });
 });

@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/core/json.js';
 import type { RunningChatEmulator } from '../../../src/emulators/chat-completions/chat-emulator.js';
+import { useE2e } from '../../support/e2e.js';
 import {
-  READ_FILE_TOOL,
   accumulate,
+  callTurn,
   chunkObjects,
   deltasOf,
+  firstTurn,
   messageOf,
-  postJson,
+  postChat,
+  postSecondTurn,
+  secondTurn,
 } from './chat-emulator-test-helpers.js';
-import { useE2e } from '../../support/e2e.js';
-import { CALL, secondTurn } from './chat-emulator-test-helpers.js';
 
 // WIRE.md §1.7 + §2.6 (OpenRouter/Anthropic signatures), §1.8 (Copilot opaque), §1.9 (Gemini
 // thought signatures) round trips, and the rejectKeys / rejectAlways behaviour.
@@ -19,14 +21,7 @@ import { CALL, secondTurn } from './chat-emulator-test-helpers.js';
 const start = useE2e().chat;
 
 async function firstTurnMessage(emulator: RunningChatEmulator): Promise<JsonObject> {
-  const result = await postJson(`${emulator.baseUrl}/chat/completions`, {
-    model: 'model-under-test',
-    tools: [READ_FILE_TOOL],
-    messages: [
-      { role: 'system', content: 'You are terse.' },
-      { role: 'user', content: 'read the file notes.txt' },
-    ],
-  });
+  const result = await postChat(emulator, firstTurn(false, 'model-under-test'));
   expect(result.status).toBe(200);
   return messageOf(result.json);
 }
@@ -52,38 +47,17 @@ describe('OpenRouter reasoning_details verification (WIRE.md §1.7, §2.6)', () 
   it('accepts the details back byte-identical on the tool-call turn', async () => {
     const emulator = await start({ persona: 'openrouter' });
     const first = await firstTurnMessage(emulator);
-    const result = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({
-        role: 'assistant',
-        content: '',
-        reasoning_details: first['reasoning_details'] ?? null,
-        tool_calls: [CALL],
-      }),
-    );
+    const result = await postSecondTurn(emulator, callTurn({ reasoning_details: first['reasoning_details'] ?? null }));
     expect(result.status).toBe(200);
   });
 
   it('accepts details accumulated from its own stream', async () => {
     const emulator = await start({ persona: 'openrouter' });
-    const streamed = await postJson(`${emulator.baseUrl}/chat/completions`, {
-      model: 'm',
-      stream: true,
-      tools: [READ_FILE_TOOL],
-      messages: [
-        { role: 'system', content: 'You are terse.' },
-        { role: 'user', content: 'read the file notes.txt' },
-      ],
-    });
+    const streamed = await postChat(emulator, firstTurn(true));
     const message = accumulate(chunkObjects(streamed.text));
-    const result = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({
-        role: 'assistant',
-        content: '',
-        reasoning_details: message['reasoning_details'] ?? null,
-        tool_calls: [CALL],
-      }),
+    const result = await postSecondTurn(
+      emulator,
+      callTurn({ reasoning_details: message['reasoning_details'] ?? null }),
     );
     expect(result.status).toBe(200);
   });
@@ -92,10 +66,7 @@ describe('OpenRouter reasoning_details verification (WIRE.md §1.7, §2.6)', () 
     const emulator = await start({ persona: 'openrouter' });
     const details = structuredClone((await firstTurnMessage(emulator))['reasoning_details']) as JsonObject[];
     (details[0] as JsonObject)['text'] = `${String((details[0] as JsonObject)['text'])} `;
-    const result = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: '', reasoning_details: details, tool_calls: [CALL] }),
-    );
+    const result = await postSecondTurn(emulator, callTurn({ reasoning_details: details }));
     expect(result.status).toBe(400);
     expect(openRouterRaw(result.json)).toEqual(
       anthropicError('messages.1.content.0: Invalid `signature` in `thinking` block'),
@@ -105,10 +76,7 @@ describe('OpenRouter reasoning_details verification (WIRE.md §1.7, §2.6)', () 
   it('encrypted detail dropped: the turn is incomplete, also an invalid signature', async () => {
     const emulator = await start({ persona: 'openrouter' });
     const details = (await firstTurnMessage(emulator))['reasoning_details'] as JsonObject[];
-    const result = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: '', reasoning_details: details.slice(0, 1), tool_calls: [CALL] }),
-    );
+    const result = await postSecondTurn(emulator, callTurn({ reasoning_details: details.slice(0, 1) }));
     expect(openRouterRaw(result.json)).toEqual(
       anthropicError('messages.1.content.0: Invalid `signature` in `thinking` block'),
     );
@@ -116,10 +84,7 @@ describe('OpenRouter reasoning_details verification (WIRE.md §1.7, §2.6)', () 
 
   it('missing on a tool-call turn: 400 with the missing-thinking text (§2.6a)', async () => {
     const emulator = await start({ persona: 'openrouter' });
-    const result = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: '', reasoning: 'plain text only', tool_calls: [CALL] }),
-    );
+    const result = await postSecondTurn(emulator, callTurn({ reasoning: 'plain text only' }));
     expect(result.status).toBe(400);
     expect(openRouterRaw(result.json)).toEqual(
       anthropicError(
@@ -130,35 +95,27 @@ describe('OpenRouter reasoning_details verification (WIRE.md §1.7, §2.6)', () 
 
   it('an earlier tool loop without thinking is accepted: only the in-flight loop must carry it (§2.4, §2.6a)', async () => {
     const emulator = await start({ persona: 'openrouter' });
-    const body = secondTurn({ role: 'assistant', content: '', reasoning: 'plain text only', tool_calls: [CALL] });
+    const body = secondTurn(callTurn({ reasoning: 'plain text only' }));
     (body['messages'] as JsonObject[]).push(
       { role: 'assistant', content: 'It says hello.' },
       { role: 'user', content: 'thanks' },
     );
-    const result = await postJson(`${emulator.baseUrl}/chat/completions`, body);
+    const result = await postChat(emulator, body);
     expect(result.status).toBe(200);
   });
 
   it('told to reject reasoning_details: unknown-field error, then the retry without them succeeds', async () => {
     const emulator = await start({ persona: 'openrouter', rejectKeys: ['reasoning_details'] });
     const first = await firstTurnMessage(emulator);
-    const rejected = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({
-        role: 'assistant',
-        content: '',
-        reasoning_details: first['reasoning_details'] ?? null,
-        tool_calls: [CALL],
-      }),
+    const rejected = await postSecondTurn(
+      emulator,
+      callTurn({ reasoning_details: first['reasoning_details'] ?? null }),
     );
     expect(rejected.status).toBe(400);
     expect(openRouterRaw(rejected.json)).toEqual(
       anthropicError('messages.2.reasoning_details: Extra inputs are not permitted'),
     );
-    const retried = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: '', reasoning: first['reasoning'] ?? null, tool_calls: [CALL] }),
-    );
+    const retried = await postSecondTurn(emulator, callTurn({ reasoning: first['reasoning'] ?? null }));
     expect(retried.status).toBe(200);
   });
 });
@@ -167,33 +124,19 @@ describe('Copilot opaque and Gemini signature round trips (WIRE.md §1.8, §1.9)
   it('Copilot accepts the latest opaque and rejects the superseded one', async () => {
     const emulator = await start({ persona: 'copilot' });
     const latest = await firstTurnMessage(emulator);
-    const ok = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({
-        role: 'assistant',
-        content: null,
-        reasoning_text: latest['reasoning_text'] ?? null,
-        reasoning_opaque: latest['reasoning_opaque'] ?? null,
-        tool_calls: [CALL],
-      }),
+    const ok = await postSecondTurn(
+      emulator,
+      callTurn(
+        { reasoning_text: latest['reasoning_text'] ?? null, reasoning_opaque: latest['reasoning_opaque'] ?? null },
+        null,
+      ),
     );
     expect(ok.status).toBe(200);
-    const streamed = await postJson(`${emulator.baseUrl}/chat/completions`, {
-      model: 'm',
-      stream: true,
-      tools: [READ_FILE_TOOL],
-      messages: [
-        { role: 'system', content: 'You are terse.' },
-        { role: 'user', content: 'read the file notes.txt' },
-      ],
-    });
+    const streamed = await postChat(emulator, firstTurn(true));
     const superseded = deltasOf(chunkObjects(streamed.text)).find((delta) => delta['reasoning_opaque'])?.[
       'reasoning_opaque'
     ];
-    const stale = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: null, reasoning_opaque: superseded ?? null, tool_calls: [CALL] }),
-    );
+    const stale = await postSecondTurn(emulator, callTurn({ reasoning_opaque: superseded ?? null }, null));
     expect(stale.status).toBe(400);
     expect(stale.json).toEqual({
       error: { message: 'Invalid `signature` in `thinking` block', code: 'invalid_request_body' },
@@ -204,16 +147,10 @@ describe('Copilot opaque and Gemini signature round trips (WIRE.md §1.8, §1.9)
     const emulator = await start({ persona: 'gemini-openai' });
     const first = await firstTurnMessage(emulator);
     const calls = first['tool_calls'] as JsonObject[];
-    const ok = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: null, tool_calls: calls }),
-    );
+    const ok = await postSecondTurn(emulator, { role: 'assistant', content: null, tool_calls: calls });
     expect(ok.status).toBe(200);
     const moved = calls.map((call) => ({ ...call, id: 'call_other' }));
-    const rejected = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: null, tool_calls: moved }),
-    );
+    const rejected = await postSecondTurn(emulator, { role: 'assistant', content: null, tool_calls: moved });
     expect(rejected.json).toEqual([
       { error: { code: 400, message: 'Corrupted thought signature.', status: 'INVALID_ARGUMENT' } },
     ]);
@@ -223,35 +160,23 @@ describe('Copilot opaque and Gemini signature round trips (WIRE.md §1.8, §1.9)
 describe('rejectAlways (a persona that rejects every retry)', () => {
   it('rejects every request carrying a carrier, names the first one, and serves requests without carriers', async () => {
     const emulator = await start({ persona: 'strict-cerebras', rejectAlways: true });
-    const withReasoning = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: '', reasoning: 'thought', tool_calls: [CALL] }),
-    );
+    const withReasoning = await postSecondTurn(emulator, callTurn({ reasoning: 'thought' }));
     expect(withReasoning.json).toEqual({
       message: "messages.2.assistant.reasoning: property 'messages.2.assistant.reasoning' is unsupported",
       type: 'invalid_request_error',
       param: 'validation_error',
       code: 'wrong_api_format',
     });
-    const again = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: '', reasoning: 'thought', tool_calls: [CALL] }),
-    );
+    const again = await postSecondTurn(emulator, callTurn({ reasoning: 'thought' }));
     expect(again.status).toBe(400);
-    const bare = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: '', tool_calls: [CALL] }),
-    );
+    const bare = await postSecondTurn(emulator, callTurn());
     expect(bare.status).toBe(200);
     expect(emulator.requests.map((request) => request.status)).toEqual([400, 400, 200]);
   });
 
   it('an OpenRouter instance that rejects always never requires the details it rejects', async () => {
     const emulator = await start({ persona: 'openrouter', rejectAlways: true });
-    const bare = await postJson(
-      `${emulator.baseUrl}/chat/completions`,
-      secondTurn({ role: 'assistant', content: '', tool_calls: [CALL] }),
-    );
+    const bare = await postSecondTurn(emulator, callTurn());
     expect(bare.status).toBe(200);
   });
 });

@@ -30,6 +30,34 @@ export function secondTurn(assistant: JsonObject, stream = false): JsonObject {
   };
 }
 
+/** The first turn: system and user asking to read notes.txt, with the read_file tool (streamed when asked). */
+export function firstTurn(stream = false, model = 'm'): JsonObject {
+  return {
+    model,
+    ...(stream ? { stream } : {}),
+    tools: [READ_FILE_TOOL],
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'read the file notes.txt' },
+    ],
+  };
+}
+
+/** The assistant message under test: `content` (default ''), the `carriers` given, then the call `CALL`. */
+export function callTurn(carriers: JsonObject = {}, content: string | null = ''): JsonObject {
+  return { role: 'assistant', content, ...carriers, tool_calls: [CALL] };
+}
+
+/** POSTs `body` to the emulator's `/chat/completions`. */
+export function postChat(emulator: { baseUrl: string }, body: unknown): Promise<HttpResult> {
+  return postJson(`${emulator.baseUrl}/chat/completions`, body);
+}
+
+/** POSTs {@link secondTurn} with `assistant` at messages[2]. */
+export function postSecondTurn(emulator: { baseUrl: string }, assistant: JsonObject): Promise<HttpResult> {
+  return postChat(emulator, secondTurn(assistant));
+}
+
 export interface HttpResult {
   status: number;
   headers: Headers;

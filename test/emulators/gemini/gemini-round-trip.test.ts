@@ -11,6 +11,7 @@ import {
 import { startGeminiEmulator, type GeminiEmulator } from '../../../src/emulators/gemini/gemini-emulator.js';
 import { createGeminiTransport } from '../../../src/transports/gemini/gemini-transport.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
+import { toolCall } from '../../support/messages.js';
 
 const TOOLS = [
   {
@@ -194,9 +195,7 @@ describe('Gemini emulator rejections surface as typed errors (WIRE.md §4.5)', (
       {
         role: 'assistant',
         content: null,
-        tool_calls: [
-          { id: 'x1', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } },
-        ],
+        tool_calls: [toolCall('x1', 'read_file', '{"path":"notes.txt"}')],
         origin: { api: 'chat_completions', provider: 'openai', host: 'api.openai.com', model: 'gpt-5' },
       },
       { role: 'tool', tool_call_id: 'x1', content: 'hello' },
