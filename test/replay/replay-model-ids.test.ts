@@ -37,25 +37,38 @@ describe('replay-model-ids: the one module that reads model ids', () => {
     expect(geminiModelFamily(id)).toEqual(facts);
   });
 
-  it('relay model predicates (SPEC §9.2, §24.2) read the last path segment, case-insensitively', () => {
-    expect([isKimiModel('moonshotai/Kimi-K2-Thinking'), isKimiModel('k3'), isKimiModel('kimchi')]).toEqual([
-      true,
-      true,
-      false,
-    ]);
-    expect([isDeepSeekModel('us.deepseek.r1-v1:0'), isDeepSeekModel('deepseek/x/qwen')]).toEqual([true, false]);
-    expect([isMiniMaxM3(' MiniMax-M3-preview'), isMiniMaxM3('MiniMax-M2.5')]).toEqual([true, false]);
-  });
-
-  it('chat-completions flags and carrier reads (SPEC §7.4, §8, §24.7)', () => {
-    expect([isThinkingGlm('GLM-4.5-air'), isThinkingGlm('glm-5'), isThinkingGlm('glm-4.1')]).toEqual([
-      true,
-      true,
-      false,
-    ]);
-    expect([keepsAllKimiThinking('kimi-k2-thinking'), keepsAllKimiThinking('Kimi-K2.5')]).toEqual([true, false]);
-    expect([isGeminiOrGemma('google/Gemma-3-27b'), isGeminiOrGemma('gpt-5')]).toEqual([true, false]);
-    expect([compactsNatively('GPT-5.6-codex'), compactsNatively('gpt-5.5')]).toEqual([true, false]);
-    expect([modelMentions('DeepSeek-V4', ['deepseek']), modelMentions('gpt-5', ['deepseek'])]).toEqual([true, false]);
+  const predicates = {
+    isKimiModel,
+    isDeepSeekModel,
+    isMiniMaxM3,
+    isThinkingGlm,
+    keepsAllKimiThinking,
+    isGeminiOrGemma,
+    compactsNatively,
+    mentionsDeepSeek: (model: string) => modelMentions(model, ['deepseek']),
+  };
+  // Relay models read the last path segment, case-insensitively (SPEC §9.2, §24.2); the rest
+  // decide chat-completions flags and carrier reads (SPEC §7.4, §8, §24.7).
+  it.each<[keyof typeof predicates, string, boolean]>([
+    ['isKimiModel', 'moonshotai/Kimi-K2-Thinking', true],
+    ['isKimiModel', 'k3', true],
+    ['isKimiModel', 'kimchi', false],
+    ['isDeepSeekModel', 'us.deepseek.r1-v1:0', true],
+    ['isDeepSeekModel', 'deepseek/x/qwen', false],
+    ['isMiniMaxM3', ' MiniMax-M3-preview', true],
+    ['isMiniMaxM3', 'MiniMax-M2.5', false],
+    ['isThinkingGlm', 'GLM-4.5-air', true],
+    ['isThinkingGlm', 'glm-5', true],
+    ['isThinkingGlm', 'glm-4.1', false],
+    ['keepsAllKimiThinking', 'kimi-k2-thinking', true],
+    ['keepsAllKimiThinking', 'Kimi-K2.5', false],
+    ['isGeminiOrGemma', 'google/Gemma-3-27b', true],
+    ['isGeminiOrGemma', 'gpt-5', false],
+    ['compactsNatively', 'GPT-5.6-codex', true],
+    ['compactsNatively', 'gpt-5.5', false],
+    ['mentionsDeepSeek', 'DeepSeek-V4', true],
+    ['mentionsDeepSeek', 'gpt-5', false],
+  ])('%s(%j) is %s', (name, model, expected) => {
+    expect(predicates[name](model)).toBe(expected);
   });
 });
