@@ -57,8 +57,10 @@ const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
  */
 export function nodeRequestSource(incoming: IncomingMessage, outgoing: ServerResponse): ChatRequestSource {
   let controller: AbortController | null = null;
+  // The adapter's abort reasons, so a turn sees the same reason whichever way it was read.
+  const leftReason = () => (incoming.errored ? incoming.errored.toString() : 'Client connection prematurely closed.');
   outgoing.once('close', () => {
-    if (controller && (incoming.errored || !outgoing.writableFinished)) controller.abort();
+    if (controller && (incoming.errored || !outgoing.writableFinished)) controller.abort(leftReason());
   });
   return {
     header(name) {
@@ -74,7 +76,7 @@ export function nodeRequestSource(incoming: IncomingMessage, outgoing: ServerRes
     },
     get signal() {
       controller ??= new AbortController();
-      if (outgoing.destroyed && !outgoing.writableFinished) controller.abort();
+      if (outgoing.destroyed && !outgoing.writableFinished) controller.abort(leftReason());
       return controller.signal;
     },
     text: (maxBytes) => readIncoming(incoming, maxBytes),

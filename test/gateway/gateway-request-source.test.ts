@@ -128,6 +128,8 @@ describe('ChatRequestSource', () => {
     if (!second.aborted) await new Promise((resolve) => second.addEventListener('abort', resolve, { once: true }));
     answer?.();
     expect(signals.map((signal) => signal.aborted)).toEqual([false, true]);
+    // The reason `@hono/node-server` gives its own request signal.
+    expect(second.reason).toBe('Client connection prematurely closed.');
   });
 });
 
