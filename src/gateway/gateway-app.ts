@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerMatches, browserRequestRefusal } from './gateway-auth.js';
 import { chatCompletionsResponse, errorResponse, SESSION_HEADER } from './gateway-chat.js';
 import { GatewayHttpError } from './gateway-errors.js';
@@ -7,6 +8,7 @@ import { SessionTurnLock } from './gateway-session-lock.js';
 import { branchSessionBody, listRequestsBody, listSessionsBody, showSessionBody } from './gateway-sessions.js';
 import type { GatewayOptions, GatewayTurnContext } from './gateway-types.js';
 import { WarmHistories } from '../runtime/runtime-warm-history.js';
+import { nodeRequestSource, webRequestSource, type ChatRequestSource } from './gateway-request-source.js';
 
 /**
  * The gateway as a value (STYLE rule 7 (docs/architecture.md)): a hono app mapping web `Request` to `Response`,
@@ -17,8 +19,8 @@ import { WarmHistories } from '../runtime/runtime-warm-history.js';
  * `GET /v1/sessions/{id}/requests`. With a token every route but the static page requires
  * `Authorization: Bearer <token>`.
  */
-export function createGatewayApp(options: GatewayOptions): Hono {
-  const app = new Hono();
+export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
+  const app = new Hono<GatewayEnv>();
   const lock = new SessionTurnLock(options.maxWaitingTurns ?? 8);
   const context: GatewayTurnContext = {
     store: options.store,
@@ -34,6 +36,8 @@ export function createGatewayApp(options: GatewayOptions): Hono {
 
   app.use(async (c, next) => {
     const started = performance.now();
+    const source = requestSource(c);
+    c.set('source', source);
     await next();
     // One line per request: never the Authorization header, a body or a key.
     logger.info(
@@ -41,7 +45,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,
-        session: c.res.headers.get(SESSION_HEADER) ?? c.req.header(SESSION_HEADER) ?? undefined,
+        session: c.get('answeredSession') ?? source.header(SESSION_HEADER) ?? undefined,
         ms: Math.round(performance.now() - started),
       },
       `${c.req.method} ${c.req.path} ${c.res.status}`,
@@ -52,7 +56,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     const refusal = browserRequestRefusal({
       method: c.req.method,
       url: c.req.url,
-      origin: c.req.header('origin'),
+      origin: c.get('source').header('origin') ?? undefined,
       tokenRequired: Boolean(token),
     });
     if (refusal) return errorResponse(new GatewayHttpError(403, refusal, 'permission_error', 'forbidden_origin'));
@@ -63,7 +67,7 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     app.use(async (c, next) => {
       // The page itself is static and holds no data: it must load so it can ask for the token.
       if (c.req.method === 'GET' && c.req.path === '/') return next();
-      if (!bearerMatches(c.req.header('authorization'), token)) {
+      if (!bearerMatches(c.get('source').header('authorization') ?? undefined, token)) {
         return errorResponse(
           new GatewayHttpError(
             401,
@@ -89,7 +93,13 @@ export function createGatewayApp(options: GatewayOptions): Hono {
     }),
   );
 
-  app.post('/v1/chat/completions', (c) => chatCompletionsResponse(c.req.raw, { context, lock }));
+  app.post('/v1/chat/completions', (c) =>
+    chatCompletionsResponse(c.get('source'), {
+      context,
+      lock,
+      onAnswer: (sessionId) => c.set('answeredSession', sessionId),
+    }),
+  );
 
   app.get('/v1/sessions', async (c) => c.json(await listSessionsBody(store, c.req.query('limit'))));
   app.get('/v1/sessions/:id', async (c) => c.json(await showSessionBody(store, c.req.param('id'))));
@@ -112,8 +122,36 @@ export function createGatewayApp(options: GatewayOptions): Hono {
   return app;
 }
 
+/**
+ * The request as the chat route reads it: straight from Node's request and response under
+ * `@hono/node-server` (its `c.env`), else from the web `Request` (`app.request()`).
+ */
+function requestSource(c: Context<GatewayEnv>): ChatRequestSource {
+  const node = c.env as Partial<NodeBindings> | undefined;
+  if (node?.incoming instanceof IncomingMessage && node.outgoing instanceof ServerResponse) {
+    return nodeRequestSource(node.incoming, node.outgoing);
+  }
+  return webRequestSource(c.req.raw);
+}
+
+/** The app's per-request values. */
+export interface GatewayEnv {
+  Variables: {
+    /** How this request's headers, body and client-gone signal are read. */
+    source: ChatRequestSource;
+    /** The session a chat answer names in `X-Hermes-Session-Id` (the request log line shows it). */
+    answeredSession?: string;
+  };
+}
+
+/** What `@hono/node-server` passes as `c.env` over HTTP/1. */
+interface NodeBindings {
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+}
+
 /** An optional JSON body: empty means `{}`; malformed JSON is a 400. */
-async function optionalJson(c: Context): Promise<unknown> {
+async function optionalJson(c: Context<GatewayEnv>): Promise<unknown> {
   const text = await c.req.text();
   if (!text.trim()) return {};
   try {

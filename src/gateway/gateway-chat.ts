@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { SessionStore } from '../storage/session-store.js';
 import { parseChatRequest, type GatewayChatRequest } from './gateway-chat-request.js';
 import { badRequest, GatewayHttpError, unknownSession } from './gateway-errors.js';
@@ -12,6 +12,7 @@ import {
 } from './gateway-turn.js';
 import { holdSessionLease, type HeldSessionLease } from '../storage/session-lease-hold.js';
 import type { GatewayTurnContext } from './gateway-types.js';
+import type { ChatRequestSource } from './gateway-request-source.js';
 import { knownSecrets, redactError } from '../core/redact.js';
 
 /**
@@ -36,6 +37,8 @@ export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export interface GatewayChatDependencies {
   context: GatewayTurnContext;
   lock: SessionTurnLock;
+  /** Told the session an answer names in its `X-Hermes-Session-Id` header (for the request log). */
+  onAnswer?: (sessionId: string) => void;
 }
 
 /**
@@ -45,34 +48,13 @@ export interface GatewayChatDependencies {
  */
 export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
-/** The body as text, or null when it exceeds {@link MAX_REQUEST_BYTES} (read stops there). */
-async function readLimitedBody(request: Request): Promise<string | null> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_REQUEST_BYTES) return null;
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_REQUEST_BYTES) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** Handles one chat-completions request; never throws (failures are OpenAI error envelopes). */
 export async function chatCompletionsResponse(
-  request: Request,
+  request: ChatRequestSource,
   dependencies: GatewayChatDependencies,
 ): Promise<Response> {
   let body: unknown;
-  const text = await readLimitedBody(request);
+  const text = await request.text(MAX_REQUEST_BYTES);
   if (text === null) {
     return errorResponse(
       new GatewayHttpError(
@@ -93,7 +75,7 @@ export async function chatCompletionsResponse(
   try {
     const parsed = parseChatRequest(body);
     const { context, lock } = dependencies;
-    const sessionId = await resolveSession(context, request.headers.get(SESSION_HEADER) ?? parsed.sessionId, parsed);
+    const sessionId = await resolveSession(context, request.header(SESSION_HEADER) ?? parsed.sessionId, parsed);
     // Turns of this process wait in its per-session queue; a turn of another process (a CLI, a
     // second gateway) holds the store's session lease, and this request gets 409 naming it.
     unlock = await lock.acquire(sessionId);
@@ -113,7 +95,7 @@ export async function chatCompletionsResponse(
     release = () => held.release().finally(unlockQueue);
     unlock = null;
     const userText = parsed.userTexts.join('\n\n');
-    const turnKey = request.headers.get(IDEMPOTENCY_HEADER)?.trim() || undefined;
+    const turnKey = request.header(IDEMPOTENCY_HEADER)?.trim() || undefined;
     if (parsed.stream) {
       const response = streamingResponse(
         context,
@@ -123,6 +105,7 @@ export async function chatCompletionsResponse(
         request.signal,
       );
       release = null; // the stream releases the session when the turn ends
+      dependencies.onAnswer?.(sessionId);
       return response;
     }
     // The request's signal aborts when the client disconnects: the turn stops (nothing partial is
@@ -138,6 +121,7 @@ export async function chatCompletionsResponse(
       release = null;
       return releasing;
     });
+    dependencies.onAnswer?.(outcome.result.sessionId);
     return jsonResponse(completionBody(context, outcome), {
       headers: {
         [SESSION_HEADER]: outcome.result.sessionId,
@@ -198,8 +182,17 @@ async function resolveSession(
   return session.id;
 }
 
+/** Random bytes for completion ids, drawn 12 at a time and refilled when used up (one RNG call per 256 ids). */
+const idPool = Buffer.alloc(12 * 256);
+let idPoolOffset = idPool.length;
+
 function completionId(): string {
-  return `chatcmpl-${randomBytes(12).toString('hex')}`;
+  if (idPoolOffset === idPool.length) {
+    randomFillSync(idPool);
+    idPoolOffset = 0;
+  }
+  idPoolOffset += 12;
+  return `chatcmpl-${idPool.toString('hex', idPoolOffset - 12, idPoolOffset)}`;
 }
 
 function usageOf(outcome: GatewayTurnOutcome) {

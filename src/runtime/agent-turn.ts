@@ -1,5 +1,6 @@
 import { AbortError, ApiError, HermesError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
+import type { Route } from '../core/route.js';
 import type { AssistantMessage, Message, ToolMessage } from '../core/message.js';
 import type { FinishReason, Usage } from '../core/usage.js';
 import type { Carrier, CarrierDecision, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
@@ -119,7 +120,7 @@ async function runTrackedTurn(
   const maxIterations = options.maxIterations ?? 25;
   const transport = options.transportFor
     ? options.transportFor(options.route.api)
-    : await loadTransport(options.route.api);
+    : (loadedTransports.get(options.route.api) ?? (await loadedTransport(options.route.api)));
   const profile = turnRouteProfile(options);
   let compactedThisTurn = false;
   const compact = async (force: boolean): Promise<boolean> => {
@@ -196,6 +197,18 @@ async function runTrackedTurn(
   result.stoppedAtCap = true;
   result.answer = `(stopped after ${maxIterations} tool iterations without a final answer; continue the session to go on)`;
   return result;
+}
+
+/**
+ * Transports this process loaded, by wire API: a turn after the first takes its transport from
+ * here instead of going through `import()` again (a long-running gateway runs many turns).
+ */
+const loadedTransports = new Map<Route['api'], Transport>();
+
+async function loadedTransport(api: Route['api']): Promise<Transport> {
+  const transport = await loadTransport(api);
+  loadedTransports.set(api, transport);
+  return transport;
 }
 
 /** Sends one request, learning a rejected carrier and retrying exactly once (SPEC §13.3). */

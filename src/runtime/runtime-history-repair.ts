@@ -15,6 +15,8 @@ import { INTERRUPTED_TOOL_RESULT } from './runtime-history.js';
  * no stored result gets the interrupted-tool placeholder. A valid history comes back unchanged.
  */
 export function repairToolPairing(history: readonly Message[]): Message[] {
+  // The common case, checked in one pass without building anything: nothing to repair.
+  if (pairedInOrder(history)) return [...history];
   const positions = new Map<string, number[]>();
   history.forEach((message, index) => {
     if (message.role !== 'tool') return;
@@ -46,4 +48,24 @@ export function repairToolPairing(history: readonly Message[]): Message[] {
   const unchanged =
     repaired.length === history.length && repaired.every((message, index) => message === history[index]);
   return unchanged ? [...history] : repaired;
+}
+
+/**
+ * True when every assistant tool call is followed at once, in call order, by its result and no
+ * tool message stands anywhere else: the history {@link repairToolPairing} gives back unchanged.
+ */
+function pairedInOrder(history: readonly Message[]): boolean {
+  let index = 0;
+  while (index < history.length) {
+    const message = history[index] as Message;
+    if (message.role === 'tool') return false;
+    index += 1;
+    if (message.role !== 'assistant' || !message.tool_calls?.length) continue;
+    for (const call of message.tool_calls) {
+      const next = history[index];
+      if (next?.role !== 'tool' || next.tool_call_id !== call.id) return false;
+      index += 1;
+    }
+  }
+  return true;
 }

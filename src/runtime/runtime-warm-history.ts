@@ -111,34 +111,42 @@ export function openTurnHistory(store: SessionStore, sessionId: string, warm: Wa
   const follow = (appended: readonly Message[]) => {
     if (messages) messages.push(...appended);
   };
+  // One wrapper per method for the whole turn: a turn reads the store's methods many times.
+  const wrappers = new Map<string | symbol, { method: unknown; wrapper: unknown }>();
   const tracked = new Proxy(store, {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver);
       if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => Promise<unknown>;
-      if (key === 'appendMessage' || key === 'appendMessages') {
-        return async (...args: unknown[]) => {
-          if (args[0] !== sessionId) return method.apply(target, args);
-          try {
-            const returned = await method.apply(target, args);
-            follow(key === 'appendMessage' ? [args[1] as Message] : (args[1] as readonly Message[]));
-            return returned;
-          } catch (error) {
-            // A failed write may or may not have reached the database: nothing stays warm.
-            trusted = false;
-            throw error;
-          }
-        };
-      }
-      if (typeof key === 'string' && HISTORY_REWRITES.has(key)) {
-        return (...args: unknown[]) => {
-          if (args[0] === sessionId) trusted = false;
-          return method.apply(target, args);
-        };
-      }
-      return method.bind(target);
+      const cached = wrappers.get(key);
+      if (cached?.method === value) return cached.wrapper;
+      const wrapper = wrap(target, key, value as (...args: unknown[]) => Promise<unknown>);
+      wrappers.set(key, { method: value, wrapper });
+      return wrapper;
     },
   });
+  const wrap = (target: SessionStore, key: string | symbol, method: (...args: unknown[]) => Promise<unknown>) => {
+    if (key === 'appendMessage' || key === 'appendMessages') {
+      return async (...args: unknown[]) => {
+        if (args[0] !== sessionId) return method.apply(target, args);
+        try {
+          const returned = await method.apply(target, args);
+          follow(key === 'appendMessage' ? [args[1] as Message] : (args[1] as readonly Message[]));
+          return returned;
+        } catch (error) {
+          // A failed write may or may not have reached the database: nothing stays warm.
+          trusted = false;
+          throw error;
+        }
+      };
+    }
+    if (typeof key === 'string' && HISTORY_REWRITES.has(key)) {
+      return (...args: unknown[]) => {
+        if (args[0] === sessionId) trusted = false;
+        return method.apply(target, args);
+      };
+    }
+    return method.bind(target);
+  };
   return {
     store: tracked,
     async load(session) {
