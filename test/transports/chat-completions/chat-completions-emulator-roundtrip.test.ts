@@ -40,6 +40,16 @@ async function drain(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]>
   return events;
 }
 
+/** A one-line user turn with reasoning on and no tools, for the fault cases. */
+function sayHi(provider: string, model: string, baseUrl: string): TransportRequest {
+  return {
+    route: { api: 'chat_completions', provider, model, baseUrl },
+    history: [{ role: 'user', content: 'Say hi' }],
+    tools: [],
+    reasoning: { enabled: true },
+  };
+}
+
 describe('chat-completions transport against the emulator personas', () => {
   it.each(ROUTES)('$persona: tool-call turn, tool result, final answer with continuity intact', async (route) => {
     emulator = await startChatEmulator({ persona: route.persona });
@@ -78,12 +88,7 @@ describe('chat-completions transport against the emulator personas', () => {
     });
     const sleeps: number[] = [];
     const transport = createChatCompletionsTransport({ sleep: async (milliseconds) => void sleeps.push(milliseconds) });
-    const stream = transport.send({
-      route: { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4-pro', baseUrl: emulator.baseUrl },
-      history: [{ role: 'user', content: 'Say hi' }],
-      tools: [],
-      reasoning: { enabled: true },
-    });
+    const stream = transport.send(sayHi('deepseek', 'deepseek-v4-pro', emulator.baseUrl));
     const events = await drain(stream);
     expect(sleeps).toEqual([1000]);
     expect(events.filter((event) => event.type === 'retry')).toHaveLength(1);
@@ -95,17 +100,7 @@ describe('chat-completions transport against the emulator personas', () => {
     async (kind) => {
       emulator = await startChatEmulator({ persona: 'openrouter', faults: [{ kind }] });
       const transport = createChatCompletionsTransport({ sleep: async () => undefined });
-      const stream = transport.send({
-        route: {
-          api: 'chat_completions',
-          provider: 'openrouter',
-          model: 'anthropic/claude-sonnet-4.5',
-          baseUrl: emulator.baseUrl,
-        },
-        history: [{ role: 'user', content: 'Say hi' }],
-        tools: [],
-        reasoning: { enabled: true },
-      });
+      const stream = transport.send(sayHi('openrouter', 'anthropic/claude-sonnet-4.5', emulator.baseUrl));
       const events = await drain(stream);
       expect(events.some((event) => event.type === 'finish')).toBe(false);
       expect(events[events.length - 1]?.type).toBe('error');
@@ -117,17 +112,7 @@ describe('chat-completions transport against the emulator personas', () => {
     const fault = { kind: 'status', status: 429, retryAfterSeconds: 0 } as const;
     emulator = await startChatEmulator({ persona: 'openrouter', faults: [fault, fault, fault] });
     const transport = createChatCompletionsTransport({ sleep: async () => undefined });
-    const stream = transport.send({
-      route: {
-        api: 'chat_completions',
-        provider: 'openrouter',
-        model: 'anthropic/claude-sonnet-4.5',
-        baseUrl: emulator.baseUrl,
-      },
-      history: [{ role: 'user', content: 'Say hi' }],
-      tools: [],
-      reasoning: { enabled: true },
-    });
+    const stream = transport.send(sayHi('openrouter', 'anthropic/claude-sonnet-4.5', emulator.baseUrl));
     await expect(stream.result()).rejects.toBeInstanceOf(RateLimitError);
     expect(emulator.requests).toHaveLength(3);
   });
