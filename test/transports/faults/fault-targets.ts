@@ -1,3 +1,4 @@
+import type { Route } from '../../../src/core/route.js';
 import type { StreamEvent } from '../../../src/core/stream-event.js';
 import { startAnthropicEmulator } from '../../../src/emulators/anthropic-messages/anthropic-emulator.js';
 import { startBedrockEmulator } from '../../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
@@ -31,77 +32,79 @@ export interface FaultTarget {
 const noSleep = async () => undefined;
 const history = [{ role: 'user' as const, content: 'say hello' }];
 
+/** What every target's request carries: one user turn, no tools, reasoning on, the echoed key. */
+const base = { history, tools: [], reasoning: { enabled: true }, apiKey: ECHOED_KEY };
+
+/** A target on a started emulator: requests go to its base URL, streaming unless asked not to. */
+function target(
+  transport: Transport,
+  emulator: { baseUrl: string; close(): Promise<void> },
+  addFault: (fault: Fault) => void,
+  route: Omit<Route, 'baseUrl'>,
+  extra: Partial<TransportRequest> = {},
+): FaultTarget {
+  return {
+    transport,
+    addFault,
+    request: (options = {}) => ({
+      ...base,
+      route: { ...route, baseUrl: emulator.baseUrl },
+      stream: options.stream ?? true,
+      ...extra,
+    }),
+    close: () => emulator.close(),
+  };
+}
+
 /** Starts the emulator of `api` and returns its target. */
 export async function startFaultTarget(api: FaultTargetApi): Promise<FaultTarget> {
-  const base = { history, tools: [], reasoning: { enabled: true }, apiKey: ECHOED_KEY };
   switch (api) {
     case 'chat_completions': {
       const emulator = await startChatEmulator({ persona: 'deepseek' });
-      return {
-        transport: createChatCompletionsTransport({ sleep: noSleep }),
-        addFault: (fault) => emulator.addFault(fault),
-        request: (options = {}) => ({
-          ...base,
-          route: { api, provider: 'deepseek', model: 'deepseek-v4-pro', baseUrl: emulator.baseUrl },
-          stream: options.stream ?? true,
-        }),
-        close: () => emulator.close(),
-      };
+      return target(createChatCompletionsTransport({ sleep: noSleep }), emulator, (fault) => emulator.addFault(fault), {
+        api,
+        provider: 'deepseek',
+        model: 'deepseek-v4-pro',
+      });
     }
     case 'anthropic_messages': {
       const emulator = await startAnthropicEmulator();
-      return {
-        transport: createAnthropicMessagesTransport({ environment: {}, sleep: noSleep }),
-        addFault: (fault) => emulator.faults.add(fault),
-        request: (options = {}) => ({
-          ...base,
-          route: { api, provider: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: emulator.baseUrl },
-          reasoning: { enabled: true, budgetTokens: 2048 },
-          stream: options.stream ?? true,
-        }),
-        close: () => emulator.close(),
-      };
+      return target(
+        createAnthropicMessagesTransport({ environment: {}, sleep: noSleep }),
+        emulator,
+        (fault) => emulator.faults.add(fault),
+        { api, provider: 'anthropic', model: 'claude-sonnet-4-5' },
+        { reasoning: { enabled: true, budgetTokens: 2048 } },
+      );
     }
     case 'gemini': {
       const emulator = await startGeminiEmulator();
-      return {
-        transport: createGeminiTransport({ environment: {}, sleep: noSleep }),
-        addFault: (fault) => emulator.faults.add(fault),
-        request: (options = {}) => ({
-          ...base,
-          route: { api, provider: 'gemini', model: 'gemini-3-pro-preview', baseUrl: emulator.baseUrl },
-          stream: options.stream ?? true,
-        }),
-        close: () => emulator.close(),
-      };
+      return target(
+        createGeminiTransport({ environment: {}, sleep: noSleep }),
+        emulator,
+        (fault) => emulator.faults.add(fault),
+        { api, provider: 'gemini', model: 'gemini-3-pro-preview' },
+      );
     }
     case 'codex_responses': {
       const emulator = await startResponsesEmulator();
-      return {
-        transport: createResponsesTransport({ sleep: noSleep }),
-        addFault: (fault) => emulator.faults.add(fault),
-        request: (options = {}) => ({
-          ...base,
-          route: { api, provider: 'openai', model: 'gpt-5.4', baseUrl: emulator.baseUrl },
-          reasoning: { enabled: true, effort: 'low' },
-          stream: options.stream ?? true,
-        }),
-        close: () => emulator.close(),
-      };
+      return target(
+        createResponsesTransport({ sleep: noSleep }),
+        emulator,
+        (fault) => emulator.faults.add(fault),
+        { api, provider: 'openai', model: 'gpt-5.4' },
+        { reasoning: { enabled: true, effort: 'low' } },
+      );
     }
     case 'bedrock_converse': {
       const emulator = await startBedrockEmulator();
-      return {
-        transport: createBedrockConverseTransport({ environment: {} }),
-        addFault: (fault) => emulator.faults.add(fault),
-        request: (options = {}) => ({
-          ...base,
-          route: { api, provider: 'bedrock', model: 'us.anthropic.claude-sonnet-4-5-v1:0', baseUrl: emulator.baseUrl },
-          stream: options.stream ?? true,
-          maxAttempts: 1,
-        }),
-        close: () => emulator.close(),
-      };
+      return target(
+        createBedrockConverseTransport({ environment: {} }),
+        emulator,
+        (fault) => emulator.faults.add(fault),
+        { api, provider: 'bedrock', model: 'us.anthropic.claude-sonnet-4-5-v1:0' },
+        { maxAttempts: 1 },
+      );
     }
   }
 }
