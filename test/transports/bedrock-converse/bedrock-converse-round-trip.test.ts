@@ -6,7 +6,7 @@ import type { BedrockEmulator } from '../../../src/emulators/bedrock-converse/be
 import { startBedrockEmulator } from '../../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
 import { createBedrockConverseTransport } from '../../../src/transports/bedrock-converse/bedrock-converse-transport.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
-import { TEST_CREDENTIALS, bedrockRoute } from './bedrock-converse-fixtures.js';
+import { TEST_CREDENTIALS, bedrockRoute, validationExceptionBody } from './bedrock-converse-fixtures.js';
 import { failureOf } from '../transport-test-helpers.js';
 
 /**
@@ -109,9 +109,9 @@ describe('Claude (signed policy) tool loop through the emulator (WIRE.md §3.4, 
     expect(error).toBeInstanceOf(BadRequestError);
     const badRequest = error as BadRequestError;
     expect(badRequest.status).toBe(400);
-    expect(JSON.parse(badRequest.body)).toEqual({
-      message: 'The model returned the following errors: messages.1.content.0: Invalid `signature` in `thinking` block',
-    });
+    expect(JSON.parse(badRequest.body)).toEqual(
+      validationExceptionBody('messages.1.content.0: Invalid `signature` in `thinking` block'),
+    );
     expect(badRequest.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(emulator.requests.at(-1)?.status).toBe(400);
   });
@@ -154,10 +154,9 @@ describe('self-heal and abort', () => {
     emulator.faults.add({
       kind: 'status',
       status: 400,
-      body: JSON.stringify({
-        message:
-          'The model returned the following errors: messages.1.content.0: Invalid `data` in `redacted_thinking` block',
-      }),
+      body: JSON.stringify(
+        validationExceptionBody('messages.1.content.0: Invalid `data` in `redacted_thinking` block'),
+      ),
     });
     const error = await failureOf(transport.send(request(model, history)));
     expect(error).toBeInstanceOf(BadRequestError);

@@ -35,17 +35,21 @@ const history = [{ role: 'user' as const, content: 'say hello' }];
 /** What every target's request carries: one user turn, no tools, reasoning on, the echoed key. */
 const base = { history, tools: [], reasoning: { enabled: true }, apiKey: ECHOED_KEY };
 
+/** A started emulator: where it listens, how to stop it and how to queue a fault on it. */
+type FaultEmulator = { baseUrl: string; close(): Promise<void> } & (
+  { addFault(fault: Fault): void } | { faults: { add(fault: Fault): void } }
+);
+
 /** A target on a started emulator: requests go to its base URL, streaming unless asked not to. */
 function target(
   transport: Transport,
-  emulator: { baseUrl: string; close(): Promise<void> },
-  addFault: (fault: Fault) => void,
+  emulator: FaultEmulator,
   route: Omit<Route, 'baseUrl'>,
   extra: Partial<TransportRequest> = {},
 ): FaultTarget {
   return {
     transport,
-    addFault,
+    addFault: (fault) => ('addFault' in emulator ? emulator.addFault(fault) : emulator.faults.add(fault)),
     request: (options = {}) => ({
       ...base,
       route: { ...route, baseUrl: emulator.baseUrl },
@@ -59,53 +63,39 @@ function target(
 /** Starts the emulator of `api` and returns its target. */
 export async function startFaultTarget(api: FaultTargetApi): Promise<FaultTarget> {
   switch (api) {
-    case 'chat_completions': {
-      const emulator = await startChatEmulator({ persona: 'deepseek' });
-      return target(createChatCompletionsTransport({ sleep: noSleep }), emulator, (fault) => emulator.addFault(fault), {
-        api,
-        provider: 'deepseek',
-        model: 'deepseek-v4-pro',
-      });
-    }
-    case 'anthropic_messages': {
-      const emulator = await startAnthropicEmulator();
+    case 'chat_completions':
+      return target(
+        createChatCompletionsTransport({ sleep: noSleep }),
+        await startChatEmulator({ persona: 'deepseek' }),
+        { api, provider: 'deepseek', model: 'deepseek-v4-pro' },
+      );
+    case 'anthropic_messages':
       return target(
         createAnthropicMessagesTransport({ environment: {}, sleep: noSleep }),
-        emulator,
-        (fault) => emulator.faults.add(fault),
+        await startAnthropicEmulator(),
         { api, provider: 'anthropic', model: 'claude-sonnet-4-5' },
         { reasoning: { enabled: true, budgetTokens: 2048 } },
       );
-    }
-    case 'gemini': {
-      const emulator = await startGeminiEmulator();
-      return target(
-        createGeminiTransport({ environment: {}, sleep: noSleep }),
-        emulator,
-        (fault) => emulator.faults.add(fault),
-        { api, provider: 'gemini', model: 'gemini-3-pro-preview' },
-      );
-    }
-    case 'codex_responses': {
-      const emulator = await startResponsesEmulator();
+    case 'gemini':
+      return target(createGeminiTransport({ environment: {}, sleep: noSleep }), await startGeminiEmulator(), {
+        api,
+        provider: 'gemini',
+        model: 'gemini-3-pro-preview',
+      });
+    case 'codex_responses':
       return target(
         createResponsesTransport({ sleep: noSleep }),
-        emulator,
-        (fault) => emulator.faults.add(fault),
+        await startResponsesEmulator(),
         { api, provider: 'openai', model: 'gpt-5.4' },
         { reasoning: { enabled: true, effort: 'low' } },
       );
-    }
-    case 'bedrock_converse': {
-      const emulator = await startBedrockEmulator();
+    case 'bedrock_converse':
       return target(
         createBedrockConverseTransport({ environment: {} }),
-        emulator,
-        (fault) => emulator.faults.add(fault),
+        await startBedrockEmulator(),
         { api, provider: 'bedrock', model: 'us.anthropic.claude-sonnet-4-5-v1:0' },
         { maxAttempts: 1 },
       );
-    }
   }
 }
 
