@@ -1,3 +1,5 @@
+import type { StreamEvent } from '../../src/core/stream-event.js';
+
 /** Small helpers the transport tests share across wire folders. */
 
 /**
@@ -9,4 +11,11 @@ export function failureOf(stream: { result(): Promise<unknown> }): Promise<unkno
     () => undefined,
     (caught: unknown) => caught,
   );
+}
+
+/** Every event of a stream, the terminal one included. */
+export async function collectEvents(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
 }

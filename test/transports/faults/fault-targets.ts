@@ -109,13 +109,6 @@ export const FAULT_TARGET_APIS = [
 ] as const;
 export type FaultTargetApi = (typeof FAULT_TARGET_APIS)[number];
 
-/** Every event of a stream, the terminal one included. */
-export async function collectEvents(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
 /** Everything a caller could print or store about the events: messages, bodies, causes, stacks. */
 export function everythingSaid(events: readonly StreamEvent[]): string {
   const parts: string[] = [];
