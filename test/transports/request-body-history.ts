@@ -9,18 +9,6 @@ import type { OriginStamp } from '../../src/core/origin.js';
  * reasoning items and compaction checkpoints, from several origins; tool results answer calls.
  */
 
-/** Mulberry32: a small deterministic PRNG (same seed, same history). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const ORIGINS: readonly OriginStamp[] = [
   { api: 'chat_completions', provider: 'openrouter', host: 'openrouter.ai', model: 'anthropic/claude-sonnet-4' },
   { api: 'chat_completions', provider: 'deepseek', host: 'api.deepseek.com', model: 'deepseek-reasoner' },

@@ -15,7 +15,8 @@ import {
 import type { PreparedRequest, TransportRequest } from '../../src/transports/shared/transport.js';
 import { prepareRequest } from '../../src/transports/transport-prepare.js';
 import { routeProfileFor } from '../../src/transports/transport-route-profile.js';
-import { HistoryGenerator, seededRandom } from './request-body-history.js';
+import { seededRandom } from '../support/random.js';
+import { HistoryGenerator } from './request-body-history.js';
 
 /**
  * The spliced request body (shared/request-body.ts, with the per-message wire cache of

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import type { AssistantMessage, Message, ToolCall } from '../../src/core/message.js';
 import type { Route } from '../../src/core/route.js';
+import type { CarrierDecision } from '../../src/replay/replay-types.js';
 import { withoutDuplicateToolCalls } from '../../src/replay/replay-tool-call-sync.js';
 import { prepareAnthropicMessages } from '../../src/transports/anthropic-messages/anthropic-messages-encode.js';
 import { prepareBedrockConverse } from '../../src/transports/bedrock-converse/bedrock-converse-encode.js';
@@ -22,6 +23,11 @@ const call = (id: string): ToolCall => ({
 
 function request(route: Route, history: Message[]): TransportRequest {
   return { route, history, tools: [], reasoning: { enabled: true } };
+}
+
+/** The replay decision (SPEC §23.3) that the stored turn, history index 1, lost `field` for `reason`. */
+function droppedOnTurn(field: string, reason: string): CarrierDecision {
+  return { messageIndex: 1, field, action: 'dropped', reason };
 }
 
 function turn(assistant: AssistantMessage): Message[] {
@@ -62,12 +68,9 @@ describe('Anthropic Messages: the sidecar loses a removed duplicate call', () =>
     const prepared = prepareAnthropicMessages(request(route, history));
     const messages = prepared.body['messages'] as JsonObject[];
     expect(messages[1]).toEqual({ role: 'assistant', content: expected });
-    expect(prepared.decisions).toContainEqual({
-      messageIndex: 1,
-      field: 'anthropic_content_blocks[3] (tool_use)',
-      action: 'dropped',
-      reason: 'tool call no longer in the message',
-    });
+    expect(prepared.decisions).toContainEqual(
+      droppedOnTurn('anthropic_content_blocks[3] (tool_use)', 'tool call no longer in the message'),
+    );
     // Not an orphan: the signature was not invalidated by removing a block.
     expect(prepared.decisions.some((decision) => decision.reason === 'orphan tool_use')).toBe(false);
     expect(frozen(history)).toBe(before);
@@ -107,12 +110,7 @@ describe('Bedrock Converse: the sidecar loses a removed duplicate call', () => {
       role: 'assistant',
       content: [REASONING, { text: 'Reading.' }, toolUse('call_A')],
     });
-    expect(prepared.decisions).toContainEqual({
-      messageIndex: 1,
-      field: 'tool_calls[1]',
-      action: 'dropped',
-      reason: 'duplicate call id',
-    });
+    expect(prepared.decisions).toContainEqual(droppedOnTurn('tool_calls[1]', 'duplicate call id'));
   });
 
   it('withoutDuplicateToolCalls on the captured turn: tool_calls and sidecar both lose call_B', () => {
@@ -138,16 +136,19 @@ describe('Gemini: the stored parts lose a removed duplicate call and still trave
   const THOUGHT = { text: 'I should read it.', thought: true };
   const first = { functionCall: { name: 'read_file', args: { path: 'notes.txt' } }, thoughtSignature: 'SIG-G' };
   const second = { functionCall: { name: 'read_file', args: { path: 'notes.txt' } } };
-
-  it('tool_calls kept one of two identical calls: one functionCall, the thought part and its signature kept', () => {
-    const history = turn({
+  /** The history around an AI Studio turn whose tool_calls kept call_A, with these stored parts. */
+  const callATurn = (parts: object[]): Message[] =>
+    turn({
       role: 'assistant',
       content: null,
       tool_calls: [call('call_A')],
       origin,
       gemini_issuer: 'ai-studio',
-      gemini_content_parts: [THOUGHT, first, second],
+      gemini_content_parts: parts,
     } as AssistantMessage);
+
+  it('tool_calls kept one of two identical calls: one functionCall, the thought part and its signature kept', () => {
+    const history = callATurn([THOUGHT, first, second]);
     const before = frozen(history);
     const prepared = prepareGemini(request(route, history));
     const contents = prepared.body['contents'] as JsonObject[];
@@ -158,27 +159,17 @@ describe('Gemini: the stored parts lose a removed duplicate call and still trave
         { functionCall: { name: 'read_file', args: { path: 'notes.txt' }, id: 'call_A' }, thoughtSignature: 'SIG-G' },
       ],
     });
-    expect(prepared.decisions).toContainEqual({
-      messageIndex: 1,
-      field: 'gemini_content_parts[2] (functionCall)',
-      action: 'dropped',
-      reason: 'tool call named twice',
-    });
+    expect(prepared.decisions).toContainEqual(
+      droppedOnTurn('gemini_content_parts[2] (functionCall)', 'tool call named twice'),
+    );
     expect(frozen(history)).toBe(before);
   });
 
   it('parts that carry the model’s ids: the part naming the removed id goes', () => {
-    const history = turn({
-      role: 'assistant',
-      content: null,
-      tool_calls: [call('call_A')],
-      origin,
-      gemini_issuer: 'ai-studio',
-      gemini_content_parts: [
-        { functionCall: { ...first.functionCall, id: 'call_A' }, thoughtSignature: 'SIG-G' },
-        { functionCall: { ...second.functionCall, id: 'call_B' } },
-      ],
-    } as AssistantMessage);
+    const history = callATurn([
+      { functionCall: { ...first.functionCall, id: 'call_A' }, thoughtSignature: 'SIG-G' },
+      { functionCall: { ...second.functionCall, id: 'call_B' } },
+    ]);
     const contents = prepareGemini(request(route, history)).body['contents'] as JsonObject[];
     expect(contents[1]?.['parts']).toEqual([
       { functionCall: { name: 'read_file', args: { path: 'notes.txt' }, id: 'call_A' }, thoughtSignature: 'SIG-G' },

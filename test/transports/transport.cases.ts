@@ -4,7 +4,8 @@ import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { StreamEvent } from '../../src/core/stream-event.js';
 import { toolDefinitions } from '../../src/tools/tool-registry.js';
 import type { TransportRequest } from '../../src/transports/shared/transport.js';
-import { collectEvents, type FaultTarget } from './faults/fault-targets.js';
+import type { FaultTarget } from './faults/fault-targets.js';
+import { collectEvents } from './transport-test-helpers.js';
 
 /**
  * The transport conformance cases: what every wire API's transport promises its caller

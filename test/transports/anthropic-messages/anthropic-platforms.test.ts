@@ -34,6 +34,10 @@ function turn(
 
 const messages = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }];
 const tools = [{ name: 'read_file', description: 'Read', input_schema: { type: 'object' } }];
+/** What every body below carries from `turn()`: max tokens, the lifted system prompt, the messages and tools. */
+const SHARED_BODY = { max_tokens: 8000, system: 'Be brief.', messages, tools };
+/** Adaptive thinking with the effort asked (Opus 4.6+, WIRE.md §2.1). */
+const ADAPTIVE_HIGH = { thinking: { type: 'adaptive' }, output_config: { effort: 'high' } };
 
 describe('exact request bodies per platform (WIRE.md §2.1, §2.5)', () => {
   it('direct, enabled thinking with budget below max_tokens', () => {
@@ -41,10 +45,7 @@ describe('exact request bodies per platform (WIRE.md §2.1, §2.5)', () => {
     expect(prepared.url).toBe('https://api.anthropic.com/v1/messages');
     expect(prepared.body).toEqual({
       model: 'claude-sonnet-4-5',
-      max_tokens: 8000,
-      system: 'Be brief.',
-      messages,
-      tools,
+      ...SHARED_BODY,
       thinking: { type: 'enabled', budget_tokens: 7999 },
       stream: true,
     });
@@ -58,12 +59,8 @@ describe('exact request bodies per platform (WIRE.md §2.1, §2.5)', () => {
     );
     expect(prepared.body).toEqual({
       model: 'claude-opus-4-6',
-      max_tokens: 8000,
-      system: 'Be brief.',
-      messages,
-      tools,
-      thinking: { type: 'adaptive' },
-      output_config: { effort: 'high' },
+      ...SHARED_BODY,
+      ...ADAPTIVE_HIGH,
     });
   });
 
@@ -78,10 +75,7 @@ describe('exact request bodies per platform (WIRE.md §2.1, §2.5)', () => {
     );
     expect(prepared.body).toEqual({
       anthropic_version: 'bedrock-2023-05-31',
-      max_tokens: 8000,
-      system: 'Be brief.',
-      messages,
-      tools,
+      ...SHARED_BODY,
       thinking: { type: 'enabled', budget_tokens: 1024 },
       anthropic_beta: ['interleaved-thinking-2025-05-14'],
     });
@@ -95,10 +89,7 @@ describe('exact request bodies per platform (WIRE.md §2.1, §2.5)', () => {
     expect(prepared.url).toBe(`${base}/publishers/anthropic/models/claude-opus-4-8:streamRawPredict`);
     expect(prepared.body).toEqual({
       anthropic_version: 'vertex-2023-10-16',
-      max_tokens: 8000,
-      system: 'Be brief.',
-      messages,
-      tools,
+      ...SHARED_BODY,
       stream: true,
     });
   });
@@ -179,12 +170,8 @@ describe('Vertex and Foundry over loopback (in-test server asserts URL, headers,
     expect(seen[0]?.headers['x-api-key']).toBeUndefined();
     expect(seen[0]?.body).toEqual({
       anthropic_version: 'vertex-2023-10-16',
-      max_tokens: 8000,
-      system: 'Be brief.',
-      messages,
-      tools,
-      thinking: { type: 'adaptive' },
-      output_config: { effort: 'high' },
+      ...SHARED_BODY,
+      ...ADAPTIVE_HIGH,
     });
     expect(message.anthropic_content_blocks).toEqual(MESSAGE.content);
   });

@@ -15,6 +15,7 @@ import { fingerprintSignedBlocks, isThinkingSignatureError } from '../../../src/
 import { createAnthropicMessagesTransport } from '../../../src/transports/anthropic-messages/anthropic-messages-transport.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
 import { NOTHING_LEARNED } from '../../../src/replay/replay-route-profile.js';
+import { failureOf } from '../transport-test-helpers.js';
 
 const TOOLS: ToolDefinition[] = [
   {
@@ -110,13 +111,7 @@ describe.each(framings)('tool loop with signed thinking over %s', (framing, prov
       signature: `${signature.slice(0, 10)}${signature[10] === 'A' ? 'B' : 'A'}${signature.slice(11)}`,
     };
     history.push({ ...first, anthropic_content_blocks: blocks }, toolResultFor(first, 'x'));
-    const error = await transport
-      .send(request(provider, model, history))
-      .result()
-      .then(
-        () => null,
-        (caught: unknown) => caught,
-      );
+    const error = await failureOf(transport.send(request(provider, model, history)));
     expect(error).toBeInstanceOf(BadRequestError);
     const body = (error as BadRequestError).body;
     expect(body).toContain('messages.1.content.0: Invalid `signature` in `thinking` block');

@@ -91,3 +91,8 @@ export function bedrockRoute(model: string, baseUrl?: string): Route {
 
 /** Static test credentials (the emulator accepts any SigV4 signature). */
 export const TEST_CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'test-secret-key' };
+
+/** The body of Bedrock's ValidationException when the Anthropic model behind it rejects the request. */
+export function validationExceptionBody(detail: string): { message: string } {
+  return { message: `The model returned the following errors: ${detail}` };
+}

@@ -6,7 +6,8 @@ import type { BedrockEmulator } from '../../../src/emulators/bedrock-converse/be
 import { startBedrockEmulator } from '../../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
 import { createBedrockConverseTransport } from '../../../src/transports/bedrock-converse/bedrock-converse-transport.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
-import { TEST_CREDENTIALS, bedrockRoute } from './bedrock-converse-fixtures.js';
+import { TEST_CREDENTIALS, bedrockRoute, validationExceptionBody } from './bedrock-converse-fixtures.js';
+import { failureOf } from '../transport-test-helpers.js';
 
 /**
  * Round trips THROUGH the transport over loopback HTTP against the Bedrock emulator (SPEC §10,
@@ -104,19 +105,13 @@ describe('Claude (signed policy) tool loop through the emulator (WIRE.md §3.4, 
       reasoningText.signature = `A${reasoningText.signature.slice(1)}`;
       return { ...message, bedrock_content_blocks: blocks };
     });
-    const error = await transport
-      .send(request(model, tampered))
-      .result()
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    const error = await failureOf(transport.send(request(model, tampered)));
     expect(error).toBeInstanceOf(BadRequestError);
     const badRequest = error as BadRequestError;
     expect(badRequest.status).toBe(400);
-    expect(JSON.parse(badRequest.body)).toEqual({
-      message: 'The model returned the following errors: messages.1.content.0: Invalid `signature` in `thinking` block',
-    });
+    expect(JSON.parse(badRequest.body)).toEqual(
+      validationExceptionBody('messages.1.content.0: Invalid `signature` in `thinking` block'),
+    );
     expect(badRequest.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(emulator.requests.at(-1)?.status).toBe(400);
   });
@@ -159,18 +154,11 @@ describe('self-heal and abort', () => {
     emulator.faults.add({
       kind: 'status',
       status: 400,
-      body: JSON.stringify({
-        message:
-          'The model returned the following errors: messages.1.content.0: Invalid `data` in `redacted_thinking` block',
-      }),
+      body: JSON.stringify(
+        validationExceptionBody('messages.1.content.0: Invalid `data` in `redacted_thinking` block'),
+      ),
     });
-    const error = await transport
-      .send(request(model, history))
-      .result()
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    const error = await failureOf(transport.send(request(model, history)));
     expect(error).toBeInstanceOf(BadRequestError);
     expect(emulator.requests.map((entry) => entry.status)).toEqual([200, 400]);
   });
@@ -179,13 +167,12 @@ describe('self-heal and abort', () => {
     const controller = new AbortController();
     controller.abort();
     const history: Message[] = [{ role: 'user', content: 'hi' }];
-    const error = await transport
-      .send({ ...request('us.anthropic.claude-sonnet-4-5-20250929-v1:0', history), signal: controller.signal })
-      .result()
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    const error = await failureOf(
+      transport.send({
+        ...request('us.anthropic.claude-sonnet-4-5-20250929-v1:0', history),
+        signal: controller.signal,
+      }),
+    );
     expect(error).toBeInstanceOf(AbortError);
   });
 });

@@ -49,35 +49,40 @@ function toolCalls(message: WireMessage): AssistantMessage['tool_calls'] {
   }));
 }
 
+/** The stored message: `reasoning` both as the reasoning text and as RC, tool calls when the wire had any. */
+function storedMessage(
+  message: WireMessage,
+  reasoning: string,
+  finish: string,
+  extra: Partial<AssistantMessage> = {},
+): AssistantMessage {
+  const calls = toolCalls(message) ?? [];
+  return {
+    role: 'assistant',
+    content: message.content === '' && calls.length > 0 ? null : (message.content ?? ''),
+    reasoning,
+    reasoning_content: reasoning,
+    ...extra,
+    ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    finish_reason: finish,
+  };
+}
+
 /** `reasoning_content` providers: RC stored verbatim and surfaced as `reasoning`. */
 function rawReasoningContent(finish: string) {
-  return (message: WireMessage): AssistantMessage => {
-    const calls = toolCalls(message) ?? [];
-    return {
-      role: 'assistant',
-      content: message.content === '' && calls.length > 0 ? null : (message.content ?? ''),
-      reasoning: message.reasoning_content as string,
-      reasoning_content: message.reasoning_content as string,
-      ...(calls.length > 0 ? { tool_calls: calls } : {}),
-      finish_reason: finish,
-    };
-  };
+  return (message: WireMessage): AssistantMessage =>
+    storedMessage(message, message.reasoning_content as string, finish);
 }
 
 /** `reasoning` providers (and OpenRouter): no raw RC, so RC = the extracted text (SPEC §2.1 rule 3). */
 function reasoningField(finish: string) {
-  return (message: WireMessage): AssistantMessage => {
-    const calls = toolCalls(message) ?? [];
-    return {
-      role: 'assistant',
-      content: message.content === '' && calls.length > 0 ? null : (message.content ?? ''),
-      reasoning: message.reasoning as string,
-      reasoning_content: message.reasoning as string,
-      ...(message.reasoning_details ? { reasoning_details: message.reasoning_details } : {}),
-      ...(calls.length > 0 ? { tool_calls: calls } : {}),
-      finish_reason: finish,
-    };
-  };
+  return (message: WireMessage): AssistantMessage =>
+    storedMessage(
+      message,
+      message.reasoning as string,
+      finish,
+      message.reasoning_details ? { reasoning_details: message.reasoning_details } : {},
+    );
 }
 
 /** Raw `<think>` output in `content`: removed from the visible text and used as the reasoning. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StreamError } from '../../../src/core/errors.js';
+import type { AssistantMessage } from '../../../src/core/message.js';
 import type { StreamEvent } from '../../../src/core/stream-event.js';
 import { createChatCompletionsDecoder } from '../../../src/transports/chat-completions/chat-completions-decode.js';
 import { decodeSse, terminalOf } from './chat-completions-fixtures.js';
@@ -27,6 +28,11 @@ function finished(events: StreamEvent[]) {
 
 const SEEDS = [undefined, 3, 5, 11];
 
+/** A finished answer whose reasoning text is stored both as `reasoning` and as RC (SPEC §2.1 rule 3). */
+function answered(content: string, reasoning: string): AssistantMessage {
+  return { role: 'assistant', content, reasoning, reasoning_content: reasoning, finish_reason: 'stop' };
+}
+
 describe('chat-completions capture rules (SPEC §2.1)', () => {
   it.each(SEEDS)(
     'never concatenates mirrored reasoning and reasoning_content (WIRE.md §1.1, chutes.ai) — seed %s',
@@ -38,13 +44,7 @@ describe('chat-completions capture rules (SPEC §2.1)', () => {
         '[DONE]',
       );
       const terminal = finished(decodeSse(text, { mustEcho: false }, seed));
-      expect(terminal.message).toEqual({
-        role: 'assistant',
-        content: 'Done',
-        reasoning: 'Thinking…',
-        reasoning_content: 'Thinking…',
-        finish_reason: 'stop',
-      });
+      expect(terminal.message).toEqual(answered('Done', 'Thinking…'));
     },
   );
 
@@ -92,13 +92,7 @@ describe('chat-completions capture rules (SPEC §2.1)', () => {
       chunk({ content: 'world' }, 'stop'),
     );
     const events = decodeSse(text, { mustEcho: false }, seed);
-    expect(finished(events).message).toEqual({
-      role: 'assistant',
-      content: 'Hello <b>world',
-      reasoning: 'plan A',
-      reasoning_content: 'plan A',
-      finish_reason: 'stop',
-    });
+    expect(finished(events).message).toEqual(answered('Hello <b>world', 'plan A'));
     expect(
       events
         .filter((event) => event.type === 'text-delta')
@@ -113,13 +107,7 @@ describe('chat-completions capture rules (SPEC §2.1)', () => {
       chunk({ content: '<think>inline</think>Answer' }, 'stop'),
     );
     const message = finished(decodeSse(text, { mustEcho: false })).message;
-    expect(message).toEqual({
-      role: 'assistant',
-      content: 'Answer',
-      reasoning: 'field reasoning',
-      reasoning_content: 'field reasoning',
-      finish_reason: 'stop',
-    });
+    expect(message).toEqual(answered('Answer', 'field reasoning'));
   });
 });
 

@@ -44,14 +44,42 @@ function detailFragments(chunks: Record<string, unknown>[]): JsonObject[] {
   });
 }
 
+/** Usage in the order input, output, total, reasoning, cache read (SPEC §2.1 usage fields). */
+function tokens(
+  inputTokens: number,
+  outputTokens: number,
+  totalTokens: number,
+  reasoningTokens: number,
+  cacheReadTokens: number,
+): Usage {
+  return { inputTokens, outputTokens, totalTokens, reasoningTokens, cacheReadTokens };
+}
+
+const STOP: FinishReason = { unified: 'stop', raw: 'stop' };
+
+/** A `reasoning_content` route that ends `stop`. */
+function rcCase(file: string, mustEcho: boolean, usage: Usage): StreamCase {
+  return { file, mustEcho, message: (chunks) => reasoningContentMessage(chunks, 'stop'), finishReason: STOP, usage };
+}
+
+/** A `reasoning_details` route that ends `stop`: the fragments stored as they came, no reasoning text readers. */
+function detailsCase(file: string, usage: Usage): StreamCase {
+  return {
+    file,
+    mustEcho: false,
+    message: (chunks) => ({
+      role: 'assistant',
+      content: concatDeltaField(chunks, 'content') ?? '',
+      reasoning_details: detailFragments(chunks),
+      finish_reason: 'stop',
+    }),
+    finishReason: STOP,
+    usage,
+  };
+}
+
 const CASES: StreamCase[] = [
-  {
-    file: 'deepseek/vercel-reasoning.chunks.txt',
-    mustEcho: true,
-    message: (chunks) => reasoningContentMessage(chunks, 'stop'),
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage: { inputTokens: 18, outputTokens: 219, totalTokens: 237, reasoningTokens: 205, cacheReadTokens: 0 },
-  },
+  rcCase('deepseek/vercel-reasoning.chunks.txt', true, tokens(18, 219, 237, 205, 0)),
   {
     file: 'deepseek/vercel-tool-call.chunks.txt',
     mustEcho: true,
@@ -73,36 +101,12 @@ const CASES: StreamCase[] = [
       };
     },
     finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-    usage: { inputTokens: 339, outputTokens: 83, totalTokens: 422, reasoningTokens: 39, cacheReadTokens: 320 },
+    usage: tokens(339, 83, 422, 39, 320),
   },
-  {
-    file: 'deepseek/pydantic-thinking-stream.cassette.json',
-    mustEcho: true,
-    message: (chunks) => reasoningContentMessage(chunks, 'stop'),
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage: { inputTokens: 6, outputTokens: 212, totalTokens: 218, reasoningTokens: 198, cacheReadTokens: 0 },
-  },
-  {
-    file: 'zai/pydantic-thinking-stream.cassette.json',
-    mustEcho: false,
-    message: (chunks) => reasoningContentMessage(chunks, 'stop'),
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage: { inputTokens: 13, outputTokens: 564, totalTokens: 577, reasoningTokens: 561, cacheReadTokens: 0 },
-  },
-  {
-    file: 'dashscope/vercel-alibaba-reasoning.chunks.txt',
-    mustEcho: false,
-    message: (chunks) => reasoningContentMessage(chunks, 'stop'),
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage: { inputTokens: 24, outputTokens: 1355, totalTokens: 1379, reasoningTokens: 1084, cacheReadTokens: 0 },
-  },
-  {
-    file: 'xai/vercel-openai-compatible-xai-text.chunks.txt',
-    mustEcho: false,
-    message: (chunks) => reasoningContentMessage(chunks, 'stop'),
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage: { inputTokens: 12, outputTokens: 2, totalTokens: 354, reasoningTokens: 340, cacheReadTokens: 11 },
-  },
+  rcCase('deepseek/pydantic-thinking-stream.cassette.json', true, tokens(6, 212, 218, 198, 0)),
+  rcCase('zai/pydantic-thinking-stream.cassette.json', false, tokens(13, 564, 577, 561, 0)),
+  rcCase('dashscope/vercel-alibaba-reasoning.chunks.txt', false, tokens(24, 1355, 1379, 1084, 0)),
+  rcCase('xai/vercel-openai-compatible-xai-text.chunks.txt', false, tokens(12, 2, 354, 340, 11)),
   {
     // Claude via OpenRouter: `delta.reasoning` mirrors `reasoning_details` text; the signature
     // arrives in a last fragment with no text. RC comes from rule 3 (no raw RC on this route).
@@ -130,34 +134,12 @@ const CASES: StreamCase[] = [
         finish_reason: 'stop',
       };
     },
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage: { inputTokens: 43, outputTokens: 36, totalTokens: 79, reasoningTokens: 13, cacheReadTokens: 0 },
+    finishReason: STOP,
+    usage: tokens(43, 36, 79, 13, 0),
   },
-  {
-    // OpenAI encrypted reasoning via OpenRouter: one whole `reasoning.encrypted` detail, no text.
-    file: 'openrouter/pydantic-stream-with-reasoning.cassette.json',
-    mustEcho: false,
-    message: (chunks) => ({
-      role: 'assistant',
-      content: concatDeltaField(chunks, 'content') ?? '',
-      reasoning_details: detailFragments(chunks),
-      finish_reason: 'stop',
-    }),
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage: { inputTokens: 9, outputTokens: 104, totalTokens: 113, reasoningTokens: 0, cacheReadTokens: 0 },
-  },
-  {
-    file: 'openrouter/pydantic-stream-with-native-options.cassette.json',
-    mustEcho: false,
-    message: (chunks) => ({
-      role: 'assistant',
-      content: concatDeltaField(chunks, 'content') ?? '',
-      reasoning_details: detailFragments(chunks),
-      finish_reason: 'stop',
-    }),
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage: { inputTokens: 687, outputTokens: 187, totalTokens: 874, reasoningTokens: 118, cacheReadTokens: 679 },
-  },
+  // OpenAI encrypted reasoning via OpenRouter: one whole `reasoning.encrypted` detail, no text.
+  detailsCase('openrouter/pydantic-stream-with-reasoning.cassette.json', tokens(9, 104, 113, 0, 0)),
+  detailsCase('openrouter/pydantic-stream-with-native-options.cassette.json', tokens(687, 187, 874, 118, 679)),
   {
     // Snowflake Cortex: reasoning only inside `reasoning_details`; the stream ends with [DONE]
     // and never sends a finish_reason.
@@ -179,7 +161,7 @@ const CASES: StreamCase[] = [
       ],
     }),
     finishReason: { unified: 'stop', raw: null },
-    usage: { inputTokens: 45, outputTokens: 73, totalTokens: 118, reasoningTokens: 0, cacheReadTokens: 0 },
+    usage: tokens(45, 73, 118, 0, 0),
   },
 ];
 

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RateLimitError } from '../../../src/core/errors.js';
 import type { Message } from '../../../src/core/message.js';
-import type { StreamEvent } from '../../../src/core/stream-event.js';
 import { startChatEmulator, type RunningChatEmulator } from '../../../src/emulators/chat-completions/chat-emulator.js';
 import type { ChatPersonaName } from '../../../src/emulators/chat-completions/chat-emulator.js';
 import { createChatCompletionsTransport } from '../../../src/transports/chat-completions/chat-completions-transport.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
+import { collectEvents } from '../transport-test-helpers.js';
 
 /**
  * Integration: the real encoder (`prepare`) + this transport + the chat-completions emulator over
@@ -34,10 +34,14 @@ const ROUTES: { persona: ChatPersonaName; provider: string; model: string; strea
   { persona: 'gemini-openai', provider: 'gemini', model: 'gemini-3-pro-preview', stream: true },
 ];
 
-async function drain(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
+/** A one-line user turn with reasoning on and no tools, for the fault cases. */
+function sayHi(provider: string, model: string, baseUrl: string): TransportRequest {
+  return {
+    route: { api: 'chat_completions', provider, model, baseUrl },
+    history: [{ role: 'user', content: 'Say hi' }],
+    tools: [],
+    reasoning: { enabled: true },
+  };
 }
 
 describe('chat-completions transport against the emulator personas', () => {
@@ -78,13 +82,8 @@ describe('chat-completions transport against the emulator personas', () => {
     });
     const sleeps: number[] = [];
     const transport = createChatCompletionsTransport({ sleep: async (milliseconds) => void sleeps.push(milliseconds) });
-    const stream = transport.send({
-      route: { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4-pro', baseUrl: emulator.baseUrl },
-      history: [{ role: 'user', content: 'Say hi' }],
-      tools: [],
-      reasoning: { enabled: true },
-    });
-    const events = await drain(stream);
+    const stream = transport.send(sayHi('deepseek', 'deepseek-v4-pro', emulator.baseUrl));
+    const events = await collectEvents(stream);
     expect(sleeps).toEqual([1000]);
     expect(events.filter((event) => event.type === 'retry')).toHaveLength(1);
     expect(events[events.length - 1]?.type).toBe('finish');
@@ -95,18 +94,8 @@ describe('chat-completions transport against the emulator personas', () => {
     async (kind) => {
       emulator = await startChatEmulator({ persona: 'openrouter', faults: [{ kind }] });
       const transport = createChatCompletionsTransport({ sleep: async () => undefined });
-      const stream = transport.send({
-        route: {
-          api: 'chat_completions',
-          provider: 'openrouter',
-          model: 'anthropic/claude-sonnet-4.5',
-          baseUrl: emulator.baseUrl,
-        },
-        history: [{ role: 'user', content: 'Say hi' }],
-        tools: [],
-        reasoning: { enabled: true },
-      });
-      const events = await drain(stream);
+      const stream = transport.send(sayHi('openrouter', 'anthropic/claude-sonnet-4.5', emulator.baseUrl));
+      const events = await collectEvents(stream);
       expect(events.some((event) => event.type === 'finish')).toBe(false);
       expect(events[events.length - 1]?.type).toBe('error');
       await expect(stream.result()).rejects.toThrow();
@@ -117,17 +106,7 @@ describe('chat-completions transport against the emulator personas', () => {
     const fault = { kind: 'status', status: 429, retryAfterSeconds: 0 } as const;
     emulator = await startChatEmulator({ persona: 'openrouter', faults: [fault, fault, fault] });
     const transport = createChatCompletionsTransport({ sleep: async () => undefined });
-    const stream = transport.send({
-      route: {
-        api: 'chat_completions',
-        provider: 'openrouter',
-        model: 'anthropic/claude-sonnet-4.5',
-        baseUrl: emulator.baseUrl,
-      },
-      history: [{ role: 'user', content: 'Say hi' }],
-      tools: [],
-      reasoning: { enabled: true },
-    });
+    const stream = transport.send(sayHi('openrouter', 'anthropic/claude-sonnet-4.5', emulator.baseUrl));
     await expect(stream.result()).rejects.toBeInstanceOf(RateLimitError);
     expect(emulator.requests).toHaveLength(3);
   });

@@ -11,6 +11,7 @@ import {
 import type { StreamEvent } from '../../../src/core/stream-event.js';
 import { createChatCompletionsTransport } from '../../../src/transports/chat-completions/chat-completions-transport.js';
 import type { PreparedRequest, TransportRequest } from '../../../src/transports/shared/transport.js';
+import { collectEvents } from '../transport-test-helpers.js';
 
 /**
  * The chat-completions transport over real loopback HTTP against a tiny scripted server
@@ -125,12 +126,6 @@ function setup(options: { random?: () => number } = {}) {
   return { transport, sleeps };
 }
 
-async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
 const ORIGIN = {
   api: 'chat_completions',
   provider: 'openrouter',
@@ -151,7 +146,7 @@ describe('chat-completions transport over loopback HTTP', () => {
     ];
     const { transport } = setup();
     const stream = transport.send(transportRequest(), prepared(true));
-    const events = await collect(stream);
+    const events = await collectEvents(stream);
     expect(received).toHaveLength(1);
     expect(JSON.parse(received[0]?.body ?? '')).toEqual(prepared(true).body);
     expect(received[0]?.body).toBe(JSON.stringify(prepared(true).body));
@@ -200,7 +195,7 @@ describe('chat-completions transport over loopback HTTP', () => {
     ];
     const { transport, sleeps } = setup();
     const stream = transport.send(transportRequest(), prepared(true));
-    const events = await collect(stream);
+    const events = await collectEvents(stream);
     expect(sleeps).toEqual([2000]);
     expect(events.filter((event) => event.type === 'retry')).toEqual([
       { type: 'retry', attempt: 2, delayMs: 2000, reason: 'HTTP 429' },
@@ -214,7 +209,7 @@ describe('chat-completions transport over loopback HTTP', () => {
     handlers = [jsonHandler(500, { error: { message: 'internal failure' } }, { 'x-request-id': 'req_abc' })];
     const { transport, sleeps } = setup();
     const stream = transport.send(transportRequest(), prepared(true));
-    const events = await collect(stream);
+    const events = await collectEvents(stream);
     expect(received).toHaveLength(3);
     expect(sleeps).toEqual([500, 1000]);
     const terminal = events[events.length - 1];
@@ -275,7 +270,7 @@ describe('chat-completions transport over loopback HTTP', () => {
     handlers = [sseHandler([chunk({ reasoning: 'part' }), chunk({ content: 'half an ans' })], { dropAfter: true })];
     const { transport } = setup();
     const stream = transport.send(transportRequest(), prepared(true));
-    const events = await collect(stream);
+    const events = await collectEvents(stream);
     expect(events.some((event) => event.type === 'finish')).toBe(false);
     expect(events[events.length - 1]?.type).toBe('error');
     await expect(stream.result()).rejects.toBeInstanceOf(ConnectionError);
@@ -296,7 +291,7 @@ describe('chat-completions transport over loopback HTTP', () => {
     handlers = [sseHandler([chunk({ content: 'He' }), 'data: {"choices":[{"delta":{"content":"llo"\n\n'])];
     const { transport } = setup();
     const stream = transport.send(transportRequest(), prepared(true));
-    await collect(stream);
+    await collectEvents(stream);
     const error = await stream.result().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StreamError);
     expect((error as StreamError).message).toMatch(/^openrouter sent a malformed stream chunk \(not JSON\)/);
@@ -332,7 +327,7 @@ describe('chat-completions transport over loopback HTTP', () => {
     ];
     const { transport } = setup();
     const stream = transport.send(transportRequest(), prepared(true));
-    const events = await collect(stream);
+    const events = await collectEvents(stream);
     expect(events.map((event) => event.type)).toEqual(['start', 'reasoning-delta', 'error']);
     await expect(stream.result()).rejects.toThrow('openrouter stream error (code 400): Token limit reached');
   });

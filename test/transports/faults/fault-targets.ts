@@ -1,3 +1,4 @@
+import type { Route } from '../../../src/core/route.js';
 import type { StreamEvent } from '../../../src/core/stream-event.js';
 import { startAnthropicEmulator } from '../../../src/emulators/anthropic-messages/anthropic-emulator.js';
 import { startBedrockEmulator } from '../../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
@@ -31,78 +32,70 @@ export interface FaultTarget {
 const noSleep = async () => undefined;
 const history = [{ role: 'user' as const, content: 'say hello' }];
 
+/** What every target's request carries: one user turn, no tools, reasoning on, the echoed key. */
+const base = { history, tools: [], reasoning: { enabled: true }, apiKey: ECHOED_KEY };
+
+/** A started emulator: where it listens, how to stop it and how to queue a fault on it. */
+type FaultEmulator = { baseUrl: string; close(): Promise<void> } & (
+  { addFault(fault: Fault): void } | { faults: { add(fault: Fault): void } }
+);
+
+/** A target on a started emulator: requests go to its base URL, streaming unless asked not to. */
+function target(
+  transport: Transport,
+  emulator: FaultEmulator,
+  route: Omit<Route, 'baseUrl'>,
+  extra: Partial<TransportRequest> = {},
+): FaultTarget {
+  return {
+    transport,
+    addFault: (fault) => ('addFault' in emulator ? emulator.addFault(fault) : emulator.faults.add(fault)),
+    request: (options = {}) => ({
+      ...base,
+      route: { ...route, baseUrl: emulator.baseUrl },
+      stream: options.stream ?? true,
+      ...extra,
+    }),
+    close: () => emulator.close(),
+  };
+}
+
 /** Starts the emulator of `api` and returns its target. */
 export async function startFaultTarget(api: FaultTargetApi): Promise<FaultTarget> {
-  const base = { history, tools: [], reasoning: { enabled: true }, apiKey: ECHOED_KEY };
   switch (api) {
-    case 'chat_completions': {
-      const emulator = await startChatEmulator({ persona: 'deepseek' });
-      return {
-        transport: createChatCompletionsTransport({ sleep: noSleep }),
-        addFault: (fault) => emulator.addFault(fault),
-        request: (options = {}) => ({
-          ...base,
-          route: { api, provider: 'deepseek', model: 'deepseek-v4-pro', baseUrl: emulator.baseUrl },
-          stream: options.stream ?? true,
-        }),
-        close: () => emulator.close(),
-      };
-    }
-    case 'anthropic_messages': {
-      const emulator = await startAnthropicEmulator();
-      return {
-        transport: createAnthropicMessagesTransport({ environment: {}, sleep: noSleep }),
-        addFault: (fault) => emulator.faults.add(fault),
-        request: (options = {}) => ({
-          ...base,
-          route: { api, provider: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: emulator.baseUrl },
-          reasoning: { enabled: true, budgetTokens: 2048 },
-          stream: options.stream ?? true,
-        }),
-        close: () => emulator.close(),
-      };
-    }
-    case 'gemini': {
-      const emulator = await startGeminiEmulator();
-      return {
-        transport: createGeminiTransport({ environment: {}, sleep: noSleep }),
-        addFault: (fault) => emulator.faults.add(fault),
-        request: (options = {}) => ({
-          ...base,
-          route: { api, provider: 'gemini', model: 'gemini-3-pro-preview', baseUrl: emulator.baseUrl },
-          stream: options.stream ?? true,
-        }),
-        close: () => emulator.close(),
-      };
-    }
-    case 'codex_responses': {
-      const emulator = await startResponsesEmulator();
-      return {
-        transport: createResponsesTransport({ sleep: noSleep }),
-        addFault: (fault) => emulator.faults.add(fault),
-        request: (options = {}) => ({
-          ...base,
-          route: { api, provider: 'openai', model: 'gpt-5.4', baseUrl: emulator.baseUrl },
-          reasoning: { enabled: true, effort: 'low' },
-          stream: options.stream ?? true,
-        }),
-        close: () => emulator.close(),
-      };
-    }
-    case 'bedrock_converse': {
-      const emulator = await startBedrockEmulator();
-      return {
-        transport: createBedrockConverseTransport({ environment: {} }),
-        addFault: (fault) => emulator.faults.add(fault),
-        request: (options = {}) => ({
-          ...base,
-          route: { api, provider: 'bedrock', model: 'us.anthropic.claude-sonnet-4-5-v1:0', baseUrl: emulator.baseUrl },
-          stream: options.stream ?? true,
-          maxAttempts: 1,
-        }),
-        close: () => emulator.close(),
-      };
-    }
+    case 'chat_completions':
+      return target(
+        createChatCompletionsTransport({ sleep: noSleep }),
+        await startChatEmulator({ persona: 'deepseek' }),
+        { api, provider: 'deepseek', model: 'deepseek-v4-pro' },
+      );
+    case 'anthropic_messages':
+      return target(
+        createAnthropicMessagesTransport({ environment: {}, sleep: noSleep }),
+        await startAnthropicEmulator(),
+        { api, provider: 'anthropic', model: 'claude-sonnet-4-5' },
+        { reasoning: { enabled: true, budgetTokens: 2048 } },
+      );
+    case 'gemini':
+      return target(createGeminiTransport({ environment: {}, sleep: noSleep }), await startGeminiEmulator(), {
+        api,
+        provider: 'gemini',
+        model: 'gemini-3-pro-preview',
+      });
+    case 'codex_responses':
+      return target(
+        createResponsesTransport({ sleep: noSleep }),
+        await startResponsesEmulator(),
+        { api, provider: 'openai', model: 'gpt-5.4' },
+        { reasoning: { enabled: true, effort: 'low' } },
+      );
+    case 'bedrock_converse':
+      return target(
+        createBedrockConverseTransport({ environment: {} }),
+        await startBedrockEmulator(),
+        { api, provider: 'bedrock', model: 'us.anthropic.claude-sonnet-4-5-v1:0' },
+        { maxAttempts: 1 },
+      );
   }
 }
 
@@ -115,13 +108,6 @@ export const FAULT_TARGET_APIS = [
   'bedrock_converse',
 ] as const;
 export type FaultTargetApi = (typeof FAULT_TARGET_APIS)[number];
-
-/** Every event of a stream, the terminal one included. */
-export async function collectEvents(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 /** Everything a caller could print or store about the events: messages, bodies, causes, stacks. */
 export function everythingSaid(events: readonly StreamEvent[]): string {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamError } from '../../../src/core/errors.js';
 import { ServerSentEventFramer } from '../../../src/transports/shared/transport-sse-reader.js';
-import { collectEvents, FAULT_TARGET_APIS, startFaultTarget, type FaultTarget } from './fault-targets.js';
+import { FAULT_TARGET_APIS, startFaultTarget, type FaultTarget } from './fault-targets.js';
+import { collectEvents } from '../transport-test-helpers.js';
 
 /**
  * Reads from a provider are bounded: an error body is read up to a cap and the rest left unread

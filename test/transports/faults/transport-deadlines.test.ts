@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TimeoutError } from '../../../src/core/errors.js';
 import type { Timeouts } from '../../../src/core/timeouts.js';
 import { fetchWithDeadlines } from '../../../src/transports/shared/transport-deadlines.js';
-import { collectEvents, FAULT_TARGET_APIS, startFaultTarget, type FaultTarget } from './fault-targets.js';
+import { FAULT_TARGET_APIS, startFaultTarget, type FaultTarget } from './fault-targets.js';
+import { collectEvents } from '../transport-test-helpers.js';
 
 /**
  * Every transport enforces the request's time limits (config.yaml `timeouts`): a provider that

@@ -1,12 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  collectEvents,
-  ECHOED_KEY,
-  everythingSaid,
-  FAULT_TARGET_APIS,
-  startFaultTarget,
-  type FaultTarget,
-} from './fault-targets.js';
+import { collectEvents } from '../transport-test-helpers.js';
+import { ECHOED_KEY, everythingSaid, FAULT_TARGET_APIS, startFaultTarget, type FaultTarget } from './fault-targets.js';
 
 /**
  * A provider that echoes the request's credentials inside an in-band error chunk, a malformed

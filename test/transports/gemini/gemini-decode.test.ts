@@ -8,19 +8,16 @@ import {
   type GeminiDecodedResponse,
 } from '../../../src/transports/gemini/gemini-decode.js';
 import type { GeminiPart, GeminiResponse } from '../../../src/transports/gemini/gemini-wire.js';
-import { INTERACTIONS_API_FILES, randomSplit, recordedResponses, type RecordedResponse } from './gemini-fixtures.js';
+import {
+  INTERACTIONS_API_FILES,
+  randomSplit,
+  recordedResponses,
+  studioContext,
+  type RecordedResponse,
+} from './gemini-fixtures.js';
 import { seededRandom } from '../../support/random.js';
 
-const context = (): GeminiDecodeContext => ({
-  origin: {
-    api: 'gemini',
-    provider: 'gemini',
-    host: 'generativelanguage.googleapis.com',
-    model: 'gemini-3-pro-preview',
-  },
-  issuer: 'ai-studio',
-  createToolCallId: (index) => `call_${index}`,
-});
+const context = (): GeminiDecodeContext => studioContext((index) => `call_${index}`);
 
 /** Splits a decoder's whole output into the live events (no `start`) and the assembled result of its `finish`. */
 function resultOf(all: StreamEvent[]): { events: StreamEvent[]; result: GeminiDecodedResponse } {

@@ -5,7 +5,7 @@ import { decodeGeminiResponse, GeminiDecoder } from '../../../src/transports/gem
 import { geminiRequestUrl, prepareGemini } from '../../../src/transports/gemini/gemini-encode.js';
 import type { GeminiResponse } from '../../../src/transports/gemini/gemini-wire.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
-import { readCassette } from './gemini-fixtures.js';
+import { readCassette, studioContext } from './gemini-fixtures.js';
 
 const STUDIO: Route = { api: 'gemini', provider: 'gemini', model: 'gemini-3-pro-preview' };
 const VERTEX: Route = {
@@ -333,16 +333,7 @@ describe('Gemini replay against recorded accepted requests (WIRE.md §4.4 eviden
       parts: { functionCall?: { id: string } }[];
     }[];
     const callId = expectedContents[1]!.parts[0]!.functionCall!.id;
-    const decoder = new GeminiDecoder({
-      origin: {
-        api: 'gemini',
-        provider: 'gemini',
-        host: 'generativelanguage.googleapis.com',
-        model: 'gemini-3-pro-preview',
-      },
-      issuer: 'ai-studio',
-      createToolCallId: () => callId,
-    });
+    const decoder = new GeminiDecoder(studioContext(() => callId));
     for (const chunk of chunks) decoder.push(chunk);
     const finish = decoder.end().find((event) => event.type === 'finish');
     if (finish?.type !== 'finish') throw new Error('the decoder did not finish');
@@ -360,15 +351,7 @@ describe('Gemini replay against recorded accepted requests (WIRE.md §4.4 eviden
 
   it('pydantic-thinking-part: the thought part and the signed answer part come back exactly as accepted', () => {
     const cassette = readCassette('pydantic-thinking-part.cassette.json');
-    const { message } = decodeGeminiResponse(cassette[0]!.response.body as GeminiResponse, {
-      origin: {
-        api: 'gemini',
-        provider: 'gemini',
-        host: 'generativelanguage.googleapis.com',
-        model: 'gemini-3-pro-preview',
-      },
-      issuer: 'ai-studio',
-    });
+    const { message } = decodeGeminiResponse(cassette[0]!.response.body as GeminiResponse, studioContext());
     const sent = cassette[1]!.request.body['contents'] as { parts: { text?: string }[] }[];
     const prepared = prepareGemini(
       request({ ...STUDIO, baseUrl: 'https://generativelanguage.googleapis.com/v1beta' }, [
@@ -384,16 +367,10 @@ describe('Gemini replay against recorded accepted requests (WIRE.md §4.4 eviden
     const cassette = readCassette('pydantic-instructions-only-with-tool-calls.cassette.json');
     const sent = cassette[1]!.request.body['contents'] as { parts: { functionCall?: { id: string } }[] }[];
     const ids = sent[1]!.parts.map((part) => part.functionCall!.id);
-    const { message } = decodeGeminiResponse(cassette[0]!.response.body as GeminiResponse, {
-      origin: {
-        api: 'gemini',
-        provider: 'gemini',
-        host: 'generativelanguage.googleapis.com',
-        model: 'gemini-3-flash-preview',
-      },
-      issuer: 'ai-studio',
-      createToolCallId: (index) => ids[index]!,
-    });
+    const { message } = decodeGeminiResponse(
+      cassette[0]!.response.body as GeminiResponse,
+      studioContext((index) => ids[index]!, 'gemini-3-flash-preview'),
+    );
     const prepared = prepareGemini(
       request(
         { ...STUDIO, model: 'gemini-3-flash-preview', baseUrl: 'https://generativelanguage.googleapis.com/v1beta' },

@@ -1,11 +1,27 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fixturePath } from '../../support/fixtures.js';
+import type { GeminiDecodeContext } from '../../../src/transports/gemini/gemini-decode.js';
 import type { GeminiResponse } from '../../../src/transports/gemini/gemini-wire.js';
 
 /** Shared helpers for Gemini tests: the recorded fixtures and a seeded PRNG. */
 
 /** `test/fixtures/gemini/`. */
 export const GEMINI_FIXTURE_DIRECTORY = fixturePath('gemini/');
+
+/**
+ * The decode context of an AI Studio route (issuer `ai-studio`, host generativelanguage.googleapis.com),
+ * as the recorded fixtures were taken.
+ */
+export function studioContext(
+  createToolCallId?: (index: number) => string,
+  model = 'gemini-3-pro-preview',
+): GeminiDecodeContext {
+  return {
+    origin: { api: 'gemini', provider: 'gemini', host: 'generativelanguage.googleapis.com', model },
+    issuer: 'ai-studio',
+    ...(createToolCallId ? { createToolCallId } : {}),
+  };
+}
 
 /** One recorded response: SSE bytes of a stream, or a whole JSON body. */
 export interface RecordedResponse {

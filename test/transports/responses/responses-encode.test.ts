@@ -3,6 +3,7 @@ import type { AssistantMessage, Message } from '../../../src/core/message.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
 import { prepareResponses } from '../../../src/transports/responses/responses-encode.js';
 import { NOTHING_LEARNED } from '../../../src/replay/replay-route-profile.js';
+import type { CarrierDecision, DecisionAction } from '../../../src/replay/replay-types.js';
 
 /**
  * SPEC §12 replay rules and WIRE.md §5.1/§5.4 request shape, asserted on exact bodies.
@@ -25,6 +26,11 @@ function reasoningItem(id: string, encrypted: string, extra: Record<string, unkn
     _issuer_kind: OPENAI,
     ...extra,
   };
+}
+
+/** A replay decision (SPEC §23.3) on a five-byte value, the size of every blob in these histories. */
+function decision(messageIndex: number, field: string, action: DecisionAction, reason: string): CarrierDecision {
+  return { messageIndex, field, action, reason, bytes: 5 };
 }
 
 /** A tool loop: turn 1 calls read_file with reasoning, turn 2 answers with reasoning. */
@@ -202,13 +208,9 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
       { type: 'reasoning', encrypted_content: 'ENC_G', summary: [{ type: 'summary_text', text: 'thought rs_G' }] },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }], phase: 'final_answer' },
     ]);
-    expect(prepared.decisions[1]).toEqual({
-      messageIndex: 1,
-      field: 'codex_message_items.id',
-      action: 'dropped',
-      reason: 'GitHub rejects message ids',
-      bytes: 5,
-    });
+    expect(prepared.decisions[1]).toEqual(
+      decision(1, 'codex_message_items.id', 'dropped', 'GitHub rejects message ids'),
+    );
   });
 
   it('a reasoning-only turn is followed by an empty assistant message item', () => {
@@ -250,9 +252,7 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
       { role: 'user', content: 'q2' },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a2' }] },
     ]);
-    expect(
-      prepared.decisions.filter((decision) => decision.messageIndex === 3).map((decision) => decision.reason),
-    ).toEqual([
+    expect(prepared.decisions.filter((entry) => entry.messageIndex === 3).map((entry) => entry.reason)).toEqual([
       'duplicate reasoning item id',
       'temporary rs_tmp_ item',
       'no encrypted_content (store:false cannot resolve ids)',
@@ -287,20 +287,8 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'summary 2' }] },
     ]);
     expect(prepared.decisions).toEqual([
-      {
-        messageIndex: 0,
-        field: 'codex_reasoning_items[0]',
-        action: 'dropped',
-        reason: 'compaction checkpoint superseded by a newer one',
-        bytes: 5,
-      },
-      {
-        messageIndex: 2,
-        field: 'codex_reasoning_items[0]',
-        action: 'kept',
-        reason: 'newest compaction checkpoint',
-        bytes: 5,
-      },
+      decision(0, 'codex_reasoning_items[0]', 'dropped', 'compaction checkpoint superseded by a newer one'),
+      decision(2, 'codex_reasoning_items[0]', 'kept', 'newest compaction checkpoint'),
     ]);
   });
 
@@ -309,21 +297,9 @@ describe('prepareResponses replay rules (SPEC §12)', () => {
       request(toolLoopHistory(), { learned: { ...NOTHING_LEARNED, replayEncryptedReasoning: false } }),
     );
     expect((prepared.body['input'] as { type?: string }[]).filter((item) => item.type === 'reasoning')).toEqual([]);
-    expect(prepared.decisions.filter((decision) => decision.field.startsWith('codex_reasoning_items'))).toEqual([
-      {
-        messageIndex: 2,
-        field: 'codex_reasoning_items[0]',
-        action: 'dropped',
-        reason: 'encrypted replay off after invalid_encrypted_content',
-        bytes: 5,
-      },
-      {
-        messageIndex: 4,
-        field: 'codex_reasoning_items[0]',
-        action: 'dropped',
-        reason: 'encrypted replay off after invalid_encrypted_content',
-        bytes: 5,
-      },
+    expect(prepared.decisions.filter((entry) => entry.field.startsWith('codex_reasoning_items'))).toEqual([
+      decision(2, 'codex_reasoning_items[0]', 'dropped', 'encrypted replay off after invalid_encrypted_content'),
+      decision(4, 'codex_reasoning_items[0]', 'dropped', 'encrypted replay off after invalid_encrypted_content'),
     ]);
   });
 

@@ -55,6 +55,14 @@ function splitResponses(lines: string[]): string[][] {
   return groups;
 }
 
+/** The 200 response bodies of a cassette, each named `file#interaction`. */
+function cassetteBodies(file: string, text: string): { name: string; body: unknown }[] {
+  const cassette = JSON.parse(text) as { interactions: { response: { status: number; body: unknown } }[] };
+  return cassette.interactions.flatMap((interaction, index) =>
+    interaction.response.status === 200 ? [{ name: `${file}#${index}`, body: interaction.response.body }] : [],
+  );
+}
+
 /** Every streamed response in the Responses fixtures (chunk files and SSE cassette bodies). */
 export function streamFixtures(): StreamFixture[] {
   const fixtures: StreamFixture[] = [];
@@ -67,13 +75,9 @@ export function streamFixtures(): StreamFixture[] {
         fixtures.push({ name: `${file}#${index}`, sse, events: dataPayloads(sse) });
       });
     } else if (file.endsWith('.cassette.json')) {
-      const cassette = JSON.parse(text) as { interactions: { response: { status: number; body: unknown } }[] };
-      cassette.interactions.forEach((interaction, index) => {
-        const body = interaction.response.body;
-        if (interaction.response.status === 200 && typeof body === 'string') {
-          fixtures.push({ name: `${file}#${index}`, sse: body, events: dataPayloads(body) });
-        }
-      });
+      for (const { name, body } of cassetteBodies(file, text)) {
+        if (typeof body === 'string') fixtures.push({ name, sse: body, events: dataPayloads(body) });
+      }
     }
   }
   return fixtures;
@@ -85,13 +89,9 @@ export function bodyFixtures(): BodyFixture[] {
   for (const file of fixtureFiles()) {
     const text = readFileSync(path.join(FIXTURES_DIRECTORY, file), 'utf8');
     if (file.endsWith('.cassette.json')) {
-      const cassette = JSON.parse(text) as { interactions: { response: { status: number; body: unknown } }[] };
-      cassette.interactions.forEach((interaction, index) => {
-        const body = interaction.response.body;
-        if (interaction.response.status === 200 && typeof body === 'object' && body !== null) {
-          fixtures.push({ name: `${file}#${index}`, body: body as Record<string, unknown> });
-        }
-      });
+      for (const { name, body } of cassetteBodies(file, text)) {
+        if (typeof body === 'object' && body !== null) fixtures.push({ name, body: body as Record<string, unknown> });
+      }
     } else if (file.endsWith('.json')) {
       fixtures.push({ name: file, body: JSON.parse(text) as Record<string, unknown> });
     }

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AbortError, BadRequestError, RateLimitError } from '../../../src/core/errors.js';
 import type { AssistantMessage, Message } from '../../../src/core/message.js';
-import type { StreamEvent } from '../../../src/core/stream-event.js';
 import { startResponsesEmulator } from '../../../src/emulators/responses/responses-emulator.js';
 import type { ResponsesEmulator } from '../../../src/emulators/responses/responses-emulator.js';
 import { isInvalidEncryptedContentError } from '../../../src/replay/responses-rejections.js';
 import { NOTHING_LEARNED } from '../../../src/replay/replay-route-profile.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
 import { createResponsesTransport, responsesTransport } from '../../../src/transports/responses/responses-transport.js';
+import { collectEvents } from '../transport-test-helpers.js';
 
 /**
  * SPEC §12 end to end through the transport over real loopback HTTP against the Responses
@@ -47,12 +47,6 @@ function request(
     apiKey: 'sk-test-secret',
     ...overrides,
   };
-}
-
-async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
 }
 
 /** Turn 1: the user asks to read a file → a tool call with encrypted reasoning. */
@@ -98,7 +92,7 @@ describe('responses transport round trip against the emulator (SPEC §12, WIRE.m
 
   it('streams reasoning, tool-call and usage events before the single finish', async () => {
     const target = await emulator('openai');
-    const events = await collect(
+    const events = await collectEvents(
       responsesTransport.send(request(target, [{ role: 'user', content: 'read the file notes.txt' }])),
     );
     const types = events.map((event) => event.type);
@@ -180,7 +174,7 @@ describe('responses transport round trip against the emulator (SPEC §12, WIRE.m
     emulators.push(target);
     const sleeps: number[] = [];
     const transport = createResponsesTransport({ sleep: async (milliseconds) => void sleeps.push(milliseconds) });
-    const events = await collect(transport.send(request(target, [{ role: 'user', content: 'hi' }])));
+    const events = await collectEvents(transport.send(request(target, [{ role: 'user', content: 'hi' }])));
     expect(events.filter((event) => event.type === 'retry')).toEqual([
       { type: 'retry', attempt: 2, delayMs: 2000, reason: 'HTTP 429' },
     ]);
@@ -208,7 +202,7 @@ describe('responses transport round trip against the emulator (SPEC §12, WIRE.m
   it('a dropped stream ends with one error event; abort gives AbortError', async () => {
     const target = await startResponsesEmulator({ faults: [{ kind: 'drop-mid-stream' }] });
     emulators.push(target);
-    const events = await collect(responsesTransport.send(request(target, [{ role: 'user', content: 'hi' }])));
+    const events = await collectEvents(responsesTransport.send(request(target, [{ role: 'user', content: 'hi' }])));
     expect(
       events.filter((event) => event.type === 'finish' || event.type === 'error').map((event) => event.type),
     ).toEqual(['error']);

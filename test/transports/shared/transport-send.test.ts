@@ -4,6 +4,7 @@ import type { StreamEvent } from '../../../src/core/stream-event.js';
 import { sendTransportRequest, type TransportAnswer } from '../../../src/transports/shared/transport-send.js';
 import type { PreparedRequest, TransportRequest } from '../../../src/transports/shared/transport.js';
 import { createChatCompletionsDecoder } from '../../../src/transports/chat-completions/chat-completions-decode.js';
+import { collectEvents } from '../transport-test-helpers.js';
 
 /** The shared send skeleton: retry window up to the first event, final failures after it, prepare errors. */
 
@@ -36,18 +37,12 @@ function sse(texts: string[], failure?: Error): TransportAnswer {
   return { kind: 'bytes', body: body(texts, failure), decoder: createChatCompletionsDecoder({ mustEcho: false }) };
 }
 
-async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
 const dropped = () => new TypeError('terminated');
 
 describe('sendTransportRequest', () => {
   it('a connection dropped before the first event is retried; the next attempt answers', async () => {
     const answers = [sse([': keep-alive\n\n'], dropped()), sse([chunk('hi'), 'data: [DONE]\n\n'])];
-    const events = await collect(
+    const events = await collectEvents(
       sendTransportRequest(request, retry, { prepare: () => prepared, open: async () => answers.shift()! }),
     );
     expect(events.map((event) => event.type)).toEqual(['retry', 'start', 'text-delta', 'finish']);
@@ -56,7 +51,7 @@ describe('sendTransportRequest', () => {
 
   it('a connection dropped after an event reached the caller is final: one error, no retry, no finish', async () => {
     let opened = 0;
-    const events = await collect(
+    const events = await collectEvents(
       sendTransportRequest(request, retry, {
         prepare: () => prepared,
         open: async () => {
@@ -82,7 +77,7 @@ describe('sendTransportRequest', () => {
         cancelled = true;
       },
     });
-    const events = await collect(
+    const events = await collectEvents(
       sendTransportRequest(request, retry, {
         prepare: () => prepared,
         open: async () => ({
@@ -97,7 +92,7 @@ describe('sendTransportRequest', () => {
   });
 
   it('a non-retryable error from open ends the stream at once; prepare errors become the error event', async () => {
-    const refused = await collect(
+    const refused = await collectEvents(
       sendTransportRequest(request, retry, {
         prepare: () => prepared,
         open: async () => {
@@ -106,7 +101,7 @@ describe('sendTransportRequest', () => {
       }),
     );
     expect(refused.map((event) => event.type)).toEqual(['error']);
-    const failed = await collect(
+    const failed = await collectEvents(
       sendTransportRequest(request, retry, {
         prepare: () => {
           throw new Error('bad history');

@@ -17,16 +17,21 @@ import { ThinkTagSplitter } from '../../../src/transports/shared/transport-think
 
 /** Shared transport helpers: SSE framing, retry/backoff, HTTP helpers, think-tag splitting. */
 
+/** The event data a framer hands over when `bytes` arrive in two reads, cut at byte `cut`. */
+function framedInTwo(bytes: Uint8Array, cut: number): string[] {
+  const data: string[] = [];
+  const framer = new ServerSentEventFramer((value) => data.push(value));
+  framer.push(bytes.subarray(0, cut));
+  framer.push(bytes.subarray(cut));
+  framer.end();
+  return data;
+}
+
 describe('ServerSentEventFramer', () => {
   it('survives a UTF-8 character split across reads, drops comments, flushes a final event without its blank line', () => {
     const bytes = new TextEncoder().encode(': OPENROUTER PROCESSING\n\ndata: {"t":"15 × 27"}\n\ndata: [DONE]\n');
-    const data: string[] = [];
-    const framer = new ServerSentEventFramer((text) => data.push(text));
     const cut = bytes.indexOf(0xc3) + 1; // inside the two-byte "×"
-    framer.push(bytes.subarray(0, cut));
-    framer.push(bytes.subarray(cut));
-    framer.end();
-    expect(data).toEqual(['{"t":"15 × 27"}', '[DONE]']);
+    expect(framedInTwo(bytes, cut)).toEqual(['{"t":"15 × 27"}', '[DONE]']);
   });
 
   it('hands over each event data, multi-line data joined, event names and CRLF framing dropped', () => {
@@ -41,24 +46,14 @@ describe('ServerSentEventFramer', () => {
     const text = '\uFEFFdata: one\r\n\r\ndata:two\r\rid: 7\nretry: 10\nevent: x\ndata\ndata: three\n\ndatum: no\n\n';
     const bytes = new TextEncoder().encode(text);
     for (let cut = 0; cut <= bytes.length; cut += 1) {
-      const data: string[] = [];
-      const framer = new ServerSentEventFramer((value) => data.push(value));
-      framer.push(bytes.subarray(0, cut));
-      framer.push(bytes.subarray(cut));
-      framer.end();
-      expect(data, `cut at ${cut}`).toEqual(['one', 'two', '\nthree']);
+      expect(framedInTwo(bytes, cut), `cut at ${cut}`).toEqual(['one', 'two', '\nthree']);
     }
   });
 
   it('splits a multi-byte character at every byte boundary without damage', () => {
     const bytes = new TextEncoder().encode('data: {"t":"über — 😊"}\n\n');
     for (let cut = 0; cut <= bytes.length; cut += 1) {
-      const data: string[] = [];
-      const framer = new ServerSentEventFramer((value) => data.push(value));
-      framer.push(bytes.subarray(0, cut));
-      framer.push(bytes.subarray(cut));
-      framer.end();
-      expect(data).toEqual(['{"t":"über — 😊"}']);
+      expect(framedInTwo(bytes, cut)).toEqual(['{"t":"über — 😊"}']);
     }
   });
 });
