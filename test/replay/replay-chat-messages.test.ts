@@ -45,42 +45,34 @@ describe('SPEC §7.4 which route reads which record field', () => {
 describe('SPEC §7.5 wire shaping', () => {
   const message: JsonObject = { role: 'assistant', content: null, reasoning_details: [STANDARD, RECORD] };
 
-  test('copilot: opaque + text lifted, record removed from RD, extra_content not lifted (model is not Gemini)', () => {
-    const [shaped] = shapeWireCarriers([message], {
-      model: 'claude-sonnet-4',
-      baseUrl: 'https://api.githubcopilot.com',
-    });
-    expect(shaped).toEqual({
-      role: 'assistant',
-      content: null,
-      reasoning_details: [STANDARD],
-      reasoning_opaque: 'OPAQUE',
-      reasoning_text: 'copilot text',
-    });
-  });
-
-  test('gemini model: extra_content lifted only', () => {
-    const [shaped] = shapeWireCarriers([message], {
-      model: 'gemini-3-pro',
-      baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai',
-    });
-    expect(shaped).toEqual({
-      role: 'assistant',
-      content: null,
-      reasoning_details: [STANDARD],
-      extra_content: RECORD.extra_content,
-    });
-  });
-
-  test('other routes: nothing of the record; RD holding only the record disappears', () => {
-    const [shaped] = shapeWireCarriers(
-      [{ role: 'assistant', content: 'x', reasoning_details: [RECORD], reasoning_opaque: 'live' }],
+  test.each<[string, JsonObject, { model: string; baseUrl: string }, JsonObject]>([
+    [
+      'copilot: opaque + text lifted, record removed from RD, extra_content not lifted (model is not Gemini)',
+      message,
+      { model: 'claude-sonnet-4', baseUrl: 'https://api.githubcopilot.com' },
       {
-        model: 'gpt-5',
-        baseUrl: 'https://api.openai.com/v1',
+        role: 'assistant',
+        content: null,
+        reasoning_details: [STANDARD],
+        reasoning_opaque: 'OPAQUE',
+        reasoning_text: 'copilot text',
       },
-    );
-    expect(shaped).toEqual({ role: 'assistant', content: 'x' });
+    ],
+    [
+      'gemini model: extra_content lifted only',
+      message,
+      { model: 'gemini-3-pro', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai' },
+      { role: 'assistant', content: null, reasoning_details: [STANDARD], extra_content: RECORD.extra_content },
+    ],
+    [
+      'other routes: nothing of the record; RD holding only the record disappears',
+      { role: 'assistant', content: 'x', reasoning_details: [RECORD], reasoning_opaque: 'live' },
+      { model: 'gpt-5', baseUrl: 'https://api.openai.com/v1' },
+      { role: 'assistant', content: 'x' },
+    ],
+  ])('%s', (_name, input, route, expected) => {
+    const [shaped] = shapeWireCarriers([input], route);
+    expect(shaped).toEqual(expected);
   });
 
   test('live top-level values overlay the record; reasoning_text needs reasoning_opaque', () => {

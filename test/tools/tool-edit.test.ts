@@ -61,49 +61,38 @@ describe('edit_file', () => {
     ]);
   });
 
-  it('no match: a tool error naming the lines that match when whitespace is ignored', async () => {
-    const outcome = await edit({ old_string: 'const text = "hello " + name;\n\treturn text;', new_string: 'x' });
-    expect(outcome).toEqual({
-      content:
-        'error: old_string was not found in greet.js; it matches lines 2-3 when whitespace is ignored: copy the exact ' +
+  // Every refusal is a tool error that says what to do next and leaves the file as it was.
+  it.each<[string, string, string]>([
+    [
+      'no match: a tool error naming the lines that match when whitespace is ignored',
+      'const text = "hello " + name;\n\treturn text;',
+      'error: old_string was not found in greet.js; it matches lines 2-3 when whitespace is ignored: copy the exact ' +
         'indentation, tabs and trailing spaces from the file',
-      isError: true,
-    });
-    expect(fileText()).toBe(SOURCE);
-  });
-
-  it('no match: names the closest window of lines and its first difference', async () => {
-    const outcome = await edit({
-      old_string: 'function greet(name) {\n  const text = "hey " + name;\n  return text;',
-      new_string: 'x',
-    });
-    expect(outcome.content).toBe(
+    ],
+    [
+      'no match: names the closest window of lines and its first difference',
+      'function greet(name) {\n  const text = "hey " + name;\n  return text;',
       'error: old_string was not found in greet.js; closest: lines 1-3 (2 of 3 lines equal; first difference at line 2)',
-    );
-  });
-
-  it('no match: falls back to the lines most similar to its first line', async () => {
-    const outcome = await edit({ old_string: 'return texts;', new_string: 'x' });
-    expect(outcome.content).toBe(
+    ],
+    [
+      'no match: falls back to the lines most similar to its first line',
+      'return texts;',
       'error: old_string was not found in greet.js; closest to its first line: line 3 (92% similar)',
-    );
-  });
-
-  it('no match and nothing similar: says to read the file again', async () => {
-    const outcome = await edit({ old_string: 'zzzzzzzzzzzzzz', new_string: 'x' });
-    expect(outcome.content).toBe(
+    ],
+    [
+      'no match and nothing similar: says to read the file again',
+      'zzzzzzzzzzzzzz',
       'error: old_string was not found in greet.js; no similar lines either: read the file again before editing',
-    );
-  });
-
-  it('several matches: says how many and at which lines, and changes nothing without replace_all', async () => {
-    const outcome = await edit({ old_string: 'text', new_string: 'message' });
-    expect(outcome).toEqual({
-      content:
-        'error: old_string occurs 2 times in greet.js (at lines 2, 3); include more surrounding lines so it ' +
+    ],
+    [
+      'several matches: says how many and at which lines, and changes nothing without replace_all',
+      'text',
+      'error: old_string occurs 2 times in greet.js (at lines 2, 3); include more surrounding lines so it ' +
         'matches exactly once, or set replace_all to true to change every occurrence',
-      isError: true,
-    });
+    ],
+  ])('%s', async (_name, oldString, content) => {
+    const outcome = await edit({ old_string: oldString, new_string: oldString === 'text' ? 'message' : 'x' });
+    expect(outcome).toEqual({ content, isError: true });
     expect(fileText()).toBe(SOURCE);
   });
 

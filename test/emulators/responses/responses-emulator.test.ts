@@ -28,6 +28,14 @@ async function post(emulator: ResponsesEmulator, body: unknown): Promise<{ statu
   return { status: response.status, text: await response.text() };
 }
 
+/** Posts `input` to a fresh OpenAI-issuer emulator (the BASE request around it). */
+async function answerFromOpenAi(
+  input: unknown[],
+): Promise<{ emulator: ResponsesEmulator; answer: { status: number; text: string } }> {
+  const emulator = await start({ issuer: 'openai' });
+  return { emulator, answer: await post(emulator, { ...BASE, input }) };
+}
+
 function events(sse: string): Record<string, unknown>[] {
   return sse
     .split('\n')
@@ -204,8 +212,7 @@ describe('responses emulator exact errors (WIRE.md §5.5)', () => {
   ];
   for (const [name, input, status, error] of table) {
     it(name, async () => {
-      const emulator = await start({ issuer: 'openai' });
-      const answer = await post(emulator, { ...BASE, input });
+      const { emulator, answer } = await answerFromOpenAi(input);
       expect(answer.status).toBe(status);
       const body = JSON.parse(answer.text) as { error: Record<string, unknown> };
       expect(body.error).toEqual(expect.objectContaining(error));
@@ -217,30 +224,22 @@ describe('responses emulator exact errors (WIRE.md §5.5)', () => {
   }
 
   it('status stays accepted on message and function-call items, whose input schemas have it', async () => {
-    const emulator = await start({ issuer: 'openai' });
-    const answer = await post(emulator, {
-      ...BASE,
-      input: [
-        { role: 'user', content: 'q' },
-        { type: 'reasoning', id: 'rs_1', encrypted_content: blob, summary: [] },
-        { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'a' }] },
-        { role: 'user', content: 'again' },
-      ],
-    });
+    const { answer } = await answerFromOpenAi([
+      { role: 'user', content: 'q' },
+      { type: 'reasoning', id: 'rs_1', encrypted_content: blob, summary: [] },
+      { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'a' }] },
+      { role: 'user', content: 'again' },
+    ]);
     expect(answer.status).toBe(200);
   });
 
   it('a verified blob followed by its message is accepted and its sealed text is the continuity probe', async () => {
-    const emulator = await start({ issuer: 'openai' });
-    const answer = await post(emulator, {
-      ...BASE,
-      input: [
-        { role: 'user', content: 'q' },
-        { type: 'reasoning', encrypted_content: blob, summary: [] },
-        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] },
-        { role: 'user', content: 'again' },
-      ],
-    });
+    const { answer } = await answerFromOpenAi([
+      { role: 'user', content: 'q' },
+      { type: 'reasoning', encrypted_content: blob, summary: [] },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] },
+      { role: 'user', content: 'again' },
+    ]);
     expect(answer.status).toBe(200);
     const output = (JSON.parse(answer.text) as { output: { type: string; content?: { text: string }[] }[] }).output;
     // The sealed text has no continuity nonce, so the scripted model reports it as altered.
