@@ -85,12 +85,33 @@ export function buildChatReplay(
   learned: Pick<RouteLearned, 'rejectedCarriers'> & Partial<Pick<RouteLearned, 'rejectedThinkingFingerprints'>>,
 ): ChatReplayResult {
   const context = chatReplayContext(profile, learned);
-  const messages: JsonObject[] = new Array<JsonObject>(history.length);
   const decisions = new DecisionLog();
+  return lowerChatHistory(history, decisions, (message, index) => convertMessage(message, index, context, decisions), {
+    carriers: context.carriers,
+    pad: context.decision.pad,
+    routeKey: profile.key,
+  });
+}
+
+/** The wire messages of a history and what explains them, without the route facts. */
+export type LoweredChatHistory = Pick<ChatReplayResult, 'messages' | 'decisions' | 'decisionsFrom' | 'carriersSent'>;
+
+/**
+ * Lowers `history` message by message with `lower` (which appends each message's decisions to
+ * `decisions`) and adds `facts`: the one loop behind {@link buildChatReplay} and the encoder's
+ * cached lowering. Decisions are materialised (and sized) on first read; see DecisionLog.
+ */
+export function lowerChatHistory<Facts extends object>(
+  history: readonly Message[],
+  decisions: DecisionLog,
+  lower: (message: Message, index: number) => JsonObject,
+  facts: Facts,
+): LoweredChatHistory & Facts {
+  const messages: JsonObject[] = new Array<JsonObject>(history.length);
   const sent = new Set<Carrier>();
   for (let index = 0; index < history.length; index++) {
     const message = history[index] as Message;
-    const wire = convertMessage(message, index, context, decisions);
+    const wire = lower(message, index);
     if (message.role === 'assistant') {
       for (const carrier of CARRIERS) if (wire[carrier] !== undefined) sent.add(carrier);
     }
@@ -98,16 +119,13 @@ export function buildChatReplay(
   }
   let materialized: CarrierDecision[] | undefined;
   return {
+    ...facts,
     messages,
-    // Materialised (and sized) on first read; see DecisionLog.
     get decisions(): CarrierDecision[] {
       materialized ??= decisions.materialize();
       return materialized;
     },
-    decisionsFrom: (messageIndex) => decisions.materialize(messageIndex),
-    carriers: context.carriers,
-    pad: context.decision.pad,
-    routeKey: profile.key,
+    decisionsFrom: (messageIndex: number) => decisions.materialize(messageIndex),
     carriersSent: CARRIERS.filter((carrier) => sent.has(carrier)),
   };
 }

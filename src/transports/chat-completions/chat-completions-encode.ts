@@ -6,9 +6,9 @@ import { resolveProvider } from '../../providers/provider-registry.js';
 import { mergeRequestFlags } from '../../replay/replay-keep-thinking.js';
 import { chatReplayContext, type ChatReplayContext } from '../../replay/replay-chat-context.js';
 import { DecisionLog, type SizeSource } from '../../replay/replay-chat-decisions.js';
-import { convertMessage } from '../../replay/replay-chat-messages.js';
+import { convertMessage, lowerChatHistory, type LoweredChatHistory } from '../../replay/replay-chat-messages.js';
 import type { RouteLearned, RouteProfile } from '../../replay/replay-route-profile.js';
-import { CARRIERS, type Carrier, type CarrierDecision } from '../../replay/replay-types.js';
+import type { CarrierDecision } from '../../replay/replay-types.js';
 import { MessageWireCache } from '../shared/request-message-cache.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestLearned, requestProfile } from '../transport-route-profile.js';
@@ -74,12 +74,7 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
 // ---------------------------------------------------------------------------------------------
 
 /** The wire messages of a request and what explains them (the fields of `ChatReplayResult` the request reads). */
-export interface ChatWireReplay {
-  messages: JsonObject[];
-  readonly decisions: CarrierDecision[];
-  decisionsFrom(messageIndex: number): CarrierDecision[];
-  carriersSent: Carrier[];
-}
+export type ChatWireReplay = LoweredChatHistory;
 
 /**
  * Decisions without their message index, in flat arrays: those of the messages one request
@@ -170,35 +165,22 @@ export function buildCachedChatReplay(
 ): ChatWireReplay {
   const context = chatReplayContext(profile, learned);
   const key = chatContextKey(context);
-  const messages = new Array<JsonObject>(history.length);
   const decisions = new RecordingDecisionLog();
-  const sent = new Set<Carrier>();
-  for (let index = 0; index < history.length; index++) {
-    const message = history[index] as Message;
-    const cached = messageCache.get(message, key);
-    let wire: JsonObject;
-    if (cached !== undefined) {
-      wire = cached.wire;
-      decisions.replay(index, cached.extra);
-    } else {
+  return lowerChatHistory(
+    history,
+    decisions,
+    (message, index) => {
+      const cached = messageCache.get(message, key);
+      if (cached !== undefined) {
+        decisions.replay(index, cached.extra);
+        return cached.wire;
+      }
       const { recorded } = decisions;
       const start = recorded.fields.length;
-      wire = convertMessage(message, index, context, decisions);
+      const wire = convertMessage(message, index, context, decisions);
       messageCache.set(message, key, wire, { recorded, start, end: recorded.fields.length });
-    }
-    if (message.role === 'assistant') {
-      for (const carrier of CARRIERS) if (wire[carrier] !== undefined) sent.add(carrier);
-    }
-    messages[index] = wire;
-  }
-  let materialized: CarrierDecision[] | undefined;
-  return {
-    messages,
-    get decisions(): CarrierDecision[] {
-      materialized ??= decisions.materialize();
-      return materialized;
+      return wire;
     },
-    decisionsFrom: (messageIndex) => decisions.materialize(messageIndex),
-    carriersSent: CARRIERS.filter((carrier) => sent.has(carrier)),
-  };
+    {},
+  );
 }
