@@ -3,6 +3,8 @@
 // (LanguageModelV3Prompt). Each turn is user → assistant (reasoning + signed/encrypted
 // reasoning_details + one tool call) → tool result → assistant answer (reasoning + text).
 
+import { seededRandom } from '../seeded-random.mjs';
+
 export const ROUTE = {
   api: 'chat_completions',
   provider: 'openrouter',
@@ -10,18 +12,6 @@ export const ROUTE = {
   baseUrl: 'https://openrouter.ai/api/v1',
 };
 const ORIGIN = { api: 'chat_completions', provider: 'openrouter', host: 'openrouter.ai', model: ROUTE.model };
-
-// Mulberry32: a tiny deterministic PRNG so every run builds the same history.
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'the model considers which file to read next because the user asked about the build and tests'.split(' ');
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -149,7 +139,7 @@ function makeTurn(next, turn) {
 
 /** A history of `count` messages in the three formats (same seed, same history). */
 export function makeHistory(count, seed = 42) {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const history = [];
   const pi = [];
   const ai = [];
@@ -166,5 +156,5 @@ export function makeHistory(count, seed = 42) {
 
 /** The four Hermes messages of turn `turn` (fresh objects on every call: a new turn's stored messages). */
 export function makeNextTurn(turn, seed = 7) {
-  return makeTurn(random(seed + turn), turn).hermes;
+  return makeTurn(seededRandom(seed + turn), turn).hermes;
 }

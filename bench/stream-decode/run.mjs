@@ -22,21 +22,10 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { decodeServerSentEvents } from '../../dist/transports/shared/transport-sse-reader.js';
 import { createChatCompletionsDecoder } from '../../dist/transports/chat-completions/chat-completions-decode.js';
 import { createChatCompletionsTransport } from '../../dist/transports/chat-completions/chat-completions-transport.js';
+import { seededRandom } from '../seeded-random.mjs';
 
 const TARGET_BYTES = Number(process.env.BENCH_STREAM_BYTES ?? 8 * 1024 * 1024);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-
-/** Deterministic PRNG (mulberry32): every run decodes the same bytes. */
-function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = seededRandom(20261129);
 const WORDS = [
