@@ -1,37 +1,31 @@
-import { AbortError, ApiError, HermesError } from '../core/errors.js';
+import { ApiError, HermesError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
-import type { Route } from '../core/route.js';
 import type { AssistantMessage, Message, ToolMessage } from '../core/message.js';
-import type { FinishReason, Usage } from '../core/usage.js';
-import type { Carrier, CarrierDecision, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
+import type { RouteProfile } from '../replay/replay-route-profile.js';
 import { withoutDuplicateToolCalls } from '../replay/replay-recovery.js';
-import { BUILTIN_TOOLS, executeToolCall, toolDefinitions } from '../tools/tool-registry.js';
-import type { SessionFields, SessionRecord, SessionStore } from '../storage/session-store.js';
+import { executeToolCall } from '../tools/tool-registry.js';
+import type { SessionFields, SessionRecord } from '../storage/session-store.js';
 import { holdSessionLease, leaseFencedStore, type HeldSessionLease } from '../storage/session-lease-hold.js';
-import { SessionLeaseLostError } from '../storage/session-lease.js';
-import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
-import { loadTransport } from '../transports/transport-registry.js';
-import { logRequest } from './runtime-request-log.js';
-import { logProviderFailure, logProviderRetry } from './runtime-error-log.js';
 import { missingToolResults } from './runtime-history.js';
 import { repairToolPairing } from './runtime-history-repair.js';
 import { findKeyedTurn, finishedTurnResult, TURN_KEY } from './runtime-turn-key.js';
-import { recoverFromError, type Recovery } from './runtime-recovery.js';
-import { learnedFrom, loadRouteLearned } from './runtime-route-memory.js';
 import { isContextOverflow } from './runtime-errors.js';
 import { planCompaction } from './compaction-plan.js';
 import { compressSession } from './compaction-run.js';
 import { turnRouteProfile, type AgentTurnOptions, type TurnResult } from './runtime-turn-options.js';
 import { continueIncompleteTurn } from './runtime-continuation.js';
-import { requestCompactThreshold } from './runtime-native-compaction.js';
 import { openTurnHistory, type TurnHistory } from './runtime-warm-history.js';
+import {
+  addUsage,
+  recordRequestSafely,
+  requestOnce,
+  TurnInterruptedError,
+  turnTransport,
+  withOrigin,
+} from './runtime-request.js';
 
 export type { AgentEvent, AgentTurnOptions, TurnResult, TurnToolCall } from './runtime-turn-options.js';
-
-/** The turn was interrupted (Ctrl-C); the stored history stays valid. */
-export class TurnInterruptedError extends HermesError {
-  override readonly name = 'TurnInterruptedError';
-}
+export { TurnInterruptedError } from './runtime-request.js';
 
 /**
  * Runs one user turn under the session lease (SPEC §23.6: a session busy in another process
@@ -118,9 +112,7 @@ async function runTrackedTurn(
     stoppedAtCap: false,
   };
   const maxIterations = options.maxIterations ?? 25;
-  const transport = options.transportFor
-    ? options.transportFor(options.route.api)
-    : (loadedTransports.get(options.route.api) ?? (await loadedTransport(options.route.api)));
+  const transport = await turnTransport(options);
   const profile = turnRouteProfile(options);
   let compactedThisTurn = false;
   const compact = async (force: boolean): Promise<boolean> => {
@@ -199,174 +191,6 @@ async function runTrackedTurn(
   return result;
 }
 
-/**
- * Transports this process loaded, by wire API: a turn after the first takes its transport from
- * here instead of going through `import()` again (a long-running gateway runs many turns).
- */
-const loadedTransports = new Map<Route['api'], Transport>();
-
-async function loadedTransport(api: Route['api']): Promise<Transport> {
-  const transport = await loadTransport(api);
-  loadedTransports.set(api, transport);
-  return transport;
-}
-
-/** Sends one request, learning a rejected carrier and retrying exactly once (SPEC §13.3). */
-async function requestOnce(
-  transport: Transport,
-  history: readonly Message[],
-  modelConfig: JsonObject,
-  profile: RouteProfile,
-  options: AgentTurnOptions,
-): Promise<TurnResponse> {
-  let config = modelConfig;
-  let learned = await loadRouteLearned(options.store, config, profile);
-  let retry: Recovery | null = null;
-  for (let attempt = 1; ; attempt += 1) {
-    const request = buildRequest(history, profile, learned, options);
-    request.compactThreshold = requestCompactThreshold(profile, options.compaction, config);
-    const built: PreparedRequest =
-      retry?.stripAllThinking && hasPrepareWith(transport)
-        ? transport.prepareWith(request, { stripAllThinking: true })
-        : transport.prepare(request);
-    const prepared: PreparedRequest = retry?.rewriteBody ? { ...built, body: retry.rewriteBody(built.body) } : built;
-    const decisions = recentDecisions(prepared, history);
-    logRequest(options.logger, options.sessionId, options.route, prepared, attempt, decisions);
-    options.onEvent?.({ type: 'request-sent', routeKey: prepared.routeKey, attempt });
-    const outcome = await consume(transport, request, prepared, options);
-    const record: RequestRecordInput = {
-      sessionId: options.sessionId,
-      at: Date.now(),
-      api: options.route.api,
-      routeKey: prepared.routeKey,
-      status: outcome.error instanceof ApiError ? outcome.error.status : outcome.error ? 0 : 200,
-      decisions: decisions as unknown as JsonObject[],
-    };
-    if (!outcome.error) {
-      return { message: outcome.message, usage: outcome.usage, finishReason: outcome.finishReason, config, record };
-    }
-    await recordRequestSafely(record, options);
-    const error = outcome.error;
-    if (error instanceof AbortError || options.signal?.aborted) {
-      throw new TurnInterruptedError('turn interrupted; nothing partial was stored');
-    }
-    logProviderFailure(options.logger, {
-      sessionId: options.sessionId,
-      routeKey: prepared.routeKey,
-      attempt,
-      error,
-      apiKey: options.apiKey,
-    });
-    const recovery: Recovery | null =
-      attempt === 1
-        ? await recoverFromError(error, prepared, profile, {
-            store: options.store,
-            sessionId: options.sessionId,
-            config,
-            rejected: learned.rejectedCarriers,
-          })
-        : null;
-    if (!recovery) throw decorate(error, attempt);
-    config = recovery.config;
-    learned = learnedFrom(config, recovery.rejected, profile);
-    retry = recovery;
-    options.logger.warn(
-      {
-        session: options.sessionId,
-        routeKey: prepared.routeKey,
-        recovery: recovery.row,
-        learned: recovery.learned.kind,
-        fields: recovery.learned.fields,
-      },
-      recovery.log,
-    );
-    if (recovery.learned.kind === 'verdict') {
-      options.onEvent?.({
-        type: 'verdict-learned',
-        routeKey: prepared.routeKey,
-        fields: recovery.learned.fields as Carrier[],
-      });
-    } else {
-      options.onEvent?.({ type: 'recovery', message: recovery.log });
-    }
-  }
-}
-
-/** What `recordRequest` takes. */
-type RequestRecordInput = Parameters<SessionStore['recordRequest']>[0];
-
-/** One answered request: the message, its usage and finish reason, the config and record to keep. */
-interface TurnResponse {
-  message: AssistantMessage;
-  usage: Usage | null;
-  finishReason: FinishReason | null;
-  config: JsonObject;
-  record: RequestRecordInput;
-}
-
-/** Records a request (a diagnostic write): a failure is logged and never fails the turn. */
-async function recordRequestSafely(record: RequestRecordInput, options: AgentTurnOptions): Promise<void> {
-  try {
-    await options.store.recordRequest(record);
-  } catch (error) {
-    if (error instanceof SessionLeaseLostError) throw error;
-    options.logger.warn(
-      { session: record.sessionId, routeKey: record.routeKey, err: (error as Error).message },
-      `could not record the request (the turn goes on): ${(error as Error).message}`,
-    );
-  }
-}
-
-function buildRequest(
-  history: readonly Message[],
-  profile: RouteProfile,
-  learned: RouteLearned,
-  options: AgentTurnOptions,
-): TransportRequest {
-  return {
-    route: options.route,
-    profile,
-    learned,
-    history,
-    tools: toolDefinitions(options.tools ?? BUILTIN_TOOLS),
-    reasoning: options.reasoning,
-    stream: options.stream ?? true,
-    apiKey: options.apiKey,
-    signal: options.signal,
-    fetch: options.fetch,
-    timeouts: options.timeouts,
-  };
-}
-
-async function consume(
-  transport: Transport,
-  request: TransportRequest,
-  prepared: PreparedRequest,
-  options: AgentTurnOptions,
-): Promise<
-  | { message: AssistantMessage; usage: Usage | null; finishReason: FinishReason | null; error?: undefined }
-  | { error: HermesError }
-> {
-  const stream = transport.send(request, prepared);
-  let usage: Usage | null = null;
-  for await (const event of stream) {
-    options.onEvent?.(event);
-    if (event.type === 'retry') {
-      logProviderRetry(options.logger, { sessionId: options.sessionId, routeKey: prepared.routeKey, ...event });
-    }
-    if (event.type === 'finish') {
-      usage = event.usage;
-      return { message: event.message, usage, finishReason: event.finishReason };
-    }
-    if (event.type === 'error') return { error: event.error };
-  }
-  try {
-    return { message: await stream.result(), usage, finishReason: null };
-  } catch (error) {
-    return { error: error instanceof HermesError ? error : new HermesError(String(error)) };
-  }
-}
-
 async function runToolCalls(
   assistant: AssistantMessage,
   history: Message[],
@@ -408,65 +232,6 @@ function needsCompaction(history: readonly Message[], options: AgentTurnOptions,
   const settings = options.compaction;
   if (!settings) return false;
   return planCompaction(history, settings, profile.chargeStaleThinking).shouldCompact;
-}
-
-/** Assistant turns whose decisions each request logs and records (older ones: see `replay preview --explain`). */
-export const LOGGED_DECISION_TURNS = 20;
-
-/**
- * The decisions of the newest {@link LOGGED_DECISION_TURNS} assistant turns onwards. Logging and
- * recording every message's decisions on every request would grow `agent.log` and `state.db`
- * quadratically over a long session, and size every blob of the history each time; older turns
- * get the same rules on the same route, and `hermes replay preview --session ID --explain`
- * shows all of them.
- */
-function recentDecisions(prepared: PreparedRequest, history: readonly Message[]): CarrierDecision[] {
-  let from = 0;
-  let seen = 0;
-  for (let index = history.length - 1; index >= 0; index -= 1) {
-    if (history[index]?.role !== 'assistant') continue;
-    seen += 1;
-    if (seen === LOGGED_DECISION_TURNS) {
-      from = index;
-      break;
-    }
-  }
-  if (from === 0) return prepared.decisions;
-  return prepared.decisionsFrom
-    ? prepared.decisionsFrom(from)
-    : prepared.decisions.filter((decision) => decision.messageIndex >= from);
-}
-
-/** Transports that can prepare a one-off variant (Anthropic: strip all thinking for one retry). */
-function hasPrepareWith(transport: Transport): transport is Transport & {
-  prepareWith(request: TransportRequest, options: { stripAllThinking: boolean }): PreparedRequest;
-} {
-  return typeof (transport as { prepareWith?: unknown }).prepareWith === 'function';
-}
-
-function withOrigin(message: AssistantMessage, profile: RouteProfile, usage: Usage | null): AssistantMessage {
-  const stamped: AssistantMessage = { ...message, timestamp: message.timestamp ?? Date.now() };
-  // The provider usage anchors later estimates (SPEC §15); a private key, never sent.
-  if (usage) stamped['_usage'] = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
-  if (!stamped.origin) stamped.origin = { ...profile.origin };
-  return stamped;
-}
-
-function addUsage(result: TurnResult, usage: Usage | null): void {
-  if (!usage) return;
-  result.usage.input_tokens += usage.inputTokens;
-  result.usage.output_tokens += usage.outputTokens;
-  result.usage.reasoning_tokens += usage.reasoningTokens ?? 0;
-  result.usage.total_tokens += usage.totalTokens;
-}
-
-function decorate(error: HermesError, attempt: number): HermesError {
-  if (error instanceof ApiError && attempt > 1) {
-    const hint =
-      ' (a learned verdict did not help: see `hermes routes verdicts` and `hermes replay preview --explain`)';
-    return Object.assign(error, { message: error.message + hint });
-  }
-  return error;
 }
 
 /**
