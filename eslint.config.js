@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
  * The layers of src/ (docs/architecture.md): each top-level folder lists the folders it may import.
  * Imports point one way, from the edge (cli, gateway) down to core:
  *
- *   core → replay → providers → config, logging, tools → transports → storage → runtime → gateway, cli
+ *   core → replay → providers → config, logging, tools → mcp, transports → storage → runtime → gateway, cli
  *
  * - core and replay are pure (no I/O; enforced below as well).
  * - providers is the provider table (ids, base URLs, key variables, reasoning parameters): data
@@ -13,6 +13,8 @@ import tseslint from 'typescript-eslint';
  * - config reads config.yaml into typed settings (it names replay's carriers and route rows).
  * - logging is a leaf (pino); the pure layers and the transports never log.
  * - tools are the built-in tools the runtime runs (they may log).
+ * - mcp is the MCP client: servers from config.yaml and `.mcp.json`, their tools as `tools/` Tools.
+ *   The CLI starts them and hands their tools to the runtime, like the built-in ones.
  * - emulators stand beside the product: they import core and the transports' wire types only
  *   (`transports/<api>/<api>-wire.ts`), never the replay policy they check, and only the CLI
  *   (with `import()`, so other commands never load them) and the tests import them.
@@ -24,11 +26,24 @@ const LAYERS = {
   logging: ['core'],
   tools: ['core', 'logging'],
   config: ['core', 'replay', 'providers'],
+  mcp: ['core', 'logging', 'tools', 'config'],
   transports: ['core', 'replay', 'providers', 'config'],
   storage: ['core', 'logging', 'config'],
   runtime: ['core', 'replay', 'providers', 'logging', 'tools', 'config', 'transports', 'storage'],
   gateway: ['core', 'logging', 'config', 'runtime', 'storage'],
-  cli: ['core', 'replay', 'providers', 'logging', 'tools', 'config', 'transports', 'storage', 'runtime', 'gateway'],
+  cli: [
+    'core',
+    'replay',
+    'providers',
+    'logging',
+    'tools',
+    'config',
+    'mcp',
+    'transports',
+    'storage',
+    'runtime',
+    'gateway',
+  ],
   // transports: the wire types only (`transports/<api>/<api>-wire.ts`), checked below.
   emulators: ['core', 'transports'],
 };

@@ -8,6 +8,7 @@ import { printJson } from './cli-output.js';
 import { createRenderer } from './chat-render.js';
 import { newSessionId } from '../core/ids.js';
 import { continueTarget, resumeTarget, WORKSPACE_KEY } from './chat-session-select.js';
+import { startMcpServers, type StartedMcp } from './cli-mcp.js';
 
 /** Flags of `hermes chat`. */
 export interface ChatFlags {
@@ -48,7 +49,10 @@ export function registerChatCommand(program: Command): void {
     )
     .option('-r, --resume <id>', 'resume a stored session: its id, "latest", or its title (a unique prefix will do)')
     .option('-c, --continue', 'continue the most recent session started in this directory')
-    .option('--yolo', 'approve every tool call (writing files, shell) without asking')
+    .option(
+      '--yolo',
+      'approve every tool call (writing files, shell, MCP tools) without asking, and start unapproved .mcp.json servers',
+    )
     .option('--no-stream', 'ask for a non-streaming response')
     .option('--no-reasoning', 'do not request reasoning from the model')
     .option('--effort <level>', 'reasoning effort: minimal, low, medium, high, max')
@@ -92,7 +96,15 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
   const { route, sessionRoute } = opened;
   // A session with messages keeps the system prompt it stored with its first one.
   const systemPrompt = session && session.messageCount > 0 ? undefined : await chatSystemPrompt(context);
+  let mcp: StartedMcp | null = null;
   try {
+    mcp = await startMcpServers(context.config, {
+      home: context.home,
+      workspace: process.cwd(),
+      yolo: Boolean(flags.yolo),
+      notes: (line) => process.stderr.write(`hermes: ${line}\n`),
+      logger: context.logger(),
+    });
     const turnOptions: Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'> = {
       store,
       // A new session is stored with its first message (runAgentTurn creates it), never empty.
@@ -125,6 +137,7 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
       fetch: opened.fetch,
       stream: flags.stream !== false,
       systemPrompt,
+      ...(mcp.tools ? { tools: mcp.tools } : {}),
     };
     if (flags.query !== undefined) await runOneTurn(flags, turnOptions);
     else
@@ -132,6 +145,7 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
         await import('./chat-interactive.js')
       ).runInteractiveChat(session, turnOptions, context, Boolean(flags.yolo));
   } finally {
+    await mcp?.close();
     await opened.close();
   }
 }

@@ -10,6 +10,7 @@ import { registerRoutesCommand } from './routes-command.js';
 import { registerConfigCommand } from './config-command.js';
 import { registerModelCommand } from './model-command.js';
 import { registerDoctorCommand } from './doctor-command.js';
+import { registerMcpCommand } from './mcp-command.js';
 import { loadHomeEnv } from '../config/config-env.js';
 import { hermesHome } from '../storage/store-paths.js';
 import { CLI_VERSION } from './cli-version.js';
@@ -38,6 +39,7 @@ Data lives in $HERMES_HOME (default ~/.hermes): state.db, config.yaml, .env (API
   registerGatewayCommand(program);
   registerModelCommand(program);
   registerConfigCommand(program);
+  registerMcpCommand(program);
   registerDoctorCommand(program);
   return program;
 }

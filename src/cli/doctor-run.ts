@@ -38,6 +38,7 @@ async function collectChecks(probe: boolean): Promise<DoctorCheck[]> {
   const { check: route, resolved } = routeCheck(config);
   checks.push(route);
   if (store.status !== 'fail') checks.push(await verdictsCheck(home, config, resolved?.route.model));
+  if (config) checks.push(...(await mcpChecks(config, home)));
   if (probe) {
     checks.push(
       config && route.status !== 'fail'
@@ -75,6 +76,30 @@ async function verdictsCheck(
   } finally {
     await store.close().catch(() => undefined);
   }
+}
+
+/**
+ * One line per MCP server (docs/mcp.md), after starting it once: its tool count, or why it did not
+ * start (a failure fails the check; a `.mcp.json` server waiting for approval is a warning).
+ */
+async function mcpChecks(config: HermesConfig, home: string): Promise<DoctorCheck[]> {
+  const { probeMcpServers } = await import('./cli-mcp.js');
+  const { reports, fileError } = await probeMcpServers(config, { home, workspace: process.cwd() });
+  const checks: DoctorCheck[] = fileError ? [{ status: 'warn', name: 'mcp', detail: fileError }] : [];
+  const statuses = {
+    connected: 'ok',
+    failed: 'fail',
+    'needs-approval': 'warn',
+    invalid: 'warn',
+    disabled: 'info',
+  } as const;
+  for (const report of reports) {
+    const where = `${report.name} (${report.transport ?? '-'}, ${report.source})`;
+    const tools = `${report.tools.length} tool${report.tools.length === 1 ? '' : 's'}`;
+    const detail = report.status === 'connected' ? [tools, report.detail].filter(Boolean).join('; ') : report.detail;
+    checks.push({ status: statuses[report.status], name: 'mcp', detail: `${where}: ${detail}` });
+  }
+  return checks;
 }
 
 /** One tiny non-streaming request ("Reply with OK", no tools, no reasoning): status and latency. */

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { bindRefusal, DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT } from '../gateway/gateway-auth.js';
 import { logsDir } from '../storage/store-paths.js';
+import { startMcpServers, type StartedMcp } from './cli-mcp.js';
 
 /** Flags of `hermes gateway`. */
 interface GatewayFlags {
@@ -33,7 +34,10 @@ export function registerGatewayCommand(program: Command): void {
       '--api <api>',
       'wire API override: chat_completions, anthropic_messages, bedrock_converse, gemini, codex_responses',
     )
-    .option('--yolo', 'approve every tool call (writing files, shell); without it such tools are refused')
+    .option(
+      '--yolo',
+      'approve every tool call (writing files, shell, MCP tools) and start unapproved .mcp.json servers; without it such tools are refused',
+    )
     .option('--token <token>', 'require "Authorization: Bearer <token>" (default: $HERMES_GATEWAY_TOKEN)')
     .addHelpText(
       'after',
@@ -72,8 +76,17 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
     ]);
   const context = openCliContext();
   const opened = await openRoute(flags, context, null);
+  let mcp: StartedMcp | null = null;
   try {
     const logger = openLogger(logsDir(context.home), 'gateway');
+    // The server-side tool loop offers the MCP servers' tools too; they start before the port opens.
+    mcp = await startMcpServers(context.config, {
+      home: context.home,
+      workspace: process.cwd(),
+      yolo: Boolean(flags.yolo),
+      notes: (line) => process.stderr.write(`hermes gateway: ${line}\n`),
+      logger,
+    });
     // Reaching the store before binding: a wrong storage URL fails here, in one line. A fleet
     // shares one PostgreSQL database; the log names it (never its password).
     const store = await context.store().describe();
@@ -99,6 +112,7 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
         maxIterations: context.config.maxIterations,
         compaction: context.config.compaction,
         timeouts: context.config.timeouts,
+        ...(mcp.tools ? { tools: mcp.tools } : {}),
       },
     });
     const { route } = opened;
@@ -113,6 +127,7 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
     process.stderr.write('hermes gateway: stopping\n');
     await gateway.close();
   } finally {
+    await mcp?.close();
     await opened.close();
     await context.close();
   }

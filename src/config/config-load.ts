@@ -8,6 +8,7 @@ import type { ReasoningEffort } from '../core/reasoning-options.js';
 import { DEFAULT_TIMEOUTS, type Timeouts } from '../core/timeouts.js';
 import type { Carrier, RouteOverride } from '../replay/replay-types.js';
 import { configSchema } from './config-schema.js';
+import { mcpServersFromConfig, type McpServerSettings } from './config-mcp.js';
 
 /** Effective settings from `$HERMES_HOME/config.yaml`, normalised. */
 export interface HermesConfig {
@@ -28,6 +29,8 @@ export interface HermesConfig {
   systemPrompt?: string;
   /** `instructions`: appended to the system prompt of new chat sessions. */
   instructions?: string;
+  /** `mcp_servers`: MCP servers of config.yaml (docs/mcp.md); `.mcp.json` adds the workspace's own. */
+  mcpServers: McpServerSettings[];
   /** Path the config was read from, when a file existed. */
   path?: string;
 }
@@ -40,6 +43,7 @@ export const DEFAULT_CONFIG: HermesConfig = {
   compaction: { threshold: 0.8, keepTurns: 20 },
   maxIterations: 25,
   timeouts: DEFAULT_TIMEOUTS,
+  mcpServers: [],
 };
 
 /**
@@ -94,6 +98,7 @@ export function parseConfigText(text: string, path = 'config.yaml'): HermesConfi
       idle: secondsToMs(config.timeouts?.idle) ?? DEFAULT_TIMEOUTS.idle,
       total: secondsToMs(config.timeouts?.total) ?? DEFAULT_TIMEOUTS.total,
     },
+    mcpServers: mcpServersFromConfig(config.mcp_servers),
     path,
   };
   if (config.reasoning?.effort) normalised.reasoning.effort = config.reasoning.effort;
@@ -125,7 +130,9 @@ function describeIssue(error: z.ZodError): string {
     return `${where}unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')}${hint}`;
   }
   const where = issue.path.length ? issue.path.join('.') : '(top level)';
-  return `${where}: ${issue.message}`;
+  // A bad record key (`mcp_servers.<name>`) says what a key must look like, not "Invalid key in record".
+  const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+  return `${where}: ${message}`;
 }
 
 /**
@@ -140,6 +147,11 @@ function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] 
     if (current instanceof z.ZodOptional) current = current.unwrap() as z.ZodType;
     else if (current instanceof z.ZodUnion) {
       current = (current.options as z.ZodType[]).find((option) => option instanceof z.ZodObject);
+    } else if (current instanceof z.ZodRecord) {
+      // A record's keys are names the user chose (`mcp_servers.<name>`): skip one, read its value.
+      if (typeof remaining[0] !== 'string') return [];
+      remaining = remaining.slice(1);
+      current = current.valueType as z.ZodType;
     } else if (current instanceof z.ZodArray) {
       if (typeof remaining[0] !== 'number') return [];
       remaining = remaining.slice(1);

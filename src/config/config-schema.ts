@@ -57,6 +57,50 @@ const timeoutsSchema = z
   .object({ first_byte: secondsSchema.optional(), idle: secondsSchema.optional(), total: secondsSchema.optional() })
   .strict();
 
+/** A name usable in `mcp__<server>__<tool>` tool names (docs/mcp.md). */
+const mcpServerNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,32}$/, 'an MCP server name is 1-32 letters, digits, "_" or "-"');
+
+/**
+ * `mcp_servers.<name>`: a stdio server (`command`, `args`, `env`, `cwd`) or a Streamable HTTP one
+ * (`url`, `headers`), plus Hermes's own keys; `{enabled: false}` alone switches off a `.mcp.json`
+ * server of the same name (docs/mcp.md).
+ */
+const mcpServerSchema = z
+  .object({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+    url: z.url({ protocol: /^https?$/ }).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    /** Its tools run without asking (default false: each call needs approval, like run_shell). */
+    trust: z.boolean().optional(),
+    enabled: z.boolean().optional(),
+    startup_timeout: secondsSchema.optional(),
+    tool_timeout: secondsSchema.optional(),
+  })
+  .strict()
+  .superRefine((server, context) => {
+    const stdioKeys = (['args', 'env', 'cwd'] as const).filter((key) => server[key] !== undefined);
+    if (server.command !== undefined && server.url !== undefined) {
+      context.addIssue({ code: 'custom', message: 'give either command (stdio) or url (Streamable HTTP), not both' });
+    } else if (server.command === undefined && server.url === undefined && server.enabled !== false) {
+      context.addIssue({ code: 'custom', message: 'needs command (a stdio server) or url (a Streamable HTTP server)' });
+    } else if (server.url !== undefined && stdioKeys.length > 0) {
+      context.addIssue({ code: 'custom', message: `${stdioKeys.join(', ')} apply to stdio servers, not to url` });
+    } else if (server.command !== undefined && server.headers !== undefined) {
+      context.addIssue({ code: 'custom', message: 'headers apply to url servers, not to command' });
+    }
+  });
+
+/** `mcp_servers:` MCP servers whose tools the agent offers as `mcp__<server>__<tool>`. */
+const mcpServersSchema = z.record(mcpServerNameSchema, mcpServerSchema);
+
+/** One raw `mcp_servers.<name>` entry. */
+export type RawMcpServer = z.infer<typeof mcpServerSchema>;
+
 /** The whole `config.yaml` (every key optional; unknown keys are errors that name the key). */
 export const configSchema = z
   .object({
@@ -75,6 +119,7 @@ export const configSchema = z
     system_prompt: z.string().min(1).optional(),
     /** Appended to the system prompt of new chat sessions. */
     instructions: z.string().min(1).optional(),
+    mcp_servers: mcpServersSchema.optional(),
   })
   .strict();
 

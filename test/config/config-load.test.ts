@@ -41,7 +41,7 @@ compaction: { context_window: 8000, keep_turns: 4 }
   it.each([
     [
       'provdier: x\n',
-      'config.yaml: unknown key "provdier" (check the spelling; known keys here: provider, model, base_url, api, reasoning, reasoning_echo, routes, compaction, max_iterations, storage, timeouts, system_prompt, instructions)',
+      'config.yaml: unknown key "provdier" (check the spelling; known keys here: provider, model, base_url, api, reasoning, reasoning_echo, routes, compaction, max_iterations, storage, timeouts, system_prompt, instructions, mcp_servers)',
     ],
     [
       'model: { nme: x }\n',
@@ -50,6 +50,10 @@ compaction: { context_window: 8000, keep_turns: 4 }
     [
       'routes: [{ providers: [a], carriers: [reasoning], mustecho: true }]\n',
       'config.yaml: routes.0: unknown key "mustecho" (check the spelling; known keys here: providers, hosts, carriers, must_echo, keep_thinking)',
+    ],
+    [
+      'mcp_servers:\n  fx: { command: node, argz: [a] }\n',
+      'config.yaml: mcp_servers.fx: unknown key "argz" (check the spelling; known keys here: command, args, env, cwd, url, headers, trust, enabled, startup_timeout, tool_timeout)',
     ],
   ])('an unknown key lists the keys accepted there: %j', (text, expected) => {
     expect(() => parseConfigText(text)).toThrow(new UsageError(expected));
@@ -62,5 +66,72 @@ compaction: { context_window: 8000, keep_turns: 4 }
       total: 120_000,
     });
     expect(() => parseConfigText('timeouts:\n  connect: 5\n')).toThrow(/timeouts: unknown key "connect"/);
+  });
+  it.each([
+    [
+      'mcp_servers:\n  x: { command: node, url: "http://127.0.0.1:1/mcp" }\n',
+      'config.yaml: mcp_servers.x: give either command (stdio) or url (Streamable HTTP), not both',
+    ],
+    [
+      'mcp_servers:\n  x: { trust: true }\n',
+      'config.yaml: mcp_servers.x: needs command (a stdio server) or url (a Streamable HTTP server)',
+    ],
+    [
+      'mcp_servers:\n  x: { url: "http://a/mcp", env: { A: b } }\n',
+      'config.yaml: mcp_servers.x: env apply to stdio servers, not to url',
+    ],
+    [
+      'mcp_servers:\n  x: { command: node, headers: { A: b } }\n',
+      'config.yaml: mcp_servers.x: headers apply to url servers, not to command',
+    ],
+    ['mcp_servers:\n  x: { url: "ftp://a" }\n', 'config.yaml: mcp_servers.x.url: Invalid URL'],
+    [
+      'mcp_servers:\n  "a b": { command: node }\n',
+      'config.yaml: mcp_servers.a b: an MCP server name is 1-32 letters, digits, "_" or "-"',
+    ],
+  ])('a bad mcp_servers entry is one line naming it: %j', (text, expected) => {
+    expect(() => parseConfigText(text)).toThrow(new UsageError(expected));
+  });
+
+  it('mcp_servers become stdio and Streamable HTTP settings (seconds in the file, milliseconds here)', () => {
+    const config = parseConfigText(`
+mcp_servers:
+  files: { command: npx, args: [-y, server-filesystem], env: { LOG: debug }, tool_timeout: 5 }
+  search: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer \${TOKEN}" }, trust: true, startup_timeout: 2.5 }
+  github: { enabled: false }
+`);
+    expect(config.mcpServers).toEqual([
+      {
+        name: 'files',
+        source: 'config.yaml',
+        enabled: true,
+        trust: false,
+        startupTimeoutMs: 30_000,
+        toolTimeoutMs: 5_000,
+        connection: { transport: 'stdio', command: 'npx', args: ['-y', 'server-filesystem'], env: { LOG: 'debug' } },
+      },
+      {
+        name: 'search',
+        source: 'config.yaml',
+        enabled: true,
+        trust: true,
+        startupTimeoutMs: 2_500,
+        toolTimeoutMs: 60_000,
+        connection: {
+          transport: 'http',
+          url: 'https://mcp.example.com/mcp',
+          headers: { Authorization: 'Bearer ${TOKEN}' },
+        },
+      },
+      {
+        name: 'github',
+        source: 'config.yaml',
+        enabled: false,
+        trust: false,
+        startupTimeoutMs: 30_000,
+        toolTimeoutMs: 60_000,
+        connection: null,
+      },
+    ]);
   });
 });

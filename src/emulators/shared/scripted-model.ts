@@ -93,7 +93,8 @@ export function describeContinuity(report: ContinuityReport): string {
 /**
  * Runs the script. Rules, in order:
  * 1. The last message is a tool result: answer with a summary of it (final answer).
- * 2. The last user text asks for a tool that is offered — "read the file X" / "read X",
+ * 2. The last user text asks for a tool that is offered — "call the tool NAME [with {JSON}]",
+ *    "read the file X" / "read X",
  *    "list files"/"list the directory [X]", "search for P [in X]", "replace [all] "A" with "B" in X",
  *    "write TEXT to X", "run `CMD`": call it.
  * 3. Otherwise answer in text, echoing the question.
@@ -141,7 +142,13 @@ function toolCallFor(
   const id = `call_${turn}_1`;
   const make = (name: string, args: Record<string, string | boolean>) =>
     offered.has(name) ? { id, name, arguments: JSON.stringify(args) } : null;
-  let match = /\bread (?:the )?file ([^\s"'`]+)|\bread ([^\s"'`]+\.[a-z0-9]+)/i.exec(question);
+  // Any offered tool by name, its arguments the JSON object given verbatim (MCP tools, say).
+  let match = /\bcall (?:the )?tool ([A-Za-z0-9_-]+)(?: with (\{.*\}))?/is.exec(question);
+  if (match) {
+    const name = match[1] ?? '';
+    return offered.has(name) ? { id, name, arguments: match[2] ?? '{}' } : null;
+  }
+  match = /\bread (?:the )?file ([^\s"'`]+)|\bread ([^\s"'`]+\.[a-z0-9]+)/i.exec(question);
   if (match) return make('read_file', { path: stripPunctuation(match[1] ?? match[2] ?? '') });
   match = /\blist (?:the )?(?:files|directory)(?: (?:in|of) ([^\s"'`]+))?/i.exec(question);
   if (match) return make('list_directory', { path: stripPunctuation(match[1] ?? '.') });

@@ -10,6 +10,7 @@ import {
 } from '../../../src/emulators/shared/emulator-sealing.js';
 import { EmulatorSseWriter } from '../../../src/emulators/shared/emulator-sse-writer.js';
 import { estimateTokens, splitIntoFragments } from '../../../src/emulators/shared/emulator-text.js';
+import { runScript } from '../../../src/emulators/shared/scripted-model.js';
 
 // docs/architecture.md: emulators verify signatures (HMAC) and reject altered blocks; these
 // shared helpers are what every emulator family builds on.
@@ -191,5 +192,18 @@ describe('loopback server and SSE writer', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('scripted model: a tool asked for by name', () => {
+  const ask = (text: string, tools: string[]) =>
+    runScript({ messages: [{ role: 'user', text }], tools }).toolCalls.map(({ name, arguments: args }) => [name, args]);
+
+  it.each([
+    ['call the tool mcp__fx__add with {"a": 1, "b": 2}', [['mcp__fx__add', '{"a": 1, "b": 2}']]],
+    ['please call tool mcp__fx__fail', [['mcp__fx__fail', '{}']]],
+    ['call the tool mcp__fx__missing with {}', []],
+  ])('%j', (text, expected) => {
+    expect(ask(text, ['mcp__fx__add', 'mcp__fx__fail', 'read_file'])).toEqual(expected);
   });
 });

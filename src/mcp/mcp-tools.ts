@@ -1,0 +1,116 @@
+import type { JsonObject } from '../core/json.js';
+import { limitOutput } from '../tools/tool-limits.js';
+import { abortReason, ToolError, type Tool } from '../tools/tool-types.js';
+import type { McpConnection, McpListedTool } from './mcp-connection.js';
+
+/**
+ * A server's tools as Hermes tools, named `mcp__<server>__<tool>` (Claude Code's naming), offered
+ * with the server's own description and input JSON schema, and run under the built-in tools'
+ * rules (tool-registry.ts): approval unless the server is trusted, the server's `tool_timeout` as
+ * the deadline (the turn's signal cancels the call on the server too), the 64 KiB output cap, and
+ * every failure — a server error, an `isError` result, a server that went away — as a tool error
+ * the model reads.
+ */
+
+/** Longest tool name the provider APIs accept (Anthropic and OpenAI: 64). */
+const MAX_TOOL_NAME = 64;
+
+/** `mcp__<server>__<tool>`, with characters the provider APIs refuse in tool names replaced by `_`. */
+export function mcpToolName(server: string, tool: string): string {
+  return `mcp__${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, MAX_TOOL_NAME);
+}
+
+/** The server's tools as Hermes tools; `skipped` names listed tools whose Hermes name another one took. */
+export function mcpServerTools(connection: McpConnection): { tools: Tool[]; skipped: string[] } {
+  const seen = new Set<string>();
+  const tools: Tool[] = [];
+  const skipped: string[] = [];
+  for (const listed of connection.tools) {
+    const name = mcpToolName(connection.settings.name, listed.name);
+    if (seen.has(name)) {
+      skipped.push(listed.name);
+      continue;
+    }
+    seen.add(name);
+    tools.push(adaptTool(connection, listed, name));
+  }
+  return { tools, skipped };
+}
+
+function adaptTool(connection: McpConnection, listed: McpListedTool, name: string): Tool {
+  const server = connection.settings.name;
+  const deadlineMs = connection.settings.toolTimeoutMs;
+  return {
+    definition: {
+      name,
+      description: listed.description || `The "${listed.name}" tool of the MCP server "${server}".`,
+      parameters: inputSchemaOf(listed),
+    },
+    needsApproval: !connection.settings.trust,
+    deadlineMs,
+    async run(args, context) {
+      if (!connection.connected) {
+        throw new ToolError(
+          `MCP server "${server}" is not running (${connection.closedReason ?? 'not connected'}); start hermes again to restart it`,
+        );
+      }
+      let result;
+      try {
+        // The SDK's own timeout stays past the tool deadline, so the deadline is what the model reads.
+        result = await connection.client.callTool(
+          { name: listed.name, arguments: args },
+          { timeout: deadlineMs + 5_000, ...(context.signal ? { signal: context.signal } : {}) },
+        );
+      } catch (error) {
+        if (context.signal?.aborted) throw abortReason(context.signal);
+        const message = error instanceof Error ? error.message : String(error);
+        throw new ToolError(`MCP server "${server}": ${message.split('\n')[0] ?? 'failed'}`);
+      }
+      const text = limitOutput(resultText(result));
+      if (result.isError) throw new ToolError(text || `${name} reported an error`);
+      return text;
+    },
+  };
+}
+
+/** MCP requires an object schema; a tool that sends none takes no arguments. */
+function inputSchemaOf(listed: McpListedTool): JsonObject {
+  const schema = listed.inputSchema;
+  if (typeof schema !== 'object' || schema === null || schema['type'] !== 'object') {
+    return { type: 'object', properties: {} };
+  }
+  return schema as JsonObject;
+}
+
+type ContentBlock = { type: string } & Record<string, unknown>;
+
+/**
+ * The text of a tool result: text blocks as they are, other blocks as one bracketed line each
+ * (binary data is never pasted into the context), and `structuredContent` as JSON when the
+ * result has no content blocks.
+ */
+export function resultText(result: { content?: unknown; structuredContent?: unknown }): string {
+  const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
+  if (blocks.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+  return blocks.map(blockText).join('\n');
+}
+
+function blockText(block: ContentBlock): string {
+  const text = (key: string) => (typeof block[key] === 'string' ? (block[key] as string) : '');
+  switch (block.type) {
+    case 'text':
+      return text('text');
+    case 'image':
+    case 'audio':
+      return `[${block.type} ${text('mimeType') || 'data'}, ${Math.floor((text('data').length * 3) / 4)} bytes]`;
+    case 'resource': {
+      const resource = (block['resource'] ?? {}) as Record<string, unknown>;
+      if (typeof resource['text'] === 'string') return resource['text'];
+      return `[resource ${String(resource['uri'] ?? '')}${resource['mimeType'] ? ` (${String(resource['mimeType'])})` : ''}]`;
+    }
+    case 'resource_link':
+      return `[resource link ${text('uri')}${text('name') ? ` "${text('name')}"` : ''}]`;
+    default:
+      return `[${block.type} content]`;
+  }
+}
