@@ -7,6 +7,7 @@ import { describeSession } from './sessions-show.js';
 import { sessionDocument, sessionSummaryDocument } from '../storage/session-documents.js';
 import type { RouteFlags } from '../runtime/runtime-route.js';
 import { registerSessionsMigrateCommand } from './sessions-migrate-command.js';
+import { registerSessionsImportCommand } from './sessions-import-command.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
 
 /** Runs `body` with a CLI context; the store and config load on first use, not at registration. */
@@ -14,12 +15,12 @@ async function withCliContext<T>(body: (context: CliContext) => Promise<T>): Pro
   return (await import('./cli-context.js')).withCliContext(body);
 }
 
-/** Registers `hermes sessions list|show|export|delete|rename|branch|compress|migrate`. */
+/** Registers `hermes sessions list|show|export|delete|rename|branch|compress|migrate|import`. */
 export function registerSessionsCommand(program: Command): void {
   const sessions = program
     .command('sessions')
     .description(
-      'List, inspect, export, branch and manage stored sessions ($HERMES_HOME/state.db, or the storage.url / HERMES_DATABASE_URL store).',
+      'List, inspect, export, import, branch and manage stored sessions ($HERMES_HOME/state.db, or the storage.url / HERMES_DATABASE_URL store).',
     );
 
   sessions
@@ -164,6 +165,7 @@ export function registerSessionsCommand(program: Command): void {
     });
 
   registerSessionsMigrateCommand(sessions);
+  registerSessionsImportCommand(sessions);
 }
 
 /** Throws a UsageError when the session does not exist. */

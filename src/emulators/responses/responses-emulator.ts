@@ -112,7 +112,14 @@ export async function startResponsesEmulator(options: ResponsesEmulatorOptions =
 // Request handling
 // ---------------------------------------------------------------------------------------------
 
-const RESPONSES_PATHS = new Set(['/v1/responses', '/responses', '/openai/v1/responses']);
+const RESPONSES_PATHS = new Set([
+  '/v1/responses',
+  '/responses',
+  '/openai/v1/responses',
+  // The ChatGPT Codex backend (`https://chatgpt.com/backend-api/codex`), where Codex CLI sends
+  // requests when signed in with ChatGPT; reached through HERMES_CONNECT_TO in tests.
+  '/backend-api/codex/responses',
+]);
 
 interface EmulatorState {
   requests: ReceivedRequest[];

@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { newSessionId } from '../core/ids.js';
+import { parseBaseUrl } from '../runtime/runtime-route.js';
+import type { CliContext } from './cli-context.js';
+import { printJson } from './cli-output.js';
+import { WORKSPACE_KEY } from './chat-session-select.js';
+import type { ImportedSession } from './sessions-import-records.js';
+
+/** Flags of `hermes sessions import`. */
+interface ImportFlags {
+  from?: string;
+  baseUrl?: string;
+  model?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/** Registers `hermes sessions import --from claude|codex PATH`. */
+export function registerSessionsImportCommand(sessions: Command): void {
+  sessions
+    .command('import <path>')
+    .description(
+      'Import a Claude Code transcript or a Codex rollout as a session, keeping signed thinking and encrypted reasoning byte for byte.',
+    )
+    .requiredOption('--from <tool>', 'the tool that wrote the file: claude (Claude Code) or codex (Codex CLI)')
+    .option(
+      '--base-url <url>',
+      'the endpoint the session ran on, when not the default (claude: https://api.anthropic.com; codex: the ChatGPT Codex backend, or https://api.openai.com/v1 for an API-key session)',
+    )
+    .option('--model <id>', 'codex: the model of turns before the rollout names one (older rollouts)')
+    .option('--dry-run', 'read and check the whole file, print what would be imported, store nothing')
+    .option(
+      '--json',
+      'print {"session_id", "title", "workspace", "provider", "model", "messages", "kept", "skipped", …}',
+    )
+    .addHelpText(
+      'after',
+      `
+Files:
+  claude  ~/.claude/projects/<project>/<session>.jsonl
+  codex   ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl
+
+Kept as they were: every user and assistant turn, tool calls and results, Anthropic thinking
+blocks with their signatures and redacted_thinking data, Codex reasoning items with their
+encrypted_content and summaries, each stamped with the issuer that minted it, and the directory
+the session worked in. Resumed on the same issuer (hermes chat --resume ID, run in that
+directory) the reasoning goes back exactly; another route gets the readable text only.
+Not imported: sub-agent (sidechain) turns, the tools' own bookkeeping records, and their system
+prompts, which the files do not hold.
+
+A record that cannot be read stops the import with FILE:LINE and what is wrong (exit 2); nothing
+is stored until the whole file has been read.
+
+Examples:
+  hermes sessions import --from claude ~/.claude/projects/-home-me-app/7c9e6679-….jsonl
+  hermes sessions import --from codex ~/.codex/sessions/2026/11/27/rollout-….jsonl --dry-run`,
+    )
+    .action(async (path: string, flags: ImportFlags) => {
+      const imported = await readTranscript(path, flags);
+      if (flags.dryRun) {
+        report(imported, null, flags);
+        return;
+      }
+      await (
+        await import('./cli-context.js')
+      ).withCliContext(async (context) => report(imported, await storeImported(context, imported), flags));
+    });
+}
+
+/** Parses the whole file first: a bad record stops here, before anything is stored. */
+async function readTranscript(path: string, flags: ImportFlags): Promise<ImportedSession> {
+  if (flags.from !== 'claude' && flags.from !== 'codex') {
+    throw new UsageError(`--from must be claude or codex, not "${flags.from ?? ''}"`);
+  }
+  const baseUrl = flags.baseUrl === undefined ? undefined : parseBaseUrl(flags.baseUrl, '--base-url');
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const { jsonLines } = await import('./sessions-import-records.js');
+  const lines = jsonLines(text, path);
+  // Errors name the path as given; the session records the absolute one.
+  const imported =
+    flags.from === 'claude'
+      ? (await import('./sessions-import-claude.js')).importClaudeTranscript(lines, { file: path, baseUrl })
+      : (await import('./sessions-import-codex.js')).importCodexRollout(lines, {
+          file: path,
+          baseUrl,
+          model: flags.model,
+        });
+  return { ...imported, source: { ...imported.source, file } };
+}
+
+/**
+ * Stores the session and its messages; a failure after the session was created deletes it, so
+ * nothing half-imported remains.
+ */
+async function storeImported(context: CliContext, imported: ImportedSession): Promise<string> {
+  const store = context.store();
+  const id = newSessionId();
+  await store.createSession({
+    id,
+    title: imported.title,
+    provider: imported.provider,
+    model: imported.model,
+    baseUrl: imported.baseUrl,
+    api: imported.api,
+    modelConfig: {
+      ...(imported.workspace ? { [WORKSPACE_KEY]: imported.workspace } : {}),
+      imported_from: { ...imported.source },
+    },
+  });
+  try {
+    await store.appendMessages(id, imported.messages);
+  } catch (error) {
+    await store.deleteSession(id).catch(() => undefined);
+    throw error;
+  }
+  return id;
+}
+
+function report(imported: ImportedSession, sessionId: string | null, flags: ImportFlags): void {
+  if (flags.json) {
+    printJson({
+      session_id: sessionId,
+      dry_run: sessionId === null,
+      source: imported.source,
+      title: imported.title,
+      workspace: imported.workspace,
+      provider: imported.provider,
+      model: imported.model,
+      api: imported.api,
+      base_url: imported.baseUrl,
+      messages: imported.messages.length,
+      kept: imported.kept,
+      skipped: imported.skipped,
+    });
+    return;
+  }
+  const kept = [
+    [imported.kept.signed_thinking, 'signed thinking block'],
+    [imported.kept.redacted_thinking, 'redacted thinking block'],
+    [imported.kept.encrypted_reasoning, 'encrypted reasoning item'],
+  ]
+    .filter(([count]) => Number(count) > 0)
+    .map(([count, noun]) => `${count} ${noun}${count === 1 ? '' : 's'}`);
+  const what = `${imported.messages.length} messages${kept.length ? `; kept byte for byte: ${kept.join(', ')}` : ''}`;
+  const head =
+    sessionId === null ? `would import ${imported.source.file}` : `imported ${imported.source.file} as ${sessionId}`;
+  process.stdout.write(`${head} (${what})\n`);
+  process.stdout.write(`  ${imported.provider} ${imported.model}, workspace ${imported.workspace ?? '(unknown)'}\n`);
+  if (sessionId !== null) {
+    const where = imported.workspace ? `cd ${imported.workspace} && ` : '';
+    process.stdout.write(`  resume with: ${where}hermes chat --resume ${sessionId}\n`);
+  }
+}
