@@ -27,7 +27,10 @@ config.yaml server says trust: true. See docs/mcp.md.`,
   mcp
     .command('list')
     .description('Start each server once and show its transport, state and tool count, or why it did not start.')
-    .option('--json', 'print [{"name", "source", "transport", "status", "detail", "tools"}]')
+    .option(
+      '--json',
+      'print {"servers": [{"name", "source", "transport", "status", "detail", "tools"}], "file_error"?}',
+    )
     .option('--tools', 'also list each server’s tools by the names the model sees')
     .action(async (flags: { json?: boolean; tools?: boolean }) => {
       await withContext(async (context) => {
