@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HermesConfig } from '../config/config-load.js';
 import type { Logger } from '../logging/logger.js';
 import type { McpServerReport } from '../mcp/mcp-servers.js';
@@ -20,6 +22,10 @@ export async function startMcpServers(
   config: HermesConfig,
   options: { home: string; workspace: string; yolo: boolean; notes: (line: string) => void; logger?: Logger },
 ): Promise<StartedMcp> {
+  // No server anywhere: nothing of the MCP client is loaded.
+  if (config.mcpServers.length === 0 && !existsSync(join(options.workspace, '.mcp.json'))) {
+    return { tools: undefined, close: async () => undefined };
+  }
   const { planMcpServers, McpServerPool } = await import('../mcp/mcp-servers.js');
   const plan = planMcpServers({
     configServers: config.mcpServers,

@@ -57,10 +57,10 @@ describe('emulator modules load only when an emulator is used', () => {
 
 /** Modules a command's action loads on first use, never at registration. */
 const ACTION_ONLY =
-  /^(transports\/[a-z-]+\/[a-z-]+-transport\.js|config\/config-(load|schema|edit)|tools\/|logging\/|storage\/(sqlite|postgres-(session-store|pool|rows))|gateway\/gateway-(serve|app|chat)|runtime\/(agent-turn|compaction-run|runtime-route-memory))/;
+  /^(transports\/[a-z-]+\/[a-z-]+-transport\.js|config\/config-(load|schema|edit)|tools\/|mcp\/|logging\/|storage\/(sqlite|postgres-(session-store|pool|rows))|gateway\/gateway-(serve|app|chat)|runtime\/(agent-turn|compaction-run|runtime-route-memory))/;
 
 describe('commands load only what their action uses', () => {
-  it('hermes --help loads no transport, store, config, logger, tool, runtime turn or gateway server module', () => {
+  it('hermes --help loads no transport, store, config, logger, tool, MCP, runtime turn or gateway server module', () => {
     const { status, modules } = loadedModules(['--help']);
     expect(status).toBe(0);
     expect(modules.filter((module) => ACTION_ONLY.test(module))).toEqual([]);
