@@ -94,3 +94,12 @@ describe('commands load only what their action uses', () => {
     expect(modules.filter((module) => /^(runtime\/agent-turn|gateway\/gateway-serve)/.test(module))).toEqual([]);
   });
 });
+
+describe('the MCP client loads only when a server is configured', () => {
+  it('hermes chat -q with no config.yaml server and no .mcp.json loads no mcp/ module', () => {
+    const { status, modules } = loadedModules(['chat', '-q', 'hello', '--provider', 'emulator:deepseek']);
+    expect(status).toBe(0);
+    expect(modules).toContain('runtime/agent-turn.js');
+    expect(modules.filter((module) => module.startsWith('mcp/'))).toEqual([]);
+  });
+});
