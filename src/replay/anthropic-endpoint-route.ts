@@ -157,8 +157,8 @@ export interface AnthropicRouteFacts {
   /** `thinking: {type: "enabled"}` needs the interleaved-thinking beta (WIRE.md §2.1). */
   interleavedThinkingBeta: boolean;
   /**
-   * MiniMax-M3 (`MiniMax-M3*`, case-insensitive) takes exactly `{"type":"adaptive"}` with reasoning
-   * on and `{"type":"disabled"}` with it off (SPEC §24.2).
+   * MiniMax-M3 (exactly that id, case-insensitive) takes exactly `{"type":"adaptive"}` with
+   * reasoning on and `{"type":"disabled"}` with it off (SPEC §24.2, §25.2).
    */
   adaptiveOrDisabledThinking: boolean;
 }

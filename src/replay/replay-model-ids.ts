@@ -82,9 +82,12 @@ export function isDeepSeekModel(model: string): boolean {
   return lastSegment(model).includes('deepseek');
 }
 
-/** SPEC §24.2: the MiniMax-M3 family (`MiniMax-M3*`, case-insensitive). */
+/**
+ * SPEC §25.2 (narrowing §24.2): exactly the model id `MiniMax-M3`, case-insensitive. Look-alikes
+ * (`MiniMax-M3-preview`, `minimax-m3-pro`) are other models and keep the budget form.
+ */
 export function isMiniMaxM3(model: string): boolean {
-  return model.trim().toLowerCase().startsWith('minimax-m3');
+  return model.trim().toLowerCase() === 'minimax-m3';
 }
 
 // ---------------------------------------------------------------------------------------------

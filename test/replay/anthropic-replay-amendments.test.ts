@@ -113,14 +113,22 @@ describe('SPEC §24.2: the minimax route replays unsigned and foreign thinking a
 
   it.each([
     ['MiniMax-M3', true, { type: 'adaptive' }],
-    ['minimax-m3-pro', true, { type: 'adaptive' }],
+    ['minimax-m3', true, { type: 'adaptive' }],
     ['MiniMax-M3', false, { type: 'disabled' }],
-  ])('%s with reasoning %s asks for thinking exactly %j', (model, enabled, thinking) => {
+  ])('%s with reasoning %s asks for thinking exactly %j (SPEC §25.2: the exact id)', (model, enabled, thinking) => {
     const body = prepareAnthropicMessages(request(model, enabled)).body;
     expect(body['thinking']).toEqual(thinking);
     expect(body['output_config']).toBeUndefined();
     expect(prepareAnthropicMessages(request(model, enabled)).url).toBe(`${MINIMAX_URL}/v1/messages`);
   });
+
+  it.each(['MiniMax-M3-preview', 'minimax-m3-pro'])(
+    'SPEC §25.2: the look-alike %s keeps enabled with budget_tokens',
+    (model) => {
+      const thinking = prepareAnthropicMessages(request(model, true)).body['thinking'];
+      expect(thinking).toEqual({ type: 'enabled', budget_tokens: expect.any(Number) as number });
+    },
+  );
 
   it('an older MiniMax model keeps the budget form and sends nothing with reasoning off', () => {
     expect(prepareAnthropicMessages(request('MiniMax-M2', true)).body['thinking']).toMatchObject({ type: 'enabled' });

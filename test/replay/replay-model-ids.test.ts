@@ -55,7 +55,10 @@ describe('replay-model-ids: the one module that reads model ids', () => {
     ['isKimiModel', 'kimchi', false],
     ['isDeepSeekModel', 'us.deepseek.r1-v1:0', true],
     ['isDeepSeekModel', 'deepseek/x/qwen', false],
-    ['isMiniMaxM3', ' MiniMax-M3-preview', true],
+    // SPEC §25.2: the exact id only; look-alikes are other models.
+    ['isMiniMaxM3', ' minimax-M3', true],
+    ['isMiniMaxM3', 'MiniMax-M3-preview', false],
+    ['isMiniMaxM3', 'minimax-m3-pro', false],
     ['isMiniMaxM3', 'MiniMax-M2.5', false],
     ['isThinkingGlm', 'GLM-4.5-air', true],
     ['isThinkingGlm', 'glm-5', true],
