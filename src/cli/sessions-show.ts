@@ -2,49 +2,11 @@ import type { AssistantMessage } from '../core/message.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { isUndone } from '../storage/session-undo.js';
 import { formatTime } from './cli-output.js';
+import { opaqueCarrierBytes } from '../replay/replay-native-drops.js';
 
 /** UTF-8 bytes of a string. */
 function bytes(text: unknown): number {
   return typeof text === 'string' ? new TextEncoder().encode(text).length : 0;
-}
-
-/** Assistant-message keys that can hold opaque bytes, every carrier kind (SPEC §2, §23.5). */
-const OPAQUE_CARRIER_KEYS = [
-  'reasoning_details',
-  'anthropic_content_blocks',
-  'bedrock_content_blocks',
-  'codex_reasoning_items',
-  'tool_calls',
-  // Gemini native keeps its parts (and their `thoughtSignature`s) under this key.
-  'gemini_content_parts',
-] as const;
-
-/**
- * Bytes of opaque carriers an assistant message keeps (SPEC §23.5): signatures, redacted data,
- * encrypted content (Responses reasoning items and compaction checkpoints), Copilot opaque,
- * Gemini thought signatures (tool-call `extra_content`, Copilot per-call, native parts), Bedrock
- * redacted content. Readable text is never counted.
- */
-export function opaqueBytes(message: AssistantMessage): number {
-  let total = 0;
-  const visit = (value: unknown, key: string) => {
-    if (typeof value === 'string') {
-      if (
-        /^(signature|data|encrypted_content|reasoning_opaque|thought_signature|thoughtSignature|redactedContent)$/.test(
-          key,
-        )
-      ) {
-        total += bytes(value);
-      }
-      return;
-    }
-    if (Array.isArray(value)) value.forEach((item) => visit(item, key));
-    else if (value && typeof value === 'object')
-      for (const [child, inner] of Object.entries(value)) visit(inner, child);
-  };
-  const fields = message as unknown as Record<string, unknown>;
-  for (const key of OPAQUE_CARRIER_KEYS) visit(fields[key], key);
-  return total;
 }
 
 /** Carrier keys present on an assistant message, for the readable view. */
@@ -149,7 +111,8 @@ export async function describeSession(store: SessionStore, id: string, options: 
     const preview = `${isUndone(message) ? '(undone) ' : ''}${text.replace(/\s+/g, ' ').slice(0, 90)}`;
     if (message.role === 'assistant') {
       const calls = message.tool_calls?.map((call) => `${call.function.name}(${call.function.arguments})`).join(', ');
-      const opaque = opaqueBytes(message);
+      // SPEC §23.5, §25.5: each opaque carrier once, as it travels (the count --explain reports).
+      const opaque = opaqueCarrierBytes(message);
       lines.push(`${String(index).padStart(4)} assistant ${preview}${calls ? ` → ${calls}` : ''}`);
       const carriers = carriersOf(message);
       if (carriers.length || opaque) {

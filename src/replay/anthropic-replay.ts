@@ -171,8 +171,13 @@ function loopStart(turns: readonly Turn[]): number {
   return 0;
 }
 
+/**
+ * Thinking that cannot travel as thinking, as the text block it becomes (SPEC §25.3): its readable
+ * text alone, no `<thinking>` wrapper (Anthropic has refused prior chain-of-thought dressed as
+ * tagged text).
+ */
 function demoted(readable: string): JsonObject {
-  return { type: 'text', text: `<thinking>\n${readable}\n</thinking>` };
+  return { type: 'text', text: readable };
 }
 
 /** Applies the route treatment to one thinking draft: the block to send (or null) plus the decision. */
@@ -184,14 +189,19 @@ function treatThinking(
 ): { block: JsonObject | null; decision: Omit<CarrierDecision, 'messageIndex'> } {
   const meta = draft.thinking!;
   const field = meta.synthesized ? 'reasoning_content' : String(draft.block['type']);
-  const signatureBytes = anthropicByteLength(String(draft.block['signature'] ?? draft.block['data'] ?? ''));
   const readableBytes = anthropicByteLength(meta.readable);
+  // SPEC §24.10, §25.5: one count per carrier, the same kept or dropped: a signed block counts its
+  // signature (or redacted data), the bytes the transcript view and the other encoders report for
+  // it; an unsigned one its text.
+  const carrierBytes = meta.signed
+    ? anthropicByteLength(String(draft.block['signature'] ?? draft.block['data'] ?? ''))
+    : readableBytes;
   const drop = (reason: string) => ({
     block: null,
-    decision: { field, action: 'dropped' as const, reason, bytes: signatureBytes + readableBytes },
+    decision: { field, action: 'dropped' as const, reason, bytes: carrierBytes },
   });
-  // SPEC §24.3: thinking that cannot travel as thinking still travels as text, ahead of the
-  // turn's own text (as pydantic-ai does for foreign reasoning, fixture
+  // SPEC §24.3, §25.3: thinking that cannot travel as thinking still travels as bare text, ahead
+  // of the turn's own text (as pydantic-ai does for foreign reasoning, fixture
   // anthropic/pydantic-thinking-part-from-other-model), never as a fabricated signed block.
   const demote = (reason: string) =>
     meta.readable === ''
@@ -206,13 +216,15 @@ function treatThinking(
   if (!inScope) return drop('prior turn: model does not keep prior thinking');
   // SPEC §24.3 exception: every tool call of the turn was orphaned, so its plan never ran.
   if (draft.allOrphaned) return drop('every tool call orphaned');
+  // SPEC §25.1: on MiniMax, thinking invalidated by an orphan tool_use removal is not sent at all,
+  // neither as thinking nor as text (the reference's behaviour).
+  if (options.treatment === 'minimax' && draft.invalidated) return drop('signature invalidated');
   if (!options.thinkingEnabled) return demote('thinking off for this request');
   const signedValid = meta.signed && originOk && !draft.invalidated;
   const treatment = options.treatment;
   const keep = (reason: string) => ({
     block: draft.block,
-    // SPEC §24.10: one byte count per carrier, the same kept or dropped.
-    decision: { field, action: 'kept' as const, reason, bytes: signatureBytes + readableBytes },
+    decision: { field, action: 'kept' as const, reason, bytes: carrierBytes },
   });
   if (signedValid && (treatment === 'native' || treatment === 'minimax' || treatment === 'kimi')) {
     return keep(treatment === 'kimi' ? 'kimi: kept as issued' : 'signed: same issuer');

@@ -66,10 +66,12 @@ describe('SPEC §24.2 MiniMax through the CLI', () => {
     expect(off.code, off.stderr).toBe(0);
     const offRequest = emulator.requests[1];
     expect((offRequest?.body as Block)['thinking']).toEqual({ type: 'disabled' });
-    // SPEC §24.3: with thinking off, the readable thinking still travels, as text.
+    // SPEC §24.3, §25.3: with thinking off, the readable thinking still travels, as bare text.
     const offBlocks = assistantBlocks(offRequest?.body);
     expect(offBlocks.flat().some((block) => block['type'] === 'thinking')).toBe(false);
-    expect(offBlocks[2]?.[0]?.['text']).toMatch(/^<thinking>\n/);
+    const movedThinking = assistantBlocks(request?.body)[1]?.[0]?.['thinking'];
+    expect(typeof movedThinking).toBe('string');
+    expect(offBlocks[1]?.[0]).toEqual({ type: 'text', text: movedThinking });
 
     const back = await runHermes(
       ['chat', '--resume', first.session_id, '-q', 'and now?', '--json', ...MINIMAX],

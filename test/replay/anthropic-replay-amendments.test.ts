@@ -130,24 +130,53 @@ describe('SPEC §24.2: the minimax route replays unsigned and foreign thinking a
     },
   );
 
+  it('SPEC §25.1: thinking invalidated by an orphan tool_use removal is sent neither as thinking nor as text', () => {
+    const messages: Message[] = [
+      { role: 'user', content: 'q' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [toolCall('t1', 'f'), toolCall('t2', 'g')],
+        anthropic_content_blocks: [block.thinking('plan', 'S'), block.toolUse('t1', 'f'), block.toolUse('t2', 'g')],
+        origin: minimaxOrigin,
+      },
+      { role: 'tool', tool_call_id: 't1', content: 'ok' },
+      { role: 'user', content: 'next' },
+    ];
+    const result = buildAnthropicMessages(messages, minimax);
+    expect(result.messages[1]).toEqual({ role: 'assistant', content: [block.toolUse('t1', 'f')] });
+    expect(result.decisions).toContainEqual(decision(1, 'thinking', 'dropped', 'signature invalidated', 1));
+    // Unsigned thinking that was never invalidated still travels as a thinking block (SPEC §24.2).
+    const flagged: Message[] = [
+      messages[0]!,
+      { ...(messages[1] as Message), _thinking_signature_invalidated: true } as Message,
+      ...messages.slice(2),
+    ];
+    expect(JSON.stringify(buildAnthropicMessages(flagged, minimax).messages)).not.toContain('plan');
+  });
+
   it('an older MiniMax model keeps the budget form and sends nothing with reasoning off', () => {
     expect(prepareAnthropicMessages(request('MiniMax-M2', true)).body['thinking']).toMatchObject({ type: 'enabled' });
     expect(prepareAnthropicMessages(request('MiniMax-M2', false)).body['thinking']).toBeUndefined();
   });
 });
 
-describe('SPEC §24.3: thinking that cannot travel as thinking keeps its text', () => {
+describe('SPEC §24.3, §25.3: thinking that cannot travel as thinking keeps its text', () => {
   const native = optionsFor(undefined, 'claude-opus-4-8', 'anthropic');
 
-  it('unsigned thinking on the signed-only route goes as <thinking> text ahead of the turn’s own text', () => {
+  it('SPEC §25.3: unsigned thinking on the signed-only route goes as bare text (no <thinking> tags) ahead of the turn’s own text', () => {
     const messages: Message[] = [
       { role: 'user', content: 'q' },
       { role: 'assistant', content: 'answer', reasoning_content: 'my reasoning', origin: deepseekChat },
       { role: 'user', content: 'next' },
     ];
-    expect(buildAnthropicMessages(messages, native).messages[1]).toEqual(
-      wireAssistant(block.demoted('my reasoning'), block.text('answer')),
-    );
+    expect(buildAnthropicMessages(messages, native).messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'my reasoning' },
+        { type: 'text', text: 'answer' },
+      ],
+    });
   });
 
   it('a turn with one answered and one orphaned call keeps its invalidated thinking as text', () => {

@@ -211,7 +211,8 @@ describe('SPEC §9.3 conversion rules (exact messages)', () => {
     const result = buildAnthropicMessages(history, direct);
     expect(result.messages[1]).toEqual(wireAssistant(block.text('(thinking elided)')));
     expect(result.decisions).toContainEqual(decision(1, 'tool_use', 'dropped', 'orphan tool_use'));
-    expect(result.decisions).toContainEqual(decision(1, 'thinking', 'dropped', 'every tool call orphaned', 5));
+    // SPEC §25.5: a signed block counts its signature once (1 B), not signature plus text.
+    expect(result.decisions).toContainEqual(decision(1, 'thinking', 'dropped', 'every tool call orphaned', 1));
   });
 
   it('a flagged _thinking_signature_invalidated message is not replayed as signed', () => {

@@ -75,7 +75,8 @@ describe('SPEC §24.10 every drop explained', () => {
         'anthropic_content_blocks[0] (thinking)',
         'dropped',
         'foreign origin',
-        'SIGNATURE'.length + 'think'.length,
+        // SPEC §25.5: the signature, once (its text is not the opaque carrier).
+        'SIGNATURE'.length,
       ),
     );
     expect(gemini.decisions).toContainEqual(

@@ -25,9 +25,9 @@ function redactedThinkingBlock(data: string): JsonObject {
   return { type: 'redacted_thinking', data };
 }
 
-/** The text block thinking becomes when it cannot travel as thinking (SPEC §24.3). */
+/** The text block thinking becomes when it cannot travel as thinking: its bare text (SPEC §24.3, §25.3). */
 function demotedThinkingBlock(thinking: string): JsonObject {
-  return textBlock(`<thinking>\n${thinking}\n</thinking>`);
+  return textBlock(thinking);
 }
 
 /** An Anthropic `tool_use` block. */
