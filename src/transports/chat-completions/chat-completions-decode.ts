@@ -93,10 +93,13 @@ function firstNonEmpty(...values: (JsonValue | undefined)[]): string | undefined
   return undefined;
 }
 
-/** Accumulates `reasoning_details` fragments (WIRE.md §1.7). */
+/** Accumulates `reasoning_details` fragments (WIRE.md §1.7, SPEC §25.4). */
 class ReasoningDetailsAccumulator {
   readonly entries: JsonObject[] = [];
-  private readonly byIndex = new Map<number, JsonObject>();
+  /** Entries by `index` and `type`: OpenRouter numbers a summary and its encrypted twin both 0. */
+  private readonly byKey = new Map<string, JsonObject>();
+  /** The type each index last received, for fragments that leave `type` out. */
+  private readonly lastType = new Map<number, string>();
 
   /** Adds a whole entry (non-streaming responses keep entries exactly as sent). */
   addWhole(entry: JsonObject): void {
@@ -104,36 +107,34 @@ class ReasoningDetailsAccumulator {
   }
 
   /**
-   * Merges a stream fragment into the entry with the same `index`: `text`/`summary`
-   * concatenated, the last non-empty `signature`, `data` whole, `id`/`format`/`type` kept. A
-   * fragment of a different `type` at a used index starts a new entry: OpenAI reasoning via
-   * OpenRouter numbers a `reasoning.summary` and its `reasoning.encrypted` both `index: 0`.
+   * Merges a stream fragment into the entry with the same (`index`, `type`) (SPEC §25.4): `text` /
+   * `summary` concatenated, the last non-empty `signature`, `data` whole, `id`/`format` kept. Two
+   * types at one index are two entries however their fragments interleave; a fragment without a
+   * `type` continues the entry its index last touched.
    */
   addFragment(fragment: JsonObject): void {
     const index = typeof fragment['index'] === 'number' ? fragment['index'] : 0;
-    const current = this.byIndex.get(index);
-    if (
-      current === undefined ||
-      (typeof fragment['type'] === 'string' &&
-        typeof current['type'] === 'string' &&
-        fragment['type'] !== current['type'])
-    ) {
+    const type = typeof fragment['type'] === 'string' ? fragment['type'] : (this.lastType.get(index) ?? '');
+    this.lastType.set(index, type);
+    const key = `${index}\0${type}`;
+    const current = this.byKey.get(key);
+    if (current === undefined) {
       const entry = { ...fragment };
       this.entries.push(entry);
-      this.byIndex.set(index, entry);
+      this.byKey.set(key, entry);
       return;
     }
-    for (const [key, value] of Object.entries(fragment)) {
+    for (const [field, value] of Object.entries(fragment)) {
       if (value === undefined) continue;
-      const previous = current[key];
-      if ((key === 'text' || key === 'summary') && typeof value === 'string') {
-        current[key] = typeof previous === 'string' ? previous + value : value;
-      } else if (key === 'index') {
+      const previous = current[field];
+      if ((field === 'text' || field === 'summary') && typeof value === 'string') {
+        current[field] = typeof previous === 'string' ? previous + value : value;
+      } else if (field === 'index') {
         continue;
       } else if (value === null || value === '') {
-        if (!(key in current)) current[key] = value;
+        if (!(field in current)) current[field] = value;
       } else {
-        current[key] = value;
+        current[field] = value;
       }
     }
   }

@@ -193,6 +193,28 @@ describe('chat-completions stream carriers (SPEC §7.3, WIRE.md §1.7–§1.9)',
     ]);
   });
 
+  it('SPEC §25.4: fragments accumulate per (index, type): two types interleaved at one index never merge or split', () => {
+    const text = sse(
+      chunk({
+        reasoning_details: [{ type: 'reasoning.summary', summary: 'Plan', format: 'openai-responses-v1', index: 0 }],
+      }),
+      chunk({
+        reasoning_details: [{ type: 'reasoning.text', text: 'Think', format: 'anthropic-claude-v1', index: 0 }],
+      }),
+      chunk({ reasoning_details: [{ type: 'reasoning.summary', summary: 'ning', index: 0 }] }),
+      chunk({ reasoning_details: [{ type: 'reasoning.text', text: 'ing', index: 0 }] }),
+      // A fragment without a type continues the entry its index last touched.
+      chunk({ reasoning_details: [{ text: '…', signature: 'SIG', index: 0 }] }),
+      chunk({ content: 'Hi' }, 'stop'),
+    );
+    for (const seed of SEEDS) {
+      expect(finished(decodeSse(text, { mustEcho: false }, seed)).message.reasoning_details).toEqual([
+        { type: 'reasoning.summary', summary: 'Planning', format: 'openai-responses-v1', index: 0 },
+        { type: 'reasoning.text', text: 'Thinking…', signature: 'SIG', format: 'anthropic-claude-v1', index: 0 },
+      ]);
+    }
+  });
+
   it('Gemini message-level signature in a stream: last non-blank wins into the record', () => {
     const text = sse(
       chunk({ extra_content: { google: { thought_signature: 'first' } } }),
