@@ -8,6 +8,7 @@ import { loadTransport } from '../transports/transport-registry.js';
 import { openCliContext } from './cli-context.js';
 import { styles, useColor } from './cli-output.js';
 import { openRoute } from './cli-route.js';
+import { describeSessionLearned, listSessionLearned, sessionLabel } from './routes-learned.js';
 import {
   configCheck,
   dotenvCheck,
@@ -62,15 +63,19 @@ async function verdictsCheck(
   const store = openSessionStore({ url, home });
   try {
     const verdicts = await store.listVerdicts();
-    if (!verdicts.length) return { status: 'ok', name: 'verdicts', detail: 'none learned' };
+    const learned = await listSessionLearned(store);
+    if (!verdicts.length && !learned.length) return { status: 'ok', name: 'verdicts', detail: 'none learned' };
     const lines = verdicts.map(
       (verdict) => `${verdict.model === model ? '* ' : ''}${verdict.routeKey} rejects ${verdict.fields.join(', ')}`,
     );
-    return {
-      status: 'info',
-      name: 'verdicts',
-      detail: `${verdicts.length} learned (hermes routes forget to clear):\n${lines.join('\n')}`,
-    };
+    const head = verdicts.length
+      ? [`${verdicts.length} learned (hermes routes forget to clear):`]
+      : ['none learned store-wide'];
+    // Session-scoped learnings (rejected signatures, kill switches): hermes routes verdicts lists them.
+    const sessions = learned.map(
+      (entry) => `session ${sessionLabel(entry)}: ${describeSessionLearned(entry).join('; ')}`,
+    );
+    return { status: 'info', name: 'verdicts', detail: [...head, ...lines, ...sessions].join('\n') };
   } catch (error) {
     return { status: 'fail', name: 'verdicts', detail: (error as Error).message.split('\n')[0] ?? 'unreadable' };
   } finally {

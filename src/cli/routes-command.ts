@@ -19,11 +19,15 @@ export function registerRoutesCommand(program: Command): void {
 
   routes
     .command('verdicts')
-    .description('List learned verdicts: route key, fields, first seen, and the error text that taught it.')
+    .description(
+      'List learned verdicts (route key, fields, first seen, the error text that taught it), then what single sessions learned (rejected thinking signatures, encrypted replay or native compaction turned off).',
+    )
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }) => {
       await withCliContext(async (context) => {
         const verdicts = await context.store().listVerdicts();
+        const { describeSessionLearned, listSessionLearned, sessionLabel } = await import('./routes-learned.js');
+        const learned = await listSessionLearned(context.store());
         if (flags.json) {
           printJson(
             verdicts.map((verdict) => ({
@@ -41,13 +45,21 @@ export function registerRoutesCommand(program: Command): void {
         }
         if (!verdicts.length) {
           process.stdout.write('no learned verdicts: every route gets the carriers its table row says\n');
-          return;
         }
         for (const verdict of verdicts) {
           process.stdout.write(
             `${verdict.routeKey}\n  rejects: ${verdict.fields.join(', ')}\n  first seen: ${formatTime(verdict.firstSeen)}\n` +
               `  taught by: ${verdict.errorText.replace(/\s+/g, ' ').slice(0, 300)}\n`,
           );
+        }
+        // What a single session learned (rejected signatures, kill switches) applies to it alone,
+        // and is listed too, so nothing learned stays invisible (SPEC §9.4, §12, §24.8).
+        if (learned.length) {
+          process.stdout.write('learned in sessions (each applies to that session only):\n');
+          for (const entry of learned) {
+            process.stdout.write(`${sessionLabel(entry)}\n`);
+            for (const line of describeSessionLearned(entry)) process.stdout.write(`  ${line}\n`);
+          }
         }
       });
     });

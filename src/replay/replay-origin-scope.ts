@@ -109,16 +109,28 @@ export function scopeReasoningDetails(
   return { details: result ?? details, scoped };
 }
 
-/** The entry as it may travel (itself, a copy without its signature, or null when dropped). */
+/**
+ * The entry as it may travel (itself, a copy without its signature, or null when dropped).
+ *
+ * An Anthropic-format entry and an opaque-only one (`reasoning.encrypted`) go back only to the
+ * same issuer AND model: behind a relay the upstream model is the issuer (a Claude signature is
+ * bound to its model; encrypted reasoning to the model that wrote it), so after `/model` a blob
+ * never reaches another model. An Anthropic-format text that lost its signature is dropped whole:
+ * unsigned, it is refused as an invalid signature too, and its readable text already travels in
+ * `reasoning` / `reasoning_content`.
+ */
 function scopeEntry(entry: JsonValue, index: number, verdict: OriginVerdict, scoped: ScopedEntry[]): JsonValue | null {
   if (!isJsonObject(entry) || isNativeAssistantRecord(entry)) return entry;
-  const allowed = isAnthropicFormat(entry) ? verdict.sameIssuerAndModel : verdict.sameIssuer;
+  const anthropicFormat = isAnthropicFormat(entry);
+  const opaqueOnly = isOpaqueOnly(entry);
+  const allowed = anthropicFormat || opaqueOnly ? verdict.sameIssuerAndModel : verdict.sameIssuer;
   if (allowed) return entry;
   const type = typeof entry['type'] === 'string' ? entry['type'] : 'unknown';
   // A foreign entry in another API's native shape (Anthropic `thinking` from a Messages-API turn,
   // say) is not an OpenRouter-style detail at all: drop it whole. Its readable text already
   // travels in `reasoning` / `reasoning_content` where the route reads them.
-  if (isOpaqueOnly(entry) || !type.startsWith('reasoning.')) {
+  const signed = typeof entry['signature'] === 'string' && entry['signature'] !== '';
+  if (opaqueOnly || !type.startsWith('reasoning.') || (anthropicFormat && signed)) {
     scoped.push({ index, part: 'entry', type, bytes: jsonStringBytes(entry) });
     return null;
   }

@@ -122,7 +122,8 @@ describe('chat-completions reuses wire messages only under the same profile and 
 
   test('a warm turn reuses every earlier wire message; a learned change rebuilds those it changes', () => {
     const generator = new HistoryGenerator(seededRandom(7));
-    const history = generator.history(60);
+    // Long enough that some turns come from this route's own issuer and model, whose details travel.
+    const history = generator.history(140);
     const first = prepareRequest(requestFor(route, history, NOTHING_LEARNED)).body['messages'] as JsonObject[];
     const next = [...history, ...generator.nextTurn()];
     const second = prepareRequest(requestFor(route, next, NOTHING_LEARNED)).body['messages'] as JsonObject[];
