@@ -7,7 +7,16 @@ import type { CliContext } from './cli-context.js';
 import { printJson } from './cli-output.js';
 import { createRenderer } from './chat-render.js';
 import { newSessionId } from '../core/ids.js';
-import { continueTarget, resumeTarget, WORKSPACE_KEY } from './chat-session-select.js';
+import {
+  chatWorkspace,
+  continueTarget,
+  newSessionSystemPrompt,
+  resumeTarget,
+  WORKSPACE_KEY,
+} from './chat-session-select.js';
+
+/** Exit status of `hermes chat -q` stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
+const INTERRUPTED_EXIT_CODE = 130;
 import { startMcpServers, type StartedMcp } from './cli-mcp.js';
 
 /** Flags of `hermes chat`. */
@@ -32,7 +41,7 @@ export function registerChatCommand(program: Command): void {
   program
     .command('chat')
     .description(
-      'Chat with a reasoning model: interactive by default, one turn with -q. Tools run in the current directory.',
+      'Chat with a reasoning model: interactive by default, one turn with -q. Tools run in the current directory; a resumed session runs them in the directory it started in.',
     )
     .option(
       '-q, --query <text>',
@@ -47,8 +56,11 @@ export function registerChatCommand(program: Command): void {
       '--api <api>',
       'wire API override: chat_completions, anthropic_messages, bedrock_converse, gemini, codex_responses',
     )
-    .option('-r, --resume <id>', 'resume a stored session: its id, "latest", or its title (a unique prefix will do)')
-    .option('-c, --continue', 'continue the most recent session started in this directory')
+    .option(
+      '-r, --resume <id>',
+      'resume a stored session: its id, "latest", or its title (a unique prefix of either will do); it runs in the directory it started in',
+    )
+    .option('-c, --continue', 'continue the most recent session started in this directory (only this directory)')
     .option(
       '--yolo',
       'approve every tool call (writing files, shell, MCP tools) without asking, and start unapproved .mcp.json servers',
@@ -67,7 +79,8 @@ Examples:
   hermes chat -q "read the file notes.txt" --provider deepseek --model deepseek-v4-flash
   hermes chat --resume 20261129-192233-k3f9qa -q "and then?"
   hermes chat -c                                continue the latest session started here
-  hermes chat --resume latest                   resume the most recent session anywhere
+  hermes chat --resume latest                   resume the most recent session anywhere (in its directory)
+  hermes chat -r 20261129                       resume by a unique id prefix
   hermes chat --resume "fix the parser"         resume by title (a unique prefix will do)
   git diff | hermes chat -q -                   the prompt comes from stdin`,
     )
@@ -86,21 +99,23 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
   const effort = parseEffort(flags.effort);
   if (flags.query === '-') flags.query = await readPromptFromStdin();
   const store = context.store();
+  const note = (line: string) => process.stderr.write(`hermes: ${line}\n`);
   let session: SessionRecord | null = null;
-  if (flags.resume) session = await resumeTarget(store, flags.resume);
-  else if (flags.continue) {
-    session = await continueTarget(store, process.cwd(), (line) => process.stderr.write(`hermes: ${line}\n`));
-  }
+  if (flags.resume) session = await resumeTarget(store, flags.resume, note);
+  else if (flags.continue) session = await continueTarget(store, process.cwd(), note);
+  // A resumed session runs its tools where it started (its stored prompt names that directory).
+  const workspace = chatWorkspace(session, process.cwd(), note);
   const { openRoute } = await import('./cli-route.js');
   const opened = await openRoute(flags, context, session);
   const { route, sessionRoute } = opened;
   // A session with messages keeps the system prompt it stored with its first one.
-  const systemPrompt = session && session.messageCount > 0 ? undefined : await chatSystemPrompt(context);
+  const systemPrompt =
+    session && session.messageCount > 0 ? undefined : await newSessionSystemPrompt(context, workspace);
   let mcp: StartedMcp | null = null;
   try {
     mcp = await startMcpServers(context.config, {
       home: context.home,
-      workspace: process.cwd(),
+      workspace,
       yolo: Boolean(flags.yolo),
       notes: (line) => process.stderr.write(`hermes: ${line}\n`),
       logger: context.logger(),
@@ -116,7 +131,7 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
             model: route.model,
             baseUrl: sessionRoute ? null : (route.baseUrl ?? null),
             api: route.api,
-            modelConfig: { [WORKSPACE_KEY]: process.cwd() },
+            modelConfig: { [WORKSPACE_KEY]: workspace },
           },
       route,
       apiKey: opened.apiKey,
@@ -127,7 +142,7 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
       },
       echoOptIn: context.config.reasoningEcho,
       routeOverrides: context.config.routes,
-      workspace: process.cwd(),
+      workspace,
       leaseOwner: 'hermes chat',
       logger: context.logger(),
       maxIterations: context.config.maxIterations,
@@ -205,17 +220,17 @@ async function runOneTurn(
         `session ${turnOptions.sessionId} keeps your message (retry with: hermes chat --resume ${turnOptions.sessionId})\n`,
       );
     }
+    // Ctrl-C stopped the turn: the conventional exit status of a command stopped by SIGINT (128 + 2).
+    if (controller.signal.aborted) {
+      process.stderr.write(`hermes: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = INTERRUPTED_EXIT_CODE;
+      return;
+    }
     throw error;
   } finally {
     renderer.stop();
     process.removeListener('SIGINT', onSigint);
   }
-}
-
-/** The system prompt a new chat session stores (config `system_prompt` / `instructions` applied). */
-async function chatSystemPrompt(context: CliContext): Promise<string> {
-  const { defaultSessionSystemPrompt } = await import('../runtime/system-prompt-session.js');
-  return defaultSessionSystemPrompt(context.config, process.cwd());
 }
 
 /** `-q -`: the prompt is all of standard input (one trailing newline dropped). */

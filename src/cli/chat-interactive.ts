@@ -47,6 +47,7 @@ export async function runInteractiveChat(
     totals: emptyTotals(),
     closers: [],
     showRecent: (sessionId) => showRecentTurns(context, sessionId, style),
+    launchDirectory: process.cwd(),
   };
   /** The last message sent and its turn key: /retry sends it again under the same key. */
   let last: { text: string; turnKey: string; answered: boolean } | null = null;

@@ -1,6 +1,5 @@
-import { HermesError } from '../core/errors.js';
+import { newSessionId } from '../core/ids.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
-import type { SessionRecord } from '../storage/session-store.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
 import { holdSessionLease } from '../storage/session-lease-hold.js';
 import { BUILTIN_TOOLS } from '../tools/tool-registry.js';
@@ -11,6 +10,7 @@ import { getProvider } from '../providers/provider-registry.js';
 import { EMULATOR_PREFIX } from '../runtime/runtime-route.js';
 import { parseModelChoice } from './model-spec.js';
 import { usageLine, type UsageTotals } from './chat-usage.js';
+import { chatWorkspace, newSessionSystemPrompt, resumeTarget, WORKSPACE_KEY } from './chat-session-select.js';
 
 /** Turn options the interactive loop carries between turns. */
 export type TurnOptions = Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'>;
@@ -38,7 +38,8 @@ const HELP = `Commands:
   /new                    start a new session
   /resume [ID|title]      switch to a stored session (no argument: list recent ones)
   /retry                  send the last message again (an unanswered one is not stored twice)
-  /undo                   take back the last exchange: later turns no longer send it (it stays stored, marked)
+  /undo                   take back the last exchange: later turns no longer send it (it stays stored,
+                          marked); files its tools changed stay changed on disk
   /sessions               recent sessions
   /tools                  the tools the model can call
   /usage                  tokens and cost of this run
@@ -59,6 +60,8 @@ export interface SlashState {
   closers: (() => Promise<void>)[];
   /** Shows the last turns of a session (after /resume). */
   showRecent: (sessionId: string) => Promise<void>;
+  /** The directory `hermes chat` was started in (a resumed session may run elsewhere). */
+  launchDirectory: string;
 }
 
 /** Outcome: leave, nothing changed, resend the last message, or new turn options. */
@@ -88,7 +91,14 @@ export async function runSlashCommand(line: string, state: SlashState): Promise<
     case '/undo': {
       // The messages stay stored, marked undone (docs/sessions.md); the next turn no longer sends them.
       const marked = await undoLastExchange(context, options);
-      out(marked ? style.dim(`undid the last exchange (${marked} messages); it is no longer sent`) : 'nothing to undo');
+      // Only the conversation is taken back: files its tools wrote or edited stay as they are.
+      out(
+        marked
+          ? style.dim(
+              `undid the last exchange (${marked} messages); it is no longer sent. Files its tools changed stay changed on disk (undo does not revert them).`,
+            )
+          : 'nothing to undo',
+      );
       return 'ok';
     }
     case '/usage':
@@ -104,9 +114,16 @@ export async function runSlashCommand(line: string, state: SlashState): Promise<
       await listSessions(context, options.sessionId, out);
       return 'ok';
     case '/new': {
-      const session = await context.store().createSession(sessionRouteOf(options));
-      out(style.dim(`new session ${session.id}`));
-      return { ...options, sessionId: session.id };
+      // Like a first chat: stored with its first message, with the directory it starts in and the
+      // system prompt for that directory (SPEC §18).
+      const sessionId = newSessionId();
+      out(style.dim(`new session ${sessionId} (stored with its first message)`));
+      return {
+        ...options,
+        sessionId,
+        newSession: { ...sessionRouteOf(options), modelConfig: { [WORKSPACE_KEY]: options.workspace } },
+        systemPrompt: await newSessionSystemPrompt(context, options.workspace),
+      };
     }
     case '/resume': {
       if (!argument) {
@@ -114,10 +131,12 @@ export async function runSlashCommand(line: string, state: SlashState): Promise<
         out(style.dim('resume one with /resume ID or /resume TITLE'));
         return 'ok';
       }
-      const session = await findSession(context, argument);
+      const note = (text: string) => out(style.dim(text));
+      const session = await resumeTarget(context.store(), argument, note);
+      const workspace = chatWorkspace(session, state.launchDirectory, note);
       out(style.dim(`resumed ${session.id}${session.title ? ` (${session.title})` : ''}`));
       await state.showRecent(session.id);
-      return { ...options, sessionId: session.id };
+      return { ...options, sessionId: session.id, workspace, newSession: undefined, systemPrompt: undefined };
     }
     case '/branch': {
       const store = context.store();
@@ -203,20 +222,4 @@ async function listSessions(context: CliContext, currentId: string, out: (text: 
       `${marker} ${session.id}  ${formatTime(session.updatedAt)}  ${session.messageCount} msgs  ${session.title ?? ''}`,
     );
   }
-}
-
-/** A session by exact id, else by a title prefix that only one recent session has. */
-async function findSession(context: CliContext, text: string): Promise<SessionRecord> {
-  const store = context.store();
-  const byId = await store.getSession(text);
-  if (byId) return byId;
-  const wanted = text.toLowerCase();
-  const matches = (await store.listSessions({ limit: 500 })).filter((session) =>
-    (session.title ?? '').toLowerCase().startsWith(wanted),
-  );
-  if (matches.length === 1 && matches[0]) return matches[0];
-  if (matches.length > 1) {
-    throw new HermesError(`"${text}" matches ${matches.length} sessions: ${matches.map((s) => s.id).join(', ')}`);
-  }
-  throw new HermesError(`no session "${text}" (see /sessions)`);
 }

@@ -45,9 +45,9 @@ Data lives in $HERMES_HOME (default ~/.hermes): state.db, config.yaml, .env (API
 }
 
 /**
- * Runs the CLI and returns the exit code: 0 success, 1 runtime failure (provider error,
- * interrupted turn, storage failure), 2 bad usage or input (unknown flag, missing file, invalid
- * JSON), 3 session busy in another process (SPEC §23.6).
+ * Runs the CLI and returns the exit code: 0 success, 1 runtime failure (provider error, storage
+ * failure), 2 bad usage or input (unknown flag, missing file, invalid JSON), 3 session busy in
+ * another process (SPEC §23.6), 130 a `chat -q` turn interrupted with Ctrl-C (SIGINT).
  */
 export async function runCli(argv: string[]): Promise<number> {
   exitQuietlyOnClosedPipe();

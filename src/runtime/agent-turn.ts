@@ -177,9 +177,10 @@ async function runTrackedTurn(
     await store.appendMessage(options.sessionId, answer);
     history.push(answer);
     await recordRequestSafely(record, options);
-    if (answer.reasoning || answer.reasoning_content?.trim()) {
-      result.reasoning = answer.reasoning ?? answer.reasoning_content ?? '';
-    }
+    // The turn's reasoning is every request's, in order (a tool loop thinks before each call).
+    const reasoning =
+      answer.reasoning || answer.reasoning_content?.trim() ? (answer.reasoning ?? answer.reasoning_content ?? '') : '';
+    if (reasoning) result.reasoning = result.reasoning ? `${result.reasoning}\n\n${reasoning}` : reasoning;
     if (!answer.tool_calls?.length) {
       result.answer = answer.content ?? '';
       return result;

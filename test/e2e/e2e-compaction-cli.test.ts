@@ -104,6 +104,37 @@ describe('hermes sessions compress (SPEC §16)', () => {
     expect(emulator.requests.map((request) => request.status)).toEqual([200, 200, 200]);
   });
 
+  it('resuming a compacted session continues in its compaction child and does not compact it again', async () => {
+    const emulator = await e2e.chat({ persona: 'deepseek' });
+    const sandbox = e2e.sandbox();
+    // Over the limit: a turn on the long parent would compact it (again).
+    writeFileSync(join(sandbox.home, 'config.yaml'), 'compaction:\n  context_window: 2000\n');
+    const history: Message[] = [];
+    for (let turn = 1; turn <= 8; turn += 1) history.push(...toolTurn(turn, 'alpha beta gamma delta '.repeat(60)));
+    const id = await seedSession(sandbox, emulator.baseUrl, history);
+    const compressed = await runHermes(
+      ['sessions', 'compress', id, '--keep-turns', '1', ...route(emulator.baseUrl)],
+      sandbox,
+    );
+    expect(compressed.code, compressed.stderr).toBe(0);
+    const childId = compressed.stdout.trim();
+
+    const resumed = await runHermes(
+      ['chat', ...resumeArgs(id, 'and now?'), '--json', ...route(emulator.baseUrl)],
+      sandbox,
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(parseJson<{ session_id: string }>(resumed).session_id).toBe(childId);
+    expect(resumed.stderr).toContain(
+      `hermes: ${id} was compacted into ${childId}; continuing there (the full history: hermes sessions show ${id})\n`,
+    );
+    // One summary request (the compress), then the turn: no second compaction, no second child.
+    expect(emulator.requests).toHaveLength(2);
+    const parent = parseJson<ShownSession>(await runHermes(['sessions', 'show', id, '--json'], sandbox));
+    expect(parent.children).toEqual([childId]);
+    expect(parent.messages).toHaveLength(history.length);
+  });
+
   it('a pass that would free nothing says so and stops after one summary request, leaving no child', async () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();

@@ -22,8 +22,11 @@ describe('interactive /undo (piped input)', () => {
     const run = await runHermes(['chat', ...route], sandbox, {}, lines.map((line) => `${line}\n`).join(''));
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('nothing to undo\n');
-    expect(run.stdout).toContain('undid the last exchange (2 messages); it is no longer sent');
+    expect(run.stdout).toContain(
+      'undid the last exchange (2 messages); it is no longer sent. Files its tools changed stay changed on disk (undo does not revert them).',
+    );
     expect(run.stdout).toMatch(/^ {2}\/undo +take back the last exchange/m);
+    expect(run.stdout).toMatch(/files its tools changed stay changed on disk/);
     expect(emulator.requests.map((request) => userTexts(request.body))).toEqual([
       ['first question'],
       ['first question', 'second question'],

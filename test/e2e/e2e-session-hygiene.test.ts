@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,7 +47,7 @@ describe('hermes chat session hygiene', () => {
     expect(await sessionIds(sandbox)).toEqual([]);
   });
 
-  it('-c continues the newest non-empty session started here, else the newest anywhere, saying so', async () => {
+  it('-c continues the newest non-empty session started here, and only here', async () => {
     const sandbox = e2e.sandbox();
     const other = { ...sandbox, workspace: newDir() };
     const here = await ask(sandbox, ['-q', 'first question here']);
@@ -60,17 +60,66 @@ describe('hermes chat session hygiene', () => {
     const continuedHere = await runHermes(['chat', '-c', '-q', 'more', '--json', ...OFFLINE], sandbox);
     expect(continuedHere.code, continuedHere.stderr).toBe(0);
     expect(parseJson<{ session_id: string }>(continuedHere).session_id).toBe(here);
-    expect(continuedHere.stderr).not.toContain('continuing the most recent one');
+    expect(continuedHere.stderr).not.toContain('tools run there');
 
+    // A directory no session started in: -c does not reach for another directory's session.
     const elsewhere = { ...sandbox, workspace: newDir() };
-    const fallback = await runHermes(['chat', '-c', '-q', 'more', '--json', ...OFFLINE], elsewhere);
-    expect(fallback.code, fallback.stderr).toBe(0);
-    // "here" was just updated by the -c turn above, so it is now the newest non-empty session.
-    expect(parseJson<{ session_id: string }>(fallback).session_id).toBe(here);
-    expect(fallback.stderr).toContain(
-      `hermes: no session was started in ${elsewhere.workspace}; continuing the most recent one, ${here} (started in ${sandbox.workspace})\n`,
+    const refused = await runHermes(['chat', '-c', '-q', 'more', '--json', ...OFFLINE], elsewhere);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      `hermes: no session was started in ${elsewhere.workspace}: start one with hermes chat, or resume another with hermes chat --resume ID (or latest)\n`,
     );
     expect([here, there]).not.toContain(empty.id);
+    expect(await sessionIds(sandbox)).toHaveLength(3);
+  });
+
+  it("--resume from another directory runs the tools in the session's own directory, and says so", async () => {
+    const sandbox = e2e.sandbox();
+    const first = await ask(sandbox, ['-q', 'read the file notes.txt']);
+    // Another project with a notes.txt of its own: the resumed session must not read it.
+    const other = { ...sandbox, workspace: newDir() };
+    writeFileSync(join(other.workspace, 'notes.txt'), 'the other project\n');
+    const resumed = await runHermes(
+      ['chat', '--resume', first, '-q', 'read the file notes.txt', '--json', ...OFFLINE],
+      other,
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const answer = parseJson<{ tool_calls: { result: string }[] }>(resumed);
+    expect(answer.tool_calls.map((call) => call.result)).toEqual(['alpha beta\n']);
+    expect(resumed.stderr).toContain(
+      `hermes: session ${first} started in ${sandbox.workspace}: tools run there (you are in ${other.workspace})\n`,
+    );
+
+    // Its directory is gone: the session runs where the user is, and says that too.
+    const gone = { ...sandbox, workspace: newDir() };
+    const lost = await ask(gone, ['-q', 'hello']);
+    rmSync(gone.workspace, { recursive: true, force: true });
+    const moved = await runHermes(
+      ['chat', '--resume', lost, '-q', 'read the file notes.txt', '--json', ...OFFLINE],
+      other,
+    );
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(parseJson<{ tool_calls: { result: string }[] }>(moved).tool_calls.map((call) => call.result)).toEqual([
+      'the other project\n',
+    ]);
+    expect(moved.stderr).toContain(
+      `hermes: session ${lost} started in ${gone.workspace}, which no longer exists; tools run in ${other.workspace}\n`,
+    );
+  });
+
+  it('--resume takes a unique id prefix; an ambiguous one lists the candidates', async () => {
+    const sandbox = e2e.sandbox();
+    const first = await ask(sandbox, ['-q', 'one']);
+    const second = await ask(sandbox, ['-q', 'two']);
+    // Ids start with their creation time: the first character where the two differ makes a prefix unique.
+    const differs = [...first].findIndex((character, index) => character !== second[index]);
+    expect(differs).toBeGreaterThan(0);
+    expect(await ask(sandbox, ['--resume', first.slice(0, differs + 1), '-q', 'go on'])).toBe(first);
+    const shared = first.slice(0, differs);
+    const ambiguous = await runHermes(['chat', '--resume', shared, '-q', 'x', ...OFFLINE], sandbox);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain(`"${shared}" matches 2 sessions; resume one by id:`);
+    expect(ambiguous.stderr).toContain(`${first}  "one"`);
   });
 
   it('--resume latest, a unique title prefix, and an ambiguous one listing the candidates', async () => {
