@@ -161,13 +161,14 @@ export async function runInteractiveChat(
     // A file change shows its unified diff, then asks about its summary line.
     if (preview.diff) process.stdout.write(styleDiff(preview.diff, style));
     const question = preview.diff ? `${name}: ${preview.summary}` : `${name} ${JSON.stringify(args)}`;
-    const answer = ((await reader.ask(`allow ${question}? [y]es / [N]o / [a]lways for this session `)) ?? '').trim();
-    if (/^a(lways)?$/i.test(answer)) {
+    // One key answers on a terminal (y, n, a; Enter is the default, no); piped input answers with a line.
+    const answer = (await reader.askKey(`allow ${question}? [y]es / [N]o / [a]lways for this session `)) ?? '';
+    if (/^a(lways)?$/.test(answer)) {
       alwaysAllowed.add(name);
       process.stdout.write(style.dim(`${name} is allowed for the rest of this session\n`));
       return true;
     }
-    return /^y(es)?$/i.test(answer);
+    return /^y(es)?$/.test(answer);
   }
 }
 

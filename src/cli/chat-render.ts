@@ -1,3 +1,4 @@
+import yoctoSpinner, { type Spinner } from 'yocto-spinner';
 import type { AgentEvent } from '../runtime/agent-turn.js';
 import { styles, useColor } from './cli-output.js';
 
@@ -13,36 +14,105 @@ export interface RenderOptions {
   revealHint?: string;
 }
 
-const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/**
+ * The status trailer `run_shell` ends its output with when the command did not succeed: a
+ * non-zero exit code, a signal, a timeout or an interruption (`[exit code 1]`, `[killed by
+ * SIGTERM]`, `[timed out after 30 s: …]`, `[interrupted by the user: …]`; src/tools/tool-shell.ts).
+ */
+const SHELL_FAILURE = /\n?\[(?:exit code [1-9]\d*|killed by [A-Z0-9]+|timed out after [^\]\n]*|interrupted by [^\]\n]*)\](?:\n\[[^\]\n]*\])?\s*$/;
 
 /**
- * Turns agent events into terminal output: a spinner while waiting for the first token
- * (TTY only), reasoning dimmed (or collapsed), answer text streamed, tool calls with their
- * arguments and results, retries and learned verdicts as notices.
+ * Whether a tool result reports a failure: a tool error, or a command that ran but failed (the
+ * shell tool returns its output with a status line rather than an error, so the model sees both).
+ */
+export function toolResultFailed(event: { name: string; content: string; isError: boolean }): boolean {
+  return event.isError || (event.name === 'run_shell' && SHELL_FAILURE.test(event.content.slice(-400)));
+}
+
+/** `12s`, `2m 05s`: elapsed time for the waiting line. */
+export function formatElapsed(milliseconds: number): string {
+  const seconds = Math.floor(milliseconds / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
+}
+
+/**
+ * A terminal spinner (yocto-spinner) whose line says what is awaited and for how long:
+ * `⠋ waiting for the model… 3s`, `⠋ thinking… 12s (2,340 characters)`. Only on an interactive
+ * terminal; it never installs signal handlers (Ctrl-C belongs to the chat).
+ */
+class WaitingLine {
+  private spinner: Spinner | null = null;
+  private ticker: NodeJS.Timeout | null = null;
+  private label = '';
+  private since = 0;
+
+  constructor(
+    private readonly stream: NodeJS.WriteStream,
+    private readonly dim: (text: string) => string,
+  ) {}
+
+  /** Shows (or relabels) the line; elapsed time counts from `since`. */
+  show(label: string, since: number): void {
+    this.label = label;
+    this.since = since;
+    if (!this.spinner) {
+      this.spinner = yoctoSpinner({ stream: this.stream, handleSignals: false, text: this.text() }).start();
+      this.ticker = setInterval(() => this.refresh(), 1000);
+      this.ticker.unref();
+    } else this.refresh();
+  }
+
+  /** Updates the label's detail without restarting the clock. */
+  relabel(label: string): void {
+    if (!this.spinner || label === this.label) return;
+    this.label = label;
+    this.refresh();
+  }
+
+  get visible(): boolean {
+    return this.spinner !== null;
+  }
+
+  hide(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
+    this.spinner?.stop();
+    this.spinner = null;
+  }
+
+  private refresh(): void {
+    if (this.spinner) this.spinner.text = this.text();
+  }
+
+  private text(): string {
+    return this.dim(`${this.label} ${formatElapsed(performance.now() - this.since)}`);
+  }
+}
+
+/** Whether a stream is a terminal the spinner can redraw on (yocto-spinner's own test). */
+function redrawable(stream: NodeJS.WriteStream): boolean {
+  return Boolean(stream.isTTY) && process.env['TERM'] !== 'dumb' && !('CI' in process.env);
+}
+
+/**
+ * Turns agent events into terminal output: a spinner with the elapsed time while waiting for the
+ * first token and while hidden reasoning streams (interactive terminals only), reasoning dimmed
+ * (or collapsed), answer text streamed, tool calls with their arguments and results (✗ when a
+ * tool failed or a command exited non-zero, was killed, timed out or interrupted), retries and
+ * learned verdicts as notices.
  */
 export function createRenderer(options: RenderOptions): { onEvent: (event: AgentEvent) => void; stop: () => void } {
   const style = styles(useColor(options.notes));
-  const interactive = Boolean(options.notes.isTTY);
-  let spinner: NodeJS.Timeout | null = null;
-  let frame = 0;
+  const waiting = redrawable(options.notes) ? new WaitingLine(options.notes, style.dim) : null;
+  let requestStarted = 0;
   let reasoningChars = 0;
   let inReasoning = false;
   let answerStarted = false;
   const toolNames = new Map<number, string>();
   const toolArguments = new Map<number, string>();
 
-  const stopSpinner = () => {
-    if (!spinner) return;
-    clearInterval(spinner);
-    spinner = null;
-    options.notes.write('\r\x1b[K');
-  };
-  const startSpinner = () => {
-    if (!interactive || spinner) return;
-    spinner = setInterval(() => {
-      options.notes.write(`\r${style.dim(`${SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length]} thinking…`)}`);
-    }, 80);
-  };
+  const stopSpinner = () => waiting?.hide();
   const endReasoning = () => {
     if (!inReasoning) return;
     inReasoning = false;
@@ -58,13 +128,21 @@ export function createRenderer(options: RenderOptions): { onEvent: (event: Agent
     switch (event.type) {
       case 'request-sent':
         answerStarted = false;
-        startSpinner();
+        requestStarted = performance.now();
+        waiting?.show('waiting for the model…', requestStarted);
         break;
       case 'reasoning-delta':
-        stopSpinner();
         inReasoning = true;
         reasoningChars += event.text.length;
-        if (options.showReasoning()) options.notes.write(style.dim(event.text));
+        if (options.showReasoning()) {
+          stopSpinner();
+          options.notes.write(style.dim(event.text));
+        } else if (waiting) {
+          // Hidden reasoning still shows progress: the clock keeps running, the count grows.
+          const label = `thinking… (${reasoningChars.toLocaleString('en-US')} characters)`;
+          if (waiting.visible) waiting.relabel(label);
+          else waiting.show(label, requestStarted);
+        }
         break;
       case 'text-delta':
         stopSpinner();
@@ -84,7 +162,7 @@ export function createRenderer(options: RenderOptions): { onEvent: (event: Agent
       case 'tool-result': {
         const lines = event.content.split('\n');
         const preview = lines.slice(0, 6).join('\n') + (lines.length > 6 ? `\n… (${lines.length - 6} more lines)` : '');
-        const label = event.isError ? style.red(`✗ ${event.name}`) : style.green(`✓ ${event.name}`);
+        const label = toolResultFailed(event) ? style.red(`✗ ${event.name}`) : style.green(`✓ ${event.name}`);
         options.notes.write(`${label}\n${style.dim(preview)}\n`);
         break;
       }
@@ -101,6 +179,7 @@ export function createRenderer(options: RenderOptions): { onEvent: (event: Agent
         options.notes.write(style.yellow(`${event.message}\n`));
         break;
       case 'verdict-learned':
+        stopSpinner();
         options.notes.write(
           style.yellow(`learned: ${event.routeKey} rejects ${event.fields.join(', ')}; retrying once without them\n`),
         );

@@ -94,16 +94,16 @@ describe.skipIf(!hasScript)('interactive hermes chat on a terminal (pseudo-termi
     expect(emulator.requests).toHaveLength(1);
     const messages = (emulator.requests[0]?.body as { messages: { role: string; content: string }[] }).messages;
     expect(messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([pasted]);
-    // The emulator echoes the message: rendered, the list items become bullets and **strong** is bold.
+    // The emulator echoes the message: rendered, the list items become bullets and **strong** is
+    // bold. (The raw text streams first and is erased as each block settles; what stays on the
+    // screen is checked on a real terminal in e2e-interactive-screen.test.ts.)
     const answer = terminal.raw.slice(terminal.raw.indexOf('You said:'));
     expect(answer.replace(ANSI, '')).toContain('  * item one');
     expect(answer).toContain('\x1b[1mstrong\x1b[22m');
-    expect(answer.replace(ANSI, '')).not.toContain('**strong**');
     // Emphasis inside a list item is styled too, not printed with its asterisks.
     expect(answer).toContain('\x1b[1mbold\x1b[22m item');
     expect(answer).toContain('\x1b[3msoft\x1b[23m item');
     expect(answer.replace(ANSI, '')).toContain('  * bold item');
-    expect(answer.replace(ANSI, '')).not.toMatch(/\*\*bold\*\*|\*soft\*/);
 
     terminal.send('/exit\r');
     expect(await terminal.exited).toBe(0);
