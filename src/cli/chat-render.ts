@@ -19,7 +19,8 @@ export interface RenderOptions {
  * non-zero exit code, a signal, a timeout or an interruption (`[exit code 1]`, `[killed by
  * SIGTERM]`, `[timed out after 30 s: …]`, `[interrupted by the user: …]`; src/tools/tool-shell.ts).
  */
-const SHELL_FAILURE = /\n?\[(?:exit code [1-9]\d*|killed by [A-Z0-9]+|timed out after [^\]\n]*|interrupted by [^\]\n]*)\](?:\n\[[^\]\n]*\])?\s*$/;
+const SHELL_FAILURE =
+  /\n?\[(?:exit code [1-9]\d*|killed by [A-Z0-9]+|timed out after [^\]\n]*|interrupted by [^\]\n]*)\](?:\n\[[^\]\n]*\])?\s*$/;
 
 /**
  * Whether a tool result reports a failure: a tool error, or a command that ran but failed (the
