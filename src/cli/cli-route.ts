@@ -5,6 +5,7 @@ import { resolveRoute, type RouteFlags } from '../runtime/runtime-route.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
 import { connectToFetch, parseConnectTo } from './cli-connect-to.js';
+import { requireAwsCredentials, usesAwsCredentials } from './cli-aws-credentials.js';
 import type { InProcessEmulator } from './cli-emulator-start.js';
 
 /** A ready-to-use route for a command, with the in-process emulator when one was started. */
@@ -60,6 +61,9 @@ export async function openRoute(
       `no API key for ${route.provider}: set ${resolved.apiKeyEnv} or pass --api-key (the key is never stored)`,
     );
   }
+  // Bedrock signs every request (an emulator on loopback too): no credentials is a usage error now,
+  // not a failed turn later.
+  if (usesAwsCredentials(route)) await requireAwsCredentials(route, resolved.apiKey);
   return {
     route,
     apiKey: resolved.apiKey,

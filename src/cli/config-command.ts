@@ -58,6 +58,11 @@ Examples:
       const home = hermesHome();
       const document = readConfigDocument(home);
       setConfigValue(document, key, parseValue(value));
+      if (key === 'provider' || key === 'model.provider') {
+        const { checkConfiguredProvider } = await import('./model-spec.js');
+        const baseUrl = document.get('base_url') ?? document.getIn(['model', 'base_url']);
+        await checkConfiguredProvider(document.getIn(key.split('.')), typeof baseUrl === 'string' && baseUrl !== '');
+      }
       writeConfigDocument(home, document);
       process.stdout.write(`${key} = ${JSON.stringify(document.getIn(key.split('.')))} (${configPath(home)})\n`);
     });

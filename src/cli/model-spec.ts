@@ -37,3 +37,24 @@ export function parseModelChoice(text: string): ModelChoice {
   }
   return { provider, model };
 }
+
+/**
+ * `config set provider VALUE`: the value must name a provider Hermes knows, an emulator persona
+ * (`emulator:deepseek`), or, when the config also has a `base_url`, any id (an OpenAI-compatible
+ * server the table does not know, as `--provider ID --base-url URL` is). Anything else is a usage
+ * error naming the known ids, before the file is written.
+ */
+export async function checkConfiguredProvider(value: unknown, hasBaseUrl: boolean): Promise<void> {
+  if (typeof value !== 'string') return; // the schema says what is wrong with a non-string
+  const id = value.trim();
+  if (id.startsWith(EMULATOR_PREFIX)) {
+    const { emulatorPersonaRoute } = await import('./cli-emulator-route.js');
+    emulatorPersonaRoute(id.slice(EMULATOR_PREFIX.length));
+    return;
+  }
+  if (getProvider(id) || hasBaseUrl) return;
+  throw new UsageError(
+    `unknown provider "${id}" (known: ${PROVIDERS.map((entry) => entry.id).join(', ')}; see hermes model); ` +
+      'for an OpenAI-compatible server the list does not know, set base_url first',
+  );
+}

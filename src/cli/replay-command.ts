@@ -71,12 +71,14 @@ export function parseRejected(value: string | undefined): Carrier[] {
   return CARRIERS.filter((carrier) => fields.includes(carrier));
 }
 
-/** The route a preview builds for (`--model` defaults to ""). */
+/** The route a preview builds for (`--model` defaults to the provider's default model, as in `hermes chat`). */
 export function previewRoute(flags: PreviewFlags): Route {
   const provider = flags.provider.trim();
   if (provider === '') throw new UsageError('--provider is required');
-  resolveProvider(provider, flags.baseUrl);
-  const route: Route = { api: parseWireApi(flags.api), provider, model: flags.model ?? '' };
+  const info = resolveProvider(provider, flags.baseUrl);
+  const model = flags.model?.trim() || info.defaultModel;
+  if (!model) throw new UsageError(`no model for provider "${provider}": pass --model`);
+  const route: Route = { api: parseWireApi(flags.api), provider, model };
   if (flags.baseUrl !== undefined && flags.baseUrl.trim() !== '') route.baseUrl = flags.baseUrl.trim();
   return route;
 }
@@ -175,7 +177,7 @@ export function registerReplayCommand(program: Command): void {
     )
     .option('--session <id>', "a stored session: its messages, route, learned verdicts and the chat's tools")
     .option('--provider <id>', 'provider id (required with --history), e.g. openrouter, deepseek, custom')
-    .option('--model <id>', 'model id')
+    .option('--model <id>', "model id (default: the provider's default model)")
     .option('--base-url <url>', 'base URL (default: the provider default)')
     .option('--api <api>', `wire API (${WIRE_APIS.join(', ')}; default chat_completions, or the session's)`)
     .option('--reasoning-echo', 'opt-in echo padding (model.reasoning_echo)')

@@ -204,6 +204,19 @@ describe('hermes replay preview (SPEC §5, §6, §7)', () => {
   });
 });
 
+describe('hermes replay preview: the model of the route', () => {
+  test.each([
+    ['deepseek', 'deepseek-reasoner'],
+    ['openrouter', 'anthropic/claude-sonnet-4.5'],
+  ])(
+    '--provider %s without --model previews the provider default model (%s), as hermes chat uses',
+    async (provider, model) => {
+      const body = (await bodyFor('--provider', provider)) as unknown as { model: string };
+      expect(body.model).toBe(model);
+    },
+  );
+});
+
 describe('hermes replay preview: bad input exits 2 with one line', () => {
   test.each([
     [
@@ -214,6 +227,10 @@ describe('hermes replay preview: bad input exits 2 with one line', () => {
     [['--provider', 'openrouter', '--rejected', 'thinking'], /^hermes: unknown --rejected field "thinking"/],
     [['--model', 'x'], /^hermes: --provider is required/],
     [['--provider', 'nope'], /^hermes: unknown provider "nope"/],
+    [
+      ['--provider', 'custom', '--base-url', 'http://127.0.0.1:9/v1'],
+      /^hermes: no model for provider "custom": pass --model$/,
+    ],
   ])('%j', async (args, message) => {
     const withHistory = args.includes('--history') ? args : ['--history', file, ...args];
     const result = await hermes(['replay', 'preview', ...withHistory]);

@@ -35,3 +35,31 @@ describe('unknown session ids on every command', () => {
     },
   );
 });
+
+describe('a route that cannot authenticate is refused before anything is stored', () => {
+  it('--provider bedrock without AWS credentials: exit 2 up front, one line, no session', async () => {
+    const sandbox = e2e.sandbox();
+    // No AWS variables, an empty home (no ~/.aws files) and no instance metadata lookup.
+    const env: Record<string, string> = {
+      HOME: sandbox.home,
+      AWS_ACCESS_KEY_ID: '',
+      AWS_SECRET_ACCESS_KEY: '',
+      AWS_SESSION_TOKEN: '',
+      AWS_PROFILE: '',
+      AWS_BEARER_TOKEN_BEDROCK: '',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_REGION: 'us-east-1',
+    };
+    const run = await runHermes(
+      ['chat', '-q', 'hello', '--provider', 'bedrock', '--model', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'],
+      sandbox,
+      env,
+    );
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(run.stderr).toBe(
+      'hermes: no AWS credentials for bedrock: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or pass a Bedrock API key with --api-key\n',
+    );
+    const listed = await runHermes(['sessions', 'list', '--json'], sandbox);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+  });
+});

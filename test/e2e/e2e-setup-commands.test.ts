@@ -64,6 +64,27 @@ describe('setup commands: model, config, .env', () => {
     expect(readFileSync(path, 'utf8')).not.toContain('compaction');
   });
 
+  it('hermes config set provider takes a known provider or emulator persona; an unknown one only with base_url', async () => {
+    const sandbox = e2e.sandbox();
+    const path = join(sandbox.home, 'config.yaml');
+    writeFileSync(path, 'provider: deepseek\n');
+    const unknown = await runHermes(['config', 'set', 'provider', 'nosuch'], sandbox);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /^hermes: unknown provider "nosuch" \(known: .*deepseek.*\); for an OpenAI-compatible server the list does not know, set base_url first\n$/,
+    );
+    const persona = await runHermes(['config', 'set', 'provider', 'emulator:nosuch'], sandbox);
+    expect(persona.code).toBe(2);
+    expect(persona.stderr).toMatch(/^hermes: unknown emulator persona "nosuch"/);
+    expect(readFileSync(path, 'utf8')).toBe('provider: deepseek\n');
+    expect((await runHermes(['config', 'set', 'provider', 'emulator:deepseek'], sandbox)).code).toBe(0);
+    expect((await runHermes(['config', 'set', 'provider', 'openrouter'], sandbox)).code).toBe(0);
+    // A server the table does not know is fine once its base URL is set.
+    expect((await runHermes(['config', 'set', 'base_url', 'http://127.0.0.1:8080/v1'], sandbox)).code).toBe(0);
+    expect((await runHermes(['config', 'set', 'provider', 'my-vllm'], sandbox)).code).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe('provider: my-vllm\nbase_url: http://127.0.0.1:8080/v1\n');
+  });
+
   it('--provider deepseek alone uses its default model and the key from $HERMES_HOME/.env; the environment wins', async () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();
