@@ -1,4 +1,4 @@
-import { mkdirSync, openSync } from 'node:fs';
+import { mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 
@@ -25,11 +25,50 @@ const REDACT_PATHS = [
   'headers["x-goog-api-key"]',
 ];
 
-/** A log file's destination: written asynchronously, flushed synchronously at exit. */
-type LogDestination = ReturnType<typeof pino.destination>;
+/**
+ * A log file written in the background: lines are queued and written together, with one
+ * synchronous write, once the current task has finished (`setImmediate`), so logging never
+ * blocks a gateway turn on the disk. Because no write is ever in flight outside the main thread,
+ * {@link flushLogs} can write everything queued at any moment and the file holds every line, in
+ * order (an asynchronous write still running in the thread pool could neither be waited for
+ * nor repeated: a flush at exit lost it, and a flush in between wrote later lines first).
+ */
+class BackgroundLogFile {
+  private queued: string[] = [];
+  private scheduled = false;
 
-/** Every open log file of the process, flushed by {@link flushLogs}. */
-const destinations = new Set<LogDestination>();
+  constructor(private readonly fd: number) {}
+
+  write(line: string): boolean {
+    this.queued.push(line);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flushSync());
+    }
+    return true;
+  }
+
+  /** Writes every queued line now. */
+  flushSync(): void {
+    this.scheduled = false;
+    if (this.queued.length === 0) return;
+    const text = this.queued.join('');
+    this.queued = [];
+    writeAll(this.fd, text);
+  }
+}
+
+/** Writes all of `text` (a write may take only part of it). */
+function writeAll(fd: number, text: string): void {
+  let buffer = Buffer.from(text, 'utf8');
+  while (buffer.length > 0) buffer = buffer.subarray(writeSync(fd, buffer));
+}
+
+/** A log file's destination: synchronous (pino's), or {@link BackgroundLogFile}. */
+type LogDestination = { write(line: string): unknown; flushSync(): void };
+
+/** Every background log file of the process, flushed by {@link flushLogs}. */
+const destinations = new Set<BackgroundLogFile>();
 
 /**
  * Writes out every line still queued for a log file, synchronously. Runs on process `exit`
@@ -40,19 +79,20 @@ export function flushLogs(): void {
     try {
       destination.flushSync();
     } catch {
-      // A destination already closed has nothing left to write.
+      // A log file that can no longer be written has nothing more to give.
     }
   }
 }
 
 /**
  * A log file opened synchronously (so {@link flushLogs} can always write it). `sync: false`
- * writes in the background: a log line never blocks a gateway turn on the disk.
+ * writes in the background ({@link BackgroundLogFile}): a log line never blocks a gateway turn.
  */
 function logFile(path: string, sync: boolean): LogDestination {
-  const destination = pino.destination({ fd: openSync(path, 'a'), sync });
-  if (sync) return destination;
+  const fd = openSync(path, 'a');
+  if (sync) return pino.destination({ fd, sync: true });
   if (destinations.size === 0) process.once('exit', flushLogs);
+  const destination = new BackgroundLogFile(fd);
   destinations.add(destination);
   return destination;
 }
