@@ -22,9 +22,20 @@ function timeoutScale(): number {
 const scale = timeoutScale();
 process.env['HERMES_TEST_TIMEOUT_SCALE'] = String(scale);
 
+/**
+ * The AWS SDK prints its Node-version notice (NodeVersionSupportWarning, Node < 22) once per
+ * process that makes a Bedrock client; the tests make them in every worker that touches Bedrock,
+ * so `npm test` on Node 20 printed it once per such file. The SDK's documented opt-out turns it
+ * off for the test processes, as `src/cli.ts` does for `hermes`; the `hermes` children the
+ * end-to-end tests start do not inherit it (test/support/e2e.ts), so they still prove the CLI
+ * sets it itself (test/e2e/e2e-node-warnings.test.ts).
+ */
+const AWS_NODE_WARNING_OPT_OUT = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    env: { [AWS_NODE_WARNING_OPT_OUT]: 'true' },
     testTimeout: BASE_TIMEOUT_MS * scale,
     hookTimeout: BASE_TIMEOUT_MS * scale,
     pool: 'forks',

@@ -1,13 +1,18 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scaledTimeout } from '../support/timeouts.js';
 
 // Commands that use no emulator load no emulator module: the CLI loads emulators with `import()`
 // only for `hermes emulate` and `--provider emulator:NAME` (the built CLI, dist/cli.js). Command
 // registrars declare flags only; the store, config, runtime, tools and gateway server load when
 // an action needs them, so `hermes --help` loads none of them.
+//
+// Every command runs once, all at the same time, before the checks: each is a full CLI start
+// with a module hook, whose time grows with the machine's load; run one by one (and blocking the
+// test worker), a load spike after the suite started pushed a single check past its time limit.
 
 const cli = resolve(process.cwd(), 'dist/cli.js');
 /** A module-load hook that appends every loaded URL to $MODULE_LOG. */
@@ -16,39 +21,85 @@ export async function load(url, context, next) { appendFileSync(process.env.MODU
 const REGISTER = `import { register } from 'node:module';
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}));`;
 
-/** Runs the CLI and returns the project modules it loaded, relative to dist/. */
-function loadedModules(args: string[]): { status: number | null; modules: string[] } {
+/** What one command loaded: its exit status and the project modules, relative to dist/. */
+interface Loaded {
+  status: number | null;
+  modules: string[];
+}
+
+const homes: string[] = [];
+
+/** Runs the CLI and resolves with the project modules it loaded. */
+function loadedModules(args: readonly string[]): Promise<Loaded> {
   const home = mkdtempSync(join(tmpdir(), 'hermes-modules-'));
+  homes.push(home);
   const log = join(home, 'modules.log');
   writeFileSync(log, '');
   writeFileSync(join(home, 'history.json'), JSON.stringify([{ role: 'user', content: 'hello' }]));
-  const result = spawnSync(
-    process.execPath,
-    ['--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, cli, ...args],
-    { encoding: 'utf8', cwd: home, env: { ...process.env, HERMES_HOME: home, MODULE_LOG: log } },
-  );
-  const distUrl = new URL(`file://${resolve(process.cwd(), 'dist')}/`).href;
-  const modules = readFileSync(log, 'utf8')
-    .split('\n')
-    .filter((url) => url.startsWith(distUrl))
-    .map((url) => url.slice(distUrl.length));
-  return { status: result.status, modules };
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, cli, ...args],
+      {
+        encoding: 'utf8',
+        cwd: home,
+        env: { ...process.env, HERMES_HOME: home, MODULE_LOG: log },
+        // Only a hung command is stopped; a slow one on a busy machine is waited for.
+        timeout: scaledTimeout(120_000),
+      },
+      (error) => {
+        const distUrl = new URL(`file://${resolve(process.cwd(), 'dist')}/`).href;
+        const modules = readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((url) => url.startsWith(distUrl))
+          .map((url) => url.slice(distUrl.length));
+        const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        done({ status, modules });
+      },
+    );
+  });
 }
 
+const COMMANDS = {
+  help: ['--help'],
+  sessionsList: ['sessions', 'list'],
+  previewWithModel: [
+    'replay',
+    'preview',
+    '--history',
+    'history.json',
+    '--provider',
+    'deepseek',
+    '--model',
+    'deepseek-v4-flash',
+  ],
+  preview: ['replay', 'preview', '--history', 'history.json', '--provider', 'deepseek'],
+  emulateChatHelp: ['emulate', 'chat', '--help'],
+  chatWithoutMcp: ['chat', '-q', 'hello', '--provider', 'emulator:deepseek'],
+} as const;
+
+const loaded = {} as Record<keyof typeof COMMANDS, Loaded>;
+
+beforeAll(async () => {
+  const entries = Object.entries(COMMANDS) as [keyof typeof COMMANDS, readonly string[]][];
+  const results = await Promise.all(entries.map(([, args]) => loadedModules(args)));
+  entries.forEach(([name], index) => (loaded[name] = results[index] as Loaded));
+}, scaledTimeout(150_000));
+
+afterAll(() => {
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+});
+
 describe('emulator modules load only when an emulator is used', () => {
-  it.each([
-    [['--help']],
-    [['sessions', 'list']],
-    [['replay', 'preview', '--history', 'history.json', '--provider', 'deepseek', '--model', 'deepseek-v4-flash']],
-  ])('hermes %j loads no emulator module', (args) => {
-    const { status, modules } = loadedModules(args);
+  it.each(['help', 'sessionsList', 'previewWithModel'] as const)('hermes %s loads no emulator module', (name) => {
+    const { status, modules } = loaded[name];
     expect(status).toBe(0);
     expect(modules).toContain('cli/cli-main.js');
     expect(modules.filter((module) => module.startsWith('emulators/'))).toEqual([]);
   });
 
   it('hermes emulate chat --help loads the chat emulator and no other family', () => {
-    const { status, modules } = loadedModules(['emulate', 'chat', '--help']);
+    const { status, modules } = loaded.emulateChatHelp;
     expect(status).toBe(0);
     expect(modules).toContain('emulators/chat-completions/chat-emulator.js');
     expect(modules.filter((module) => /^emulators\/(anthropic|bedrock|gemini|responses)/.test(module))).toEqual([]);
@@ -61,7 +112,7 @@ const ACTION_ONLY =
 
 describe('commands load only what their action uses', () => {
   it('hermes --help loads no transport, store, config, logger, tool, MCP, runtime turn or gateway server module', () => {
-    const { status, modules } = loadedModules(['--help']);
+    const { status, modules } = loaded.help;
     expect(status).toBe(0);
     expect(modules.filter((module) => ACTION_ONLY.test(module))).toEqual([]);
   });
@@ -69,14 +120,7 @@ describe('commands load only what their action uses', () => {
   // The pure encoders of every wire API are one shared table (transport-prepare, also behind
   // buildRequest); what must stay unloaded is another family's sender, decoder and SDK.
   it("hermes replay preview on a chat-completions route loads no other wire family's transport", () => {
-    const { status, modules } = loadedModules([
-      'replay',
-      'preview',
-      '--history',
-      'history.json',
-      '--provider',
-      'deepseek',
-    ]);
+    const { status, modules } = loaded.preview;
     expect(status).toBe(0);
     expect(
       modules.filter((module) =>
@@ -88,7 +132,7 @@ describe('commands load only what their action uses', () => {
   });
 
   it('hermes sessions list opens the SQLite store and loads no runtime turn or gateway server', () => {
-    const { status, modules } = loadedModules(['sessions', 'list']);
+    const { status, modules } = loaded.sessionsList;
     expect(status).toBe(0);
     expect(modules).toContain('storage/sqlite-session-store.js');
     expect(modules.filter((module) => /^(runtime\/agent-turn|gateway\/gateway-serve)/.test(module))).toEqual([]);
@@ -97,7 +141,7 @@ describe('commands load only what their action uses', () => {
 
 describe('the MCP client loads only when a server is configured', () => {
   it('hermes chat -q with no config.yaml server and no .mcp.json loads no mcp/ module', () => {
-    const { status, modules } = loadedModules(['chat', '-q', 'hello', '--provider', 'emulator:deepseek']);
+    const { status, modules } = loaded.chatWithoutMcp;
     expect(status).toBe(0);
     expect(modules).toContain('runtime/agent-turn.js');
     expect(modules.filter((module) => module.startsWith('mcp/'))).toEqual([]);

@@ -98,8 +98,13 @@ export interface CliRun {
   stderr: string;
 }
 
+/**
+ * The environment of a `hermes` child: this one's, without the AWS SDK Node-version opt-out the
+ * test processes set (vitest.config.ts), so a child shows whether `hermes` sets it itself.
+ */
 function childEnv(sandbox: Sandbox, env: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...process.env, HERMES_HOME: sandbox.home, NO_COLOR: '1', ...env };
+  const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _optOut, ...inherited } = process.env;
+  return { ...inherited, HERMES_HOME: sandbox.home, NO_COLOR: '1', ...env };
 }
 
 /** Runs the real `hermes` binary to its end; `input` is written to its stdin (no TTY). */
