@@ -65,15 +65,20 @@ function toolTurn(turn: number, resultText: string): Message[] {
 
 const route = (baseUrl: string) => ['--base-url', baseUrl, '--api-key', 'k'];
 
+/** Eight ~370-token tool turns under a 2,000-token context window (compaction limit 1,600 tokens). */
+async function seedLongSession(sandbox: Sandbox, baseUrl: string): Promise<{ id: string; history: Message[] }> {
+  writeFileSync(join(sandbox.home, 'config.yaml'), 'compaction:\n  context_window: 2000\n');
+  const history: Message[] = [];
+  for (let turn = 1; turn <= 8; turn += 1) history.push(...toolTurn(turn, 'alpha beta gamma delta '.repeat(60)));
+  return { id: await seedSession(sandbox, baseUrl, history), history };
+}
+
 describe('hermes sessions compress (SPEC §16)', () => {
   it('salvage: keep-turns larger than fits keeps fewer whole turns, each with its reasoning_content', async () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();
     // Limit 0.8 × 2000 = 1600 tokens; each turn is ~370, so 6 kept turns cannot fit beside a summary.
-    writeFileSync(join(sandbox.home, 'config.yaml'), 'compaction:\n  context_window: 2000\n');
-    const history: Message[] = [];
-    for (let turn = 1; turn <= 8; turn += 1) history.push(...toolTurn(turn, 'alpha beta gamma delta '.repeat(60)));
-    const id = await seedSession(sandbox, emulator.baseUrl, history);
+    const { id, history } = await seedLongSession(sandbox, emulator.baseUrl);
 
     const run = await runHermes(['sessions', 'compress', id, '--keep-turns', '6', ...route(emulator.baseUrl)], sandbox);
     expect(run.code, run.stderr).toBe(0);
@@ -108,10 +113,7 @@ describe('hermes sessions compress (SPEC §16)', () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();
     // Over the limit: a turn on the long parent would compact it (again).
-    writeFileSync(join(sandbox.home, 'config.yaml'), 'compaction:\n  context_window: 2000\n');
-    const history: Message[] = [];
-    for (let turn = 1; turn <= 8; turn += 1) history.push(...toolTurn(turn, 'alpha beta gamma delta '.repeat(60)));
-    const id = await seedSession(sandbox, emulator.baseUrl, history);
+    const { id, history } = await seedLongSession(sandbox, emulator.baseUrl);
     const compressed = await runHermes(
       ['sessions', 'compress', id, '--keep-turns', '1', ...route(emulator.baseUrl)],
       sandbox,

@@ -59,6 +59,22 @@ function history(origin: OriginStamp, loopOrigin: OriginStamp): Message[] {
   ];
 }
 
+/** A signed tool-call turn from `origin` whose second call was never answered (its tool_use is an orphan). */
+function halfOrphanedTurn(origin: OriginStamp): Message[] {
+  return [
+    { role: 'user', content: 'q' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [toolCall('t1', 'f'), toolCall('t2', 'g')],
+      anthropic_content_blocks: [block.thinking('plan', 'S'), block.toolUse('t1', 'f'), block.toolUse('t2', 'g')],
+      origin,
+    },
+    { role: 'tool', tool_call_id: 't1', content: 'ok' },
+    { role: 'user', content: 'next' },
+  ];
+}
+
 describe('SPEC §24.2: the minimax route replays unsigned and foreign thinking as real thinking blocks', () => {
   const minimax = optionsFor(MINIMAX_URL, 'MiniMax-M3', 'minimax');
 
@@ -131,27 +147,12 @@ describe('SPEC §24.2: the minimax route replays unsigned and foreign thinking a
   );
 
   it('SPEC §25.1: thinking invalidated by an orphan tool_use removal is sent neither as thinking nor as text', () => {
-    const messages: Message[] = [
-      { role: 'user', content: 'q' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [toolCall('t1', 'f'), toolCall('t2', 'g')],
-        anthropic_content_blocks: [block.thinking('plan', 'S'), block.toolUse('t1', 'f'), block.toolUse('t2', 'g')],
-        origin: minimaxOrigin,
-      },
-      { role: 'tool', tool_call_id: 't1', content: 'ok' },
-      { role: 'user', content: 'next' },
-    ];
-    const result = buildAnthropicMessages(messages, minimax);
+    const result = buildAnthropicMessages(halfOrphanedTurn(minimaxOrigin), minimax);
     expect(result.messages[1]).toEqual({ role: 'assistant', content: [block.toolUse('t1', 'f')] });
     expect(result.decisions).toContainEqual(decision(1, 'thinking', 'dropped', 'signature invalidated', 1));
-    // Unsigned thinking that was never invalidated still travels as a thinking block (SPEC §24.2).
-    const flagged: Message[] = [
-      messages[0]!,
-      { ...(messages[1] as Message), _thinking_signature_invalidated: true } as Message,
-      ...messages.slice(2),
-    ];
+    // A message stored already flagged as invalidated (`_thinking_signature_invalidated`) is not sent either.
+    const [question, turn, ...rest] = halfOrphanedTurn(minimaxOrigin);
+    const flagged = [question!, { ...turn!, _thinking_signature_invalidated: true } as Message, ...rest];
     expect(JSON.stringify(buildAnthropicMessages(flagged, minimax).messages)).not.toContain('plan');
   });
 
@@ -180,19 +181,7 @@ describe('SPEC §24.3, §25.3: thinking that cannot travel as thinking keeps its
   });
 
   it('a turn with one answered and one orphaned call keeps its invalidated thinking as text', () => {
-    const messages: Message[] = [
-      { role: 'user', content: 'q' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [toolCall('t1', 'f'), toolCall('t2', 'g')],
-        anthropic_content_blocks: [block.thinking('plan', 'S'), block.toolUse('t1', 'f'), block.toolUse('t2', 'g')],
-        origin: claude,
-      },
-      { role: 'tool', tool_call_id: 't1', content: 'ok' },
-      { role: 'user', content: 'next' },
-    ];
-    const result = buildAnthropicMessages(messages, native);
+    const result = buildAnthropicMessages(halfOrphanedTurn(claude), native);
     expect(result.messages[1]).toEqual(wireAssistant(block.demoted('plan'), block.toolUse('t1', 'f')));
     expect(result.decisions).toContainEqual(
       decision(1, 'thinking', 'lifted', 'demoted to text: signature invalidated', 4),
