@@ -17,12 +17,17 @@ import { type CliRun, HERMES_BIN, parseJson, runHermes, useE2e } from '../suppor
 const isRoot = process.getuid?.() === 0;
 const e2e = useE2e();
 
-/** stderr holds exactly one `hermes: …` line (plus the offline-emulator note chat prints). */
+/**
+ * stderr holds exactly one `hermes: …` line (plus the notes chat prints: the offline emulator, and
+ * where a session resumed from another directory runs its tools).
+ */
 function oneLine(run: CliRun): string {
   const lines = run.stderr
     .trim()
     .split('\n')
-    .filter((line) => !line.startsWith('offline: '));
+    .filter(
+      (line) => !line.startsWith('offline: ') && !/^hermes: session \S+ started in .*: tools run there/.test(line),
+    );
   expect(lines, run.stderr).toHaveLength(1);
   expect(run.stderr).not.toMatch(/\n\s+at /);
   return lines[0] ?? '';
