@@ -1,6 +1,7 @@
 import type { Message } from '../core/message.js';
 import { newSessionId } from '../core/ids.js';
 import type {
+  HandleKeyRecord,
   NewSession,
   RequestRecord,
   SessionFields,
@@ -9,12 +10,14 @@ import type {
   VerdictRecord,
 } from './session-store.js';
 import {
+  compareHandleKeys,
   defaultBranchTitle,
   duplicateSessionError,
   mergeModelConfig,
   mergeVerdict,
   stringifyJson,
   unknownSessionError,
+  validHandleKey,
 } from './session-store-rules.js';
 import { leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
 import type { LeaseRecord } from './session-lease.js';
@@ -54,6 +57,8 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
   const verdicts = new Map<string, VerdictRecord>();
   const requests: RequestRecord[] = [];
   const leases = new Map<string, LeaseRecord>();
+  const handleKeys = new Map<string, HandleKeyRecord>();
+  const sortedHandleKeys = () => [...handleKeys.values()].sort(compareHandleKeys).map((key) => ({ ...key }));
   let nextOrder = 0;
   let nextRequestId = 1;
 
@@ -219,6 +224,18 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     },
     listRequests: async (sessionId) =>
       requests.filter((record) => record.sessionId === sessionId).map((record) => structuredClone(record)),
+
+    listHandleKeys: async () => sortedHandleKeys(),
+    addHandleKey: async (key) => {
+      const valid = validHandleKey(key);
+      if (!handleKeys.has(valid.id)) handleKeys.set(valid.id, valid);
+      return sortedHandleKeys();
+    },
+    retireHandleKeys: async (keepId) => {
+      let count = 0;
+      for (const id of [...handleKeys.keys()]) if (id !== keepId && handleKeys.delete(id)) count += 1;
+      return count;
+    },
 
     acquireLease: async (sessionId, claim) => {
       requireSession(sessionId);

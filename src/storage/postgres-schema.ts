@@ -90,13 +90,28 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     expires_at bigint NOT NULL
   );
   `,
+  // 2: the keys sealing the gateway's reasoning handles (SPEC §25.6), shared by the whole fleet.
+  `
+  CREATE TABLE handle_keys (
+    id text PRIMARY KEY,
+    secret text NOT NULL,
+    created_at bigint NOT NULL
+  );
+  `,
 ];
 
 /** The schema version this build writes. */
 export const POSTGRES_SCHEMA_VERSION: number = POSTGRES_MIGRATIONS.length;
 
 /** The tables of the current schema (a database lacking one is refused). */
-export const POSTGRES_TABLES: readonly string[] = ['sessions', 'messages', 'verdicts', 'requests', 'session_leases'];
+export const POSTGRES_TABLES: readonly string[] = [
+  'sessions',
+  'messages',
+  'verdicts',
+  'requests',
+  'session_leases',
+  'handle_keys',
+];
 
 /** Advisory lock keys (class, object) of this store: migrations, and one per verdict route key. */
 export const ADVISORY_LOCK_CLASS = 0x4865; // "He"

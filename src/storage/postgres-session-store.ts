@@ -18,11 +18,14 @@ import type { NewSession, SessionFields, SessionRecord, SessionStore, Undecodabl
 import {
   defaultBranchTitle,
   duplicateSessionError,
+  handleKeyFromRow,
   mergeModelConfig,
   mergeVerdict,
   parseModelConfig,
   stringifyJson,
   unknownSessionError,
+  validHandleKey,
+  type HandleKeyRow,
 } from './session-store-rules.js';
 import { decodeMessageRows, encodeMessage, type EncodedMessage } from './sqlite-message-codec.js';
 import { guardStore } from './storage-errors.js';
@@ -258,6 +261,14 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
       ]);
     },
     listRequests: async (sessionId) => (await run(SQL.listRequests, [sessionId])).rows.map(requestFromRow),
+
+    listHandleKeys: async () => (await run<HandleKeyRow>(SQL.listHandleKeys)).rows.map(handleKeyFromRow),
+    addHandleKey: async (key) => {
+      const valid = validHandleKey(key);
+      await run(SQL.addHandleKey, [valid.id, valid.secret, valid.createdAt]);
+      return (await run<HandleKeyRow>(SQL.listHandleKeys)).rows.map(handleKeyFromRow);
+    },
+    retireHandleKeys: async (keepId) => (await run(SQL.retireHandleKeys, [keepId])).rowCount ?? 0,
 
     acquireLease: async (sessionId, claim) =>
       transaction(async (client) => {

@@ -109,6 +109,15 @@ export const SQL = {
      RETURNING *`,
   ),
   releaseLease: query('release_lease', 'DELETE FROM session_leases WHERE session_id = $1 AND lease_id = $2'),
+  listHandleKeys: query(
+    'list_handle_keys',
+    'SELECT id, secret, created_at FROM handle_keys ORDER BY created_at, id COLLATE "C"',
+  ),
+  addHandleKey: query(
+    'add_handle_key',
+    'INSERT INTO handle_keys (id, secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING',
+  ),
+  retireHandleKeys: query('retire_handle_keys', 'DELETE FROM handle_keys WHERE id <> $1'),
 } as const;
 
 /** A session row with its message count. */

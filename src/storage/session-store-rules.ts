@@ -1,7 +1,7 @@
 import { UsageError } from '../core/errors.js';
 import { isJsonObject } from '../core/json.js';
 import type { JsonObject } from '../core/json.js';
-import type { SessionRecord, VerdictRecord } from './session-store.js';
+import type { HandleKeyRecord, SessionRecord, VerdictRecord } from './session-store.js';
 
 /**
  * Semantics both `SessionStore` implementations share (SQLite and memory), kept in one place so
@@ -83,4 +83,30 @@ export function stringifyJson(value: unknown, what: string): string {
   }
   if (text === undefined) throw new UsageError(`cannot store ${what}: it is not JSON`);
   return text;
+}
+
+/** A `handle_keys` row as both SQL stores read it. */
+export interface HandleKeyRow {
+  id: string;
+  secret: string;
+  created_at: number | string;
+}
+
+/** Maps a `handle_keys` row to the store record. */
+export function handleKeyFromRow(row: HandleKeyRow): HandleKeyRecord {
+  return { id: row.id, secret: row.secret, createdAt: Number(row.created_at) };
+}
+
+/** Checks a key before it is stored: an id and a secret, a whole-number time. */
+export function validHandleKey(key: HandleKeyRecord): HandleKeyRecord {
+  if (typeof key.id !== 'string' || key.id === '' || typeof key.secret !== 'string' || key.secret === '') {
+    throw new UsageError('a handle key needs a non-empty id and secret');
+  }
+  if (!Number.isSafeInteger(key.createdAt)) throw new UsageError('a handle key needs a whole-number createdAt');
+  return { id: key.id, secret: key.secret, createdAt: key.createdAt };
+}
+
+/** Oldest first: by `createdAt`, then `id` (the order every store lists keys in). */
+export function compareHandleKeys(a: HandleKeyRecord, b: HandleKeyRecord): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

@@ -64,6 +64,20 @@ export interface RequestRecord {
   decisions: JsonObject[];
 }
 
+/**
+ * A key that seals the gateway's reasoning handles (SPEC §25.6, docs/gateway.md). The store keeps
+ * every key a handle may still name: the newest seals, all of them open. The secret never reaches
+ * a log, an export or a gateway response.
+ */
+export interface HandleKeyRecord {
+  /** Short public id, written in clear at the head of every handle the key seals. */
+  id: string;
+  /** The 32-byte AES-256-GCM key, base64url. */
+  secret: string;
+  /** When the key was made (epoch ms); the newest key seals. */
+  createdAt: number;
+}
+
 /** What a store says about itself (`hermes doctor`). Never holds a password. */
 export interface StoreDescription {
   kind: 'sqlite' | 'postgres' | 'memory';
@@ -166,6 +180,16 @@ export interface SessionStore {
   /** Records one request's route and decisions. */
   recordRequest(record: Omit<RequestRecord, 'id'>): Promise<void>;
   listRequests(sessionId: string): Promise<RequestRecord[]>;
+
+  /** Every handle key (SPEC §25.6), oldest first (by `createdAt`, then `id`). */
+  listHandleKeys(): Promise<HandleKeyRecord[]>;
+  /**
+   * Adds a handle key; a key whose id is already stored is left as it is (the call changes
+   * nothing). Returns every key, oldest first, so gateways that add one at once all see both.
+   */
+  addHandleKey(key: HandleKeyRecord): Promise<HandleKeyRecord[]>;
+  /** Deletes every handle key except `keepId`; returns how many it deleted. */
+  retireHandleKeys(keepId: string): Promise<number>;
 
   /**
    * Takes the session's lease (SPEC §23.6: one writer per session across processes) or throws

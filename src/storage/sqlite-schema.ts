@@ -95,10 +95,25 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     expires_at INTEGER NOT NULL
   );
   `,
+  // 4: the keys sealing the gateway's reasoning handles (SPEC §25.6); the newest seals, all open.
+  `
+  CREATE TABLE handle_keys (
+    id TEXT PRIMARY KEY,
+    secret TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** The tables of the current schema (a database lacking one is refused at open). */
-export const SQLITE_TABLES: readonly string[] = ['sessions', 'messages', 'verdicts', 'requests', 'session_leases'];
+export const SQLITE_TABLES: readonly string[] = [
+  'sessions',
+  'messages',
+  'verdicts',
+  'requests',
+  'session_leases',
+  'handle_keys',
+];
 
 /** The schema version this build writes. */
 export const SQLITE_SCHEMA_VERSION: number = SQLITE_MIGRATIONS.length;

@@ -25,6 +25,8 @@ import { guardStore } from './storage-errors.js';
 import {
   defaultBranchTitle,
   duplicateSessionError,
+  handleKeyFromRow,
+  validHandleKey,
   mergeModelConfig,
   mergeVerdict,
   parseModelConfig,
@@ -263,6 +265,14 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       );
     },
     listRequests: async (sessionId) => statements.listRequests.all(sessionId).map(toRequestRecord),
+
+    listHandleKeys: async () => statements.listHandleKeys.all().map(handleKeyFromRow),
+    addHandleKey: async (key) => {
+      const valid = validHandleKey(key);
+      statements.addHandleKey.run(valid.id, valid.secret, valid.createdAt);
+      return statements.listHandleKeys.all().map(handleKeyFromRow);
+    },
+    retireHandleKeys: async (keepId) => statements.retireHandleKeys.run(keepId).changes,
 
     acquireLease: async (sessionId, claim) => acquireLease.immediate(sessionId, claim),
     renewLease: async (sessionId, leaseId, ttlMs) => renewLease.immediate(sessionId, leaseId, ttlMs),

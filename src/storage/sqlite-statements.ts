@@ -4,7 +4,7 @@ import type { RequestRecord, SessionRecord, VerdictRecord } from './session-stor
 import type { LeaseRecord } from './session-lease.js';
 import { MESSAGE_SELECT_COLUMNS, MESSAGE_VALUE_COLUMNS } from './sqlite-message-codec.js';
 import type { EncodedMessage } from './sqlite-message-codec.js';
-import { parseModelConfig } from './session-store-rules.js';
+import { parseModelConfig, type HandleKeyRow } from './session-store-rules.js';
 
 // Row shapes, row-to-record mapping and the prepared statements of the SQLite store.
 
@@ -208,5 +208,12 @@ export function prepareStatements(database: Database.Database) {
     releaseLease: database.prepare<[string, string]>(
       'DELETE FROM session_leases WHERE session_id = ? AND lease_id = ?',
     ),
+    listHandleKeys: database.prepare<[], HandleKeyRow>(
+      'SELECT id, secret, created_at FROM handle_keys ORDER BY created_at, id',
+    ),
+    addHandleKey: database.prepare<[string, string, number]>(
+      'INSERT INTO handle_keys (id, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
+    ),
+    retireHandleKeys: database.prepare<[string]>('DELETE FROM handle_keys WHERE id <> ?'),
   };
 }

@@ -9,6 +9,7 @@ import { SessionBusyError, type LeaseClaim } from '../../src/storage/session-lea
 import { conversation, everyCarrierMessage } from './session-store-messages.js';
 import { runUndoConformance } from './session-store-undo.cases.js';
 import { runBatchAppendConformance } from './session-store-batch.cases.js';
+import { runHandleKeyConformance } from './session-store-handle-keys.cases.js';
 
 /** A deterministic clock: every call is one millisecond later than the previous one. */
 export interface TestClock {
@@ -292,6 +293,7 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
 
     runUndoConformance(() => store);
     runBatchAppendConformance(() => store);
+    runHandleKeyConformance(() => store);
 
     describe('model config (SPEC §18 patch semantics)', () => {
       it('merges keys, deletes on null, replaces nested values whole and returns the new config', async () => {
