@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { bearerMatches, browserRequestRefusal } from './gateway-auth.js';
+import { browserRequestRefusal, presentedTokenMatches } from './gateway-auth.js';
 import { chatCompletionsResponse, errorResponse, SESSION_HEADER } from './gateway-chat.js';
 import { GatewayHttpError } from './gateway-errors.js';
 import { INSPECTOR_CSP, INSPECTOR_HTML } from './gateway-inspector-page.js';
@@ -9,15 +9,22 @@ import { branchSessionBody, listRequestsBody, listSessionsBody, showSessionBody 
 import type { GatewayOptions, GatewayTurnContext } from './gateway-types.js';
 import { WarmHistories } from '../runtime/runtime-warm-history.js';
 import { nodeRequestSource, webRequestSource, type ChatRequestSource } from './gateway-request-source.js';
+import { anthropicErrorResponse } from './gateway-front-door-errors.js';
+import type { FrontDoorContext } from './gateway-front-door.js';
+import { HandleKeyring } from './gateway-handle-keys.js';
+import { countTokensResponse, messagesResponse } from './gateway-messages-door.js';
+import { GatewayModelRoutes } from './gateway-model-routes.js';
+import { responsesResponse } from './gateway-responses-door.js';
 
 /**
  * The gateway as a value (STYLE rule 7 (docs/architecture.md)): a hono app mapping web `Request` to `Response`,
  * testable with `app.request()`; only `gateway-serve.ts` binds a port.
  *
- * Routes: `GET /` (inspector page), `GET /v1/models`, `POST /v1/chat/completions`,
+ * Routes: `GET /` (inspector page), `GET /v1/models`, `POST /v1/chat/completions`, the front
+ * doors `POST /v1/messages` (+ `/v1/messages/count_tokens`) and `POST /v1/responses`,
  * `GET /v1/sessions`, `GET /v1/sessions/{id}`, `POST /v1/sessions/{id}/branch`,
- * `GET /v1/sessions/{id}/requests`. With a token every route but the static page requires
- * `Authorization: Bearer <token>`.
+ * `GET /v1/sessions/{id}/requests`. With a token every route but the static page requires it,
+ * as `Authorization: Bearer <token>` or `x-api-key: <token>` (the Anthropic SDK's header).
  */
 export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();
@@ -33,6 +40,12 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     warmHistories: options.warmSessions === false ? undefined : new WarmHistories(options.warmSessions),
   };
   const { store, logger, token } = options;
+  const doors: FrontDoorContext = {
+    gateway: context,
+    routes: new GatewayModelRoutes(options.route, options.models ?? [], logger),
+    keyring: new HandleKeyring(store),
+    lock,
+  };
 
   app.use(async (c, next) => {
     const started = performance.now();
@@ -67,16 +80,16 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     app.use(async (c, next) => {
       // The page itself is static and holds no data: it must load so it can ask for the token.
       if (c.req.method === 'GET' && c.req.path === '/') return next();
-      if (!bearerMatches(c.get('source').header('authorization') ?? undefined, token)) {
-        return errorResponse(
-          new GatewayHttpError(
-            401,
-            'missing or wrong token: send "Authorization: Bearer <token>" (the token the gateway was started with)',
-            'authentication_error',
-            'invalid_token',
-          ),
-          { 'WWW-Authenticate': 'Bearer' },
+      const source = c.get('source');
+      if (!presentedTokenMatches(source.header('authorization'), source.header('x-api-key'), token)) {
+        const refused = new GatewayHttpError(
+          401,
+          'missing or wrong token: send "Authorization: Bearer <token>" or "x-api-key: <token>" (the token the gateway was started with)',
+          'authentication_error',
+          'invalid_token',
         );
+        const headers = { 'WWW-Authenticate': 'Bearer' };
+        return isMessagesPath(c.req.path) ? anthropicErrorResponse(refused, headers) : errorResponse(refused, headers);
       }
       return next();
     });
@@ -89,7 +102,9 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
   app.get('/v1/models', (c) =>
     c.json({
       object: 'list',
-      data: [{ id: options.route.route.model, object: 'model', created: 0, owned_by: options.route.route.provider }],
+      data: doors.routes
+        .names()
+        .map((id) => ({ id, object: 'model', created: 0, owned_by: options.route.route.provider })),
     }),
   );
 
@@ -101,6 +116,11 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     }),
   );
 
+  const onSession = (c: Context<GatewayEnv>) => (sessionId: string) => c.set('answeredSession', sessionId);
+  app.post('/v1/messages', (c) => messagesResponse(c.get('source'), doors, onSession(c)));
+  app.post('/v1/messages/count_tokens', (c) => countTokensResponse(c.get('source'), doors));
+  app.post('/v1/responses', (c) => responsesResponse(c.get('source'), doors, onSession(c)));
+
   app.get('/v1/sessions', async (c) => c.json(await listSessionsBody(store, c.req.query('limit'))));
   app.get('/v1/sessions/:id', async (c) => c.json(await showSessionBody(store, c.req.param('id'))));
   app.get('/v1/sessions/:id/requests', async (c) => c.json(await listRequestsBody(store, c.req.param('id'))));
@@ -109,11 +129,15 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     return c.json(await branchSessionBody(store, lock, c.req.param('id'), body), 201);
   });
 
-  app.notFound((c) =>
-    errorResponse(
-      new GatewayHttpError(404, `no route ${c.req.method} ${c.req.path}`, 'not_found_error', 'unknown_route'),
-    ),
-  );
+  app.notFound((c) => {
+    const missing = new GatewayHttpError(
+      404,
+      `no route ${c.req.method} ${c.req.path}`,
+      'not_found_error',
+      'unknown_route',
+    );
+    return isMessagesPath(c.req.path) ? anthropicErrorResponse(missing) : errorResponse(missing);
+  });
   app.onError((error) => {
     if (error instanceof GatewayHttpError) return errorResponse(error);
     logger.error({ err: error }, 'gateway handler failed');
@@ -132,6 +156,11 @@ function requestSource(c: Context<GatewayEnv>): ChatRequestSource {
     return nodeRequestSource(node.incoming, node.outgoing);
   }
   return webRequestSource(c.req.raw);
+}
+
+/** Paths answered in Anthropic's error envelope (the Anthropic SDK reads only that shape). */
+function isMessagesPath(path: string): boolean {
+  return path === '/v1/messages' || path.startsWith('/v1/messages/');
 }
 
 /** The app's per-request values. */

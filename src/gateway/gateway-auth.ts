@@ -46,6 +46,19 @@ export function bearerMatches(authorization: string | undefined, token: string):
 }
 
 /**
+ * True when the request presents the token, as `Authorization: Bearer <token>` (OpenAI clients)
+ * or as `x-api-key: <token>` (the Anthropic SDK and Claude Code send `ANTHROPIC_API_KEY` there).
+ */
+export function presentedTokenMatches(
+  authorization: string | null | undefined,
+  apiKey: string | null | undefined,
+  token: string,
+): boolean {
+  if (bearerMatches(authorization ?? undefined, token)) return true;
+  return apiKey !== null && apiKey !== undefined && bearerMatches(`Bearer ${apiKey.trim()}`, token);
+}
+
+/**
  * Refuses requests a web page in the user's browser could forge against the gateway. Returns the
  * refusal message, or null when the request may proceed.
  *

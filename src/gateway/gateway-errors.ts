@@ -11,6 +11,7 @@ export type GatewayErrorType =
   | 'permission_error'
   | 'not_found_error'
   | 'conflict_error'
+  | 'rate_limit_error'
   | 'provider_error'
   | 'server_error';
 
@@ -24,7 +25,7 @@ export class GatewayHttpError extends Error {
   override readonly name = 'GatewayHttpError';
 
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 502,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 529,
     message: string,
     readonly type: GatewayErrorType,
     readonly code: string | null = null,

@@ -18,6 +18,13 @@ export interface GatewayRoute {
   fetch?: typeof globalThis.fetch | undefined;
 }
 
+/** One `gateway.models` entry of config.yaml, resolved by the CLI (gateway-model-routes.ts). */
+export interface GatewayModelAlias {
+  /** The client's model name, or a prefix ending in `*`. */
+  name: string;
+  route: GatewayRoute;
+}
+
 /** Agent-turn settings the gateway passes through (config.yaml values in the CLI). */
 export type GatewayTurnSettings = Partial<
   Pick<
@@ -59,6 +66,11 @@ export interface GatewayOptions {
    * session whole on every turn.
    */
   warmSessions?: WarmHistoryLimits | false | undefined;
+  /**
+   * Routes a front-door client may pick by `model` (config.yaml `gateway.models`,
+   * gateway-model-routes.ts); names that match none use {@link route}.
+   */
+  models?: readonly GatewayModelAlias[] | undefined;
 }
 
 /** What one turn needs from the gateway options. */

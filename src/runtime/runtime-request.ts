@@ -144,7 +144,7 @@ function buildRequest(
     profile,
     learned,
     history,
-    tools: toolDefinitions(options.tools ?? BUILTIN_TOOLS),
+    tools: options.clientTools ?? toolDefinitions(options.tools ?? BUILTIN_TOOLS),
     reasoning: options.reasoning,
     stream: options.stream ?? true,
     apiKey: options.apiKey,

@@ -6,6 +6,7 @@ import type { NewSession, SessionStore } from '../storage/session-store.js';
 import type { HeldSessionLease } from '../storage/session-lease-hold.js';
 import type { ApprovalDecider } from '../tools/tool-registry.js';
 import type { Tool } from '../tools/tool-types.js';
+import type { ToolDefinition } from '../core/tool-definition.js';
 import type { Transport } from '../transports/shared/transport.js';
 import { routeProfileFor } from '../transports/transport-route-profile.js';
 import type { ReasoningOptions } from '../core/reasoning-options.js';
@@ -29,6 +30,12 @@ export interface AgentTurnOptions {
   maxIterations?: number;
   stream?: boolean;
   tools?: readonly Tool[];
+  /**
+   * Tools the client runs itself (the gateway's front doors): offered to the model exactly as
+   * given instead of {@link tools}' definitions. Their calls go back to the client; nothing here
+   * runs them.
+   */
+  clientTools?: readonly ToolDefinition[] | undefined;
   signal?: AbortSignal | undefined;
   /** Test seam: the transport for an API. */
   transportFor?: (api: Route['api']) => Transport;

@@ -1,0 +1,40 @@
+import { MAX_REQUEST_BYTES } from './gateway-chat.js';
+import { badRequest, GatewayHttpError } from './gateway-errors.js';
+import type { ChatRequestSource } from './gateway-request-source.js';
+
+/**
+ * The JSON body of a front-door request, read under the gateway's size cap. These clients send
+ * the whole conversation every turn, handles included, so the cap is the chat route's generous
+ * one; past it the answer is a 413 telling the client to compact.
+ */
+export async function readFrontDoorBody(source: ChatRequestSource): Promise<unknown> {
+  const text = await source.text(MAX_REQUEST_BYTES);
+  if (text === null) {
+    throw new GatewayHttpError(
+      413,
+      `the request body is larger than ${MAX_REQUEST_BYTES / 1024 / 1024} MiB; compact the conversation (Claude Code: /compact) and try again`,
+      'invalid_request_error',
+      'request_too_large',
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw badRequest('the request body is not valid JSON', null, 'invalid_json');
+  }
+}
+
+/** A JSON response, built from its serialized text (see gateway-chat.ts `jsonResponse`). */
+export function frontDoorJson(body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status: 200,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** An abort signal that follows the client: it fires when the client goes away. */
+export function clientAbort(source: ChatRequestSource): AbortController {
+  const abort = new AbortController();
+  source.signal.addEventListener('abort', () => abort.abort(), { once: true });
+  return abort;
+}

@@ -1,0 +1,173 @@
+import type { AssistantMessage, Message } from '../core/message.js';
+import type { Logger } from '../logging/logger.js';
+import type { RequestRecordInput } from '../runtime/runtime-request.js';
+import { holdSessionLease } from '../storage/session-lease-hold.js';
+import { SessionBusyError } from '../storage/session-lease.js';
+import type { SessionFields, SessionStore } from '../storage/session-store.js';
+import { badRequest } from './gateway-errors.js';
+import type { SessionTurnLock } from './gateway-session-lock.js';
+import { GATEWAY_LEASE_OWNER } from './gateway-turn.js';
+import type { GatewayRoute } from './gateway-types.js';
+
+/**
+ * Front-door sessions (docs/gateway.md "Sessions of Claude Code and Codex"). A client that names
+ * its session — `X-Hermes-Session-Id`, Claude Code's `x-claude-code-session-id`, Codex's
+ * `session-id` (or `session_id`) — gets its turns mirrored into a gateway session with that id,
+ * so `hermes sessions show`, `hermes replay preview --session ID --explain`, the inspector and
+ * learned verdicts work for them. The client still holds the history: each request is built from
+ * what it sent; the session keeps a copy. Without a header the turn is stateless.
+ *
+ * What a turn appends: the client's whole history when the session is empty; the client's
+ * messages past the stored ones when the stored ones are a prefix of the client's history; else
+ * (the client compacted, edited, or sent a side request) the client's messages after its last
+ * assistant turn. Then the answer. The request runs without holding the session; only the
+ * append is serialized (the gateway's per-session queue and the store's lease), so a client's
+ * parallel requests on one session are not queued behind each other.
+ */
+
+/** Headers naming a front-door session, first present wins. */
+export const CLIENT_SESSION_HEADERS = ['x-hermes-session-id', 'x-claude-code-session-id', 'session-id', 'session_id'];
+
+const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The session a request names, or undefined (stateless); a malformed id is a 400. */
+export function clientSessionId(header: (name: string) => string | null): string | undefined {
+  for (const name of CLIENT_SESSION_HEADERS) {
+    const value = header(name)?.trim();
+    if (!value) continue;
+    if (!SESSION_ID.test(value)) {
+      throw badRequest(
+        `the ${name} header must be 1-128 letters, digits or . _ : - (it names the gateway session mirroring this conversation)`,
+        name,
+        'invalid_session_id',
+      );
+    }
+    return value;
+  }
+  return undefined;
+}
+
+/** The session record's route fields for `route`. */
+export function sessionFieldsFor(route: GatewayRoute): SessionFields {
+  return {
+    provider: route.sessionRoute?.provider ?? route.route.provider,
+    model: route.route.model,
+    baseUrl: route.sessionRoute ? route.sessionRoute.baseUrl : (route.route.baseUrl ?? null),
+    api: route.route.api,
+  };
+}
+
+/** Creates the session named by the client when the store does not hold it yet. */
+export async function ensureClientSession(
+  store: SessionStore,
+  sessionId: string,
+  route: GatewayRoute,
+  history: readonly Message[],
+): Promise<void> {
+  if (await store.getSession(sessionId)) return;
+  const question = history.find((message) => message.role === 'user');
+  const title = question ? titleOf(question.content) : null;
+  try {
+    await store.createSession({ id: sessionId, title, ...sessionFieldsFor(route) });
+  } catch (error) {
+    // Two first requests of one session at once: the other one created it.
+    if (!(await store.getSession(sessionId))) throw error;
+  }
+}
+
+/** What {@link mirrorClientTurn} stores. */
+export interface MirroredTurn {
+  sessionId: string;
+  history: readonly Message[];
+  answer: AssistantMessage;
+  record: RequestRecordInput;
+  route: GatewayRoute;
+}
+
+/**
+ * Appends the turn to its session (the messages, then the request record). A diagnostic copy:
+ * a failure is logged and the client's answer goes out regardless.
+ */
+export async function mirrorClientTurn(
+  store: SessionStore,
+  lock: SessionTurnLock,
+  logger: Logger,
+  turn: MirroredTurn,
+): Promise<void> {
+  const unlock = await lock.acquire(turn.sessionId);
+  if (!unlock) {
+    logger.warn({ session: turn.sessionId }, 'session mirror skipped: too many turns queued on the session');
+    return;
+  }
+  try {
+    const lease = await holdLease(store, turn.sessionId);
+    try {
+      const stored = await store.listMessages(turn.sessionId);
+      const fresh = newMessages(stored, turn.history);
+      await store.appendMessages(turn.sessionId, [...fresh, turn.answer], {
+        session: sessionFieldsFor(turn.route),
+      });
+      await store.recordRequest({ ...turn.record, sessionId: turn.sessionId });
+    } finally {
+      await lease.release();
+    }
+  } catch (error) {
+    logger.warn(
+      { session: turn.sessionId, err: (error as Error).message },
+      `session mirror failed (the answer was sent): ${(error as Error).message}`,
+    );
+  } finally {
+    unlock();
+  }
+}
+
+/** The lease for the append, waiting a little for another process's append to finish. */
+async function holdLease(store: SessionStore, sessionId: string) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await holdSessionLease(store, sessionId, { owner: GATEWAY_LEASE_OWNER });
+    } catch (error) {
+      if (!(error instanceof SessionBusyError) || attempt >= 10) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+/** The client's messages the session does not hold yet (rule in the module comment). */
+export function newMessages(stored: readonly Message[], client: readonly Message[]): Message[] {
+  const storedTurns = stored.filter((message) => message.role !== 'system');
+  const clientTurns = client.filter((message) => message.role !== 'system');
+  if (storedTurns.length === 0) return stored.length === 0 ? [...client] : clientTurns;
+  const prefix =
+    storedTurns.length <= clientTurns.length &&
+    storedTurns.every((message, index) => sameTurn(message, clientTurns[index] as Message));
+  if (prefix) return clientTurns.slice(storedTurns.length);
+  let lastAssistant = -1;
+  clientTurns.forEach((message, index) => {
+    if (message.role === 'assistant') lastAssistant = index;
+  });
+  return clientTurns.slice(lastAssistant + 1);
+}
+
+function sameTurn(stored: Message, client: Message): boolean {
+  if (stored.role !== client.role) return false;
+  if (stored.role === 'tool' && client.role === 'tool') {
+    return stored.tool_call_id === client.tool_call_id && stored.content === client.content;
+  }
+  if (stored.role === 'assistant' && client.role === 'assistant') {
+    const ids = (message: AssistantMessage) => (message.tool_calls ?? []).map((call) => call.id).join('\n');
+    return (stored.content ?? '') === (client.content ?? '') && ids(stored) === ids(client);
+  }
+  return textOf(stored.content) === textOf(client.content);
+}
+
+function textOf(content: Message['content']): string {
+  if (typeof content === 'string') return content;
+  if (content === null) return '';
+  return content.map((part) => (typeof part['text'] === 'string' ? part['text'] : '')).join('\n');
+}
+
+function titleOf(content: Message['content']): string {
+  const line = textOf(content).trim().split('\n')[0] ?? '';
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line || 'untitled';
+}

@@ -1,0 +1,166 @@
+import type { AssistantMessage } from '../core/message.js';
+import type { ReasoningOptions } from '../core/reasoning-options.js';
+import type { ToolDefinition } from '../core/tool-definition.js';
+import type { FinishReason, Usage } from '../core/usage.js';
+import {
+  clientTurnOrigin,
+  estimateClientTurnTokens,
+  runClientToolsTurn,
+  type ClientTurnSettings,
+} from '../runtime/runtime-client-turn.js';
+import type { AgentEvent } from '../runtime/agent-turn.js';
+import { openClientHistory, readableHistory, type ClientHistory } from './gateway-front-door-handles.js';
+import { ensureClientSession, mirrorClientTurn } from './gateway-front-door-session.js';
+import { sealedCarriersOf } from './gateway-handle-carriers.js';
+import type { HandleKeyring } from './gateway-handle-keys.js';
+import { sealHandle, type HandlePurpose } from './gateway-handle-seal.js';
+import type { GatewayModelRoutes } from './gateway-model-routes.js';
+import type { SessionTurnLock } from './gateway-session-lock.js';
+import type { GatewayRoute, GatewayTurnContext } from './gateway-types.js';
+
+/**
+ * The pipeline both front doors share (docs/gateway.md "Front doors"): the client's request,
+ * parsed by its door into canonical history (SPEC §2) → the route its `model` picks → every
+ * echoed handle opened (SPEC §25.6) → one provider request through the runtime's client-tools
+ * turn (route profile, learned verdicts, one recovery retry; no tool runs here) → the answer and
+ * its sealed handle, mirrored into the client's session when it named one → rendered by the door.
+ */
+
+/** What a door hands the pipeline. */
+export interface FrontDoorTurnRequest {
+  /** The field handles travel in for this door. */
+  purpose: HandlePurpose;
+  /** The client's `model` (picks the route, gateway-model-routes.ts). */
+  model: string | undefined;
+  history: ClientHistory;
+  tools: ToolDefinition[];
+  /** What the client asked of reasoning (`thinking`, `reasoning.effort`); undefined: the gateway's setting. */
+  reasoning: Partial<ReasoningOptions> | undefined;
+  /** The session the client named (front-door-session.ts), or undefined: stateless. */
+  sessionId: string | undefined;
+  signal: AbortSignal;
+}
+
+/** Live text of the answer, for streaming doors. */
+export type FrontDoorDelta = { type: 'reasoning'; text: string } | { type: 'text'; text: string };
+
+/** The answered turn. */
+export interface FrontDoorAnswer {
+  /** The assistant message as stored history keeps it. */
+  message: AssistantMessage;
+  /** The sealed handle of its carriers (never empty: without carriers it seals the origin alone). */
+  handle: string;
+  /** True when the message has carriers worth a reasoning block (reasoning, blobs, call sidecars). */
+  hasCarriers: boolean;
+  usage: Usage | null;
+  finishReason: FinishReason | null;
+  route: GatewayRoute;
+  /** Milliseconds spent waiting on the provider (`Server-Timing`, bench/gateway). */
+  providerMs: number;
+}
+
+/** What the doors share, made once per app. */
+export interface FrontDoorContext {
+  gateway: GatewayTurnContext;
+  routes: GatewayModelRoutes;
+  keyring: HandleKeyring;
+  lock: SessionTurnLock;
+}
+
+/** Runs one front-door turn; provider failures are thrown (the door answers them). */
+export async function runFrontDoorTurn(
+  context: FrontDoorContext,
+  request: FrontDoorTurnRequest,
+  onDelta?: (delta: FrontDoorDelta) => void,
+): Promise<FrontDoorAnswer> {
+  const { gateway } = context;
+  const { route } = context.routes.choose(request.model);
+  const settings = turnSettings(gateway, request.reasoning);
+  const inputDecisions = await openClientHistory(request.history, request.purpose, context.keyring, {
+    api: route.route.api,
+    origin: clientTurnOrigin(route.route, settings),
+  });
+  const history = request.history.messages;
+  if (request.sessionId) await ensureClientSession(gateway.store, request.sessionId, route, history);
+  let providerMs = 0;
+  let sentAt = 0;
+  const onEvent = (event: AgentEvent) => {
+    if (event.type === 'request-sent') sentAt = performance.now();
+    else if (event.type === 'finish' || event.type === 'error') providerMs += performance.now() - sentAt;
+    else if (event.type === 'reasoning-delta') onDelta?.({ type: 'reasoning', text: event.text });
+    else if (event.type === 'text-delta') onDelta?.({ type: 'text', text: event.text });
+  };
+  const result = await runClientToolsTurn({
+    store: gateway.store,
+    sessionId: request.sessionId,
+    route: route.route,
+    apiKey: route.apiKey,
+    fetch: route.fetch,
+    settings,
+    logger: gateway.logger,
+    history,
+    tools: request.tools,
+    inputDecisions,
+    signal: request.signal,
+    onEvent,
+  });
+  const carriers = sealedCarriersOf(result.message);
+  const plaintext = carriers ?? JSON.stringify({ m: { origin: result.message.origin ?? null }, c: [] });
+  const handle = sealHandle(plaintext, request.purpose, await context.keyring.sealingKey());
+  if (request.sessionId) {
+    await mirrorClientTurn(gateway.store, context.lock, gateway.logger, {
+      sessionId: request.sessionId,
+      history,
+      answer: result.message,
+      record: result.record,
+      route,
+    });
+  }
+  return {
+    message: result.message,
+    handle,
+    hasCarriers: carriers !== null,
+    usage: result.usage,
+    finishReason: result.finishReason,
+    route,
+    providerMs,
+  };
+}
+
+/** The token estimate of a request on the route its model picks (`count_tokens`, `message_start`). */
+export function estimateFrontDoorTokens(
+  context: FrontDoorContext,
+  model: string | undefined,
+  history: ClientHistory,
+  tools: readonly ToolDefinition[],
+): number {
+  const { route } = context.routes.choose(model);
+  return estimateClientTurnTokens(
+    readableHistory(history),
+    tools,
+    route.route,
+    turnSettings(context.gateway, undefined),
+  );
+}
+
+/** Readable reasoning of a message: `reasoning`, else non-blank `reasoning_content`. */
+export function readableReasoning(message: AssistantMessage): string {
+  if (message.reasoning?.trim()) return message.reasoning;
+  if (message.reasoning_content?.trim()) return message.reasoning_content;
+  return '';
+}
+
+function turnSettings(
+  gateway: GatewayTurnContext,
+  reasoning: Partial<ReasoningOptions> | undefined,
+): ClientTurnSettings {
+  const turn = gateway.turn;
+  const settings: ClientTurnSettings = { reasoning: { ...turn.reasoning, ...reasoning } };
+  if (turn.echoOptIn !== undefined) settings.echoOptIn = turn.echoOptIn;
+  if (turn.routeOverrides !== undefined) settings.routeOverrides = turn.routeOverrides;
+  if (turn.stream !== undefined) settings.stream = turn.stream;
+  if (turn.timeouts !== undefined) settings.timeouts = turn.timeouts;
+  if (turn.compaction !== undefined) settings.compaction = turn.compaction;
+  if (turn.transportFor !== undefined) settings.transportFor = turn.transportFor;
+  return settings;
+}

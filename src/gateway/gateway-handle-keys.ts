@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import type { HandleKeyRecord, SessionStore } from '../storage/session-store.js';
+import type { HandleKey } from './gateway-handle-seal.js';
+
+/**
+ * The handle keys a gateway seals and opens with (SPEC §25.6). They live in the session store's
+ * `handle_keys` table: `$HERMES_HOME/state.db` (mode 0600, beside the sessions whose carriers it
+ * protects) for one gateway, the shared PostgreSQL database for a fleet, so every gateway opens
+ * every handle. The first gateway that needs a key makes one; `hermes gateway rotate-key` adds a
+ * newer one. The newest key seals; every stored key opens.
+ *
+ * Each gateway keeps the keys in memory. A handle naming a key it does not know makes it read
+ * the store again (at most once per {@link RELOAD_AFTER_MISS_MS}); the sealing key is re-read
+ * every {@link RESEAL_CHECK_MS}, so a rotation reaches a running fleet within a minute.
+ */
+
+/** How long a gateway seals with the key it knows before it checks the store for a newer one. */
+export const RESEAL_CHECK_MS = 60_000;
+
+/** The least time between two store reads caused by handles naming an unknown key. */
+export const RELOAD_AFTER_MISS_MS = 5_000;
+
+/** A fresh key record: 32 random bytes and a random 8-character id. */
+export function newHandleKeyRecord(now: number = Date.now()): HandleKeyRecord {
+  return { id: randomBytes(6).toString('base64url'), secret: randomBytes(32).toString('base64url'), createdAt: now };
+}
+
+/** The sealing and opening keys of one gateway process, read from its store. */
+export class HandleKeyring {
+  private keys = new Map<string, Buffer>();
+  private newest: HandleKey | null = null;
+  private loadedAt = -Infinity;
+  private missReloadAt = -Infinity;
+  private loading: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The key new handles are sealed with (made and stored on first use). */
+  async sealingKey(): Promise<HandleKey> {
+    if (!this.newest || this.now() - this.loadedAt >= RESEAL_CHECK_MS) await this.reload();
+    return this.newest as HandleKey;
+  }
+
+  /** The key named by a handle, or undefined when the store holds no such key. */
+  async openingKey(id: string): Promise<Buffer | undefined> {
+    const known = this.keys.get(id);
+    if (known) return known;
+    if (this.now() - this.missReloadAt < RELOAD_AFTER_MISS_MS) return undefined;
+    this.missReloadAt = this.now();
+    await this.reload();
+    return this.keys.get(id);
+  }
+
+  private reload(): Promise<void> {
+    this.loading ??= this.read().finally(() => (this.loading = null));
+    return this.loading;
+  }
+
+  private async read(): Promise<void> {
+    let records = await this.store.listHandleKeys();
+    if (records.length === 0) records = await this.store.addHandleKey(newHandleKeyRecord(this.now()));
+    this.keys = new Map(records.map((record) => [record.id, Buffer.from(record.secret, 'base64url')]));
+    const newest = records.at(-1) as HandleKeyRecord;
+    this.newest = { id: newest.id, key: this.keys.get(newest.id) as Buffer };
+    this.loadedAt = this.now();
+  }
+}
+
+/** What `hermes gateway rotate-key` did. */
+export interface KeyRotation {
+  created: Pick<HandleKeyRecord, 'id' | 'createdAt'>;
+  /** Older keys deleted (`--retire-old`); their handles no longer open. */
+  retired: number;
+  /** Keys stored after the rotation. */
+  total: number;
+}
+
+/**
+ * Adds a newer key (it seals from then on; older keys keep opening) and, with `retireOld`,
+ * deletes every other key. The new key is one millisecond newer than any stored key, so it
+ * seals even when clocks of a fleet disagree slightly.
+ */
+export async function rotateHandleKey(store: SessionStore, options: { retireOld: boolean }): Promise<KeyRotation> {
+  const existing = await store.listHandleKeys();
+  const newestAt = existing.at(-1)?.createdAt ?? 0;
+  const record = newHandleKeyRecord(Math.max(Date.now(), newestAt + 1));
+  const all = await store.addHandleKey(record);
+  const retired = options.retireOld ? await store.retireHandleKeys(record.id) : 0;
+  return { created: { id: record.id, createdAt: record.createdAt }, retired, total: all.length - retired };
+}
