@@ -3,6 +3,10 @@ import { UsageError } from '../core/errors.js';
 import { bindRefusal, DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT } from '../gateway/gateway-auth.js';
 import { logsDir } from '../storage/store-paths.js';
 import { startMcpServers, type StartedMcp } from './cli-mcp.js';
+import type { GatewayModelAlias } from '../gateway/gateway-types.js';
+import type { CliContext } from './cli-context.js';
+import type { OpenedRoute, openRoute as OpenRoute } from './cli-route.js';
+import { registerGatewayKeyCommands } from './gateway-keys-command.js';
 
 /** Flags of `hermes gateway`. */
 interface GatewayFlags {
@@ -19,10 +23,10 @@ interface GatewayFlags {
 
 /** Registers `hermes gateway`. */
 export function registerGatewayCommand(program: Command): void {
-  program
+  const gateway = program
     .command('gateway')
     .description(
-      'Serve an OpenAI-compatible /v1/chat/completions whose sessions keep their reasoning (state.db), plus a web inspector at /.',
+      'Serve /v1/chat/completions, Anthropic /v1/messages and OpenAI /v1/responses with reasoning kept across turns and models, plus a web inspector at /.',
     )
     .option('--host <address>', 'address to bind (non-loopback needs --token)', DEFAULT_GATEWAY_HOST)
     .option('--port <n>', 'port to listen on (0 picks a free one)', String(DEFAULT_GATEWAY_PORT))
@@ -42,18 +46,30 @@ export function registerGatewayCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Sessions: send X-Hermes-Session-Id (or "session_id" in the body) to continue one; without it a
-new session is created and its id returned in the X-Hermes-Session-Id response header.
+Chat completions: send X-Hermes-Session-Id (or "session_id" in the body) to continue a stored
+session; without it a new one is created and its id returned in the X-Hermes-Session-Id header.
+
+Front doors for clients that run their own tools and hold the history (Claude Code, Codex, the
+Anthropic and OpenAI SDKs): POST /v1/messages and POST /v1/responses. Reasoning comes back to
+them in a sealed handle (the thinking signature, the reasoning item's encrypted_content) that
+the gateway opens on the next turn. The client's "model" picks a route from config.yaml
+gateway.models (or PROVIDER:MODEL); other names use this gateway's route. A session header
+(x-claude-code-session-id, session-id, X-Hermes-Session-Id) mirrors the turns into a session.
+The token is accepted as "Authorization: Bearer T" or "x-api-key: T". See docs/gateway.md.
+
 With no provider configured the gateway runs offline against the built-in emulator.
 
 Examples:
   hermes gateway                                       http://127.0.0.1:8642, offline emulator
   hermes gateway --provider deepseek --model deepseek-v4-flash
-  HERMES_GATEWAY_TOKEN=s3cret hermes gateway --host 0.0.0.0`,
+  ANTHROPIC_BASE_URL=http://127.0.0.1:8642 claude      Claude Code through the gateway
+  HERMES_GATEWAY_TOKEN=s3cret hermes gateway --host 0.0.0.0
+  hermes gateway rotate-key                            seal new handles with a new key`,
     )
     .action(async (flags: GatewayFlags) => {
       await runGateway(flags);
     });
+  registerGatewayKeyCommands(gateway);
 }
 
 async function runGateway(flags: GatewayFlags): Promise<void> {
@@ -77,7 +93,10 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
   const context = openCliContext();
   const opened = await openRoute(flags, context, null);
   let mcp: StartedMcp | null = null;
+  const aliases: { alias: GatewayModelAlias; opened: OpenedRoute }[] = [];
   try {
+    for (const setting of context.config.gatewayModels)
+      aliases.push(await openAlias(setting, opened, context, openRoute));
     const logger = openLogger(logsDir(context.home), 'gateway');
     // The server-side tool loop offers the MCP servers' tools too; they start before the port opens.
     mcp = await startMcpServers(context.config, {
@@ -101,6 +120,7 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
       systemPrompt: () => defaultSessionSystemPrompt(context.config, process.cwd()),
       yolo: Boolean(flags.yolo),
       logger,
+      models: aliases.map((entry) => entry.alias),
       turn: {
         reasoning: {
           enabled: context.config.reasoning.enabled,
@@ -128,8 +148,44 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
     await gateway.close();
   } finally {
     await mcp?.close();
+    for (const entry of aliases) await entry.opened.close();
     await opened.close();
     await context.close();
+  }
+}
+
+/**
+ * Opens the route of one `gateway.models` entry. Its key is the provider's environment variable;
+ * an entry on the gateway's own provider without one uses the gateway's key. A missing key is a
+ * usage error naming the entry, before the gateway binds.
+ */
+async function openAlias(
+  setting: CliContext['config']['gatewayModels'][number],
+  gatewayRoute: OpenedRoute,
+  context: CliContext,
+  openRoute: typeof OpenRoute,
+): Promise<{ alias: GatewayModelAlias; opened: OpenedRoute }> {
+  const sameProvider = setting.provider === gatewayRoute.route.provider;
+  const flags = {
+    provider: setting.provider,
+    model: setting.model,
+    baseUrl: setting.baseUrl,
+    api: setting.api,
+    apiKey: sameProvider ? gatewayRoute.apiKey : undefined,
+  };
+  try {
+    const opened = await openRoute(flags, context, null);
+    const route = {
+      route: opened.route,
+      apiKey: opened.apiKey,
+      sessionRoute: opened.sessionRoute,
+      fetch: opened.fetch,
+    };
+    return { alias: { name: setting.name, route }, opened };
+  } catch (error) {
+    if (error instanceof UsageError)
+      throw new UsageError(`config.yaml gateway.models "${setting.name}": ${error.message}`);
+    throw error;
   }
 }
 

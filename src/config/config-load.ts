@@ -31,8 +31,20 @@ export interface HermesConfig {
   instructions?: string;
   /** `mcp_servers`: MCP servers of config.yaml (docs/mcp.md); `.mcp.json` adds the workspace's own. */
   mcpServers: McpServerSettings[];
+  /** `gateway.models`: model names a front-door client may send, each naming a route. */
+  gatewayModels: GatewayModelSetting[];
   /** Path the config was read from, when a file existed. */
   path?: string;
+}
+
+/** One `gateway.models` entry, normalised. */
+export interface GatewayModelSetting {
+  /** The model name a client sends, or a prefix ending in `*`. */
+  name: string;
+  provider: string;
+  model: string;
+  baseUrl?: string;
+  api?: WireApi;
 }
 
 /** Defaults when no config file exists. */
@@ -44,6 +56,7 @@ export const DEFAULT_CONFIG: HermesConfig = {
   maxIterations: 25,
   timeouts: DEFAULT_TIMEOUTS,
   mcpServers: [],
+  gatewayModels: [],
 };
 
 /**
@@ -99,6 +112,7 @@ export function parseConfigText(text: string, path = 'config.yaml'): HermesConfi
       total: secondsToMs(config.timeouts?.total) ?? DEFAULT_TIMEOUTS.total,
     },
     mcpServers: mcpServersFromConfig(config.mcp_servers),
+    gatewayModels: Object.entries(config.gateway?.models ?? {}).map(([name, entry]) => gatewayModel(name, entry)),
     path,
   };
   if (config.reasoning?.effort) normalised.reasoning.effort = config.reasoning.effort;
@@ -114,6 +128,20 @@ export function parseConfigText(text: string, path = 'config.yaml'): HermesConfi
   if (config.system_prompt) normalised.systemPrompt = config.system_prompt;
   if (config.instructions) normalised.instructions = config.instructions;
   return normalised;
+}
+
+function gatewayModel(
+  name: string,
+  entry: string | { provider: string; model: string; base_url?: string | undefined; api?: WireApi | undefined },
+): GatewayModelSetting {
+  if (typeof entry === 'string') {
+    const colon = entry.indexOf(':');
+    return { name, provider: entry.slice(0, colon), model: entry.slice(colon + 1) };
+  }
+  const setting: GatewayModelSetting = { name, provider: entry.provider, model: entry.model };
+  if (entry.base_url) setting.baseUrl = entry.base_url;
+  if (entry.api) setting.api = entry.api;
+  return setting;
 }
 
 function secondsToMs(seconds: number | undefined): number | undefined {

@@ -100,6 +100,26 @@ const mcpServersSchema = z.record(mcpServerNameSchema, mcpServerSchema);
 
 /** One raw `mcp_servers.<name>` entry. */
 export type RawMcpServer = z.infer<typeof mcpServerSchema>;
+/**
+ * One `gateway.models` entry: the route a front-door client reaches by naming this model
+ * (`PROVIDER:MODEL`, or the route's fields). docs/gateway.md "Choosing the route by model name".
+ */
+const gatewayModelSchema = z.union([
+  z.string().regex(/^[^:\s]+:\S+$/, 'expected "PROVIDER:MODEL" (e.g. deepseek:deepseek-v4-flash) or an object'),
+  z
+    .object({
+      provider: z.string().min(1),
+      model: z.string().min(1),
+      base_url: z.string().min(1).optional(),
+      api: z
+        .enum(['chat_completions', 'anthropic_messages', 'bedrock_converse', 'gemini', 'codex_responses'])
+        .optional(),
+    })
+    .strict(),
+]);
+
+/** `gateway:` settings of `hermes gateway`. */
+const gatewaySchema = z.object({ models: z.record(z.string().min(1), gatewayModelSchema).optional() }).strict();
 
 /** The whole `config.yaml` (every key optional; unknown keys are errors that name the key). */
 export const configSchema = z
@@ -115,6 +135,7 @@ export const configSchema = z
     max_iterations: z.number().int().min(1).max(500).optional(),
     storage: storageSchema.optional(),
     timeouts: timeoutsSchema.optional(),
+    gateway: gatewaySchema.optional(),
     /** Replaces the default system prompt of new chat sessions. */
     system_prompt: z.string().min(1).optional(),
     /** Appended to the system prompt of new chat sessions. */

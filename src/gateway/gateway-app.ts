@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonObject } from '../core/json.js';
 import { browserRequestRefusal, presentedTokenMatches } from './gateway-auth.js';
 import { chatCompletionsResponse, errorResponse, SESSION_HEADER } from './gateway-chat.js';
 import { GatewayHttpError } from './gateway-errors.js';
@@ -15,6 +16,7 @@ import { HandleKeyring } from './gateway-handle-keys.js';
 import { countTokensResponse, messagesResponse } from './gateway-messages-door.js';
 import { GatewayModelRoutes } from './gateway-model-routes.js';
 import { responsesResponse } from './gateway-responses-door.js';
+import { chatToolsResponse, hasClientTools } from './gateway-chat-tools.js';
 
 /**
  * The gateway as a value (STYLE rule 7 (docs/architecture.md)): a hono app mapping web `Request` to `Response`,
@@ -40,6 +42,7 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     warmHistories: options.warmSessions === false ? undefined : new WarmHistories(options.warmSessions),
   };
   const { store, logger, token } = options;
+  const onSession = (c: Context<GatewayEnv>) => (sessionId: string) => c.set('answeredSession', sessionId);
   const doors: FrontDoorContext = {
     gateway: context,
     routes: new GatewayModelRoutes(options.route, options.models ?? [], logger),
@@ -113,10 +116,11 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
       context,
       lock,
       onAnswer: (sessionId) => c.set('answeredSession', sessionId),
+      clientTools: (body) =>
+        hasClientTools(body) ? chatToolsResponse(body as JsonObject, c.get('source'), doors, onSession(c)) : null,
     }),
   );
 
-  const onSession = (c: Context<GatewayEnv>) => (sessionId: string) => c.set('answeredSession', sessionId);
   app.post('/v1/messages', (c) => messagesResponse(c.get('source'), doors, onSession(c)));
   app.post('/v1/messages/count_tokens', (c) => countTokensResponse(c.get('source'), doors));
   app.post('/v1/responses', (c) => responsesResponse(c.get('source'), doors, onSession(c)));

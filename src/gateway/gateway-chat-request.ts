@@ -10,8 +10,9 @@ import { badRequest } from './gateway-errors.js';
  *
  * Earlier messages the client sends are ignored, including edited ones; to rewrite history,
  * branch the session (`POST /v1/sessions/{id}/branch`). `system` messages are kept only when the
- * request starts a new session (stored first, before the user turn). `tool` messages and
- * client-side `tools` are ignored: the gateway runs the agent loop and its own tools.
+ * request starts a new session (stored first, before the user turn). `tool` messages are
+ * ignored: the gateway runs the agent loop and its own tools. A body with client `tools` never
+ * reaches this parser: it takes the pass-through mode (gateway-chat-tools.ts).
  */
 
 /** What the gateway needs from a chat-completions request body. */

@@ -39,6 +39,11 @@ export interface GatewayChatDependencies {
   lock: SessionTurnLock;
   /** Told the session an answer names in its `X-Hermes-Session-Id` header (for the request log). */
   onAnswer?: (sessionId: string) => void;
+  /**
+   * The pass-through mode for a body that carries client `tools` (gateway-chat-tools.ts): its
+   * response, or null when the body has none. Absent: client tools are ignored.
+   */
+  clientTools?: ((body: unknown) => Promise<Response> | null) | undefined;
 }
 
 /**
@@ -70,6 +75,8 @@ export async function chatCompletionsResponse(
   } catch {
     return errorResponse(badRequest('the request body is not valid JSON', null, 'invalid_json'));
   }
+  const passThrough = dependencies.clientTools?.(body);
+  if (passThrough) return passThrough;
   let unlock: (() => void) | null = null;
   let release: (() => Promise<void>) | null = null;
   try {

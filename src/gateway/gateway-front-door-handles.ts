@@ -4,6 +4,7 @@ import type { OriginStamp, WireApi } from '../core/origin.js';
 import type { CarrierDecision } from '../runtime/runtime-client-turn.js';
 import {
   droppedDecision,
+  handleField,
   openedDecision,
   openHandle,
   restoreCarriers,
@@ -89,9 +90,9 @@ async function openTurn(
     for (const entry of blobs) {
       decisions.push({
         messageIndex: index,
-        field: entry.field,
+        field: handleField(entry.field),
         action: 'kept',
-        reason: 'provider blob, not a gateway handle: passed through on its own wire API',
+        reason: 'a provider blob, not a gateway handle: passed through on its own wire API',
         bytes: Buffer.byteLength(String(entry.value), 'utf8'),
       });
     }

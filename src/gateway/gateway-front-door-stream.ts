@@ -26,17 +26,30 @@ export type AnswerEvent =
   | { type: 'text-end'; text: string }
   | { type: 'tool-call'; call: ToolCall };
 
-/** Puts live deltas and the finished answer in the order above. */
+/**
+ * Puts live deltas and the finished answer in the order above. A `live` sequencer (chat
+ * completions, whose deltas carry reasoning and text side by side) passes every delta on as it
+ * comes and adds at the end only what was not streamed.
+ */
 export class AnswerSequencer {
   private mode: 'idle' | 'reasoning' | 'text' = 'idle';
   private reasoning = '';
   private text = '';
 
-  constructor(private readonly emit: (event: AnswerEvent) => void) {}
+  constructor(
+    private readonly emit: (event: AnswerEvent) => void,
+    private readonly live = false,
+  ) {}
 
   /** A live delta of the provider's answer. */
   delta(delta: FrontDoorDelta): void {
     if (delta.text === '') return;
+    if (this.live) {
+      if (delta.type === 'reasoning') this.reasoning += delta.text;
+      else this.text += delta.text;
+      this.emit({ type: delta.type === 'reasoning' ? 'reasoning-delta' : 'text-delta', text: delta.text });
+      return;
+    }
     if (delta.type === 'reasoning') {
       if (this.mode === 'text') return; // goes out whole in the trailing block
       if (this.mode === 'idle') {
@@ -60,6 +73,13 @@ export class AnswerSequencer {
   finish(answer: FrontDoorAnswer): void {
     const content = answer.message.content ?? '';
     const calls = answer.message.tool_calls ?? [];
+    if (this.live) {
+      const reasoning = readableReasoning(answer.message);
+      if (this.reasoning === '' && reasoning !== '') this.emit({ type: 'reasoning-delta', text: reasoning });
+      if (this.text === '' && content !== '') this.emit({ type: 'text-delta', text: content });
+      for (const call of calls) this.emit({ type: 'tool-call', call });
+      return;
+    }
     if (this.mode === 'reasoning') {
       this.closeReasoning(answer, true);
       this.wholeText(content);
@@ -139,6 +159,8 @@ export async function streamingAnswer(options: {
   toError: (error: unknown) => GatewayHttpError;
   abort: () => void;
   headers: Record<string, string>;
+  /** Pass deltas on as they come (chat completions), see {@link AnswerSequencer}. */
+  live?: boolean;
 }): Promise<Response> {
   const early: FrontDoorDelta[] = [];
   let live: ((delta: FrontDoorDelta) => void) | null = null;
@@ -181,7 +203,7 @@ export async function streamingAnswer(options: {
       keepalive = setInterval(() => write(': keep-alive\n\n'), KEEPALIVE_MS);
       keepalive.unref();
       const writer = options.writer(send);
-      const sequencer = new AnswerSequencer((event) => writer.event(event));
+      const sequencer = new AnswerSequencer((event) => writer.event(event), options.live === true);
       writer.open();
       for (const delta of early.splice(0)) sequencer.delta(delta);
       live = (delta) => sequencer.delta(delta);

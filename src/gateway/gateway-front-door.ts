@@ -28,8 +28,8 @@ import type { GatewayRoute, GatewayTurnContext } from './gateway-types.js';
 
 /** What a door hands the pipeline. */
 export interface FrontDoorTurnRequest {
-  /** The field handles travel in for this door. */
-  purpose: HandlePurpose;
+  /** The field handles travel in for this door; null: the door returns no handle (chat completions). */
+  purpose: HandlePurpose | null;
   /** The client's `model` (picks the route, gateway-model-routes.ts). */
   model: string | undefined;
   history: ClientHistory;
@@ -48,7 +48,10 @@ export type FrontDoorDelta = { type: 'reasoning'; text: string } | { type: 'text
 export interface FrontDoorAnswer {
   /** The assistant message as stored history keeps it. */
   message: AssistantMessage;
-  /** The sealed handle of its carriers (never empty: without carriers it seals the origin alone). */
+  /**
+   * The sealed handle of its carriers (never empty for a door that returns one: without carriers
+   * it seals the origin alone); `""` for a door without a handle field.
+   */
   handle: string;
   /** True when the message has carriers worth a reasoning block (reasoning, blobs, call sidecars). */
   hasCarriers: boolean;
@@ -76,10 +79,13 @@ export async function runFrontDoorTurn(
   const { gateway } = context;
   const { route } = context.routes.choose(request.model);
   const settings = turnSettings(gateway, request.reasoning);
-  const inputDecisions = await openClientHistory(request.history, request.purpose, context.keyring, {
-    api: route.route.api,
-    origin: clientTurnOrigin(route.route, settings),
-  });
+  const inputDecisions =
+    request.purpose === null
+      ? []
+      : await openClientHistory(request.history, request.purpose, context.keyring, {
+          api: route.route.api,
+          origin: clientTurnOrigin(route.route, settings),
+        });
   const history = request.history.messages;
   if (request.sessionId) await ensureClientSession(gateway.store, request.sessionId, route, history);
   let providerMs = 0;
@@ -106,7 +112,8 @@ export async function runFrontDoorTurn(
   });
   const carriers = sealedCarriersOf(result.message);
   const plaintext = carriers ?? JSON.stringify({ m: { origin: result.message.origin ?? null }, c: [] });
-  const handle = sealHandle(plaintext, request.purpose, await context.keyring.sealingKey());
+  const handle =
+    request.purpose === null ? '' : sealHandle(plaintext, request.purpose, await context.keyring.sealingKey());
   if (request.sessionId) {
     await mirrorClientTurn(gateway.store, context.lock, gateway.logger, {
       sessionId: request.sessionId,

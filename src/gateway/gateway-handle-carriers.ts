@@ -122,7 +122,7 @@ export function restoreCarriers(
   const echoedIds = (echoed.tool_calls ?? []).map((call) => call.id);
   const sealedIds = carriers.c.map((call) => call.id);
   if (echoedIds.length !== sealedIds.length || echoedIds.some((id) => !sealedIds.includes(id))) {
-    return { mismatch: 'handle belongs to another turn (its tool calls differ)' };
+    return { mismatch: 'belongs to another turn (its tool calls differ)' };
   }
   const restored = { ...carriers.m, ...echoed } as AssistantMessage;
   const byId = new Map(carriers.c.map((call) => [call.id, call]));
@@ -130,14 +130,19 @@ export function restoreCarriers(
   return { message: restored };
 }
 
+/** The field of a handle decision: `handle <where it came in>` (what `replay preview --explain` lists). */
+export function handleField(field: string): string {
+  return `handle ${field}`;
+}
+
 /** The decision recorded for a handle that opened (SPEC §23.3: sizes, never values). */
 export function openedDecision(messageIndex: number, field: string, keyId: string, bytes: number): CarrierDecision {
-  return { messageIndex, field, action: 'kept', reason: `gateway handle opened (key ${keyId})`, bytes };
+  return { messageIndex, field: handleField(field), action: 'kept', reason: `opened (key ${keyId})`, bytes };
 }
 
 /** The decision recorded for a handle that was dropped. */
 export function droppedDecision(messageIndex: number, field: string, reason: string, value: unknown): CarrierDecision {
-  const decision: CarrierDecision = { messageIndex, field, action: 'dropped', reason };
+  const decision: CarrierDecision = { messageIndex, field: handleField(field), action: 'dropped', reason };
   if (typeof value === 'string' && value !== '') decision.bytes = Buffer.byteLength(value, 'utf8');
   return decision;
 }

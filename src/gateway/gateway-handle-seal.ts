@@ -101,15 +101,15 @@ export function openParsedHandle(
 export function describeHandleFailure(failure: HandleFailure): string {
   switch (failure) {
     case 'empty':
-      return 'no handle (empty or null)';
+      return 'empty or null';
     case 'not-a-handle':
       return 'not a gateway handle';
     case 'malformed':
-      return 'handle malformed (truncated or not base64url)';
+      return 'malformed (truncated, or not base64url)';
     case 'unknown-key':
-      return 'handle sealed with a key this store does not hold (another gateway, or a retired key)';
+      return 'sealed with a key this store does not hold (another gateway, or a retired key)';
     case 'tampered':
-      return 'handle does not authenticate (altered, truncated, or moved from another field)';
+      return 'does not authenticate (altered, truncated, or moved from another field)';
   }
 }
 
