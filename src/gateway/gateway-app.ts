@@ -87,7 +87,7 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
       if (!presentedTokenMatches(source.header('authorization'), source.header('x-api-key'), token)) {
         const refused = new GatewayHttpError(
           401,
-          'missing or wrong token: send "Authorization: Bearer <token>" or "x-api-key: <token>" (the token the gateway was started with)',
+          'missing or wrong token: send "Authorization: Bearer <token>", or the token in the x-api-key header (the token the gateway was started with)',
           'authentication_error',
           'invalid_token',
         );

@@ -41,7 +41,7 @@ compaction: { context_window: 8000, keep_turns: 4 }
   it.each([
     [
       'provdier: x\n',
-      'config.yaml: unknown key "provdier" (check the spelling; known keys here: provider, model, base_url, api, reasoning, reasoning_echo, routes, compaction, max_iterations, storage, timeouts, system_prompt, instructions, mcp_servers)',
+      'config.yaml: unknown key "provdier" (check the spelling; known keys here: provider, model, base_url, api, reasoning, reasoning_echo, routes, compaction, max_iterations, storage, timeouts, gateway, system_prompt, instructions, mcp_servers)',
     ],
     [
       'model: { nme: x }\n',

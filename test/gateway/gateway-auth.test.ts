@@ -60,7 +60,8 @@ describe('bind rules', () => {
 describe('token required', () => {
   const unauthorized = {
     error: {
-      message: 'missing or wrong token: send "Authorization: Bearer <token>" (the token the gateway was started with)',
+      message:
+        'missing or wrong token: send "Authorization: Bearer <token>", or the token in the x-api-key header (the token the gateway was started with)',
       type: 'authentication_error',
       param: null,
       code: 'invalid_token',

@@ -1,0 +1,194 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { describe, expect, it } from 'vitest';
+import { estimateClientTurnTokens } from '../../src/runtime/runtime-client-turn.js';
+import { parseMessagesRequest } from '../../src/gateway/gateway-messages-request.js';
+import { readableHistory } from '../../src/gateway/gateway-front-door-handles.js';
+import {
+  messageText,
+  messagesConversation,
+  READ_FILE_SCHEMA,
+  statuses,
+  useFrontDoors,
+  type UpstreamName,
+} from './front-door-helpers.js';
+
+/**
+ * The Anthropic Messages front door (SPEC §25.6, docs/gateway.md): the official SDK holds the
+ * history and runs the tools; the gateway returns the upstream carriers in the thinking block's
+ * `signature` and replays them on the next turn by the route table.
+ */
+
+const doors = useFrontDoors();
+const UPSTREAMS: UpstreamName[] = ['deepseek', 'openrouter', 'anthropic', 'gemini', 'responses'];
+
+describe('POST /v1/messages through the Anthropic SDK', () => {
+  const cases = UPSTREAMS.flatMap((name) => [false, true].map((stream) => [name, stream] as const));
+
+  it.each(cases)(
+    'a client-held tool loop onto %s (stream %s): every earlier turn comes back intact, 0 4xx',
+    async (name, stream) => {
+      const { gateway, upstreams } = await doors.gateway([name]);
+      const upstream = upstreams[name]!;
+      const chat = messagesConversation(doors.anthropic(gateway), name);
+      const [call, answer] = await chat.turn('read the file notes.txt', { stream });
+      expect(call?.stop_reason).toBe('tool_use');
+      expect(call?.content.map((block) => block.type)).toEqual(['thinking', 'tool_use']);
+      const thinking = call?.content[0] as Anthropic.ThinkingBlock;
+      expect(thinking.thinking).toContain('I should call read_file');
+      expect(thinking.signature).toMatch(/^hermes\.1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+      expect(messageText(answer!)).toContain('The tool returned: alpha beta');
+      expect(messageText(answer!)).toContain('Reasoning continuity: intact (1/1).');
+      const [thanks] = await chat.turn('thanks', { stream });
+      expect(messageText(thanks!)).toContain('Reasoning continuity: intact (2/2).');
+      expect(thanks?.stop_reason).toBe('end_turn');
+      expect(statuses(upstream)).toEqual([200, 200, 200]);
+      // The handle is the gateway's: it never reaches a provider.
+      for (const request of upstream.requests) expect(request.raw).not.toContain('hermes.1.');
+    },
+  );
+
+  it('streams the real event sequence: thinking deltas, one signature_delta before the stop, then text', async () => {
+    const { gateway } = await doors.gateway(['deepseek']);
+    const response = await fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'deepseek',
+        max_tokens: 100,
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await response.text())
+      .split('\n\n')
+      .filter((frame) => frame.startsWith('event: '))
+      .map((frame) => {
+        const [eventLine, dataLine] = frame.split('\n');
+        const data = JSON.parse((dataLine ?? '').slice('data: '.length)) as { type: string; delta?: { type: string } };
+        expect(eventLine).toBe(`event: ${data.type}`);
+        return data.delta?.type ? `${data.type}:${data.delta.type}` : data.type;
+      });
+    const collapsed = events.filter((event, index) => event !== events[index - 1]);
+    expect(collapsed).toEqual([
+      'message_start',
+      'ping',
+      'content_block_start',
+      'content_block_delta:thinking_delta',
+      'content_block_delta:signature_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta:text_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    expect(events.filter((event) => event.endsWith('signature_delta'))).toHaveLength(1);
+  });
+
+  it('count_tokens answers the replay estimate of the request on its route (opaque bytes free)', async () => {
+    const { gateway, upstreams } = await doors.gateway(['deepseek']);
+    const body = {
+      model: 'deepseek',
+      system: 'be brief',
+      messages: [
+        { role: 'user', content: 'read the file notes.txt' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'plan it', signature: 'x'.repeat(5000) }] },
+        { role: 'user', content: 'go on' },
+      ],
+      tools: [{ name: 'read_file', description: 'Read a file', input_schema: READ_FILE_SCHEMA }],
+    };
+    const counted = await doors.anthropic(gateway).messages.countTokens(body as Anthropic.MessageCountTokensParams);
+    const parsed = parseMessagesRequest(body);
+    const expected = estimateClientTurnTokens(
+      readableHistory(parsed.history),
+      parsed.tools,
+      upstreams['deepseek']!.route.route,
+      {
+        reasoning: { enabled: true },
+      },
+    );
+    expect(counted.input_tokens).toBe(expected);
+    expect(counted.input_tokens).toBeGreaterThan(10);
+    expect(counted.input_tokens).toBeLessThan(200); // the 5,000-byte signature costs nothing
+  });
+
+  it("accepts the gateway token as x-api-key (Claude Code) and refuses a wrong one in Anthropic's envelope", async () => {
+    const { gateway } = await doors.gateway(['deepseek'], { token: 'gateway-secret' });
+    const good = new Anthropic({ baseURL: gateway.url, apiKey: 'gateway-secret', maxRetries: 0 });
+    const answer = await good.messages.create({
+      model: 'deepseek',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(messageText(answer)).toContain('You said: hi');
+    const bad = new Anthropic({ baseURL: gateway.url, apiKey: 'wrong', maxRetries: 0 });
+    const refused = await bad.messages
+      .create({ model: 'deepseek', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Anthropic.AuthenticationError);
+    expect((refused as { error?: unknown }).error).toMatchObject({
+      type: 'error',
+      error: { type: 'authentication_error' },
+    });
+  });
+
+  it('refuses hosted tools with a 400 naming them, and answers a provider 400 as a 400 with its text', async () => {
+    const { gateway, upstreams } = await doors.gateway(['deepseek']);
+    const client = doors.anthropic(gateway);
+    const hosted = await client.messages
+      .create({
+        model: 'deepseek',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'search' }],
+        tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      })
+      .catch((error: unknown) => error);
+    expect(hosted).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((hosted as Error).message).toContain('web_search (web_search_20250305)');
+    upstreams['deepseek']!.addFault?.({
+      kind: 'status',
+      status: 400,
+      body: JSON.stringify({
+        error: { message: 'prompt is too long: 300000 tokens > 200000 maximum', type: 'invalid_request_error' },
+      }),
+    });
+    const tooLong = await client.messages
+      .create({ model: 'deepseek', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
+    expect(tooLong).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((tooLong as Error).message).toContain('prompt is too long');
+  });
+
+  it.each([
+    ['dropped', (): Anthropic.ContentBlockParam[] => []],
+    ['kept unsigned', (block: Anthropic.ThinkingBlock): Anthropic.ContentBlockParam[] => [{ ...block, signature: '' }]],
+  ] as const)(
+    'takes what Claude Code sends after a model change (thinking %s) and a system message inside messages: the must-echo pad keeps DeepSeek answering',
+    async (_how, rewrite) => {
+      const { gateway, upstreams } = await doors.gateway(['deepseek', 'anthropic']);
+      const chat = messagesConversation(doors.anthropic(gateway), 'anthropic');
+      await chat.turn('read the file notes.txt', { stream: true });
+      for (const message of chat.messages) {
+        if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+        message.content = message.content.flatMap((block): Anthropic.ContentBlockParam[] =>
+          block.type === 'thinking' ? rewrite(block as Anthropic.ThinkingBlock) : [block],
+        );
+      }
+      chat.messages.splice(1, 0, { role: 'system', content: 'Use the tools.' } as unknown as Anthropic.MessageParam);
+      const answers = await chat.turn('read the file notes.txt again', { stream: false, model: 'deepseek' });
+      expect(messageText(answers.at(-1)!)).toContain('The tool returned: alpha beta');
+      expect(statuses(upstreams['deepseek']!)).toEqual([200, 200]);
+      const sent = upstreams['deepseek']!.requests[1]?.body as { messages: Record<string, unknown>[] };
+      const systems = sent.messages.filter((message) => message['role'] === 'system');
+      expect(systems.map((message) => message['content'])).toEqual(['Use the tools.']);
+      // Every tool-call turn carries reasoning_content (DeepSeek's must-echo): the pad, or the unsigned text.
+      const calling = sent.messages.filter((entry) => Array.isArray(entry['tool_calls']));
+      expect(calling).toHaveLength(2);
+      for (const message of calling) expect(typeof message['reasoning_content']).toBe('string');
+      expect(calling[0]?.['reasoning_content']).toEqual(
+        _how === 'dropped' ? ' ' : expect.stringContaining('I should call read_file'),
+      );
+    },
+  );
+});
