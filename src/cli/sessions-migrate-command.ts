@@ -11,7 +11,7 @@ export function registerSessionsMigrateCommand(sessions: Command): void {
   sessions
     .command('migrate')
     .description(
-      'Copy every session, message, request record and verdict to another store (SQLite <-> PostgreSQL), then verify counts and message hashes. Safe to run again.',
+      'Copy every session, message, request record, verdict and gateway handle key to another store (SQLite <-> PostgreSQL), then verify counts and message hashes. Safe to run again.',
     )
     .requiredOption('--to <url>', 'target: postgres://USER:PASSWORD@HOST:PORT/DATABASE or sqlite:PATH')
     .option('--from <url>', 'source: a state.db path, sqlite:PATH or postgres://… (default: the store in use)')

@@ -47,9 +47,10 @@ export class GatewayModelRoutes {
     return chosen;
   }
 
-  /** Every model id a client may name (`GET /v1/models`): the gateway's own and each alias. */
+  /** The model ids a client may name (`GET /v1/models`): the gateway's own and each exact alias. */
   names(): string[] {
-    return [this.fallback.route.model, ...this.aliases.map((alias) => alias.name)];
+    const exact = this.aliases.map((alias) => alias.name).filter((name) => !name.endsWith('*'));
+    return [...new Set([this.fallback.route.model, ...exact])];
   }
 
   private resolve(name: string): { route: GatewayRoute; choice: RouteChoice } {

@@ -5,6 +5,7 @@ import { insertMessagesText } from './postgres-statements.js';
 import { guardStore } from './storage-errors.js';
 import {
   parentsFirst,
+  type HandleKeyRow,
   type MessageRow,
   type RequestRow,
   type SessionRow,
@@ -104,6 +105,17 @@ export function openPostgresRows(url: string): StoreRows {
           verdict.error_text,
         ],
       );
+    },
+    handleKeys: async () =>
+      (
+        await query<HandleKeyRow>('SELECT id, secret, created_at FROM handle_keys ORDER BY created_at, id COLLATE "C"')
+      ).map((row) => ({ ...row, created_at: Number(row.created_at) })),
+    writeHandleKey: async (key) => {
+      await query('INSERT INTO handle_keys (id, secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [
+        key.id,
+        key.secret,
+        key.created_at,
+      ]);
     },
     close: async () => {
       if (!pool.ended) await pool.end();

@@ -2,7 +2,7 @@ import { canonicalMessageRow, messageRowHash, type RequestRow, type StoreRows, t
 
 /**
  * `hermes sessions migrate`: copies every session (times, lineage, model config), message,
- * request record and verdict from one store to another — SQLite to PostgreSQL and back —
+ * request record, verdict and handle key from one store to another — SQLite to PostgreSQL and back —
  * then verifies counts and the SHA-256 of each message's stored bytes. Idempotent: a session
  * already in the target with the same leading messages only gets what it lacks; a run that
  * finds nothing new writes nothing. A session whose target copy differs is left alone and
@@ -17,6 +17,8 @@ export interface MigrateReport {
   messages: { total: number; copied: number; verified: number; reencoded: number };
   requests: { total: number; copied: number };
   verdicts: { total: number; written: number };
+  /** Handle keys (SPEC §25.6): copied so the handles clients hold keep opening on the target. */
+  handleKeys: { total: number; copied: number };
   /** Sessions left alone because the target holds different messages. */
   conflicts: string[];
   /** Messages whose hash in the target differs from the source after the copy. */
@@ -71,6 +73,7 @@ export async function migrateSessions(
     messages: { total: 0, copied: 0, verified: 0, reencoded: 0 },
     requests: { total: 0, copied: 0 },
     verdicts: { total: 0, written: 0 },
+    handleKeys: { total: 0, copied: 0 },
     conflicts: [],
     mismatches: [],
   };
@@ -129,6 +132,13 @@ export async function migrateSessions(
     await target.writeVerdict(merged);
     report.verdicts.written += 1;
   }
+  const targetKeys = new Set((await target.handleKeys()).map((key) => key.id));
+  for (const key of await source.handleKeys()) {
+    report.handleKeys.total += 1;
+    if (targetKeys.has(key.id)) continue;
+    await target.writeHandleKey(key);
+    report.handleKeys.copied += 1;
+  }
   return report;
 }
 
@@ -139,7 +149,7 @@ export function describeMigration(report: MigrateReport): string {
     `sessions: ${report.sessions.total} (${report.sessions.copied} copied, ${report.sessions.extended} extended, ${report.sessions.unchanged} already there)`,
     `messages: ${report.messages.total} (${report.messages.copied} copied); sha-256 of stored bytes verified for ${report.messages.verified}` +
       (report.messages.reencoded ? ` (${report.messages.reencoded} older rows re-encoded losslessly)` : ''),
-    `requests: ${report.requests.total} (${report.requests.copied} copied); verdicts: ${report.verdicts.total} (${report.verdicts.written} written)`,
+    `requests: ${report.requests.total} (${report.requests.copied} copied); verdicts: ${report.verdicts.total} (${report.verdicts.written} written); handle keys: ${report.handleKeys.total} (${report.handleKeys.copied} copied)`,
   ];
   for (const id of report.conflicts) {
     lines.push(`conflict: session ${id} already exists in the target with different messages; it was left as it is`);

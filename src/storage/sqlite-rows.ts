@@ -4,6 +4,7 @@ import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteDatabase } from './sqlite-open.js';
 import { guardStore } from './storage-errors.js';
 import {
   parentsFirst,
+  type HandleKeyRow,
   type MessageRow,
   type RequestRow,
   type SessionRow,
@@ -43,6 +44,12 @@ export function openSqliteRows(path: string): StoreRows {
     insertRequest: database.prepare<[string, number, string, string, number, string]>(
       'INSERT INTO requests (session_id, at, api, route_key, status, decisions) VALUES (?, ?, ?, ?, ?, ?)',
     ),
+    handleKeys: database.prepare<[], HandleKeyRow>(
+      'SELECT id, secret, created_at FROM handle_keys ORDER BY created_at, id',
+    ),
+    insertHandleKey: database.prepare(
+      'INSERT INTO handle_keys (id, secret, created_at) VALUES (@id, @secret, @created_at) ON CONFLICT (id) DO NOTHING',
+    ),
     upsertVerdict: database.prepare(
       `INSERT INTO verdicts (route_key, provider, host, model, fields, first_seen, updated_at, error_text)
        VALUES (@route_key, @provider, @host, @model, @fields, @first_seen, @updated_at, @error_text)
@@ -78,6 +85,10 @@ export function openSqliteRows(path: string): StoreRows {
     },
     writeVerdict: async (verdict) => {
       statements.upsertVerdict.run(verdict);
+    },
+    handleKeys: async () => statements.handleKeys.all(),
+    writeHandleKey: async (key) => {
+      statements.insertHandleKey.run(key);
     },
     close: async () => {
       if (database.open) database.close();

@@ -55,6 +55,13 @@ export interface SessionRows {
 }
 
 /** Row access to one store (SQLite file or PostgreSQL database). */
+/** A `handle_keys` row. */
+export interface HandleKeyRow {
+  id: string;
+  secret: string;
+  created_at: number;
+}
+
 export interface StoreRows {
   /** `sqlite:PATH` or the PostgreSQL URL without credentials. */
   readonly location: string;
@@ -75,6 +82,10 @@ export interface StoreRows {
   ): Promise<void>;
   /** Inserts or replaces a verdict row. */
   writeVerdict(verdict: VerdictRow): Promise<void>;
+  /** Every handle key row (SPEC §25.6), oldest first. */
+  handleKeys(): Promise<HandleKeyRow[]>;
+  /** Inserts a handle key row unless its id is there (a stored key is never replaced). */
+  writeHandleKey(key: HandleKeyRow): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -15,7 +15,7 @@ import { createTestSchema, skipWithoutPostgres } from './postgres-test-database.
 import { conversation, everyCarrierMessage } from './session-store-messages.js';
 
 /**
- * `hermes sessions migrate` (SPEC §23.6): every session, message, request record and verdict is
+ * `hermes sessions migrate` (SPEC §23.6): every session, message, request record, verdict and handle key is
  * copied, counts and each message's stored-bytes hash verified, idempotently, SQLite to
  * PostgreSQL and back.
  */
@@ -69,6 +69,7 @@ async function fill(store: SessionStore): Promise<string[]> {
     errorText: "property 'reasoning' is unsupported",
     at: 1_764_000_000_000,
   });
+  await store.addHandleKey({ id: 'key-1', secret: 'c2VjcmV0LWtleS1ieXRlcw', createdAt: 1_764_000_000_500 });
   return [parent.id, child.id];
 }
 
@@ -80,6 +81,7 @@ async function snapshot(store: SessionStore, ids: string[]) {
       list.map(({ id: _id, ...rest }) => rest),
     ),
     verdicts: await store.listVerdicts(),
+    handleKeys: await store.listHandleKeys(),
   };
 }
 
@@ -100,12 +102,13 @@ describe('sessions migrate between SQLite files', () => {
     expect(report.messages.verified).toBe(report.messages.total);
     expect(report.requests).toEqual({ total: 1, copied: 1 });
     expect(report.verdicts).toEqual({ total: 1, written: 1 });
+    expect(report.handleKeys).toEqual({ total: 1, copied: 1 });
     const to = track(openSqliteSessionStore(toPath));
     expect(await snapshot(to, ids)).toStrictEqual(await snapshot(from, ids));
 
     const again = await migrate(track(openSqliteRows(fromPath)), track(openSqliteRows(toPath)));
     expect(again.sessions).toEqual({ total: 2, copied: 0, extended: 0, unchanged: 2 });
-    expect(again.messages.copied + again.requests.copied + again.verdicts.written).toBe(0);
+    expect(again.messages.copied + again.requests.copied + again.verdicts.written + again.handleKeys.copied).toBe(0);
 
     await from.appendMessage(ids[0] as string, { role: 'user', content: 'later' });
     const extended = await migrate(track(openSqliteRows(fromPath)), track(openSqliteRows(toPath)));
