@@ -1,8 +1,9 @@
 // bench/front-doors: the gateway's CPU per request on each front door (Anthropic Messages,
 // Responses, chat completions with client tools; JSON and SSE) next to the plain proxy floor,
 // with a zero-latency provider (the in-repo chat emulator, DeepSeek persona, in its own process).
-// Same method as bench/gateway: servers in child processes (front-door-server.mjs), one after
-// the other against the same emulator, server CPU from `process.cpuUsage` over IPC, a warm-up
+// Same method and servers as bench/gateway: bench/gateway/bench-server.mjs in child processes
+// (the gateway, whose app serves every door, and the plain proxy floor), one after the other
+// against the same emulator, server CPU from `process.cpuUsage` over IPC, a warm-up
 // before each measured level. Clients (bench/gateway/gateway-front-door-turns.mjs) hold their
 // conversations and run their tool; a conversation restarts every `requestsPerConversation`
 // requests, so every door carries the same history length.
@@ -57,7 +58,7 @@ function startChild(args, withIpc) {
 
 async function runServer(mode, emulatorUrl, doors) {
   const server = await startChild(
-    [new URL('./front-door-server.mjs', import.meta.url).pathname, mode, emulatorUrl, join(home, 'state.db')],
+    [new URL('../gateway/bench-server.mjs', import.meta.url).pathname, mode, emulatorUrl, join(home, 'state.db')],
     true,
   );
   try {

@@ -2,19 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
-import { errorResponse, SESSION_HEADER } from './gateway-chat.js';
+import { errorResponse } from './gateway-chat.js';
 import { badRequest } from './gateway-errors.js';
-import { clientAbort, frontDoorJson } from './gateway-front-door-body.js';
-import { frontDoorHttpError } from './gateway-front-door-errors.js';
 import type { ClientHistory } from './gateway-front-door-handles.js';
-import { clientSessionId } from './gateway-front-door-session.js';
-import { streamingAnswer, type DoorStreamWriter } from './gateway-front-door-stream.js';
-import {
-  readableReasoning,
-  runFrontDoorTurn,
-  type FrontDoorAnswer,
-  type FrontDoorContext,
-} from './gateway-front-door.js';
+import { serveFrontDoor, type FrontDoorHandler, type ParsedFrontDoorRequest } from './gateway-front-door-serve.js';
+import type { DoorStreamWriter } from './gateway-front-door-stream.js';
+import { readableReasoning, type FrontDoorAnswer, type FrontDoorContext } from './gateway-front-door.js';
 import { omittedBlockText } from './gateway-messages-request.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
 
@@ -34,63 +27,65 @@ export function hasClientTools(body: unknown): boolean {
   return isJsonObject(body) && Array.isArray(body['tools']) && body['tools'].length > 0;
 }
 
-/** Handles one pass-through request (the body is already parsed). */
-export async function chatToolsResponse(
-  body: JsonObject,
-  source: ChatRequestSource,
-  context: FrontDoorContext,
-  onSession?: (sessionId: string) => void,
-): Promise<Response> {
-  let apiKey: string | undefined;
-  try {
-    const history = chatHistory(body['messages']);
-    const tools = chatTools(body['tools']);
-    const model = typeof body['model'] === 'string' ? body['model'] : undefined;
-    const sessionId = clientSessionId((name) => source.header(name));
-    if (sessionId) onSession?.(sessionId);
-    const { route } = context.routes.choose(model);
-    apiKey = route.apiKey;
-    const abort = clientAbort(source);
+/** A parsed pass-through request. */
+interface ChatToolsRequest extends ParsedFrontDoorRequest {
+  includeUsage: boolean;
+}
+
+/** The pass-through door's parts (the shared flow is gateway-front-door-serve.ts). */
+const CHAT_TOOLS_DOOR: FrontDoorHandler<ChatToolsRequest> = {
+  purpose: null,
+  live: true,
+  parse(body) {
+    const record = body as JsonObject;
+    const options = record['stream_options'];
+    return {
+      model: typeof record['model'] === 'string' ? record['model'] : undefined,
+      stream: record['stream'] === true,
+      history: chatHistory(record['messages']),
+      tools: chatTools(record['tools']),
+      reasoning: undefined,
+      includeUsage: isJsonObject(options) && options['include_usage'] === true,
+    };
+  },
+  answer(parsed, route) {
     const identity = {
       id: `chatcmpl-${randomBytes(12).toString('hex')}`,
       created: Math.floor(Date.now() / 1000),
       model: route.route.model,
     };
-    const headers: Record<string, string> = sessionId ? { [SESSION_HEADER]: sessionId } : {};
-    const request = { purpose: null, model, history, tools, reasoning: undefined, sessionId, signal: abort.signal };
-    const key = apiKey;
-    if (body['stream'] === true) {
-      const includeUsage = isJsonObject(body['stream_options']) && body['stream_options']['include_usage'] === true;
-      return await streamingAnswer({
-        run: (onDelta) => runFrontDoorTurn(context, request, onDelta),
-        writer: (send) => chatToolsWriter(send, identity, includeUsage),
-        failure: (error) => errorResponse(frontDoorHttpError(error, key)),
-        toError: (error) => frontDoorHttpError(error, key),
-        abort: () => abort.abort(),
-        headers,
-        live: true,
-      });
-    }
-    const answer = await runFrontDoorTurn(context, request);
-    const message: JsonObject = { role: 'assistant', content: answer.message.content };
-    const reasoning = readableReasoning(answer.message);
-    if (reasoning !== '') message['reasoning_content'] = reasoning;
-    const calls = answer.message.tool_calls ?? [];
-    if (calls.length > 0) message['tool_calls'] = calls.map((call) => wireCall(call));
-    return frontDoorJson(
-      {
-        id: identity.id,
-        object: 'chat.completion',
-        created: identity.created,
-        model: identity.model,
-        choices: [{ index: 0, message, finish_reason: finishReason(answer), logprobs: null }],
-        usage: usageOf(answer),
-      },
-      { ...headers, 'Server-Timing': `provider;dur=${answer.providerMs.toFixed(2)}` },
-    );
-  } catch (error) {
-    return errorResponse(frontDoorHttpError(error, apiKey));
-  }
+    return {
+      json: (answer) => completionBody(answer, identity),
+      writer: (send) => chatToolsWriter(send, identity, parsed.includeUsage),
+    };
+  },
+  failure: (error) => errorResponse(error),
+};
+
+/** Handles one pass-through request (the body is already parsed). */
+export function chatToolsResponse(
+  body: JsonObject,
+  source: ChatRequestSource,
+  context: FrontDoorContext,
+  onSession?: (sessionId: string) => void,
+): Promise<Response> {
+  return serveFrontDoor(source, context, CHAT_TOOLS_DOOR, onSession, body);
+}
+
+function completionBody(answer: FrontDoorAnswer, identity: { id: string; created: number; model: string }): JsonObject {
+  const message: JsonObject = { role: 'assistant', content: answer.message.content };
+  const reasoning = readableReasoning(answer.message);
+  if (reasoning !== '') message['reasoning_content'] = reasoning;
+  const calls = answer.message.tool_calls ?? [];
+  if (calls.length > 0) message['tool_calls'] = calls.map((call) => wireCall(call));
+  return {
+    id: identity.id,
+    object: 'chat.completion',
+    created: identity.created,
+    model: identity.model,
+    choices: [{ index: 0, message, finish_reason: finishReason(answer), logprobs: null }],
+    usage: usageOf(answer),
+  };
 }
 
 function finishReason(answer: FrontDoorAnswer): string {

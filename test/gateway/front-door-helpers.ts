@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { startAnthropicEmulator } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
 import type { ChatEmulatorOptions, ChatPersonaName } from '../../src/emulators/chat-completions/chat-emulator-types.js';
@@ -272,4 +272,93 @@ export function responseText(response: OpenAI.Responses.Response): string {
 /** The HTTP statuses an upstream answered, in order. */
 export function statuses(upstream: Upstream): number[] {
   return upstream.requests.map((request) => request.status);
+}
+
+/** One answer of either door, as the matrix tests compare them. */
+export interface DoorAnswer {
+  /** The readable reasoning of its reasoning block ('' without one). */
+  reasoning: string;
+  /** The handle of its reasoning block (the thinking `signature`, the item's `encrypted_content`). */
+  handle: string | undefined;
+  text: string;
+  toolCalls: number;
+}
+
+/** A conversation on either door, the client holding the history and running the tool. */
+export interface DoorConversation {
+  turn(text: string, options: TurnOptions): Promise<DoorAnswer[]>;
+}
+
+/** The answer of a Messages response. */
+export function messagesAnswer(message: Anthropic.Message): DoorAnswer {
+  const thinking = message.content.find((block): block is Anthropic.ThinkingBlock => block.type === 'thinking');
+  return {
+    reasoning: thinking?.thinking ?? '',
+    handle: thinking?.signature,
+    text: messageText(message),
+    toolCalls: message.content.filter((block) => block.type === 'tool_use').length,
+  };
+}
+
+/** The answer of a Responses response. */
+export function responsesAnswer(response: OpenAI.Responses.Response): DoorAnswer {
+  const reasoning = response.output.find(
+    (item): item is OpenAI.Responses.ResponseReasoningItem => item.type === 'reasoning',
+  );
+  return {
+    reasoning: (reasoning?.summary ?? []).map((part) => part.text).join('\n\n'),
+    handle: reasoning?.encrypted_content ?? undefined,
+    text: responseText(response),
+    toolCalls: response.output.filter((item) => item.type === 'function_call').length,
+  };
+}
+
+/** A conversation on `door` through the official SDK of that door. */
+export function doorConversation(
+  door: 'messages' | 'responses',
+  url: string,
+  model: string,
+  apiKey = 'client-key',
+): DoorConversation {
+  if (door === 'messages') {
+    const chat = messagesConversation(new Anthropic({ baseURL: url, apiKey, maxRetries: 0 }), model);
+    return { turn: async (text, options) => (await chat.turn(text, options)).map(messagesAnswer) };
+  }
+  const codex = responsesConversation(
+    new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0 }),
+    model,
+    'You are a coding agent.',
+  );
+  return { turn: async (text, options) => (await codex.turn(text, options)).map(responsesAnswer) };
+}
+
+/**
+ * The matrix check of a door × upstream × streaming: a tool loop (call, then answer) and a
+ * follow-up, each earlier turn's reasoning reported intact by the upstream. Returns the tool-call
+ * answer (its reasoning is what the route must have got back).
+ */
+export async function expectToolLoopIntact(
+  conversation: DoorConversation,
+  stream: boolean,
+  label: string,
+): Promise<DoorAnswer> {
+  const [call, answer] = await conversation.turn('read the file notes.txt', { stream });
+  expect({ label, toolCalls: call?.toolCalls, sealed: /^hermes\.1\.[\w-]+\.[\w-]+$/.test(call?.handle ?? '') }).toEqual(
+    {
+      label,
+      toolCalls: 1,
+      sealed: true,
+    },
+  );
+  expect(call?.reasoning).toContain('I should call read_file');
+  expect({ label, text: answer?.text }).toEqual({
+    label,
+    text: expect.stringContaining('Reasoning continuity: intact (1/1).'),
+  });
+  const [thanks] = await conversation.turn('thanks', { stream });
+  expect({ label, text: thanks?.text }).toEqual({
+    label,
+    text: expect.stringContaining('Reasoning continuity: intact (2/2).'),
+  });
+  return call as DoorAnswer;
 }

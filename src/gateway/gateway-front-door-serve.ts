@@ -1,0 +1,97 @@
+import type { JsonObject } from '../core/json.js';
+import type { ReasoningOptions } from '../core/reasoning-options.js';
+import type { ToolDefinition } from '../core/tool-definition.js';
+import { SESSION_HEADER } from './gateway-chat.js';
+import type { GatewayHttpError } from './gateway-errors.js';
+import { clientAbort, frontDoorJson, readFrontDoorBody } from './gateway-front-door-body.js';
+import { frontDoorHttpError } from './gateway-front-door-errors.js';
+import type { ClientHistory } from './gateway-front-door-handles.js';
+import { clientSessionId } from './gateway-front-door-session.js';
+import { streamingAnswer, type DoorStreamWriter } from './gateway-front-door-stream.js';
+import { runFrontDoorTurn, type FrontDoorAnswer, type FrontDoorContext } from './gateway-front-door.js';
+import type { HandlePurpose } from './gateway-handle-seal.js';
+import type { ChatRequestSource } from './gateway-request-source.js';
+import type { GatewayRoute } from './gateway-types.js';
+
+/**
+ * One front-door request from body to response, the part every door shares: read and parse the
+ * body, the client's session header, the route its model picks, then the turn answered as JSON
+ * or streamed (gateway-front-door-stream.ts). Never throws: a failure is the door's own error
+ * envelope with a status a client acts on (gateway-front-door-errors.ts).
+ */
+
+/** What a door's parser returns. */
+export interface ParsedFrontDoorRequest {
+  model: string | undefined;
+  stream: boolean;
+  history: ClientHistory;
+  tools: ToolDefinition[];
+  reasoning: Partial<ReasoningOptions> | undefined;
+}
+
+/** A door's own parts: its parser, its answer shapes and its error envelope. */
+export interface FrontDoorHandler<Parsed extends ParsedFrontDoorRequest> {
+  /** The field handles travel in (null: the door returns none). */
+  purpose: HandlePurpose | null;
+  /** Stream deltas as they come instead of reasoning first (see `AnswerSequencer`). */
+  live?: boolean;
+  parse(body: unknown): Parsed;
+  /** Per-request answer shapes, made before the turn runs (ids, the input estimate). */
+  answer(
+    parsed: Parsed,
+    route: GatewayRoute,
+  ): {
+    json(answer: FrontDoorAnswer): JsonObject;
+    writer(send: (event: string | null, data: string) => void): DoorStreamWriter;
+  };
+  failure(error: GatewayHttpError): Response;
+}
+
+/** Serves one request on `handler`'s door (`body` when the caller already parsed the JSON). */
+export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
+  source: ChatRequestSource,
+  context: FrontDoorContext,
+  handler: FrontDoorHandler<Parsed>,
+  onSession?: (sessionId: string) => void,
+  body?: unknown,
+): Promise<Response> {
+  let apiKey: string | undefined;
+  try {
+    const parsed = handler.parse(body === undefined ? await readFrontDoorBody(source) : body);
+    const sessionId = clientSessionId((name) => source.header(name));
+    if (sessionId) onSession?.(sessionId);
+    const { route } = context.routes.choose(parsed.model);
+    apiKey = route.apiKey;
+    const shapes = handler.answer(parsed, route);
+    const abort = clientAbort(source);
+    const headers: Record<string, string> = sessionId ? { [SESSION_HEADER]: sessionId } : {};
+    const request = {
+      purpose: handler.purpose,
+      model: parsed.model,
+      history: parsed.history,
+      tools: parsed.tools,
+      reasoning: parsed.reasoning,
+      sessionId,
+      signal: abort.signal,
+    };
+    const key = apiKey;
+    if (parsed.stream) {
+      return await streamingAnswer({
+        run: (onDelta) => runFrontDoorTurn(context, request, onDelta),
+        writer: (send) => shapes.writer(send),
+        failure: (error) => handler.failure(frontDoorHttpError(error, key)),
+        toError: (error) => frontDoorHttpError(error, key),
+        abort: () => abort.abort(),
+        headers,
+        live: handler.live === true,
+      });
+    }
+    const answer = await runFrontDoorTurn(context, request);
+    return frontDoorJson(shapes.json(answer), {
+      ...headers,
+      'Server-Timing': `provider;dur=${answer.providerMs.toFixed(2)}`,
+    });
+  } catch (error) {
+    return handler.failure(frontDoorHttpError(error, apiKey));
+  }
+}
