@@ -141,7 +141,7 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
       'gateway listening',
     );
     process.stderr.write(
-      `hermes gateway listening on ${gateway.url} (${route.provider} ${route.model}${token ? ', token required' : ''}${flags.yolo ? ', --yolo' : ''}); inspector at ${gateway.url}/\n`,
+      `hermes gateway listening on ${gateway.url} (${route.provider} ${route.model}${modelsNote(aliases)}${token ? ', token required' : ''}${flags.yolo ? ', --yolo' : ''}); inspector at ${gateway.url}/\n`,
     );
     await waitForSignal();
     process.stderr.write('hermes gateway: stopping\n');
@@ -187,6 +187,11 @@ async function openAlias(
       throw new UsageError(`config.yaml gateway.models "${setting.name}": ${error.message}`);
     throw error;
   }
+}
+
+/** `; models claude-*, gemini` when config.yaml routes model names (gateway.models). */
+function modelsNote(aliases: readonly { alias: GatewayModelAlias }[]): string {
+  return aliases.length ? `; models ${aliases.map((entry) => entry.alias.name).join(', ')}` : '';
 }
 
 /** Resolves on SIGINT or SIGTERM (the gateway runs until stopped). */

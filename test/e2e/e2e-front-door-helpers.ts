@@ -7,8 +7,8 @@ import type { E2e, GatewayProcess, Sandbox } from '../support/e2e.js';
  * a client sends (config.yaml `gateway.models`), the way a user points Claude Code or Codex at
  * the gateway: DeepSeek and Kimi on their real hosts (mapped onto chat emulators with
  * HERMES_CONNECT_TO, so their host-based route rows apply as in production), Gemini, OpenRouter,
- * and Anthropic for every `claude-*` name. The gateway requires a token (sent as `x-api-key` by
- * the Anthropic SDK, as a bearer by the openai SDK).
+ * and Anthropic for every `claude-*` name. The gateway requires a token (sent in `x-api-key` as
+ * Claude Code sends it, and as a bearer by the openai SDK).
  */
 
 /** Model names the clients send, one per upstream. */

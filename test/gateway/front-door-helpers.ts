@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, expect } from 'vitest';
 import { startAnthropicEmulator } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
+import { startBedrockEmulator } from '../../src/emulators/bedrock-converse/bedrock-converse-emulator.js';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
 import type { ChatEmulatorOptions, ChatPersonaName } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import { startGeminiEmulator } from '../../src/emulators/gemini/gemini-emulator.js';
@@ -28,7 +29,8 @@ import type { SessionStore } from '../../src/storage/session-store.js';
  */
 
 /** Upstreams the tests route to, by client model name. */
-export type UpstreamName = 'deepseek' | 'openrouter' | 'strict-mistral' | 'anthropic' | 'gemini' | 'responses';
+export type UpstreamName =
+  'deepseek' | 'openrouter' | 'strict-mistral' | 'local' | 'anthropic' | 'bedrock' | 'gemini' | 'responses';
 
 /** A running upstream: its emulator's request log and the route that reaches it. */
 export interface Upstream {
@@ -44,6 +46,7 @@ const CHAT_ROUTES: Record<string, { persona: ChatPersonaName; provider: string; 
   deepseek: { persona: 'deepseek', provider: 'deepseek', model: 'deepseek-v4-flash' },
   openrouter: { persona: 'openrouter', provider: 'openrouter', model: 'anthropic/claude-sonnet-4.5' },
   'strict-mistral': { persona: 'strict-mistral', provider: 'mistral', model: 'magistral-medium-latest' },
+  local: { persona: 'local', provider: 'custom', model: 'qwen3:8b' },
 };
 
 /** Starts one upstream emulator (`chatOptions`: more chat emulator options, e.g. `rejectKeys`). */
@@ -80,6 +83,21 @@ export async function startUpstream(
       name,
       requests: emulator.requests,
       route: { route, apiKey: 'sk-ant-test' },
+      close: () => emulator.close(),
+    };
+  }
+  if (name === 'bedrock') {
+    const emulator = await startBedrockEmulator();
+    const route = {
+      api: 'bedrock_converse' as const,
+      provider: 'bedrock',
+      model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      baseUrl: emulator.baseUrl,
+    };
+    return {
+      name,
+      requests: emulator.requests,
+      route: { route, apiKey: 'bedrock-api-key' },
       close: () => emulator.close(),
     };
   }

@@ -15,7 +15,7 @@ import {
  */
 
 const doors = useFrontDoors();
-const UPSTREAMS: UpstreamName[] = ['deepseek', 'openrouter', 'anthropic', 'gemini', 'responses'];
+const UPSTREAMS: UpstreamName[] = ['deepseek', 'openrouter', 'local', 'anthropic', 'bedrock', 'gemini', 'responses'];
 const CASES = (['messages', 'responses'] as const).flatMap((door) =>
   UPSTREAMS.flatMap((upstream) => [false, true].map((stream) => [door, upstream, stream] as const)),
 );

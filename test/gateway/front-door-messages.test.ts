@@ -80,19 +80,16 @@ describe('POST /v1/messages through the Anthropic SDK', () => {
     expect(counted.input_tokens).toBeLessThan(200); // the 5,000-byte signature costs nothing
   });
 
-  it("accepts the gateway token as x-api-key (Claude Code) and refuses a wrong one in Anthropic's envelope", async () => {
+  it("accepts the gateway token as x-api-key (Claude Code) or as a bearer (this SDK), refusing a wrong one in Anthropic's envelope", async () => {
     const { gateway } = await doors.gateway(['deepseek'], { token: 'gateway-secret' });
-    const good = new Anthropic({ baseURL: gateway.url, apiKey: 'gateway-secret', maxRetries: 0 });
-    const answer = await good.messages.create({
-      model: 'deepseek',
-      max_tokens: 50,
-      messages: [{ role: 'user', content: 'hi' }],
-    });
-    expect(messageText(answer)).toContain('You said: hi');
-    const bad = new Anthropic({ baseURL: gateway.url, apiKey: 'wrong', maxRetries: 0 });
-    const refused = await bad.messages
-      .create({ model: 'deepseek', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] })
-      .catch((error: unknown) => error);
+    const ask = (client: Anthropic) =>
+      client.messages.create({ model: 'deepseek', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+    const withKey = (key: string) =>
+      new Anthropic({ baseURL: gateway.url, apiKey: null, defaultHeaders: { 'x-api-key': key }, maxRetries: 0 });
+    expect(messageText(await ask(withKey('gateway-secret')))).toContain('You said: hi');
+    const asBearer = new Anthropic({ baseURL: gateway.url, apiKey: 'gateway-secret', maxRetries: 0 });
+    expect(messageText(await ask(asBearer))).toContain('You said: hi');
+    const refused = await ask(withKey('wrong')).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(Anthropic.AuthenticationError);
     expect((refused as { error?: unknown }).error).toMatchObject({
       type: 'error',
@@ -125,6 +122,41 @@ describe('POST /v1/messages through the Anthropic SDK', () => {
       .catch((error: unknown) => error);
     expect(tooLong).toBeInstanceOf(Anthropic.BadRequestError);
     expect((tooLong as Error).message).toContain('prompt is too long');
+  });
+
+  it('a real Anthropic signature (a client that talked to Anthropic directly) passes through on the Anthropic route only', async () => {
+    const { gateway, upstreams } = await doors.gateway(['anthropic', 'deepseek']);
+    const direct = new Anthropic({
+      baseURL: upstreams['anthropic']!.route.route.baseUrl,
+      apiKey: null,
+      defaultHeaders: { 'x-api-key': 'sk-ant-test' },
+      maxRetries: 0,
+    });
+    const first = await direct.messages.create({
+      model: 'claude-opus-4-8',
+      max_tokens: 4096,
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      messages: [{ role: 'user', content: 'hello' }],
+    });
+    const chat = {
+      messages: [
+        { role: 'user' as const, content: 'hello' },
+        { role: 'assistant' as const, content: first.content },
+      ],
+    };
+    const signed = first.content[0] as Anthropic.ThinkingBlock;
+    expect(signed.type).toBe('thinking');
+    expect(signed.signature).not.toMatch(/^hermes\./);
+    const viaGateway = messagesConversation(doors.anthropic(gateway), 'anthropic');
+    viaGateway.messages.push(...chat.messages);
+    const [answer] = await viaGateway.turn('again', { stream: true });
+    expect(messageText(answer!)).toContain('Reasoning continuity: intact (1/1).');
+    expect(upstreams['anthropic']!.requests.at(-1)?.raw).toContain(JSON.stringify(signed.signature));
+    const elsewhere = messagesConversation(doors.anthropic(gateway), 'deepseek');
+    elsewhere.messages.push(...chat.messages);
+    await elsewhere.turn('again', { stream: false });
+    expect(upstreams['deepseek']!.requests.at(-1)?.raw).not.toContain(signed.signature);
+    expect(statuses(upstreams['anthropic']!)).toEqual([200, 200]);
   });
 
   it.each([
