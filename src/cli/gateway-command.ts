@@ -42,7 +42,10 @@ export function registerGatewayCommand(program: Command): void {
       '--yolo',
       'approve every tool call (writing files, shell, MCP tools) and start unapproved .mcp.json servers; without it such tools are refused',
     )
-    .option('--token <token>', 'require "Authorization: Bearer <token>" (default: $HERMES_GATEWAY_TOKEN)')
+    .option(
+      '--token <token>',
+      'require the token, as "Authorization: Bearer <token>" or in x-api-key (default: $HERMES_GATEWAY_TOKEN)',
+    )
     .addHelpText(
       'after',
       `
