@@ -98,6 +98,8 @@ export async function openHandle(
   purpose: HandlePurpose,
   keyring: HandleKeyring,
 ): Promise<OpenedHandle> {
+  const recalled = typeof value === 'string' ? (keyring.recall(value, purpose) as OpenedHandle | undefined) : undefined;
+  if (recalled) return recalled;
   const parsed = parseHandle(value);
   if (typeof parsed === 'string') return failed(parsed);
   const key = await keyring.openingKey(parsed.keyId);
@@ -108,7 +110,11 @@ export async function openHandle(
   // Authenticated but unreadable: only a gateway with this key could have sealed it, so this is
   // a gateway of another version; dropped like any handle that does not open.
   if (!carriers) return failed('malformed');
-  return { ok: true, keyId: parsed.keyId, carriers };
+  const result: OpenedHandle = { ok: true, keyId: parsed.keyId, carriers };
+  // The carriers are shared by later requests that echo this handle: the request builders never
+  // change a history they are given (TransportRequest.history), and stores copy what they append.
+  keyring.remember(value as string, purpose, parsed.keyId, result);
+  return result;
 }
 
 /**

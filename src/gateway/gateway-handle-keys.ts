@@ -20,6 +20,12 @@ export const RESEAL_CHECK_MS = 60_000;
 /** The least time between two store reads caused by handles naming an unknown key. */
 export const RELOAD_AFTER_MISS_MS = 5_000;
 
+/** Opened handles a gateway remembers (clients send every earlier turn's handle on each request). */
+export const OPENED_HANDLES_CACHED = 4096;
+
+/** Characters of remembered handles at most (their carriers take about as much again). */
+export const OPENED_HANDLE_CHARS_CACHED = 32 * 1024 * 1024;
+
 /** A fresh key record: 32 random bytes and a random 8-character id. */
 export function newHandleKeyRecord(now: number = Date.now()): HandleKeyRecord {
   return { id: randomBytes(6).toString('base64url'), secret: randomBytes(32).toString('base64url'), createdAt: now };
@@ -32,6 +38,8 @@ export class HandleKeyring {
   private loadedAt = -Infinity;
   private missReloadAt = -Infinity;
   private loading: Promise<void> | null = null;
+  private readonly opened = new Map<string, { keyId: string; value: unknown; chars: number }>();
+  private openedChars = 0;
 
   constructor(
     private readonly store: SessionStore,
@@ -52,6 +60,44 @@ export class HandleKeyring {
     this.missReloadAt = this.now();
     await this.reload();
     return this.keys.get(id);
+  }
+
+  /**
+   * What an earlier `remember` kept for this exact handle and field, while its key is still held
+   * (a retired key's handles stop opening at the next reload), or undefined. Clients send every
+   * earlier turn's handle with each request: each is decrypted and parsed once per gateway.
+   */
+  recall(handle: string, purpose: string): unknown {
+    const key = `${purpose}\0${handle}`;
+    const entry = this.opened.get(key);
+    if (!entry) return undefined;
+    if (!this.keys.has(entry.keyId)) {
+      this.forget(key);
+      return undefined;
+    }
+    // Most recently used last: the oldest entry is the first one dropped.
+    this.opened.delete(key);
+    this.opened.set(key, entry);
+    return entry.value;
+  }
+
+  /** Keeps an opened handle's contents for {@link recall}, least recently used dropped first. */
+  remember(handle: string, purpose: string, keyId: string, value: unknown): void {
+    const key = `${purpose}\0${handle}`;
+    if (this.opened.has(key) || handle.length > OPENED_HANDLE_CHARS_CACHED / 16) return;
+    this.opened.set(key, { keyId, value, chars: handle.length });
+    this.openedChars += handle.length;
+    for (const [oldest] of this.opened) {
+      if (this.opened.size <= OPENED_HANDLES_CACHED && this.openedChars <= OPENED_HANDLE_CHARS_CACHED) break;
+      this.forget(oldest);
+    }
+  }
+
+  private forget(key: string): void {
+    const entry = this.opened.get(key);
+    if (!entry) return;
+    this.opened.delete(key);
+    this.openedChars -= entry.chars;
   }
 
   private reload(): Promise<void> {

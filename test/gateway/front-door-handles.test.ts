@@ -181,11 +181,26 @@ describe('sealed handles', () => {
     // Another gateway of the fleet, sharing the store, opens the new key's handle at once.
     expect((await openHandle(fresh, 'messages.thinking.signature', new HandleKeyring(store, () => now))).ok).toBe(true);
     await rotateHandleKey(store, { retireOld: true });
+    // The running gateway forgets the retired key (and what it opened with it) at its next reload.
+    now += RESEAL_CHECK_MS;
+    await keyring.sealingKey();
+    expect((await openHandle(old, 'messages.thinking.signature', keyring)).ok).toBe(false);
     const later = new HandleKeyring(store, () => now);
     expect(await openHandle(old, 'messages.thinking.signature', later)).toEqual({
       ok: false,
       reason: 'sealed with a key this store does not hold (another gateway, or a retired key)',
     });
+  });
+
+  it('each handle is decrypted once per gateway: a second echo of it is answered from memory', async () => {
+    const store = createMemorySessionStore();
+    const keyring = new HandleKeyring(store);
+    const handle = (await sealMessage(STORED['gemini']!, 'messages.thinking.signature', keyring)) as string;
+    const first = await openHandle(handle, 'messages.thinking.signature', keyring);
+    const again = await openHandle(handle, 'messages.thinking.signature', keyring);
+    expect(again).toBe(first);
+    // Remembered per field: the same bytes in another field still do not open.
+    expect((await openHandle(handle, 'responses.reasoning.encrypted_content', keyring)).ok).toBe(false);
   });
 
   it('a key the gateway does not know yet (rotated elsewhere) makes it read the store, at most once per few seconds', async () => {
