@@ -186,8 +186,11 @@ async function openAlias(
     };
     return { alias: { name: setting.name, route }, opened };
   } catch (error) {
-    if (error instanceof UsageError)
-      throw new UsageError(`config.yaml gateway.models "${setting.name}": ${error.message}`);
+    if (error instanceof UsageError) {
+      // --api-key names the gateway's own route; an entry's key comes from its variable only.
+      const message = error.message.replace(' or pass --api-key', '');
+      throw new UsageError(`config.yaml gateway.models "${setting.name}": ${message}`);
+    }
     throw error;
   }
 }
