@@ -58,7 +58,7 @@ describe('hermes gateway /v1/messages with the Anthropic SDK', () => {
     expect(preview.stdout).toContain('gateway handles: the newest front-door request opened');
   });
 
-  it("a tampered, a truncated and another gateway's handle are dropped, never a 5xx, each drop in replay preview --explain and the inspector", async () => {
+  it("a tampered, a truncated, another gateway's and a missing handle are dropped, never a 5xx, each drop in replay preview --explain and the inspector", async () => {
     const fleet = await startFrontDoorFleet(e2e);
     const other = await startFrontDoorFleet(e2e); // its own HERMES_HOME: its own key
     const sessionId = 'handles-e2e';
@@ -71,10 +71,11 @@ describe('hermes gateway /v1/messages with the Anthropic SDK', () => {
     const thinkingBlocks = chat.messages
       .filter((message) => message.role === 'assistant')
       .map((message) => (message.content as Anthropic.ContentBlockParam[])[0] as Anthropic.ThinkingBlockParam);
-    const [first, second, third] = thinkingBlocks;
+    const [first, second, third, fourth] = thinkingBlocks;
     first!.signature = `${first!.signature.slice(0, 40)}x${first!.signature.slice(41)}`;
     second!.signature = second!.signature.slice(0, -30);
     third!.signature = foreignHandle;
+    fourth!.signature = ''; // missing, as Claude Code keeps an unsigned block
     const [answer] = await chat.turn('thanks', { stream: true });
     expect(messageText(answer!)).toContain('You said: thanks');
     expect(upstreamStatuses(fleet).filter((status) => status !== 200)).toEqual([]);
@@ -83,10 +84,10 @@ describe('hermes gateway /v1/messages with the Anthropic SDK', () => {
       fleet.sandbox,
       fleet.env,
     );
-    for (const reason of ['does not authenticate', 'a key this store does not hold']) {
+    for (const reason of ['does not authenticate', 'a key this store does not hold', 'empty or null']) {
       expect(preview.stdout).toContain(reason);
     }
-    expect(preview.stdout.match(/dropped handle content\[0\]\.signature/g)).toHaveLength(3);
+    expect(preview.stdout.match(/dropped handle content\[0\]\.signature/g)).toHaveLength(4);
     const inspector = await fetch(`${fleet.gateway.url}/v1/sessions/${sessionId}/requests`, {
       headers: { authorization: `Bearer ${GATEWAY_TOKEN}` },
     });
@@ -94,6 +95,6 @@ describe('hermes gateway /v1/messages with the Anthropic SDK', () => {
     const dropped = records.data
       .at(-1)
       ?.decisions.filter((decision) => decision.field.startsWith('handle ') && decision.action === 'dropped');
-    expect(dropped).toHaveLength(3);
+    expect(dropped).toHaveLength(4);
   });
 });
