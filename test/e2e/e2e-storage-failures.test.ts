@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { stateDbPath } from '../../src/storage/store-paths.js';
 import { type CliRun, HERMES_BIN, parseJson, runHermes, useE2e } from '../support/e2e.js';
+import { SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite-schema.js';
 
 /**
  * Storage failures through the real CLI: each is ONE line on stderr saying what happened and
@@ -72,7 +73,8 @@ describe('storage failures are one line through the CLI', () => {
     expect(newer.code).toBe(1);
     expect(oneLine(newer)).toContain('has schema version 99, newer than this hermes understands');
     raw(sandbox.home, (database) => {
-      database.pragma('user_version = 3');
+      // This build's version: the table is missing, not a migration pending.
+      database.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
       database.exec('DROP TABLE verdicts');
     });
     const missing = await runHermes(['routes', 'verdicts'], sandbox);
