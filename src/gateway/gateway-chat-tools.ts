@@ -154,7 +154,17 @@ function chatHistory(messages: unknown): ClientHistory {
   if (!Array.isArray(messages) || messages.length === 0) {
     throw badRequest('"messages" must be a non-empty array of chat messages', 'messages');
   }
-  return { messages: messages.map((message, index) => chatMessage(message, index)), echoes: new Map() };
+  const history = messages.map((message, index) => chatMessage(message, index));
+  // An assistant message with neither text, calls nor reasoning has nothing to replay.
+  const kept = history.filter(
+    (message) =>
+      message.role !== 'assistant' ||
+      message.content !== null ||
+      message.tool_calls !== undefined ||
+      message.reasoning_content !== undefined ||
+      message.reasoning !== undefined,
+  );
+  return { messages: kept, echoes: new Map() };
 }
 
 function chatMessage(message: unknown, index: number): Message {

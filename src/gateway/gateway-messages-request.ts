@@ -168,6 +168,8 @@ function addAssistant(history: ClientHistory, blocks: readonly JsonObject[], ind
       reasoning.push({ field: `content[${position}].data`, value: block['data'], text: '' });
     }
   });
+  // A turn left empty (its thinking dropped by the client, nothing else) has nothing to replay.
+  if (texts.length === 0 && calls.length === 0 && reasoning.length === 0) return;
   const message: AssistantMessage = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null };
   if (calls.length > 0) message.tool_calls = calls;
   const messageIndex = history.messages.length;

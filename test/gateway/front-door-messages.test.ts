@@ -191,3 +191,42 @@ describe('POST /v1/messages through the Anthropic SDK', () => {
     },
   );
 });
+
+describe('reading a Messages request', () => {
+  it('keeps tool results before the text of their user turn, replaces images, skips an emptied assistant turn', () => {
+    const parsed = parseMessagesRequest({
+      model: 'm',
+      system: [{ type: 'text', text: 'be brief' }],
+      messages: [
+        { role: 'user', content: 'look' },
+        { role: 'assistant', content: [] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'and this' },
+            { type: 'tool_result', tool_use_id: 't1', content: 'boom', is_error: true },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+          ],
+        },
+      ],
+    });
+    expect(parsed.history.messages).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'look' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 't1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }],
+      },
+      { role: 'tool', tool_call_id: 't1', content: 'error: boom' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'and this' },
+          { type: 'text', text: '[image omitted: the gateway forwards text only]' },
+        ],
+      },
+    ]);
+  });
+});
