@@ -87,7 +87,7 @@ export async function runFrontDoorTurn(
           origin: clientTurnOrigin(route.route, settings),
         });
   const history = request.history.messages;
-  if (request.sessionId) await ensureClientSession(gateway.store, request.sessionId, route, history);
+  const sessionId = await mirrorSession(context, request.sessionId, route, history);
   let providerMs = 0;
   let sentAt = 0;
   const onEvent = (event: AgentEvent) => {
@@ -98,7 +98,7 @@ export async function runFrontDoorTurn(
   };
   const result = await runClientToolsTurn({
     store: gateway.store,
-    sessionId: request.sessionId,
+    sessionId,
     route: route.route,
     apiKey: route.apiKey,
     fetch: route.fetch,
@@ -114,9 +114,9 @@ export async function runFrontDoorTurn(
   const plaintext = carriers ?? JSON.stringify({ m: { origin: result.message.origin ?? null }, c: [] });
   const handle =
     request.purpose === null ? '' : sealHandle(plaintext, request.purpose, await context.keyring.sealingKey());
-  if (request.sessionId) {
+  if (sessionId) {
     await mirrorClientTurn(gateway.store, context.lock, gateway.logger, {
-      sessionId: request.sessionId,
+      sessionId,
       history,
       answer: result.message,
       record: result.record,
@@ -132,6 +132,30 @@ export async function runFrontDoorTurn(
     route,
     providerMs,
   };
+}
+
+/**
+ * The session the turn is mirrored into, created when new. The client holds the history, so a
+ * store that cannot take the session (read-only, unreachable) makes the turn stateless, logged,
+ * rather than failing it.
+ */
+async function mirrorSession(
+  context: FrontDoorContext,
+  sessionId: string | undefined,
+  route: GatewayRoute,
+  history: FrontDoorTurnRequest['history']['messages'],
+): Promise<string | undefined> {
+  if (!sessionId) return undefined;
+  try {
+    await ensureClientSession(context.gateway.store, sessionId, route, history);
+    return sessionId;
+  } catch (error) {
+    context.gateway.logger.warn(
+      { session: sessionId, err: (error as Error).message },
+      `session ${sessionId} cannot be mirrored (the turn runs stateless): ${(error as Error).message}`,
+    );
+    return undefined;
+  }
 }
 
 /** The token estimate of a request on the route its model picks (`count_tokens`, `message_start`). */

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 import { newMessages } from '../../src/gateway/gateway-front-door-session.js';
+import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 import {
   messageText,
   messagesConversation,
@@ -117,6 +118,21 @@ describe('front-door sessions', () => {
     const stateless = messagesConversation(doors.anthropic(gateway), 'openrouter');
     await stateless.turn('read the file notes.txt', { stream: true });
     expect(statuses(upstreams['openrouter']!)).toEqual([200, 400, 200, 200, 200]);
+  });
+
+  it('a store that cannot take the session: the turn still answers, stateless (the client holds the history)', async () => {
+    const memory = createMemorySessionStore();
+    const refusing = new Proxy(memory, {
+      get(target, key, receiver) {
+        if (key === 'createSession') return () => Promise.reject(new Error('attempt to write a readonly database'));
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const { gateway } = await doors.gateway(['deepseek'], { store: refusing });
+    const chat = messagesConversation(doors.anthropic(gateway, { 'x-claude-code-session-id': 'ro-1' }), 'deepseek');
+    const answers = await chat.turn('read the file notes.txt', { stream: false });
+    expect(messageText(answers.at(-1)!)).toContain('Reasoning continuity: intact (1/1).');
+    expect(await memory.listSessions()).toEqual([]);
   });
 
   it('without a session header nothing is stored; a malformed one is a 400', async () => {
