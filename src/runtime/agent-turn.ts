@@ -4,8 +4,10 @@ import type { AssistantMessage, Message, ToolMessage } from '../core/message.js'
 import type { RouteProfile } from '../replay/replay-route-profile.js';
 import { withoutDuplicateToolCalls } from '../replay/replay-recovery.js';
 import { executeToolCall } from '../tools/tool-registry.js';
+import { redactFromLogs } from '../logging/logger.js';
 import type { SessionFields, SessionRecord } from '../storage/session-store.js';
 import { holdSessionLease, leaseFencedStore, type HeldSessionLease } from '../storage/session-lease-hold.js';
+import { storedBaseUrl } from '../storage/session-store-rules.js';
 import { missingToolResults } from './runtime-history.js';
 import { repairToolPairing } from './runtime-history-repair.js';
 import { findKeyedTurn, finishedTurnResult, TURN_KEY } from './runtime-turn-key.js';
@@ -36,6 +38,8 @@ export { TurnInterruptedError } from './runtime-request.js';
  */
 export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
   const { store, sessionId } = turnOptions;
+  // A key given on the command line is not in the environment: the log files learn it here.
+  redactFromLogs(turnOptions.apiKey);
   // A caller that holds the lease already found the session; the leased turn reads it again.
   if ((turnOptions.newSession || !turnOptions.lease) && !(await store.getSession(sessionId))) {
     if (!turnOptions.newSession) throw new HermesError(`no session "${sessionId}"`);
@@ -251,7 +255,7 @@ function sessionFieldsFor(session: SessionRecord, options: AgentTurnOptions, use
     fields.title === undefined &&
     fields.provider === session.provider &&
     fields.model === session.model &&
-    fields.baseUrl === session.baseUrl &&
+    storedBaseUrl(fields.baseUrl) === session.baseUrl &&
     fields.api === session.api;
   return unchanged ? null : fields;
 }

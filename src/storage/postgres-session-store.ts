@@ -16,11 +16,13 @@ import {
 import { leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
 import type { NewSession, SessionFields, SessionRecord, SessionStore, UndecodableMessage } from './session-store.js';
 import {
+  checkedTitle,
   defaultBranchTitle,
   duplicateSessionError,
   mergeModelConfig,
   mergeVerdict,
   parseModelConfig,
+  storedBaseUrl,
   stringifyJson,
   unknownSessionError,
 } from './session-store-rules.js';
@@ -100,13 +102,13 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
       [
         id,
         set(fields.title),
-        fields.title ?? null,
+        checkedTitle(fields.title) ?? null,
         set(fields.provider),
         fields.provider ?? null,
         set(fields.model),
         fields.model ?? null,
         set(fields.baseUrl),
-        fields.baseUrl ?? null,
+        storedBaseUrl(fields.baseUrl) ?? null,
         set(fields.api),
         fields.api ?? null,
         now(),
@@ -126,12 +128,12 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
       SQL.insertSession,
       [
         id,
-        input.title ?? null,
+        checkedTitle(input.title) ?? null,
         input.parentSessionId ?? null,
         now(),
         input.provider ?? null,
         input.model ?? null,
-        input.baseUrl ?? null,
+        storedBaseUrl(input.baseUrl) ?? null,
         input.api ?? null,
         stringifyJson(input.modelConfig ?? {}, 'model config'),
       ],
