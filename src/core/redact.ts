@@ -8,9 +8,10 @@ import type { StreamEvent } from './stream-event.js';
  * `x-request-id`. The rules, in order:
  *
  * 1. Every known secret (the configured key and the credentials found in the environment) is
- *    removed literally, and so is every piece of one that is at least {@link MIN_PIECE_LENGTH}
- *    characters long and begins or ends it: a key cut in two by a chunk boundary (a malformed
- *    stream chunk quoted in an error) leaves no half behind.
+ *    removed literally, and so is every piece of one (of 20 characters or more, as provider keys
+ *    are) that is at least {@link MIN_PIECE_LENGTH} characters long and begins or ends it: a key
+ *    cut in two by a chunk boundary (a malformed stream chunk quoted in an error) leaves no half
+ *    behind.
  * 2. Anything shaped like a credential: `Bearer …`, `x-api-key`, `x-goog-api-key`, AWS
  *    signatures, secret keys and session tokens, `sk-…`, `AIza…` and AWS access key ids.
  * 3. URL secrets: the value of every query parameter whose name says it holds one (`key`,
@@ -27,6 +28,12 @@ const MIN_SECRET_LENGTH = 8;
 
 /** Shortest piece of a known secret (its start or its end) that is redacted on its own. */
 export const MIN_PIECE_LENGTH = 8;
+
+/**
+ * Shortest known secret whose pieces are redacted: provider keys are 32 characters or more, so
+ * 8 of them are random; a short made-up value (`sk-test-provider`) would erase words.
+ */
+const MIN_PIECED_SECRET_LENGTH = 20;
 
 /** Environment variables whose values are credentials (AWS, Google, any `*_API_KEY`, `*_TOKEN`). */
 const SECRET_ENV_NAME = /(_API_KEY|_SECRET_ACCESS_KEY|_SESSION_TOKEN|_BEARER_TOKEN\w*|_ACCESS_TOKEN|_AUTH_TOKEN)$/;
@@ -68,7 +75,7 @@ export function redactText(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) {
     if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-    if (secret.length > MIN_PIECE_LENGTH) result = redactPieces(result, secret);
+    if (secret.length >= MIN_PIECED_SECRET_LENGTH) result = redactPieces(result, secret);
   }
   for (const pattern of CREDENTIAL_PATTERNS) result = result.replace(pattern, `$1${REDACTED}`);
   return result;
