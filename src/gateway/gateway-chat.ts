@@ -97,7 +97,7 @@ export async function chatCompletionsResponse(
     const userText = parsed.userTexts.join('\n\n');
     const turnKey = request.header(IDEMPOTENCY_HEADER)?.trim() || undefined;
     if (parsed.stream) {
-      const response = streamingResponse(
+      const response = await streamingResponse(
         context,
         { sessionId, userText, turnKey, lease: held },
         parsed,
@@ -238,13 +238,19 @@ function serverTiming(outcome: GatewayTurnOutcome): string {
   return `provider;dur=${outcome.providerMs.toFixed(2)}`;
 }
 
-function streamingResponse(
+/**
+ * The SSE answer of a streaming request. The status is sent once the turn stored its user
+ * message (or answered from the store): a failure before that — a reused `Idempotency-Key`
+ * (422), a busy or unreadable session — is a plain error response with its own status, not an
+ * error event inside a 200.
+ */
+async function streamingResponse(
   context: GatewayTurnContext,
   turn: { sessionId: string; userText: string; turnKey: string | undefined; lease: HeldSessionLease },
   parsed: GatewayChatRequest,
   release: () => Promise<void>,
   clientGone: AbortSignal,
-): Response {
+): Promise<Response> {
   const { sessionId } = turn;
   const encoder = new TextEncoder();
   const abort = new AbortController();
@@ -253,6 +259,10 @@ function streamingResponse(
   const created = Math.floor(Date.now() / 1000);
   const model = context.route.route.model;
   let closed = false;
+  let stored = false;
+  let early: { error: unknown } | undefined;
+  let begin!: (failure?: { error: unknown }) => void;
+  const begun = new Promise<{ error: unknown } | undefined>((resolve) => (begin = resolve));
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       const send = (payload: unknown) => {
@@ -294,24 +304,42 @@ function streamingResponse(
           );
       };
       send(chunk({ role: 'assistant', content: '' }));
-      void runGatewayTurn(context, { ...turn, signal: abort.signal, onEvent })
+      const onUserStored = () => {
+        stored = true;
+        begin();
+      };
+      void runGatewayTurn(context, { ...turn, signal: abort.signal, onEvent, onUserStored })
         .then((outcome) => {
+          begin();
           send(chunk({}, { session_id: outcome.result.sessionId }, outcome.result.stoppedAtCap ? 'length' : 'stop'));
           if (parsed.includeUsage)
             send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(outcome) });
         })
         .catch((error: unknown) => {
+          if (!stored) {
+            early = { error };
+            return;
+          }
           // Once the stream started the status is already 200: the failure is an error event,
           // which the openai SDK raises as an APIError.
           send(redactError(toHttpError(error), knownSecrets(undefined, process.env)).body());
         })
         .finally(async () => {
-          // Released before [DONE], so the client's next turn finds the session free anywhere.
-          await release();
-          send('[DONE]');
-          if (!closed) {
-            closed = true;
-            controller.close();
+          try {
+            // Released before [DONE], so the client's next turn finds the session free anywhere.
+            await release();
+          } finally {
+            // A failure before the user message was stored is answered with its status instead.
+            if (early) {
+              closed = true;
+              begin(early);
+            } else {
+              send('[DONE]');
+              if (!closed) {
+                closed = true;
+                controller.close();
+              }
+            }
           }
         });
     },
@@ -321,6 +349,8 @@ function streamingResponse(
       abort.abort();
     },
   });
+  const failure = await begun;
+  if (failure) return errorResponse(toHttpError(failure.error));
   return new Response(stream, {
     headers: {
       'Content-Type': 'text/event-stream; charset=utf-8',

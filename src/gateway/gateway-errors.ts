@@ -24,7 +24,7 @@ export class GatewayHttpError extends Error {
   override readonly name = 'GatewayHttpError';
 
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 502,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 500 | 502,
     message: string,
     readonly type: GatewayErrorType,
     readonly code: string | null = null,

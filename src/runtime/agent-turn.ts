@@ -10,7 +10,7 @@ import { holdSessionLease, leaseFencedStore, type HeldSessionLease } from '../st
 import { storedBaseUrl } from '../storage/session-store-rules.js';
 import { missingToolResults } from './runtime-history.js';
 import { repairToolPairing } from './runtime-history-repair.js';
-import { findKeyedTurn, finishedTurnResult, TURN_KEY } from './runtime-turn-key.js';
+import { findKeyedTurn, finishedTurnResult, TURN_DIGEST, TURN_KEY, turnDigest } from './runtime-turn-key.js';
 import { isContextOverflow } from './runtime-errors.js';
 import { planCompaction } from './compaction-plan.js';
 import { compressSession } from './compaction-run.js';
@@ -80,7 +80,7 @@ async function runTrackedTurn(
   // belongs to a turn that is gone: it is answered (appended, never rewritten).
   for (const repair of missingToolResults(stored)) await store.appendMessage(sessionId, repair);
   const history: Message[] = repairToolPairing(stored);
-  const keyed = findKeyedTurn(stored, options.turnKey);
+  const keyed = findKeyedTurn(stored, options.turnKey, userText);
   if (keyed.state === 'finished') return finishedTurnResult(sessionId, keyed.messages);
   // A failed turn leaves its question as the last stored message: asking it again answers that
   // one rather than storing (and sending) the same question twice in a row.
@@ -91,7 +91,9 @@ async function runTrackedTurn(
   if (keyed.state === 'new' && !retried) {
     const now = Date.now();
     const user: Message = { role: 'user', content: userText, timestamp: now };
-    if (options.turnKey !== undefined) (user as Message & Record<string, unknown>)[TURN_KEY] = options.turnKey;
+    if (options.turnKey !== undefined) {
+      Object.assign(user, { [TURN_KEY]: options.turnKey, [TURN_DIGEST]: turnDigest(userText) });
+    }
     // A new session's system prompt is stored with its first message, and the session fields
     // with them, in one transaction.
     const first: Message[] =
