@@ -1,7 +1,8 @@
 import { randomFillSync } from 'node:crypto';
 import type { SessionStore } from '../storage/session-store.js';
 import { parseChatRequest, type GatewayChatRequest } from './gateway-chat-request.js';
-import { badRequest, GatewayHttpError, unknownSession } from './gateway-errors.js';
+import { DEFAULT_JSON_BODY_BOUNDS, readJsonBody } from './gateway-bounded-json.js';
+import { GatewayHttpError, unknownSession } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
 import {
   GATEWAY_LEASE_OWNER,
@@ -44,9 +45,9 @@ export interface GatewayChatDependencies {
 /**
  * Largest request body accepted. Clients resend whole conversations, so this is generous; the
  * gateway only uses the new user message(s), and an unbounded read would let one request take
- * the process's memory.
+ * the process's memory (nesting and value count are bounded too: gateway-bounded-json.ts).
  */
-export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+export const MAX_REQUEST_BYTES = DEFAULT_JSON_BODY_BOUNDS.maxBytes;
 
 /** Handles one chat-completions request; never throws (failures are OpenAI error envelopes). */
 export async function chatCompletionsResponse(
@@ -54,21 +55,10 @@ export async function chatCompletionsResponse(
   dependencies: GatewayChatDependencies,
 ): Promise<Response> {
   let body: unknown;
-  const text = await request.text(MAX_REQUEST_BYTES);
-  if (text === null) {
-    return errorResponse(
-      new GatewayHttpError(
-        413,
-        `the request body is larger than ${MAX_REQUEST_BYTES / 1024 / 1024} MiB; send only the new user message`,
-        'invalid_request_error',
-        'request_too_large',
-      ),
-    );
-  }
   try {
-    body = JSON.parse(text);
-  } catch {
-    return errorResponse(badRequest('the request body is not valid JSON', null, 'invalid_json'));
+    body = await readJsonBody(request);
+  } catch (error) {
+    return errorResponse(toHttpError(error));
   }
   let unlock: (() => void) | null = null;
   let release: (() => Promise<void>) | null = null;
