@@ -48,7 +48,8 @@ const HELP = `Commands:
   /compress               summarise the middle of the session to free context
   /exit                   leave (Ctrl-D works too)
 Input: Enter sends; a line ending in \\ or Alt+Enter continues on a new line; a paste is one message.
-Tab completes commands. Ctrl-C interrupts the current turn; at the prompt, press it twice to leave.`;
+Tab completes commands. Ctrl-C interrupts the current turn; at the prompt, press it twice to leave.
+Shell commands: what one leaves running in the background (cmd &, setsid, nohup) is stopped when the turn ends.`;
 
 /** What the loop shares with the slash commands. */
 export interface SlashState {

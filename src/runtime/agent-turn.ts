@@ -4,6 +4,7 @@ import type { AssistantMessage, Message, ToolMessage } from '../core/message.js'
 import type { RouteProfile } from '../replay/replay-route-profile.js';
 import { withoutDuplicateToolCalls } from '../replay/replay-recovery.js';
 import { executeToolCall } from '../tools/tool-registry.js';
+import { ShellProcesses } from '../tools/tool-shell-processes.js';
 import { redactFromLogs } from '../logging/logger.js';
 import type { SessionFields, SessionRecord } from '../storage/session-store.js';
 import { holdSessionLease, leaseFencedStore, type HeldSessionLease } from '../storage/session-lease-hold.js';
@@ -49,9 +50,12 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
     ? null
     : await holdSessionLease(store, sessionId, { owner: turnOptions.leaseOwner ?? 'hermes' });
   const lease = turnOptions.lease ?? (ownLease as HeldSessionLease);
+  // What the turn's shell commands leave running in the background ends with the turn.
+  const shellProcesses = turnOptions.shellProcesses ?? new ShellProcesses();
   try {
-    return await runLeasedTurn(userText, { ...turnOptions, store: leaseFencedStore(store, lease) });
+    return await runLeasedTurn(userText, { ...turnOptions, shellProcesses, store: leaseFencedStore(store, lease) });
   } finally {
+    await shellProcesses.end();
     await ownLease?.release();
   }
 }
@@ -212,6 +216,7 @@ async function runToolCalls(
           workspace: options.workspace,
           approve: options.approve,
           signal: options.signal,
+          processes: options.shellProcesses,
           ...(options.tools ? { tools: options.tools } : {}),
         });
     const toolMessage: ToolMessage = {
