@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJson, runHermes, useE2e } from '../support/e2e.js';
+import { isRunning } from '../support/processes.js';
 
 /**
  * `run_shell` processes do not outlive the turn (docs/architecture.md "Security"): a command
@@ -11,16 +12,6 @@ import { parseJson, runHermes, useE2e } from '../support/e2e.js';
  */
 
 const e2e = useE2e();
-
-/** True while `pid` runs (a zombie, or no such process, is not running). */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 describe.runIf(process.platform === 'linux')('run_shell background processes and the CLI', () => {
   it('`cmd &` and `setsid cmd &` are stopped when the turn ends', async () => {

@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { executeToolCall } from '../../src/tools/tool-registry.js';
 import { ShellProcesses } from '../../src/tools/tool-shell-processes.js';
 import { MAX_TOOL_OUTPUT } from '../../src/tools/tool-limits.js';
+import { isRunning } from '../support/processes.js';
 
 /** `run_shell`: a timeout that stops the whole process group, an output cap that keeps head and tail, Ctrl-C. */
 
@@ -17,16 +18,6 @@ beforeEach(() => {
 
 const shell = (args: Record<string, unknown>, signal?: AbortSignal, processes?: ShellProcesses) =>
   executeToolCall('run_shell', JSON.stringify(args), { workspace, approve: allow, signal, processes });
-
-/** True while `pid` runs (a zombie, or no such process, is not running). */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** Starts `sleep 300` twice in the background: one in the command's group, one escaped with setsid. */
 const BACKGROUND =
