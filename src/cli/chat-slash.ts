@@ -1,4 +1,5 @@
 import { newSessionId } from '../core/ids.js';
+import { redactUrl } from '../core/redact.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
 import { holdSessionLease } from '../storage/session-lease-hold.js';
@@ -192,7 +193,9 @@ async function switchModel(argument: string, state: SlashState): Promise<SlashOu
   const out = (text: string) => process.stdout.write(`${text}\n`);
   if (!argument) {
     const route = options.route;
-    out(`${route.api} · ${route.provider} · ${route.model} · ${route.baseUrl ?? '(default URL)'}`);
+    out(
+      `${route.api} · ${route.provider} · ${route.model} · ${route.baseUrl === undefined ? '(default URL)' : redactUrl(route.baseUrl)}`,
+    );
     return 'ok';
   }
   const head = argument.split(':')[0] ?? '';

@@ -111,6 +111,10 @@ describe('a key in the base URL is never printed, logged or stored', () => {
     const again = await runHermes(['chat', '-r', stored?.id ?? '', '-q', 'again'], configured);
     expect(again.stderr).not.toContain('pass --base-url');
     expectNoPieceIn('the configured resume', again.stdout + again.stderr);
+    for (const args of [['config', 'show'], ['config', 'show', '--json'], ['doctor']]) {
+      const shown = await runHermes(args, configured);
+      expectNoPieceIn(args.join(' '), shown.stdout + shown.stderr);
+    }
     for (const file of filesUnder(configured.home)) {
       if (!file.path.endsWith('config.yaml')) expectNoPieceIn(file.path, file.text);
     }
