@@ -47,12 +47,14 @@ type WorkerMessage =
   | { type: 'invalid'; message: string }
   | { type: 'results'; results: SearchFileResult[] };
 
+/** Messages to the worker: a search's pattern, then its batches of files. */
+type SearchRequest =
+  | { type: 'compile'; pattern: string; ignoreCase: boolean; lineWork: number }
+  | { type: 'match'; files: SearchFileJob[]; wanted: number };
+
 /** What the worker is started with. */
 interface SearchWorkerData {
   re2js: string;
-  pattern: string;
-  ignoreCase: boolean;
-  lineWork: number;
   minimumChars: number;
   shownChars: number;
 }
@@ -69,24 +71,28 @@ function searchWorkerMain(): void {
   /* eslint-enable @typescript-eslint/no-require-imports */
   const port = threads.parentPort;
   if (port === null) return;
-  let expression: InstanceType<typeof RE2JS>;
-  try {
-    expression = RE2JS.compile(data.pattern, data.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
-  } catch (error) {
-    port.postMessage({ type: 'invalid', message: (error as Error).message });
-    return;
-  }
-  // The compiled program's size (re2js keeps it on `re2Input.prog.inst`); unknown: the minimum.
-  const program = expression as unknown as { re2Input?: { prog?: { inst?: unknown[] } } };
-  const instructions = program.re2Input?.prog?.inst?.length ?? 0;
-  const matchedChars =
-    instructions > 0 ? Math.max(data.minimumChars, Math.floor(data.lineWork / instructions)) : data.minimumChars;
-  port.postMessage({ type: 'ready', matchedChars });
   const decoder = new TextDecoder();
-  port.on('message', (batch: { files: SearchFileJob[]; wanted: number }) => {
-    let wanted = batch.wanted;
+  let expression: InstanceType<typeof RE2JS> | null = null;
+  let matchedChars = data.minimumChars;
+  const compile = (request: Extract<SearchRequest, { type: 'compile' }>) => {
+    try {
+      expression = RE2JS.compile(request.pattern, request.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    } catch (error) {
+      expression = null;
+      port.postMessage({ type: 'invalid', message: (error as Error).message });
+      return;
+    }
+    // The compiled program's size (re2js keeps it on `re2Input.prog.inst`); unknown: the minimum.
+    const program = expression as unknown as { re2Input?: { prog?: { inst?: unknown[] } } };
+    const instructions = program.re2Input?.prog?.inst?.length ?? 0;
+    matchedChars =
+      instructions > 0 ? Math.max(data.minimumChars, Math.floor(request.lineWork / instructions)) : data.minimumChars;
+    port.postMessage({ type: 'ready', matchedChars });
+  };
+  const match = (request: Extract<SearchRequest, { type: 'match' }>, pattern: InstanceType<typeof RE2JS>) => {
+    let wanted = request.wanted;
     const results: SearchFileResult[] = [];
-    for (const file of batch.files) {
+    for (const file of request.files) {
       if (wanted <= 0) break;
       const text = decoder.decode(file.bytes);
       const result: SearchFileResult = { index: file.index, binary: text.includes('\0'), matches: [], cutLines: 0 };
@@ -97,14 +103,38 @@ function searchWorkerMain(): void {
         const line = lines[index] ?? '';
         const tested = line.length > matchedChars ? line.slice(0, matchedChars) : line;
         if (tested !== line) result.cutLines += 1;
-        if (!expression.test(tested)) continue;
+        if (!pattern.test(tested)) continue;
         const shown = line.length > data.shownChars ? `${line.slice(0, data.shownChars)}…` : line;
         result.matches.push([index + 1, shown]);
         wanted -= 1;
       }
     }
     port.postMessage({ type: 'results', results });
+  };
+  port.on('message', (request: SearchRequest) => {
+    if (request.type === 'compile') compile(request);
+    else if (expression !== null) match(request, expression);
   });
+}
+
+/**
+ * One idle worker, kept (unref'd, so it never holds the process open) for the next search: a
+ * worker's start and re2js's load cost tens of milliseconds, a search of a small tree a few.
+ * A worker stopped by a deadline or an abort is never kept.
+ */
+let idleWorker: Worker | null = null;
+
+function startWorker(): Worker {
+  const workerData: SearchWorkerData = {
+    re2js: createRequire(import.meta.url).resolve('re2js'),
+    minimumChars: MIN_MATCHED_CHARS,
+    shownChars: MAX_SHOWN_LINE,
+  };
+  const worker = new Worker(`(${searchWorkerMain.toString()})()`, { eval: true, workerData });
+  worker.once('exit', () => {
+    if (idleWorker === worker) idleWorker = null;
+  });
+  return worker;
 }
 
 /** A running matcher: compile once, then batches of files; {@link SearchWorker.stop} ends it at once. */
@@ -112,28 +142,29 @@ export class SearchWorker {
   private readonly worker: Worker;
   private pending: { resolve(results: SearchFileResult[]): void; reject(error: unknown): void } | null = null;
   private failure: unknown = null;
+  private readonly listeners: { message(message: WorkerMessage): void; error(error: Error): void; exit(): void };
   /** Resolves with the characters matched per line once the pattern compiled; rejects on a bad pattern. */
   readonly ready: Promise<number>;
 
   constructor(pattern: string, ignoreCase: boolean, lineWork: number) {
-    const workerData: SearchWorkerData = {
-      re2js: createRequire(import.meta.url).resolve('re2js'),
-      pattern,
-      ignoreCase,
-      lineWork,
-      minimumChars: MIN_MATCHED_CHARS,
-      shownChars: MAX_SHOWN_LINE,
-    };
-    this.worker = new Worker(`(${searchWorkerMain.toString()})()`, { eval: true, workerData });
+    this.worker = idleWorker ?? startWorker();
+    idleWorker = null;
+    this.worker.ref();
+    let compiled!: (matchedChars: number) => void;
+    let refused!: (error: unknown) => void;
     this.ready = new Promise<number>((resolve, reject) => {
-      const fail = (error: unknown) => {
-        this.failure ??= error;
-        reject(this.failure);
-        this.pending?.reject(this.failure);
-        this.pending = null;
-      };
-      this.worker.on('message', (message: WorkerMessage) => {
-        if (message.type === 'ready') resolve(message.matchedChars);
+      compiled = resolve;
+      refused = reject;
+    });
+    const fail = (error: unknown) => {
+      this.failure ??= error;
+      refused(this.failure);
+      this.pending?.reject(this.failure);
+      this.pending = null;
+    };
+    this.listeners = {
+      message: (message) => {
+        if (message.type === 'ready') compiled(message.matchedChars);
         else if (message.type === 'invalid') {
           fail(
             new ToolError(
@@ -144,12 +175,16 @@ export class SearchWorker {
           this.pending?.resolve(message.results);
           this.pending = null;
         }
-      });
-      this.worker.on('error', (error) => fail(new ToolError(`search_files failed: ${error.message}`)));
-      this.worker.on('exit', () => fail(new ToolError('search_files stopped')));
-    });
+      },
+      error: (error) => fail(new ToolError(`search_files failed: ${error.message}`)),
+      exit: () => fail(new ToolError('search_files stopped')),
+    };
+    this.worker.on('message', this.listeners.message);
+    this.worker.on('error', this.listeners.error);
+    this.worker.on('exit', this.listeners.exit);
     // A failure nobody awaits yet (the search was stopped) is not an unhandled rejection.
     this.ready.catch(() => undefined);
+    this.post({ type: 'compile', pattern, ignoreCase, lineWork });
   }
 
   /** Matches a batch of files, at most `wanted` matching lines in all. */
@@ -157,7 +192,7 @@ export class SearchWorker {
     if (this.failure !== null) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
-      this.worker.postMessage({ files, wanted });
+      this.post({ type: 'match', files, wanted });
     });
   }
 
@@ -167,5 +202,26 @@ export class SearchWorker {
     this.pending?.reject(this.failure);
     this.pending = null;
     await this.worker.terminate();
+  }
+
+  /**
+   * The search is over and the worker is idle (no batch pending): it is kept for the next
+   * search when no other is kept, else ended. A stopped or failed worker is ended.
+   */
+  async release(): Promise<void> {
+    this.worker.off('message', this.listeners.message);
+    this.worker.off('error', this.listeners.error);
+    this.worker.off('exit', this.listeners.exit);
+    if (this.failure !== null || this.pending !== null || idleWorker !== null) {
+      await this.stop();
+      return;
+    }
+    this.failure = new ToolError('search_files stopped');
+    this.worker.unref();
+    idleWorker = this.worker;
+  }
+
+  private post(request: SearchRequest): void {
+    this.worker.postMessage(request);
   }
 }

@@ -108,7 +108,7 @@ export function createSearchFilesTool(limits: SearchLimits = SEARCH_LIMITS): Too
       } finally {
         clearTimeout(timer);
         context.signal?.removeEventListener('abort', onAbort);
-        await worker.stop();
+        await (stopped === null ? worker.release() : worker.stop());
       }
       if (stopped === timeLimit) progress.stoppedBy = 'time-limit';
       return report(progress, limits);
