@@ -79,7 +79,8 @@ const extraSecrets = new Set<string>();
  * credentials always are): call it with a key that did not come from the environment.
  */
 export function redactFromLogs(secret: string | undefined): void {
-  if (secret !== undefined && secret !== '') extraSecrets.add(secret);
+  // Through knownSecrets: a value too short to be a key (`k`) would erase letters of every line.
+  for (const known of knownSecrets(secret, {})) extraSecrets.add(known);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { encodingName, utf16ByteOrder, type FileEncoding } from './tool-file-text.js';
 import { MAX_TOOL_OUTPUT } from './tool-limits.js';
-import { ToolError } from './tool-types.js';
+import { throwIfAborted, ToolError } from './tool-types.js';
 
 /** What one bounded read produced. */
 export interface LineWindow {
@@ -57,7 +57,9 @@ export async function readLineWindow(
   window: { from: number; count: number },
   signal: AbortSignal | undefined,
 ): Promise<LineWindow> {
-  const stream = handle.createReadStream({ autoClose: false, ...(signal ? { signal } : {}) });
+  // The signal is checked per chunk rather than given to the stream: a stream of a handle it does
+  // not close keeps its abort listener, and an abort after the read would be an uncaught error.
+  const stream = handle.createReadStream({ autoClose: false });
   const decoder = new ChunkDecoder();
   let line = 1;
   let text = '';
@@ -70,6 +72,7 @@ export async function readLineWindow(
   });
   try {
     for await (const bytes of stream as AsyncIterable<Buffer>) {
+      throwIfAborted(signal);
       const chunk = decoder.decode(bytes, (before) => {
         invalidLine = line + (before.match(/\n/g)?.length ?? 0);
       });
