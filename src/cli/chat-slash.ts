@@ -1,4 +1,5 @@
 import { newSessionId } from '../core/ids.js';
+import { redactUrl } from '../core/redact.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
 import { holdSessionLease } from '../storage/session-lease-hold.js';
@@ -48,7 +49,8 @@ const HELP = `Commands:
   /compress               summarise the middle of the session to free context
   /exit                   leave (Ctrl-D works too)
 Input: Enter sends; a line ending in \\ or Alt+Enter continues on a new line; a paste is one message.
-Tab completes commands. Ctrl-C interrupts the current turn; at the prompt, press it twice to leave.`;
+Tab completes commands. Ctrl-C interrupts the current turn; at the prompt, press it twice to leave.
+Shell commands: what one leaves running in the background (cmd &, setsid, nohup) is stopped when the turn ends.`;
 
 /** What the loop shares with the slash commands. */
 export interface SlashState {
@@ -191,7 +193,9 @@ async function switchModel(argument: string, state: SlashState): Promise<SlashOu
   const out = (text: string) => process.stdout.write(`${text}\n`);
   if (!argument) {
     const route = options.route;
-    out(`${route.api} · ${route.provider} · ${route.model} · ${route.baseUrl ?? '(default URL)'}`);
+    out(
+      `${route.api} · ${route.provider} · ${route.model} · ${route.baseUrl === undefined ? '(default URL)' : redactUrl(route.baseUrl)}`,
+    );
     return 'ok';
   }
   const head = argument.split(':')[0] ?? '';

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { redactUrl } from '../core/redact.js';
 import type { HermesConfig } from '../config/config-load.js';
 import { hermesHome } from '../storage/store-paths.js';
 import { printJson } from './cli-output.js';
@@ -85,7 +86,8 @@ function publicView(config: HermesConfig): Record<string, unknown> {
   const view: Record<string, unknown> = {};
   if (config.provider) view['provider'] = config.provider;
   if (config.model) view['model'] = config.model;
-  if (config.baseUrl) view['base_url'] = config.baseUrl;
+  // Shown without its credentials (a ?key= or a password), like everything hermes prints.
+  if (config.baseUrl) view['base_url'] = redactUrl(config.baseUrl);
   if (config.api) view['api'] = config.api;
   view['reasoning'] = {
     enabled: config.reasoning.enabled,
@@ -107,9 +109,4 @@ function publicView(config: HermesConfig): Record<string, unknown> {
   if (config.routes.length) view['routes'] = config.routes;
   if (config.storageUrl) view['storage'] = { url: redactUrl(config.storageUrl) };
   return view;
-}
-
-/** A storage URL without its password (`postgres://user:***@host/db`). */
-function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 }

@@ -1,4 +1,5 @@
 import { accessSync, constants, statSync } from 'node:fs';
+import { redactUrl } from '../core/redact.js';
 import { loadConfig, type HermesConfig } from '../config/config-load.js';
 import { lastHomeEnvLoad } from '../config/config-env.js';
 import { HermesError } from '../core/errors.js';
@@ -159,7 +160,7 @@ export function routeCheck(config: HermesConfig | null): { check: DoctorCheck; r
   const profile = turnRouteProfile({ route, routeOverrides: config.routes, echoOptIn: config.reasoningEcho });
   const carriers = profile.chat.carriers.length ? profile.chat.carriers.join(', ') : 'none';
   const lines = [
-    `${route.api} · ${route.provider} · ${route.model} · ${profile.baseUrl ?? '(no base URL)'}`,
+    `${route.api} · ${route.provider} · ${route.model} · ${profile.baseUrl === undefined ? '(no base URL)' : redactUrl(profile.baseUrl)}`,
     `route key ${profile.routeKey}; table row ${profile.chat.row}, carriers ${carriers}` +
       (profile.mustEchoFamily ? `; must echo (${profile.mustEchoFamily})` : ''),
   ];

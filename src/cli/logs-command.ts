@@ -2,6 +2,7 @@ import { existsSync, openSync, readSync, closeSync, statSync, readFileSync } fro
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
+import { knownSecrets, redactText } from '../core/redact.js';
 import { hermesHome, logsDir } from '../storage/store-paths.js';
 import { styles, useColor } from './cli-output.js';
 import { formatLogLine, levelNumber, type LogFilter } from './logs-format.js';
@@ -41,9 +42,11 @@ export function registerLogsCommand(program: Command): void {
       if (flags.grep) filter.grep = flags.grep.toLowerCase();
       const path = join(logsDir(hermesHome()), `${flags.file}.log`);
       const style = styles(useColor(process.stdout));
+      // Lines are redacted when written; a line an older version wrote is redacted again here.
+      const secrets = knownSecrets(undefined, process.env);
       const print = (line: string) => {
         const formatted = formatLogLine(line, filter, style);
-        if (formatted !== null) process.stdout.write(`${formatted}\n`);
+        if (formatted !== null) process.stdout.write(`${redactText(formatted, secrets)}\n`);
       };
       const existing = existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
       const matching = existing.filter((line) => formatLogLine(line, filter, style) !== null);

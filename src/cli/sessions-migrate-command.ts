@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { isPostgresUrl } from '../storage/postgres-errors.js';
+import { checkPostgresUrl, isPostgresUrl } from '../storage/postgres-errors.js';
 import type { StoreRows } from '../storage/store-rows.js';
 import { hermesHome, stateDbPath } from '../storage/store-paths.js';
 import { printJson } from './cli-output.js';
@@ -53,7 +53,9 @@ Examples:
 
 /** A store URL or path as row access; a source file must exist (a target is created). */
 async function openRows(value: string, role: 'source' | 'target'): Promise<StoreRows> {
-  if (isPostgresUrl(value)) return (await import('../storage/postgres-rows.js')).openPostgresRows(value);
+  if (isPostgresUrl(value)) {
+    return (await import('../storage/postgres-rows.js')).openPostgresRows(checkPostgresUrl(value));
+  }
   const { sqlitePathOf } = await import('../storage/store-open.js');
   const path = sqlitePathOf(value) ?? (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? null : value);
   if (path === null) {

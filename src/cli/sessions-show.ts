@@ -1,4 +1,5 @@
 import type { AssistantMessage } from '../core/message.js';
+import { redactUrl } from '../core/redact.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { isUndone } from '../storage/session-undo.js';
 import { formatTime } from './cli-output.js';
@@ -96,7 +97,7 @@ export async function describeSession(store: SessionStore, id: string, options: 
   const lines = [
     `session   ${session.id}${session.title ? `  "${session.title}"` : ''}`,
     `provider  ${session.provider ?? '-'}   model ${session.model ?? '-'}   api ${session.api ?? '-'}`,
-    `base url  ${session.baseUrl ?? '(provider default)'}`,
+    `base url  ${session.baseUrl === null ? '(provider default)' : redactUrl(session.baseUrl)}`,
     `turns     ${turns} user turns, ${messages.length} messages${undone ? ` (${undone} undone)` : ''}; carrier record: ${hasRecord ? 'yes' : 'no'}`,
     `created   ${formatTime(session.createdAt)}   updated ${formatTime(session.updatedAt)}`,
     `lineage   parent ${session.parentSessionId ?? '-'}; children ${children.map((child) => child.id).join(', ') || '-'}`,

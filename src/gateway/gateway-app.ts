@@ -3,7 +3,8 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../core/json.js';
 import { browserRequestRefusal, presentedTokenMatches } from './gateway-auth.js';
 import { chatCompletionsResponse, errorResponse, SESSION_HEADER } from './gateway-chat.js';
-import { GatewayHttpError } from './gateway-errors.js';
+import { readJsonBody } from './gateway-bounded-json.js';
+import { echoed, GatewayHttpError } from './gateway-errors.js';
 import { INSPECTOR_CSP, INSPECTOR_HTML } from './gateway-inspector-page.js';
 import { SessionTurnLock } from './gateway-session-lock.js';
 import { branchSessionBody, listRequestsBody, listSessionsBody, showSessionBody } from './gateway-sessions.js';
@@ -129,14 +130,14 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
   app.get('/v1/sessions/:id', async (c) => c.json(await showSessionBody(store, c.req.param('id'))));
   app.get('/v1/sessions/:id/requests', async (c) => c.json(await listRequestsBody(store, c.req.param('id'))));
   app.post('/v1/sessions/:id/branch', async (c) => {
-    const body = await optionalJson(c);
+    const body = await readJsonBody(c.get('source'), { empty: {} });
     return c.json(await branchSessionBody(store, lock, c.req.param('id'), body), 201);
   });
 
   app.notFound((c) => {
     const missing = new GatewayHttpError(
       404,
-      `no route ${c.req.method} ${c.req.path}`,
+      `no route ${c.req.method} ${echoed(c.req.path)}`,
       'not_found_error',
       'unknown_route',
     );
@@ -181,15 +182,4 @@ export interface GatewayEnv {
 interface NodeBindings {
   incoming: IncomingMessage;
   outgoing: ServerResponse;
-}
-
-/** An optional JSON body: empty means `{}`; malformed JSON is a 400. */
-async function optionalJson(c: Context<GatewayEnv>): Promise<unknown> {
-  const text = await c.req.text();
-  if (!text.trim()) return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new GatewayHttpError(400, 'the request body is not valid JSON', 'invalid_request_error', 'invalid_json');
-  }
 }

@@ -1,7 +1,8 @@
 import { randomFillSync } from 'node:crypto';
 import type { SessionStore } from '../storage/session-store.js';
 import { parseChatRequest, type GatewayChatRequest } from './gateway-chat-request.js';
-import { badRequest, GatewayHttpError, unknownSession } from './gateway-errors.js';
+import { DEFAULT_JSON_BODY_BOUNDS, readJsonBody } from './gateway-bounded-json.js';
+import { GatewayHttpError, unknownSession } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
 import {
   GATEWAY_LEASE_OWNER,
@@ -49,9 +50,9 @@ export interface GatewayChatDependencies {
 /**
  * Largest request body accepted. Clients resend whole conversations, so this is generous; the
  * gateway only uses the new user message(s), and an unbounded read would let one request take
- * the process's memory.
+ * the process's memory (nesting and value count are bounded too: gateway-bounded-json.ts).
  */
-export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+export const MAX_REQUEST_BYTES = DEFAULT_JSON_BODY_BOUNDS.maxBytes;
 
 /** Handles one chat-completions request; never throws (failures are OpenAI error envelopes). */
 export async function chatCompletionsResponse(
@@ -59,21 +60,10 @@ export async function chatCompletionsResponse(
   dependencies: GatewayChatDependencies,
 ): Promise<Response> {
   let body: unknown;
-  const text = await request.text(MAX_REQUEST_BYTES);
-  if (text === null) {
-    return errorResponse(
-      new GatewayHttpError(
-        413,
-        `the request body is larger than ${MAX_REQUEST_BYTES / 1024 / 1024} MiB; send only the new user message`,
-        'invalid_request_error',
-        'request_too_large',
-      ),
-    );
-  }
   try {
-    body = JSON.parse(text);
-  } catch {
-    return errorResponse(badRequest('the request body is not valid JSON', null, 'invalid_json'));
+    body = await readJsonBody(request);
+  } catch (error) {
+    return errorResponse(toHttpError(error));
   }
   const passThrough = dependencies.clientTools?.(body);
   if (passThrough) return passThrough;
@@ -104,7 +94,7 @@ export async function chatCompletionsResponse(
     const userText = parsed.userTexts.join('\n\n');
     const turnKey = request.header(IDEMPOTENCY_HEADER)?.trim() || undefined;
     if (parsed.stream) {
-      const response = streamingResponse(
+      const response = await streamingResponse(
         context,
         { sessionId, userText, turnKey, lease: held },
         parsed,
@@ -245,13 +235,19 @@ function serverTiming(outcome: GatewayTurnOutcome): string {
   return `provider;dur=${outcome.providerMs.toFixed(2)}`;
 }
 
-function streamingResponse(
+/**
+ * The SSE answer of a streaming request. The status is sent once the turn stored its user
+ * message (or answered from the store): a failure before that — a reused `Idempotency-Key`
+ * (422), a busy or unreadable session — is a plain error response with its own status, not an
+ * error event inside a 200.
+ */
+async function streamingResponse(
   context: GatewayTurnContext,
   turn: { sessionId: string; userText: string; turnKey: string | undefined; lease: HeldSessionLease },
   parsed: GatewayChatRequest,
   release: () => Promise<void>,
   clientGone: AbortSignal,
-): Response {
+): Promise<Response> {
   const { sessionId } = turn;
   const encoder = new TextEncoder();
   const abort = new AbortController();
@@ -260,6 +256,10 @@ function streamingResponse(
   const created = Math.floor(Date.now() / 1000);
   const model = context.route.route.model;
   let closed = false;
+  let stored = false;
+  let early: { error: unknown } | undefined;
+  let begin!: (failure?: { error: unknown }) => void;
+  const begun = new Promise<{ error: unknown } | undefined>((resolve) => (begin = resolve));
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       const send = (payload: unknown) => {
@@ -301,24 +301,42 @@ function streamingResponse(
           );
       };
       send(chunk({ role: 'assistant', content: '' }));
-      void runGatewayTurn(context, { ...turn, signal: abort.signal, onEvent })
+      const onUserStored = () => {
+        stored = true;
+        begin();
+      };
+      void runGatewayTurn(context, { ...turn, signal: abort.signal, onEvent, onUserStored })
         .then((outcome) => {
+          begin();
           send(chunk({}, { session_id: outcome.result.sessionId }, outcome.result.stoppedAtCap ? 'length' : 'stop'));
           if (parsed.includeUsage)
             send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(outcome) });
         })
         .catch((error: unknown) => {
+          if (!stored) {
+            early = { error };
+            return;
+          }
           // Once the stream started the status is already 200: the failure is an error event,
           // which the openai SDK raises as an APIError.
           send(redactError(toHttpError(error), knownSecrets(undefined, process.env)).body());
         })
         .finally(async () => {
-          // Released before [DONE], so the client's next turn finds the session free anywhere.
-          await release();
-          send('[DONE]');
-          if (!closed) {
-            closed = true;
-            controller.close();
+          try {
+            // Released before [DONE], so the client's next turn finds the session free anywhere.
+            await release();
+          } finally {
+            // A failure before the user message was stored is answered with its status instead.
+            if (early) {
+              closed = true;
+              begin(early);
+            } else {
+              send('[DONE]');
+              if (!closed) {
+                closed = true;
+                controller.close();
+              }
+            }
           }
         });
     },
@@ -328,6 +346,8 @@ function streamingResponse(
       abort.abort();
     },
   });
+  const failure = await begun;
+  if (failure) return errorResponse(toHttpError(failure.error));
   return new Response(stream, {
     headers: {
       'Content-Type': 'text/event-stream; charset=utf-8',

@@ -1,5 +1,6 @@
 import { MAX_REQUEST_BYTES } from './gateway-chat.js';
-import { badRequest, GatewayHttpError } from './gateway-errors.js';
+import { parseBoundedJson } from './gateway-bounded-json.js';
+import { GatewayHttpError } from './gateway-errors.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
 
 /**
@@ -17,11 +18,8 @@ export async function readFrontDoorBody(source: ChatRequestSource): Promise<unkn
       'request_too_large',
     );
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw badRequest('the request body is not valid JSON', null, 'invalid_json');
-  }
+  // Depth and value count are bounded before the text is parsed (docs/architecture.md, Security).
+  return parseBoundedJson(text);
 }
 
 /** A JSON response, built from its serialized text (see gateway-chat.ts `jsonResponse`). */

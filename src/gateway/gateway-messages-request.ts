@@ -2,7 +2,7 @@ import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { AssistantMessage, ContentPart, ToolCall } from '../core/message.js';
 import type { ReasoningOptions } from '../core/reasoning-options.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
-import { badRequest } from './gateway-errors.js';
+import { badRequest, echoed } from './gateway-errors.js';
 import type { ClientHistory, EchoedReasoning } from './gateway-front-door-handles.js';
 
 /**
@@ -196,7 +196,7 @@ function parseTools(tools: unknown): ToolDefinition[] {
     }
     const type = tool['type'];
     if (type !== undefined && type !== null && type !== 'custom') {
-      hosted.push(`${tool['name']} (${String(type)})`);
+      hosted.push(`${echoed(String(tool['name']))} (${echoed(String(type))})`);
       return [];
     }
     const schema = isJsonObject(tool['input_schema']) ? tool['input_schema'] : { type: 'object', properties: {} };

@@ -2,7 +2,7 @@ import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { AssistantMessage } from '../core/message.js';
 import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-options.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
-import { badRequest } from './gateway-errors.js';
+import { badRequest, echoed } from './gateway-errors.js';
 import type { ClientHistory, EchoedReasoning } from './gateway-front-door-handles.js';
 import { omittedBlockText } from './gateway-messages-request.js';
 
@@ -128,7 +128,10 @@ class TurnBuilder {
           'unsupported_parameter',
         );
       default:
-        throw badRequest(`input[${index}] has type "${String(type)}", which the gateway does not take`, 'input');
+        throw badRequest(
+          `input[${index}] has type "${echoed(String(type))}", which the gateway does not take`,
+          'input',
+        );
     }
   }
 
@@ -163,7 +166,7 @@ class TurnBuilder {
   private call(item: JsonObject, index: number, custom: boolean): void {
     const callId = item['call_id'];
     if (typeof callId !== 'string' || typeof item['name'] !== 'string') {
-      throw badRequest(`input[${index}]: a ${String(item['type'])} needs "call_id" and "name"`, 'input');
+      throw badRequest(`input[${index}]: a ${echoed(String(item['type']))} needs "call_id" and "name"`, 'input');
     }
     const args = custom ? JSON.stringify({ input: String(item['input'] ?? '') }) : String(item['arguments'] ?? '{}');
     const turn = this.turn(false);
@@ -240,7 +243,7 @@ function parseTools(tools: unknown): { tools: ToolDefinition[]; customTools: Set
     const type = String(tool['type'] ?? 'function');
     const name = tool['name'];
     if (HOSTED_TOOLS.has(type) || (type !== 'function' && type !== 'custom')) {
-      hosted.push(typeof name === 'string' ? `${name} (${type})` : type);
+      hosted.push(typeof name === 'string' ? `${echoed(name)} (${echoed(String(type))})` : echoed(String(type)));
       return;
     }
     if (typeof name !== 'string' || name === '') throw badRequest(`tools[${index}] needs a "name"`, 'tools');

@@ -8,6 +8,7 @@ import type { SessionStore } from '../storage/session-store.js';
 import { badRequest, GatewayHttpError, unknownSession } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
+import { MAX_SESSION_TITLE_LENGTH } from '../storage/session-store-rules.js';
 
 /**
  * Session endpoints: list, show (SPEC §2 message shape, `model_config`,
@@ -52,6 +53,13 @@ export async function branchSessionBody(
   const title = (body as { title?: unknown } | null)?.title;
   if (title !== undefined && title !== null && typeof title !== 'string') {
     throw badRequest('"title" must be a string', 'title');
+  }
+  if (typeof title === 'string' && title.length > MAX_SESSION_TITLE_LENGTH) {
+    throw badRequest(
+      `"title" is ${title.length} characters; a session title is at most ${MAX_SESSION_TITLE_LENGTH}`,
+      'title',
+      'title_too_long',
+    );
   }
   const release = await lock.acquire(id);
   if (!release) {

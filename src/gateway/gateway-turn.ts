@@ -7,6 +7,7 @@ import { SessionBusyError, SessionLeaseLostError } from '../storage/session-leas
 import { StorageError } from '../storage/storage-errors.js';
 import { GatewayHttpError } from './gateway-errors.js';
 import { knownSecrets, redactError } from '../core/redact.js';
+import { TurnKeyReusedError } from '../runtime/runtime-turn-key.js';
 
 /**
  * Runs one gateway turn through `runAgentTurn` (which persists every message) and folds the
@@ -42,6 +43,8 @@ export interface GatewayTurnRun {
   turnKey?: string | undefined;
   /** Receives live deltas (streaming responses). */
   onEvent?: (event: GatewayTurnEvent) => void;
+  /** Told once the turn's user message is stored (a streaming answer starts then). */
+  onUserStored?: () => void;
 }
 
 /**
@@ -92,6 +95,9 @@ export async function runGatewayTurn(context: GatewayTurnContext, run: GatewayTu
       }
       case 'tool-result':
         emit({ type: 'tool-result', id: event.id, name: event.name, content: event.content, isError: event.isError });
+        return;
+      case 'user-stored':
+        run.onUserStored?.();
         return;
       default:
         return;
@@ -162,6 +168,9 @@ export function toHttpError(error: unknown): GatewayHttpError {
       'provider_error',
       `provider_${error.status}`,
     );
+  }
+  if (error instanceof TurnKeyReusedError) {
+    return new GatewayHttpError(422, error.message, 'invalid_request_error', 'idempotency_key_reused');
   }
   if (error instanceof TurnInterruptedError) {
     return new GatewayHttpError(500, error.message, 'server_error', 'turn_interrupted');

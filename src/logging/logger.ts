@@ -1,6 +1,7 @@
 import { mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
+import { knownSecrets, redactText } from '../core/redact.js';
 
 /** Which log family a process writes: the CLI agent or the gateway. */
 export type LogFamily = 'agent' | 'gateway';
@@ -70,6 +71,39 @@ type LogDestination = { write(line: string): unknown; flushSync(): void };
 /** Every background log file of the process, flushed by {@link flushLogs}. */
 const destinations = new Set<BackgroundLogFile>();
 
+/** Keys known to this process besides the environment's (a `--api-key` flag), redacted from every line. */
+const extraSecrets = new Set<string>();
+
+/**
+ * Adds `secret` to what every log line of this process is redacted of (the environment's
+ * credentials always are): call it with a key that did not come from the environment.
+ */
+export function redactFromLogs(secret: string | undefined): void {
+  // Through knownSecrets: a value too short to be a key (`k`) would erase letters of every line.
+  for (const known of knownSecrets(secret, {})) extraSecrets.add(known);
+}
+
+/**
+ * The one redaction, on each serialized line before it reaches a file: whatever a caller logged
+ * (an error's message, a request id a provider echoed, a URL with `?key=` or a password), the
+ * known keys, their pieces and every credential shape leave as `[redacted]` (core/redact.ts).
+ */
+function redactingStream(destination: LogDestination): { write(line: string): unknown } {
+  return { write: (line) => destination.write(redactText(line, logSecrets())) };
+}
+
+/** The environment's credentials (read once per process) plus {@link extraSecrets}, longest first. */
+let cachedSecrets: { extra: number; secrets: string[] } | null = null;
+
+function logSecrets(): string[] {
+  if (cachedSecrets?.extra === extraSecrets.size) return cachedSecrets.secrets;
+  const secrets = knownSecrets(undefined, process.env);
+  for (const secret of extraSecrets) if (!secrets.includes(secret)) secrets.push(secret);
+  secrets.sort((left, right) => right.length - left.length);
+  cachedSecrets = { extra: extraSecrets.size, secrets };
+  return secrets;
+}
+
 /**
  * Writes out every line still queued for a log file, synchronously. Runs on process `exit`
  * (normal end, `process.exit`, a stopped gateway), so a process loses no line it logged.
@@ -117,8 +151,8 @@ export function openLogger(logsDir: string, family: LogFamily = 'agent'): Logger
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     pino.multistream([
-      { level: 'info', stream: main },
-      { level: 'warn', stream: errors },
+      { level: 'info', stream: redactingStream(main) },
+      { level: 'warn', stream: redactingStream(errors) },
     ]),
   );
 }

@@ -4,11 +4,14 @@ import type { AssistantMessage, Message, ToolMessage } from '../core/message.js'
 import type { RouteProfile } from '../replay/replay-route-profile.js';
 import { withoutDuplicateToolCalls } from '../replay/replay-recovery.js';
 import { executeToolCall } from '../tools/tool-registry.js';
+import { ShellProcesses } from '../tools/tool-shell-processes.js';
+import { redactFromLogs } from '../logging/logger.js';
 import type { SessionFields, SessionRecord } from '../storage/session-store.js';
 import { holdSessionLease, leaseFencedStore, type HeldSessionLease } from '../storage/session-lease-hold.js';
+import { storedBaseUrl } from '../storage/session-store-rules.js';
 import { missingToolResults } from './runtime-history.js';
 import { repairToolPairing } from './runtime-history-repair.js';
-import { findKeyedTurn, finishedTurnResult, TURN_KEY } from './runtime-turn-key.js';
+import { findKeyedTurn, finishedTurnResult, TURN_DIGEST, TURN_KEY, turnDigest } from './runtime-turn-key.js';
 import { isContextOverflow } from './runtime-errors.js';
 import { planCompaction } from './compaction-plan.js';
 import { compressSession } from './compaction-run.js';
@@ -36,6 +39,8 @@ export { TurnInterruptedError } from './runtime-request.js';
  */
 export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
   const { store, sessionId } = turnOptions;
+  // A key given on the command line is not in the environment: the log files learn it here.
+  redactFromLogs(turnOptions.apiKey);
   // A caller that holds the lease already found the session; the leased turn reads it again.
   if ((turnOptions.newSession || !turnOptions.lease) && !(await store.getSession(sessionId))) {
     if (!turnOptions.newSession) throw new HermesError(`no session "${sessionId}"`);
@@ -45,9 +50,12 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
     ? null
     : await holdSessionLease(store, sessionId, { owner: turnOptions.leaseOwner ?? 'hermes' });
   const lease = turnOptions.lease ?? (ownLease as HeldSessionLease);
+  // What the turn's shell commands leave running in the background ends with the turn.
+  const shellProcesses = turnOptions.shellProcesses ?? new ShellProcesses();
   try {
-    return await runLeasedTurn(userText, { ...turnOptions, store: leaseFencedStore(store, lease) });
+    return await runLeasedTurn(userText, { ...turnOptions, shellProcesses, store: leaseFencedStore(store, lease) });
   } finally {
+    await shellProcesses.end();
     await ownLease?.release();
   }
 }
@@ -76,7 +84,7 @@ async function runTrackedTurn(
   // belongs to a turn that is gone: it is answered (appended, never rewritten).
   for (const repair of missingToolResults(stored)) await store.appendMessage(sessionId, repair);
   const history: Message[] = repairToolPairing(stored);
-  const keyed = findKeyedTurn(stored, options.turnKey);
+  const keyed = findKeyedTurn(stored, options.turnKey, userText);
   if (keyed.state === 'finished') return finishedTurnResult(sessionId, keyed.messages);
   // A failed turn leaves its question as the last stored message: asking it again answers that
   // one rather than storing (and sending) the same question twice in a row.
@@ -87,7 +95,9 @@ async function runTrackedTurn(
   if (keyed.state === 'new' && !retried) {
     const now = Date.now();
     const user: Message = { role: 'user', content: userText, timestamp: now };
-    if (options.turnKey !== undefined) (user as Message & Record<string, unknown>)[TURN_KEY] = options.turnKey;
+    if (options.turnKey !== undefined) {
+      Object.assign(user, { [TURN_KEY]: options.turnKey, [TURN_DIGEST]: turnDigest(userText) });
+    }
     // A new session's system prompt is stored with its first message, and the session fields
     // with them, in one transaction.
     const first: Message[] =
@@ -206,6 +216,7 @@ async function runToolCalls(
           workspace: options.workspace,
           approve: options.approve,
           signal: options.signal,
+          processes: options.shellProcesses,
           ...(options.tools ? { tools: options.tools } : {}),
         });
     const toolMessage: ToolMessage = {
@@ -251,7 +262,7 @@ function sessionFieldsFor(session: SessionRecord, options: AgentTurnOptions, use
     fields.title === undefined &&
     fields.provider === session.provider &&
     fields.model === session.model &&
-    fields.baseUrl === session.baseUrl &&
+    storedBaseUrl(fields.baseUrl) === session.baseUrl &&
     fields.api === session.api;
   return unchanged ? null : fields;
 }

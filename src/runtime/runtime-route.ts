@@ -3,6 +3,7 @@ import type { WireApi } from '../core/origin.js';
 import { WIRE_APIS } from '../core/origin.js';
 import type { Route } from '../core/route.js';
 import type { HermesConfig } from '../config/config-load.js';
+import { isRedactedUrl, redactUrl } from '../core/redact.js';
 import { resolveProvider } from '../providers/provider-registry.js';
 import type { SessionRecord } from '../storage/session-store.js';
 
@@ -59,7 +60,11 @@ export function resolveRoute(
       emulatorPersona: persona,
     };
   }
-  const baseUrl = flags.baseUrl ?? fromSession?.baseUrl ?? (flags.provider ? undefined : config.baseUrl) ?? undefined;
+  const baseUrl =
+    flags.baseUrl ??
+    (fromSession ? storedSessionBaseUrl(fromSession, config.baseUrl) : undefined) ??
+    (flags.provider ? undefined : config.baseUrl) ??
+    undefined;
   const info = resolveProvider(provider, baseUrl);
   // config.yaml's model belongs to config.yaml's provider; another provider gets its own default.
   const configModel = provider === config.provider ? config.model : undefined;
@@ -91,4 +96,19 @@ export function parseBaseUrl(value: string, source: string): string {
   }
   if (parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:')) return value;
   throw new UsageError(`${source} "${value}" is not an http(s) URL (e.g. https://api.example.com/v1)`);
+}
+
+/**
+ * The base URL a resumed session runs on. The store keeps base URLs without their credentials
+ * (`storedBaseUrl`, storage/session-store-rules.ts); such a URL is replaced by the configured
+ * one it was stored from (the same URL once redacted), and without one the resume asks for it.
+ */
+function storedSessionBaseUrl(session: SessionRecord, configured: string | undefined): string | undefined {
+  const stored = session.baseUrl ?? undefined;
+  if (stored === undefined || !isRedactedUrl(stored)) return stored;
+  if (configured !== undefined && redactUrl(configured) === stored) return configured;
+  throw new UsageError(
+    `session ${session.id} ran on a base URL with a credential in it, which is not stored (${stored}): ` +
+      'pass --base-url with the full URL to resume it',
+  );
 }

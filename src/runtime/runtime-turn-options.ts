@@ -5,6 +5,7 @@ import type { Carrier, RouteOverride, RouteProfile } from '../replay/replay-rout
 import type { NewSession, SessionStore } from '../storage/session-store.js';
 import type { HeldSessionLease } from '../storage/session-lease-hold.js';
 import type { ApprovalDecider } from '../tools/tool-registry.js';
+import type { ShellProcesses } from '../tools/tool-shell-processes.js';
 import type { Tool } from '../tools/tool-types.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import type { Transport } from '../transports/shared/transport.js';
@@ -36,6 +37,8 @@ export interface AgentTurnOptions {
    * runs them.
    */
   clientTools?: readonly ToolDefinition[] | undefined;
+  /** The processes the turn's `run_shell` calls start (made by `runAgentTurn`, ended when the turn ends). */
+  shellProcesses?: ShellProcesses | undefined;
   signal?: AbortSignal | undefined;
   /** Test seam: the transport for an API. */
   transportFor?: (api: Route['api']) => Transport;

@@ -11,10 +11,12 @@ import type {
 } from './session-store.js';
 import {
   compareHandleKeys,
+  checkedTitle,
   defaultBranchTitle,
   duplicateSessionError,
   mergeModelConfig,
   mergeVerdict,
+  storedBaseUrl,
   stringifyJson,
   unknownSessionError,
   validHandleKey,
@@ -83,13 +85,13 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     const stored: StoredSession = {
       record: {
         id,
-        title: input.title ?? null,
+        title: checkedTitle(input.title) ?? null,
         parentSessionId: input.parentSessionId ?? null,
         createdAt: at,
         updatedAt: at,
         provider: input.provider ?? null,
         model: input.model ?? null,
-        baseUrl: input.baseUrl ?? null,
+        baseUrl: storedBaseUrl(input.baseUrl) ?? null,
         api: input.api ?? null,
         modelConfig,
       },
@@ -110,10 +112,10 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
 
   const updateFields = (id: string, fields: SessionFields): void => {
     const { record } = requireSession(id);
-    if (fields.title !== undefined) record.title = fields.title;
+    if (fields.title !== undefined) record.title = checkedTitle(fields.title);
     if (fields.provider !== undefined) record.provider = fields.provider;
     if (fields.model !== undefined) record.model = fields.model;
-    if (fields.baseUrl !== undefined) record.baseUrl = fields.baseUrl;
+    if (fields.baseUrl !== undefined) record.baseUrl = storedBaseUrl(fields.baseUrl);
     if (fields.api !== undefined) record.api = fields.api;
     record.updatedAt = now();
   };

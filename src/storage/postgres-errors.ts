@@ -1,4 +1,5 @@
 import { UsageError } from '../core/errors.js';
+import { redactUrl } from '../core/redact.js';
 import { StorageError, missingTableName, storageMessages } from './storage-errors.js';
 
 /**
@@ -55,6 +56,42 @@ export function postgresFailure(error: unknown, where: string): unknown {
     return new StorageError('io', storageMessages.io(where, reason), { cause: error });
   }
   return error;
+}
+
+/**
+ * `url` when it parses as a PostgreSQL URL; a one-line usage error saying why not otherwise (a
+ * port out of range or not a number, a broken host): the driver would throw a bare
+ * `TypeError: Invalid URL` from inside its pool, with a stack. The message never shows the
+ * password.
+ */
+export function checkPostgresUrl(url: string): string {
+  try {
+    new URL(url);
+    return url;
+  } catch {
+    // Everything between `//` and the last `@` but the user name goes: a password may hold `/`.
+    const start = url.indexOf('//') + 2;
+    const at = url.lastIndexOf('@');
+    const shown = redactUrl(
+      at > start ? `${url.slice(0, start)}${url.slice(start, at).split(':')[0]}${url.slice(at)}` : url,
+    );
+    throw new UsageError(
+      `the storage URL ${shown} is not a valid PostgreSQL URL: ${whyNotUrl(url)}; ` +
+        'use postgres://USER:PASSWORD@HOST:PORT/DATABASE in storage.url (or HERMES_DATABASE_URL)',
+    );
+  }
+}
+
+/** Why a `postgres://` URL does not parse, as precisely as its text tells. */
+function whyNotUrl(url: string): string {
+  const afterScheme = url.slice(url.indexOf('//') + 2);
+  const authority = afterScheme.split(/[/?#]/, 1)[0] ?? '';
+  const host = authority.slice(authority.lastIndexOf('@') + 1);
+  if (host.startsWith('[') && !host.includes(']')) return 'the IPv6 host has no closing "]"';
+  const port = host.startsWith('[') ? host.slice(host.indexOf(']') + 1).replace(/^:/, '') : host.split(':')[1];
+  if (port !== undefined && port !== '' && !/^\d+$/.test(port)) return `the port "${port}" is not a number`;
+  if (port !== undefined && Number(port) > 65535) return `the port ${port} is out of range (1 to 65535)`;
+  return 'it does not parse as a URL (a password with @, : or / must be percent-encoded)';
 }
 
 /** True for `postgres://…` and `postgresql://…` URLs. */

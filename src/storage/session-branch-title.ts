@@ -4,6 +4,10 @@
  * session); the first branch is `#2`. An untitled parent gives `Branch of <short id> #2`.
  */
 import type { SessionRecord, SessionStore } from './session-store.js';
+import { MAX_SESSION_TITLE_LENGTH, shortenedTitle } from './session-store-rules.js';
+
+/** Room a base keeps for its ` #N` suffix, so every numbered title fits the store's cap. */
+const NUMBER_ROOM = 12;
 
 /** Bounds the lineage walk (a damaged store with a parent cycle must not loop). */
 const MAX_LINEAGE = 10_000;
@@ -16,11 +20,14 @@ export function shortSessionId(id: string): string {
   return tail !== '' && tail !== id ? tail : id.slice(0, 8);
 }
 
-/** The title without its ` #N` suffix, or `Branch of <short id>` for an untitled session. */
+/**
+ * The title without its ` #N` suffix, or `Branch of <short id>` for an untitled session; cut
+ * (with `…`) so `<base> #N` stays within the store's title cap.
+ */
 export function branchTitleBase(parent: Pick<SessionRecord, 'id' | 'title'>): string {
   const title = parent.title?.trim();
-  if (!title) return `Branch of ${shortSessionId(parent.id)}`;
-  return title.replace(NUMBERED, '');
+  const base = title ? title.replace(NUMBERED, '') : `Branch of ${shortSessionId(parent.id)}`;
+  return shortenedTitle(base, MAX_SESSION_TITLE_LENGTH - NUMBER_ROOM);
 }
 
 /** `<base> #N` with N one more than the highest `#k` of `base` among `titles` (at least 2). */

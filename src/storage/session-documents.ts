@@ -1,4 +1,5 @@
 import type { JsonObject } from '../core/json.js';
+import { storedBaseUrl } from './session-store-rules.js';
 import type { Message } from '../core/message.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 
@@ -68,7 +69,8 @@ export async function sessionDocument(store: SessionStore, id: string): Promise<
     children: children.map((child) => child.id),
     provider: session.provider,
     model: session.model,
-    base_url: session.baseUrl,
+    // Stored without credentials already; a row an older version wrote is redacted here.
+    base_url: storedBaseUrl(session.baseUrl),
     api: session.api,
     created_at: new Date(session.createdAt).toISOString(),
     updated_at: new Date(session.updatedAt).toISOString(),

@@ -1,5 +1,6 @@
 import { UsageError } from '../core/errors.js';
 import { isJsonObject } from '../core/json.js';
+import { redactUrl } from '../core/redact.js';
 import type { JsonObject } from '../core/json.js';
 import type { HandleKeyRecord, SessionRecord, VerdictRecord } from './session-store.js';
 
@@ -18,9 +19,38 @@ export function duplicateSessionError(sessionId: string): UsageError {
   return new UsageError(`a session "${sessionId}" already exists; pick another id or omit it`);
 }
 
+/** Longest session title stored, in characters (a title is one line in `sessions list`). */
+export const MAX_SESSION_TITLE_LENGTH = 200;
+
+/** `title` cut to `room` characters with a trailing `…`, so a derived title stays under the cap. */
+export function shortenedTitle(title: string, room: number): string {
+  return title.length <= room ? title : `${title.slice(0, Math.max(0, room - 1))}…`;
+}
+
 /** Title of a branch created without one: `"<source title or id> (branch)"`. */
 export function defaultBranchTitle(source: Pick<SessionRecord, 'id' | 'title'>): string {
-  return `${source.title ?? source.id} (branch)`;
+  const suffix = ' (branch)';
+  return `${shortenedTitle(source.title ?? source.id, MAX_SESSION_TITLE_LENGTH - suffix.length)}${suffix}`;
+}
+
+/** `title` when it fits {@link MAX_SESSION_TITLE_LENGTH}; a usage error naming the cap otherwise. */
+export function checkedTitle<T extends string | null | undefined>(title: T): T {
+  if (typeof title === 'string' && title.length > MAX_SESSION_TITLE_LENGTH) {
+    throw new UsageError(
+      `a session title is at most ${MAX_SESSION_TITLE_LENGTH} characters (this one has ${title.length})`,
+    );
+  }
+  return title;
+}
+
+/**
+ * A base URL as the store keeps it: without credentials (core/redact.ts rule 3: a user-info
+ * password and secret-named query values become `[redacted]`), so `sessions show`, `--json`,
+ * export and the gateway's session endpoints never show a key. A resumed session whose stored
+ * URL lost a credential takes the configured URL it came from (`runtime-route.ts`).
+ */
+export function storedBaseUrl<T extends string | null | undefined>(baseUrl: T): T {
+  return (typeof baseUrl === 'string' ? redactUrl(baseUrl) : baseUrl) as T;
 }
 
 /**

@@ -23,6 +23,7 @@ import type { LeaseClaim, LeaseRecord } from './session-lease.js';
 import { sqliteFailure } from './sqlite-errors.js';
 import { guardStore } from './storage-errors.js';
 import {
+  checkedTitle,
   defaultBranchTitle,
   duplicateSessionError,
   handleKeyFromRow,
@@ -30,6 +31,7 @@ import {
   mergeModelConfig,
   mergeVerdict,
   parseModelConfig,
+  storedBaseUrl,
   stringifyJson,
   unknownSessionError,
 } from './session-store-rules.js';
@@ -96,12 +98,12 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     }
     statements.insertSession.run({
       id,
-      title: input.title ?? null,
+      title: checkedTitle(input.title) ?? null,
       parentSessionId: input.parentSessionId ?? null,
       now: now(),
       provider: input.provider ?? null,
       model: input.model ?? null,
-      baseUrl: input.baseUrl ?? null,
+      baseUrl: storedBaseUrl(input.baseUrl) ?? null,
       api: input.api ?? null,
       modelConfig: stringifyJson(input.modelConfig ?? {}, 'model config'),
     });
@@ -114,13 +116,13 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       id,
       now: now(),
       setTitle: fields.title === undefined ? 0 : 1,
-      title: fields.title ?? null,
+      title: checkedTitle(fields.title) ?? null,
       setProvider: fields.provider === undefined ? 0 : 1,
       provider: fields.provider ?? null,
       setModel: fields.model === undefined ? 0 : 1,
       model: fields.model ?? null,
       setBaseUrl: fields.baseUrl === undefined ? 0 : 1,
-      baseUrl: fields.baseUrl ?? null,
+      baseUrl: storedBaseUrl(fields.baseUrl) ?? null,
       setApi: fields.api === undefined ? 0 : 1,
       api: fields.api ?? null,
     });

@@ -1,5 +1,5 @@
 import { UsageError } from '../core/errors.js';
-import { isPostgresUrl } from './postgres-errors.js';
+import { checkPostgresUrl, isPostgresUrl } from './postgres-errors.js';
 import { openPostgresSessionStore } from './postgres-session-store.js';
 import type { SessionStore, UndecodableMessage } from './session-store.js';
 import { openSqliteSessionStore, type SqliteSessionStore } from './sqlite-session-store.js';
@@ -34,7 +34,7 @@ export function openSessionStore(selection: StoreSelection): SessionStore {
   const url = selection.url?.trim();
   const sinks = selection.onUndecodable ? { onUndecodable: selection.onUndecodable } : {};
   if (!url) return openSqliteSessionStore(stateDbPath(selection.home), sinks);
-  if (isPostgresUrl(url)) return openPostgresSessionStore(url, sinks);
+  if (isPostgresUrl(url)) return openPostgresSessionStore(checkPostgresUrl(url), sinks);
   const sqlitePath = sqlitePathOf(url);
   if (sqlitePath !== null) return openSqliteSessionStore(sqlitePath, sinks);
   throw new UsageError(

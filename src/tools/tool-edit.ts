@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import { describeChange } from './tool-diff.js';
+import { editableText, encodeFileText, encodingName, type FileEncoding } from './tool-file-text.js';
 import { describeNearMatches, lineNumberAt } from './tool-edit-near-match.js';
 import {
   booleanArgument,
@@ -10,7 +10,7 @@ import {
   type Tool,
   type ToolContext,
 } from './tool-types.js';
-import { displayPath, resolveInWorkspace, writeWorkspaceFile } from './tool-workspace.js';
+import { displayPath, readWorkspaceFile, resolveInWorkspace, writeWorkspaceFile } from './tool-workspace.js';
 
 /** Largest file `edit_file` and `write_file` read back for a diff (bytes). */
 export const MAX_EDITED_FILE_BYTES = 10 * 1024 * 1024;
@@ -18,35 +18,35 @@ export const MAX_EDITED_FILE_BYTES = 10 * 1024 * 1024;
 /** Line numbers listed for an ambiguous `old_string`, at most. */
 const MAX_LISTED_LINES = 10;
 
-/** Fingerprint of a file's content (or of its absence), checked between approval and write. */
-export function contentBasis(content: string | null): string {
+/** Fingerprint of a file's bytes (or of its absence), checked between approval and write. */
+export function contentBasis(content: Uint8Array | null): string {
   return content === null ? 'absent' : createHash('sha256').update(content).digest('hex');
 }
 
 /**
- * The current text of a workspace file, or null when it does not exist. Refuses directories,
- * FIFOs and devices (reading them could block), files past {@link MAX_EDITED_FILE_BYTES} and
- * binary files.
+ * The current bytes of a workspace file, or null when it does not exist, read through a handle
+ * checked inside the workspace. Refuses directories, FIFOs and devices (reading them could
+ * block) and files past {@link MAX_EDITED_FILE_BYTES}.
  */
-export async function readEditableText(path: string, shown: string, signal?: AbortSignal): Promise<string | null> {
-  const info = await stat(path).catch(() => null);
-  if (!info) return null;
-  if (info.isDirectory()) throw new ToolError(`${shown} is a directory`);
-  if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
-  if (info.size > MAX_EDITED_FILE_BYTES) {
-    throw new ToolError(`${shown} is ${info.size} bytes; files over ${MAX_EDITED_FILE_BYTES} bytes are not edited`);
-  }
-  const text = await readFile(path, { encoding: 'utf8', ...(signal ? { signal } : {}) });
-  if (text.includes('\0')) throw new ToolError(`${shown} looks binary (it contains NUL bytes); not edited`);
-  return text;
+export function readEditableBytes(
+  workspace: string,
+  path: string,
+  shown: string,
+  signal?: AbortSignal,
+): Promise<Buffer | null> {
+  return readWorkspaceFile(workspace, path, shown, { maxBytes: MAX_EDITED_FILE_BYTES, signal, what: 'edited' });
 }
 
 /** The planned edit: the file before and after, and where it changed. */
 interface PlannedEdit {
   path: string;
   shown: string;
+  /** The file's bytes as read (the approval basis). */
+  bytes: Buffer;
   before: string;
   after: string;
+  /** The file's encoding, kept by the write. */
+  encoding: Exclude<FileEncoding, 'invalid-utf-8'>;
   lines: number[];
 }
 
@@ -67,8 +67,9 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   const replaceAll = booleanArgument(args, 'replace_all', false);
   if (oldString === '') throw new ToolError('old_string is empty; use write_file to create or replace a whole file');
   if (oldString === newString) throw new ToolError('old_string and new_string are the same; nothing to change');
-  const before = await readEditableText(path, shown, context.signal);
-  if (before === null) throw new ToolError(`no such file: ${shown} (use write_file to create it)`);
+  const bytes = await readEditableBytes(context.workspace, path, shown, context.signal);
+  if (bytes === null) throw new ToolError(`no such file: ${shown} (use write_file to create it)`);
+  const { text: before, encoding } = editableText(bytes, shown);
   let found = occurrencesOf(before, oldString);
   // A model writes "\n"; a Windows-style file has "\r\n". Match and replace in the file's style.
   if (!found.length && before.includes('\r\n') && !oldString.includes('\r\n')) {
@@ -95,7 +96,7 @@ async function planEdit(args: Record<string, unknown>, context: ToolContext): Pr
   const after = replaceAll
     ? before.split(oldString).join(newString)
     : spliceOnce(before, found[0] ?? 0, oldString, newString);
-  return { path, shown, before, after, lines };
+  return { path, shown, bytes, before, after, encoding, lines };
 }
 
 /** `line 3` or `lines 3, 8, 12` (at most {@link MAX_LISTED_LINES}, then `…`). */
@@ -138,19 +139,20 @@ export const editFileTool: Tool = {
     return {
       summary: `edit ${edit.shown} (+${change.added} -${change.removed})`,
       diff: change.diff,
-      basis: contentBasis(edit.before),
+      basis: contentBasis(edit.bytes),
     };
   },
   async run(args, context) {
     const edit = await planEdit(args, context);
-    if (context.approved?.basis && context.approved.basis !== contentBasis(edit.before)) {
+    if (context.approved?.basis && context.approved.basis !== contentBasis(edit.bytes)) {
       throw new ToolError(
         `${edit.shown} changed after the edit was shown for approval; read it again and redo the edit`,
       );
     }
     throwIfAborted(context.signal);
-    await writeWorkspaceFile(edit.path, edit.after, edit.shown);
+    await writeWorkspaceFile(context.workspace, edit.path, encodeFileText(edit.after, edit.encoding), edit.shown);
     const count = edit.lines.length;
-    return `edited ${edit.shown}: replaced ${count} occurrence${count === 1 ? '' : 's'} (at ${listLines(edit.lines)})`;
+    const kept = edit.encoding === 'utf-8' ? '' : ` (kept as ${encodingName(edit.encoding)})`;
+    return `edited ${edit.shown}: replaced ${count} occurrence${count === 1 ? '' : 's'} (at ${listLines(edit.lines)})${kept}`;
   },
 };

@@ -1,69 +1,17 @@
-import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { describeChange } from './tool-diff.js';
-import { contentBasis, readEditableText } from './tool-edit.js';
+import { contentBasis, readEditableBytes } from './tool-edit.js';
+import { decodeFileText } from './tool-file-text.js';
 import { MAX_TOOL_OUTPUT } from './tool-limits.js';
+import { encodingNote, readLineWindow } from './tool-read-window.js';
 import { integerArgument, stringArgument, throwIfAborted, ToolError, type Tool } from './tool-types.js';
 import { displayPath, resolveInWorkspace, writeWorkspaceFile } from './tool-workspace.js';
+import { directoryListingPath, openInWorkspace } from './tool-workspace-open.js';
 
 /** Lines `read_file` returns by default. */
 const READ_LINES = 2000;
 /** Entries `list_directory` returns at most. */
 const MAX_DIRECTORY_ENTRIES = 1000;
-
-/** What one bounded read produced. */
-interface LineWindow {
-  text: string;
-  /** Last line number included (0 when none). */
-  lastLine: number;
-  /** True when the file goes on past what was returned. */
-  more: boolean;
-  /** True when the last included line was cut at the output cap. */
-  cutLine: boolean;
-}
-
-/**
- * Reads lines `from`..`from + count - 1` (1-based), keeping their exact line endings, without
- * reading past what is returned: a multi-gigabyte log costs what is shown, and the read stops
- * when `signal` fires.
- */
-async function readLineWindow(
-  path: string,
-  shown: string,
-  window: { from: number; count: number },
-  signal: AbortSignal | undefined,
-): Promise<LineWindow> {
-  const stream = createReadStream(path, { encoding: 'utf8', ...(signal ? { signal } : {}) });
-  let line = 1;
-  let text = '';
-  let first = true;
-  const last = window.from + window.count - 1;
-  try {
-    for await (const chunk of stream as AsyncIterable<string>) {
-      if (first && chunk.includes('\0')) throw new ToolError(`${shown} looks binary (it contains NUL bytes)`);
-      first = false;
-      let start = 0;
-      while (start < chunk.length) {
-        if (line > last) return { text, lastLine: last, more: true, cutLine: false };
-        const newline = chunk.indexOf('\n', start);
-        const end = newline === -1 ? chunk.length : newline + 1;
-        if (line >= window.from) {
-          text += chunk.slice(start, end);
-          if (text.length > MAX_TOOL_OUTPUT) {
-            return { text: text.slice(0, MAX_TOOL_OUTPUT), lastLine: line, more: true, cutLine: true };
-          }
-        }
-        if (newline === -1) break;
-        line += 1;
-        start = end;
-      }
-    }
-  } finally {
-    stream.destroy();
-  }
-  const complete = text === '' || text.endsWith('\n') ? line - 1 : line;
-  return { text, lastLine: Math.min(complete, last), more: false, cutLine: false };
-}
 
 /** `read_file {path, offset?, limit?}`. */
 export const readFileTool: Tool = {
@@ -90,21 +38,32 @@ export const readFileTool: Tool = {
     const shown = displayPath(context.workspace, path);
     const from = integerArgument(args, 'offset', { fallback: 1, minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
     const count = integerArgument(args, 'limit', { fallback: READ_LINES, minimum: 1, maximum: 100_000 });
-    const info = await stat(path).catch(() => null);
-    if (!info) throw new ToolError(`no such file: ${shown}`);
-    if (info.isDirectory()) throw new ToolError(`${shown} is a directory`);
-    // A FIFO or device would block the read forever (a hung turn), so only regular files are read.
-    if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
-    const window = await readLineWindow(path, shown, { from, count }, context.signal);
-    if (window.text === '' && from > 1) throw new ToolError(`offset ${from} is past the end of ${shown}`);
-    if (window.cutLine) {
-      return `${window.text}\n[line ${window.lastLine} cut at ${MAX_TOOL_OUTPUT / 1024} KiB; read_file with offset ${window.lastLine + 1} goes on after it]`;
+    const handle = await openInWorkspace(context.workspace, path, shown, 'read').catch((error: unknown) => {
+      if (error instanceof ToolError) throw error;
+      throw new ToolError(`cannot read ${shown}: ${(error as Error).message}`);
+    });
+    if (!handle) throw new ToolError(`no such file: ${shown}`);
+    try {
+      const info = await handle.stat();
+      if (info.isDirectory()) throw new ToolError(`${shown} is a directory`);
+      // A FIFO or device would block the read forever (a hung turn), so only regular files are read.
+      if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
+      const window = await readLineWindow(handle, shown, { from, count }, context.signal);
+      if (window.text === '' && from > 1) throw new ToolError(`offset ${from} is past the end of ${shown}`);
+      const note = encodingNote(shown, window);
+      const notes = (first: string) => [first, note].filter(Boolean).join('\n');
+      if (window.cutLine) {
+        return `${window.text}\n${notes(`[line ${window.lastLine} cut at ${MAX_TOOL_OUTPUT / 1024} KiB; read_file with offset ${window.lastLine + 1} goes on after it]`)}`;
+      }
+      if (window.more) {
+        const separator = window.text.endsWith('\n') ? '' : '\n';
+        return `${window.text}${separator}${notes(`[lines ${from}-${window.lastLine} shown; the file goes on: read_file with offset ${window.lastLine + 1}]`)}`;
+      }
+      if (!note) return window.text;
+      return `${window.text}${window.text.endsWith('\n') || !window.text ? '' : '\n'}${note}`;
+    } finally {
+      await handle.close();
     }
-    if (window.more) {
-      const separator = window.text.endsWith('\n') ? '' : '\n';
-      return `${window.text}${separator}[lines ${from}-${window.lastLine} shown; the file goes on: read_file with offset ${window.lastLine + 1}]`;
-    }
-    return window.text;
   },
 };
 
@@ -128,20 +87,21 @@ export const writeFileTool: Tool = {
     const path = resolveInWorkspace(context.workspace, stringArgument(args, 'path'));
     const shown = displayPath(context.workspace, path);
     const content = stringArgument(args, 'content');
-    const before = await readEditableText(path, shown, context.signal);
+    const bytes = await readEditableBytes(context.workspace, path, shown, context.signal);
+    const before = bytes === null ? null : decodeFileText(bytes).text;
     const change = await describeChange(shown, before, content);
     const summary =
       before === null
         ? `write ${shown} (new file, ${change.added} line${change.added === 1 ? '' : 's'})`
         : `write ${shown} (+${change.added} -${change.removed})`;
-    return { summary, diff: change.diff, basis: contentBasis(before) };
+    return { summary, diff: change.diff, basis: contentBasis(bytes) };
   },
   async run(args, context) {
     const path = resolveInWorkspace(context.workspace, stringArgument(args, 'path'));
     const shown = displayPath(context.workspace, path);
     const content = stringArgument(args, 'content');
     if (context.approved?.basis) {
-      const current = await readEditableText(path, shown, context.signal);
+      const current = await readEditableBytes(context.workspace, path, shown, context.signal);
       if (contentBasis(current) !== context.approved.basis) {
         throw new ToolError(
           `${shown} changed after the write was shown for approval; read it again and redo the write`,
@@ -149,7 +109,7 @@ export const writeFileTool: Tool = {
       }
     }
     throwIfAborted(context.signal);
-    await writeWorkspaceFile(path, content, shown);
+    await writeWorkspaceFile(context.workspace, path, content, shown);
     return `wrote ${Buffer.byteLength(content)} bytes to ${shown}`;
   },
 };
@@ -169,9 +129,17 @@ export const listDirectoryTool: Tool = {
   deadlineMs: 30_000,
   async run(args, context) {
     const path = resolveInWorkspace(context.workspace, stringArgument(args, 'path', '.'));
-    const entries = await readdir(path, { withFileTypes: true }).catch(() => {
-      throw new ToolError(`not a directory: ${displayPath(context.workspace, path)}`);
+    const shown = displayPath(context.workspace, path);
+    const notDirectory = () => new ToolError(`not a directory: ${shown}`);
+    const directory = await openInWorkspace(context.workspace, path, shown, 'directory').catch((error: unknown) => {
+      throw error instanceof ToolError ? error : notDirectory();
     });
+    if (!directory) throw notDirectory();
+    const entries = await readdir(directoryListingPath(directory, path), { withFileTypes: true })
+      .catch(() => {
+        throw notDirectory();
+      })
+      .finally(() => directory.close());
     const names = entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort();
     if (!names.length) return '(empty directory)';
     if (names.length <= MAX_DIRECTORY_ENTRIES) return names.join('\n');

@@ -54,7 +54,11 @@ export async function executeToolCall(
   } catch {
     return { content: `error: invalid arguments for ${name}: expected a JSON object`, isError: true };
   }
-  const toolContext: ToolContext = { workspace: context.workspace, signal: context.signal };
+  const toolContext: ToolContext = {
+    workspace: context.workspace,
+    signal: context.signal,
+    processes: context.processes,
+  };
   try {
     if (tool.needsApproval) {
       const preview = tool.preview

@@ -1,29 +1,33 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RE2JS } from 're2js';
-import { limitOutput, seconds, TimeSlicer } from './tool-limits.js';
-import { booleanArgument, stringArgument, throwIfAborted, ToolError, type Tool } from './tool-types.js';
+import { limitOutput, seconds } from './tool-limits.js';
+import { SearchWorker, type SearchFileJob } from './tool-search-worker.js';
+import { abortReason, booleanArgument, stringArgument, ToolError, type Tool } from './tool-types.js';
 import { displayPath, resolveInWorkspace } from './tool-workspace.js';
+import { directoryListingPath, openEntry, openInWorkspace } from './tool-workspace-open.js';
 
 /**
  * `search_files`: grep over the workspace with a linear-time regular expression engine (RE2,
  * through `re2js`, the syntax ripgrep users know). A backtracking engine (JavaScript's RegExp)
- * can spend minutes on one line for patterns like `(a|a)*$`, and one such call cannot be
- * interrupted: it would freeze the CLI (Ctrl-C ignored) and every gateway session. RE2 matches
- * in time proportional to the line, and the walk yields to the event loop every few
- * milliseconds, so the search stops on Ctrl-C, at its time limit, or at its match cap.
+ * can spend minutes on one line for patterns like `(a|a)*$`. Matching runs in a worker thread
+ * (`tool-search-worker.ts`) that the time limit or Ctrl-C terminates mid-match, so no pattern
+ * holds the CLI or the gateway's other sessions; the files are opened here, each through a
+ * handle checked inside the workspace (`tool-workspace-open.ts`).
  */
 
 /** Caps of one search. */
 export interface SearchLimits {
-  /** Wall-clock budget; past it the search stops and says so. */
+  /** Wall-clock budget; past it the worker is terminated and the search says so. */
   timeLimitMs: number;
   /** Matching lines returned at most. */
   maxMatches: number;
   /** Files larger than this are skipped (bytes). */
   maxFileBytes: number;
-  /** Longest stretch of matching between two yields to the event loop (milliseconds). */
-  sliceMs: number;
+  /**
+   * Matching work allowed per line, in program instructions × characters: a line is matched on
+   * its first `lineWork / instructions` characters (about a second at re2js's slowest rate).
+   */
+  lineWork: number;
 }
 
 /** The limits `search_files` runs with. */
@@ -31,31 +35,28 @@ export const SEARCH_LIMITS: SearchLimits = {
   timeLimitMs: 20_000,
   maxMatches: 200,
   maxFileBytes: 2 * 1024 * 1024,
-  sliceMs: 8,
+  lineWork: 40_000_000,
 };
 
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
 const MAX_PATTERN_LENGTH = 500;
-/** Characters of a matching line shown. */
-const MAX_SHOWN_LINE = 300;
+/** A batch sent to the worker: at most this many files or bytes. */
+const BATCH_FILES = 64;
+const BATCH_BYTES = 1024 * 1024;
 
-/** Compiles the model's pattern with RE2; a syntax error or unsupported construct is a tool error naming it. */
-export function compileSearchPattern(pattern: string, ignoreCase: boolean): RE2JS {
+/** Checks the pattern's length (compiling happens in the worker, under the time limit). */
+function checkPattern(pattern: string): void {
   if (pattern === '') throw new ToolError('pattern is empty');
   if (pattern.length > MAX_PATTERN_LENGTH) throw new ToolError(`pattern longer than ${MAX_PATTERN_LENGTH} characters`);
-  try {
-    return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
-  } catch (error) {
-    throw new ToolError(
-      `invalid pattern: ${(error as Error).message} (RE2 syntax, as in ripgrep: lookaround and backreferences are not supported)`,
-    );
-  }
 }
 
 /** What a walk found. */
 interface SearchProgress {
   matches: string[];
   filesSearched: number;
+  /** Lines matched on their first characters only (longer than the per-line work allows). */
+  cutLines: number;
+  matchedChars: number;
   stoppedBy: 'match-cap' | 'time-limit' | null;
 }
 
@@ -83,61 +84,109 @@ export function createSearchFilesTool(limits: SearchLimits = SEARCH_LIMITS): Too
     needsApproval: false,
     deadlineMs: limits.timeLimitMs + 10_000,
     async run(args, context) {
-      const expression = compileSearchPattern(
-        stringArgument(args, 'pattern'),
-        booleanArgument(args, 'ignore_case', false),
-      );
+      const pattern = stringArgument(args, 'pattern');
+      checkPattern(pattern);
+      const ignoreCase = booleanArgument(args, 'ignore_case', false);
       const root = resolveInWorkspace(context.workspace, stringArgument(args, 'path', '.'));
-      const info = await stat(root).catch(() => null);
-      if (!info) throw new ToolError(`no such path: ${displayPath(context.workspace, root)}`);
-      const deadline = performance.now() + limits.timeLimitMs;
-      const slicer = new TimeSlicer(context.signal, limits.sliceMs);
-      const progress: SearchProgress = { matches: [], filesSearched: 0, stoppedBy: null };
-
-      const searchFile = async (file: string) => {
-        const size = (await stat(file)).size;
-        if (size > limits.maxFileBytes) return;
-        const text = await readFile(file, { encoding: 'utf8', ...(context.signal ? { signal: context.signal } : {}) });
-        if (text.includes('\0')) return;
-        progress.filesSearched += 1;
-        const lines = text.split('\n');
-        const shown = displayPath(context.workspace, file);
-        for (let index = 0; index < lines.length; index += 1) {
-          await slicer.tick();
-          if (performance.now() > deadline) {
-            progress.stoppedBy = 'time-limit';
-            return;
-          }
-          const line = lines[index] ?? '';
-          if (!expression.test(line)) continue;
-          const cut = line.length > MAX_SHOWN_LINE ? `${line.slice(0, MAX_SHOWN_LINE)}…` : line;
-          progress.matches.push(`${shown}:${index + 1}: ${cut}`);
-          if (progress.matches.length >= limits.maxMatches) {
-            progress.stoppedBy = 'match-cap';
-            return;
-          }
-        }
+      const progress: SearchProgress = { matches: [], filesSearched: 0, cutLines: 0, matchedChars: 0, stoppedBy: null };
+      const worker = new SearchWorker(pattern, ignoreCase, limits.lineWork);
+      let stopped: ToolError | null = null;
+      const stop = (reason: ToolError) => {
+        stopped ??= reason;
+        void worker.stop(reason);
       };
-      const walk = async (directory: string): Promise<void> => {
-        const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
-        entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        for (const entry of entries) {
-          if (progress.stoppedBy) return;
-          throwIfAborted(context.signal);
-          const full = join(directory, entry.name);
-          if (entry.isDirectory()) {
-            if (!SKIPPED_DIRECTORIES.has(entry.name)) await walk(full);
-          } else if (entry.isFile()) {
-            await searchFile(full);
-          }
-        }
-      };
-      if (info.isFile()) await searchFile(root);
-      else if (info.isDirectory()) await walk(root);
-      else throw new ToolError(`${displayPath(context.workspace, root)} is not a regular file or directory`);
+      const timeLimit = new ToolError('time limit');
+      const timer = setTimeout(() => stop(timeLimit), limits.timeLimitMs);
+      const onAbort = () => context.signal && stop(abortReason(context.signal));
+      if (context.signal?.aborted) onAbort();
+      else context.signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        progress.matchedChars = await worker.ready;
+        await walkAndMatch(context.workspace, root, worker, progress, limits, () => stopped !== null);
+      } catch (error) {
+        if (stopped !== timeLimit) throw stopped ?? error;
+      } finally {
+        clearTimeout(timer);
+        context.signal?.removeEventListener('abort', onAbort);
+        await (stopped === null ? worker.release() : worker.stop());
+      }
+      if (stopped === timeLimit) progress.stoppedBy = 'time-limit';
       return report(progress, limits);
     },
   };
+}
+
+/** Walks `root` (a file or a directory), sending file contents to `worker` in batches. */
+async function walkAndMatch(
+  workspace: string,
+  root: string,
+  worker: SearchWorker,
+  progress: SearchProgress,
+  limits: SearchLimits,
+  isStopped: () => boolean,
+): Promise<void> {
+  const rootShown = displayPath(workspace, root);
+  let batch: (SearchFileJob & { shown: string })[] = [];
+  let batchBytes = 0;
+  const flush = async () => {
+    if (!batch.length || progress.stoppedBy) return;
+    const sent = batch;
+    batch = [];
+    batchBytes = 0;
+    const results = await worker.match(sent, limits.maxMatches - progress.matches.length);
+    for (const result of results) {
+      if (result.binary) continue;
+      progress.filesSearched += 1;
+      progress.cutLines += result.cutLines;
+      const shown = sent[result.index]?.shown ?? '';
+      for (const [line, text] of result.matches) progress.matches.push(`${shown}:${line}: ${text}`);
+    }
+    if (progress.matches.length >= limits.maxMatches) progress.stoppedBy = 'match-cap';
+  };
+  const addFile = async (handle: FileHandle, path: string) => {
+    try {
+      const info = await handle.stat();
+      if (!info.isFile() || info.size > limits.maxFileBytes) return;
+      const bytes = await handle.readFile();
+      batch.push({ index: batch.length, bytes, shown: displayPath(workspace, path) });
+      batchBytes += bytes.length;
+    } finally {
+      await handle.close();
+    }
+    if (batch.length >= BATCH_FILES || batchBytes >= BATCH_BYTES) await flush();
+  };
+  const walk = async (directory: FileHandle, path: string): Promise<void> => {
+    const entries = await readdir(directoryListingPath(directory, path), { withFileTypes: true }).catch(() => []);
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (progress.stoppedBy || isStopped()) return;
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) {
+        if (SKIPPED_DIRECTORIES.has(entry.name)) continue;
+        const child = await openEntry(workspace, directory, entry.name, full, 'directory');
+        if (child) await walk(child, full).finally(() => child.close());
+      } else if (entry.isFile()) {
+        const file = await openEntry(workspace, directory, entry.name, full, 'read');
+        if (file) await addFile(file, full);
+      }
+    }
+  };
+  const handle = await openInWorkspace(workspace, root, rootShown, 'read').catch((error: unknown) => {
+    if (error instanceof ToolError) throw error;
+    return null;
+  });
+  if (!handle) throw new ToolError(`no such path: ${rootShown}`);
+  const info = await handle.stat().catch(async (error: unknown) => {
+    await handle.close();
+    throw error;
+  });
+  if (info.isFile()) await addFile(handle, root);
+  else if (info.isDirectory()) await walk(handle, root).finally(() => handle.close());
+  else {
+    await handle.close();
+    throw new ToolError(`${rootShown} is not a regular file or directory`);
+  }
+  await flush();
 }
 
 function report(progress: SearchProgress, limits: SearchLimits): string {
@@ -149,12 +198,16 @@ function report(progress: SearchProgress, limits: SearchLimits): string {
         '(pattern too slow or tree too large): narrow the path or simplify the pattern',
     );
   }
-  if (!matches.length) return 'no matches';
   let note = '';
+  if (progress.cutLines) {
+    const lines = `${progress.cutLines} line${progress.cutLines === 1 ? ' was' : 's were'}`;
+    note += `\n[${lines} longer than this pattern may match per line: matched on their first ${progress.matchedChars} characters]`;
+  }
+  if (!matches.length) return `no matches${note}`;
   if (stoppedBy === 'match-cap')
-    note = `\n[stopped at ${limits.maxMatches} matches; narrow the path or pattern for the rest]`;
+    note += `\n[stopped at ${limits.maxMatches} matches; narrow the path or pattern for the rest]`;
   if (stoppedBy === 'time-limit') {
-    note = `\n[search stopped at its ${seconds(limits.timeLimitMs)} time limit after ${files}; results are partial]`;
+    note += `\n[search stopped at its ${seconds(limits.timeLimitMs)} time limit after ${files}; results are partial]`;
   }
   return limitOutput(matches.join('\n') + note);
 }

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
 import { MAX_TOOL_OUTPUT, seconds } from './tool-limits.js';
+import { ShellProcesses } from './tool-shell-processes.js';
 import { integerArgument, stringArgument, ToolError, type Tool } from './tool-types.js';
 
 /** Default time a shell command may run (seconds). */
 export const SHELL_TIMEOUT_SECONDS = 120;
 /** Longest time a call may ask for (seconds). */
 export const MAX_SHELL_TIMEOUT_SECONDS = 600;
-/** Time the group gets between SIGTERM and SIGKILL. */
-const KILL_GRACE_MS = 2_000;
 /**
  * Time the output pipes get to close once the shell exited. A command that leaves a background
  * process (`server &`) keeps them open; the result is returned without waiting for it.
@@ -53,7 +52,8 @@ export const runShellTool: Tool = {
       `and exit code. Stopped after timeout_seconds (default ${SHELL_TIMEOUT_SECONDS}, at most ` +
       `${MAX_SHELL_TIMEOUT_SECONDS}) together with every process it started. Output over ` +
       `${MAX_TOOL_OUTPUT / 1024} KiB keeps its first and last ${MAX_TOOL_OUTPUT / 2048} KiB. No input is given ` +
-      '(stdin is closed), so interactive commands fail.',
+      '(stdin is closed), so interactive commands fail. Processes it starts in the background (`cmd &`, ' +
+      '`setsid`, `nohup`) keep running until the turn ends, then they are stopped.',
     parameters: {
       type: 'object',
       properties: {
@@ -80,30 +80,28 @@ export const runShellTool: Tool = {
         minimum: 1,
         maximum: MAX_SHELL_TIMEOUT_SECONDS,
       }) * 1000;
+    // The turn's processes when the call runs in a turn; its own (ended when it returns) otherwise.
+    const processes = context.processes ?? new ShellProcesses();
+    const { marker, environment } = processes.startCall();
     return new Promise((resolve, reject) => {
-      // A process group of its own, so a timeout or Ctrl-C stops the command's children too.
+      // A process group of its own, so a timeout or Ctrl-C stops the command's children too;
+      // the marker in its environment finds those that left the group (tool-shell-processes.ts).
       const child = spawn('sh', ['-c', command], {
         cwd: context.workspace,
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
+        env: environment,
       });
+      processes.trackGroup(marker, child.pid);
       const output = new OutputKeeper();
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => output.add(chunk));
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => output.add(chunk));
       let stopped: string | null = null;
       const timers: NodeJS.Timeout[] = [];
-      const signalGroup = (signal: NodeJS.Signals) => {
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, signal);
-        } catch {
-          // The group is already gone.
-        }
-      };
       const stop = (why: string) => {
         if (stopped) return;
         stopped = why;
-        signalGroup('SIGTERM');
-        timers.push(setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS));
+        void processes.end(marker);
       };
       timers.push(setTimeout(() => stop(`timed out after ${seconds(timeoutMs)}`), timeoutMs));
       const onAbort = () => stop('interrupted by the user');
@@ -121,13 +119,21 @@ export const runShellTool: Tool = {
           : signal
             ? `killed by ${signal}`
             : `exit code ${code}`;
-        resolve(`${text}${text.endsWith('\n') || !text ? '' : '\n'}[${status}]${note ? `\n[${note}]` : ''}`);
+        // A stopped command's processes are all ended (its status says so) before the result.
+        const left = stopped
+          ? processes.end(marker).then(() => '')
+          : backgroundNote(processes, marker, context.processes !== undefined);
+        void left.then((left) => {
+          const notes = [note, left].filter(Boolean).map((line) => `\n[${line}]`);
+          resolve(`${text}${text.endsWith('\n') || !text ? '' : '\n'}[${status}]${notes.join('')}`);
+        });
       };
       child.on('error', (error) => {
         if (settled) return;
         settled = true;
         timers.forEach(clearTimeout);
         context.signal?.removeEventListener('abort', onAbort);
+        void processes.end(marker);
         reject(new ToolError(`could not run the command: ${error.message}`));
       });
       child.on('close', (code, signal) => finish(code, signal));
@@ -144,3 +150,19 @@ export const runShellTool: Tool = {
     });
   },
 };
+
+/**
+ * What became of the processes a finished command left running: in a turn they keep running
+ * until the turn ends (`keep`), and the model is told their pids; outside a turn they are
+ * stopped now. Empty when none is left.
+ */
+async function backgroundNote(processes: ShellProcesses, marker: string, keep: boolean): Promise<string> {
+  const left = await processes.running(marker);
+  if (!left.length) return '';
+  const count = `${left.length} process${left.length === 1 ? '' : 'es'}`;
+  if (keep) {
+    return `${count} it started still run${left.length === 1 ? 's' : ''} in the background (pid ${left.join(', ')}); they are stopped when this turn ends`;
+  }
+  await processes.end(marker);
+  return `${count} it left running in the background ${left.length === 1 ? 'was' : 'were'} stopped`;
+}

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../core/tool-definition.js';
+import type { ShellProcesses } from './tool-shell-processes.js';
 
 /** What a tool sees while it runs. */
 export interface ToolContext {
@@ -11,6 +12,11 @@ export interface ToolContext {
   signal?: AbortSignal | undefined;
   /** What the user approved, when the tool asked (see {@link Tool.preview}). */
   approved?: ToolPreview | undefined;
+  /**
+   * The processes `run_shell` calls of this turn started, ended when the turn ends. Absent (a
+   * call outside a turn): each call ends what it started when it returns.
+   */
+  processes?: ShellProcesses | undefined;
 }
 
 /**

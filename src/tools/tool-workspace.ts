@@ -1,7 +1,8 @@
-import { constants, lstatSync, realpathSync } from 'node:fs';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { lstatSync, realpathSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
 import { ToolError } from './tool-types.js';
+import { createInWorkspace, isInside, openInWorkspace } from './tool-workspace-open.js';
 
 /** True when something (a file, a directory or a symlink, even a dangling one) exists at `path`. */
 function entryExists(path: string): boolean {
@@ -13,18 +14,14 @@ function entryExists(path: string): boolean {
   }
 }
 
-/** True when `candidate` is `root` itself or below it. */
-function isInside(root: string, candidate: string): boolean {
-  const inside = relative(root, candidate);
-  return inside === '' || (!inside.startsWith(`..${sep}`) && inside !== '..' && !isAbsolute(inside));
-}
-
 /**
  * Resolves `path` against the workspace and refuses anything outside it, including through
  * symlinks: the nearest existing ancestor is resolved with realpath. Existence is tested with
  * lstat, so a dangling symlink counts as existing; realpath then fails on it and the path is
  * refused — otherwise `write_file` would follow the link and create its target outside the
- * workspace.
+ * workspace. This check is by name, for a clear error: the tools then open the path once and
+ * check the handle they got (`tool-workspace-open.ts`), so a symlink swapped in between is
+ * refused too.
  */
 export function resolveInWorkspace(workspace: string, path: string): string {
   if (path.includes('\0')) throw new ToolError('invalid path');
@@ -58,23 +55,55 @@ export function displayPath(workspace: string, absolute: string): string {
 }
 
 /**
- * Opens an existing workspace file for writing without following a final symlink and without
- * blocking on a FIFO, and refuses a file with more than one hard link: its other names may be
- * outside the workspace (a pnpm store, a file linked in from elsewhere), and writing through
- * this one would change them too.
+ * The bytes of a workspace file (already resolved by {@link resolveInWorkspace}), read through
+ * one handle checked inside the workspace; null when it does not exist. Refuses directories,
+ * FIFOs and devices (reading them could block) and files past `maxBytes`.
  */
-async function openExistingForWrite(path: string, shown: string): Promise<FileHandle | null> {
-  let handle: FileHandle;
+export async function readWorkspaceFile(
+  workspace: string,
+  path: string,
+  shown: string,
+  options: { maxBytes: number; signal?: AbortSignal | undefined; what: string },
+): Promise<Buffer | null> {
+  const handle = await openInWorkspace(workspace, path, shown, 'read').catch((error: unknown) => {
+    if (error instanceof ToolError) throw error;
+    throw new ToolError(`cannot read ${shown}: ${(error as Error).message}`);
+  });
+  if (!handle) return null;
   try {
-    handle = await open(path, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const info = await handle.stat();
+    if (info.isDirectory()) throw new ToolError(`${shown} is a directory`);
+    if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
+    if (info.size > options.maxBytes) {
+      throw new ToolError(
+        `${shown} is ${info.size} bytes; files over ${options.maxBytes} bytes are not ${options.what}`,
+      );
+    }
+    return await handle.readFile(options.signal ? { signal: options.signal } : {});
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Opens an existing workspace file for writing (checked inside, see `openInWorkspace`) without
+ * following a final symlink and without blocking on a FIFO, and refuses a file with more than
+ * one hard link: its other names may be outside the workspace (a pnpm store, a file linked in
+ * from elsewhere), and writing through this one would change them too.
+ */
+async function openExistingForWrite(workspace: string, path: string, shown: string): Promise<FileHandle | null> {
+  let handle: FileHandle | null;
+  try {
+    handle = await openInWorkspace(workspace, path, shown, 'write');
   } catch (error) {
+    if (error instanceof ToolError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
     if (code === 'ELOOP') throw new ToolError(`${shown} is a symlink; tools write only regular files`);
     if (code === 'EISDIR') throw new ToolError(`${shown} is a directory`);
     if (code === 'ENXIO') throw new ToolError(`${shown} is not a regular file`);
     throw new ToolError(`cannot write ${shown}: ${(error as Error).message}`);
   }
+  if (!handle) return null;
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
@@ -92,27 +121,29 @@ async function openExistingForWrite(path: string, shown: string): Promise<FileHa
 }
 
 /**
- * Writes `content` to a workspace file (already resolved by {@link resolveInWorkspace}),
- * creating it and its parent directories when missing. An existing file keeps its inode and
- * mode; see {@link openExistingForWrite} for what is refused.
+ * Writes `content` (text as UTF-8, or exact bytes) to a workspace file (already resolved by
+ * {@link resolveInWorkspace}), creating it and its parent directories when missing. An existing
+ * file keeps its inode and mode; see {@link openExistingForWrite} for what is refused. Every
+ * byte goes through a handle checked inside the workspace.
  */
-export async function writeWorkspaceFile(path: string, content: string, shown: string): Promise<void> {
-  let handle = await openExistingForWrite(path, shown);
+export async function writeWorkspaceFile(
+  workspace: string,
+  path: string,
+  content: string | Uint8Array,
+  shown: string,
+): Promise<void> {
+  let handle = await openExistingForWrite(workspace, path, shown);
   if (!handle) {
-    await mkdir(dirname(path), { recursive: true });
     try {
-      handle = await open(
-        path,
-        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-        0o666,
-      );
+      handle = await createInWorkspace(workspace, path, shown);
     } catch (error) {
+      if (error instanceof ToolError) throw error;
       throw new ToolError(`cannot create ${shown}: ${(error as Error).message}`);
     }
   }
   try {
     await handle.truncate(0);
-    await handle.writeFile(content, 'utf8');
+    await handle.writeFile(content, typeof content === 'string' ? 'utf8' : undefined);
   } finally {
     await handle.close();
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { postChatCompletion, useE2e } from '../support/e2e.js';
 import { BUILTIN_TOOLS } from '../../src/tools/tool-registry.js';
-import { searchFilesTool } from '../../src/tools/tool-search.js';
+import { createSearchFilesTool, SEARCH_LIMITS, searchFilesTool } from '../../src/tools/tool-search.js';
 import type { Tool } from '../../src/tools/tool-types.js';
 import { makeGatewaySandbox, startPersona, startTestGateway } from './gateway-test-helpers.js';
 
@@ -18,8 +18,8 @@ import { makeGatewaySandbox, startPersona, startTestGateway } from './gateway-te
 
 const e2e = useE2e();
 
-/** The real search_files, reporting when it starts and holding its result until released. */
-function observedSearch() {
+/** The real search_files (or `search`), reporting when it starts and holding its result until released. */
+function observedSearch(search: Tool = searchFilesTool) {
   let started!: () => void;
   let release!: () => void;
   const whenStarted = new Promise<void>((resolve) => (started = resolve));
@@ -27,7 +27,7 @@ function observedSearch() {
   const tool: Tool = {
     ...searchFilesTool,
     run: async (args, context) => {
-      const searching = searchFilesTool.run(args, context);
+      const searching = search.run(args, context);
       started();
       const result = await searching;
       await released;
@@ -79,5 +79,53 @@ describe('gateway: a ReDoS search in one session does not stall another', () => 
     ]);
     expect(answerA.hermes.tool_calls[0]?.result).toMatch(result);
     expect(answerB).not.toHaveProperty('hermes.tool_calls.0');
+  });
+});
+
+describe('gateway: a search that is slow on every character does not hold the other requests', () => {
+  it('GET /v1/models is answered while the search runs; the time limit ends the search', async () => {
+    const { emulator, route } = await startPersona('deepseek');
+    const sandbox = makeGatewaySandbox();
+    mkdirSync(join(sandbox.workspace, 'data'));
+    // One 2,000,000-character line (minutes in one synchronous match), then 200 lines of 10,000.
+    writeFileSync(join(sandbox.workspace, 'data', 'a-long.txt'), `${'a'.repeat(2_000_000)}\n`);
+    const line = 'a'.repeat(10_000);
+    writeFileSync(
+      join(sandbox.workspace, 'data', 'b-lines.txt'),
+      `${Array.from({ length: 200 }, () => line).join('\n')}\n`,
+    );
+    let searchFinished = false;
+    const limited = createSearchFilesTool({ ...SEARCH_LIMITS, timeLimitMs: 3_000 });
+    const search = observedSearch({
+      ...limited,
+      run: async (args, context) => {
+        try {
+          return await limited.run(args, context);
+        } finally {
+          searchFinished = true;
+        }
+      },
+    });
+    const tools = BUILTIN_TOOLS.map((tool) => (tool.definition.name === 'search_files' ? search.tool : tool));
+    const gateway = await startTestGateway(sandbox.dbPath, route, sandbox.workspace, { turn: { tools } });
+    e2e.defer(async () => {
+      await gateway.close();
+      await emulator.close();
+    });
+    const pattern = '[\\p{L}\\p{N}]{1,1000}[\\p{Greek}]{1,1000}';
+    const first = postChatCompletion(gateway.url, {
+      model: 'm',
+      messages: [{ role: 'user', content: `search for ${pattern} in data` }],
+    });
+    await search.whenStarted;
+    const models = await fetch(`${gateway.url}/v1/models`);
+    expect(models.status).toBe(200);
+    // The other request was answered before the search's result: the search was still running.
+    expect(searchFinished).toBe(false);
+    search.release();
+    const answer = (await (await first).json()) as CompletionJson;
+    expect(answer.hermes.tool_calls[0]?.result).toMatch(
+      /^error: search stopped at its 3 s time limit after \d+ files? without a match/,
+    );
   });
 });

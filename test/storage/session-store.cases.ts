@@ -133,6 +133,30 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
         expect((await store.getSession(created.id))?.title).toBeNull();
       });
 
+      it('stores a base URL without its credentials, on create, update and append (docs/architecture.md "Security")', async () => {
+        const created = await store.createSession({ baseUrl: 'https://user:S3cretPass@gw.example/v1?key=K3yValue99' });
+        expect(created.baseUrl).toBe('https://user:[redacted]@gw.example/v1?key=[redacted]');
+        await store.updateSession(created.id, { baseUrl: 'https://gw.example/v1?alt=x&api_key=K3yValue99' });
+        expect((await store.getSession(created.id))?.baseUrl).toBe('https://gw.example/v1?alt=x&api_key=[redacted]');
+        await store.appendMessages(created.id, conversation(), {
+          session: { baseUrl: 'https://gw.example/v1?token=T0kenValue' },
+        });
+        expect((await store.getSession(created.id))?.baseUrl).toBe('https://gw.example/v1?token=[redacted]');
+        expect((await store.forkSession(created.id)).baseUrl).toBe('https://gw.example/v1?token=[redacted]');
+      });
+
+      it('refuses a title over 200 characters with a usage error, and keeps a branch title of the longest within it', async () => {
+        const long = 't'.repeat(201);
+        await expect(store.createSession({ title: long })).rejects.toThrow(UsageError);
+        const created = await store.createSession({ title: 't'.repeat(200) });
+        await expect(store.updateSession(created.id, { title: long })).rejects.toThrow(
+          'a session title is at most 200 characters (this one has 201)',
+        );
+        await expect(store.forkSession(created.id, { title: long })).rejects.toThrow(UsageError);
+        expect((await store.forkSession(created.id)).title?.length).toBeLessThanOrEqual(200);
+        expect((await store.getSession(created.id))?.title).toBe('t'.repeat(200));
+      });
+
       it('deletes a session with its messages and requests; children keep existing, parent cleared', async () => {
         const parent = await store.createSession({ id: 'parent' });
         await store.appendMessages(parent.id, conversation());

@@ -50,7 +50,7 @@ describe('search_files: limits', () => {
     const outcome = await withLimits({ timeLimitMs: 0 }, { pattern: 'zzz' });
     expect(outcome).toEqual({
       content:
-        'error: search stopped at its 0 s time limit after 1 file without a match (pattern too slow or tree too ' +
+        'error: search stopped at its 0 s time limit after 0 files without a match (pattern too slow or tree too ' +
         'large): narrow the path or simplify the pattern',
       isError: true,
     });
@@ -65,8 +65,14 @@ describe('search_files: limits', () => {
       '[stopped at 3 matches; narrow the path or pattern for the rest]',
     ]);
   });
+});
 
-  it('yields to the event loop while matching, so Ctrl-C and other sessions are served', async () => {
+/** The large-NFA pattern (~4,000 RE2 instructions, ~0.1 ms per character) and a line it is slow on. */
+const HUGE_PROGRAM = '[\\p{L}\\p{N}]{1,1000}[\\p{Greek}]{1,1000}';
+
+describe('search_files: a pattern that is slow on every character', () => {
+  it('matches a 2,000,000-character line on a capped prefix, in a worker: the event loop turns meanwhile', async () => {
+    writeFileSync(join(workspace, 'data', 'long.txt'), `${'a'.repeat(2_000_000)}\n`);
     let turns = 0;
     let searching = true;
     const count = () => {
@@ -74,24 +80,35 @@ describe('search_files: limits', () => {
       if (searching) setImmediate(count);
     };
     setImmediate(count);
-    const outcome = await withLimits({ sliceMs: 0 }, { pattern: 'b', path: 'data' });
+    const outcome = await search({ pattern: HUGE_PROGRAM, path: 'data/long.txt' });
     searching = false;
-    expect(outcome).toEqual({ content: 'no matches', isError: false });
-    // One yield per line at least: the 101 lines of data/a.txt.
-    expect(turns).toBeGreaterThan(100);
+    expect(outcome).toEqual({
+      content:
+        'no matches\n[1 line was longer than this pattern may match per line: matched on their first 10000 characters]',
+      isError: false,
+    });
+    // The main thread was never held by the match (on one thread it is minutes in one call).
+    expect(turns).toBeGreaterThan(1);
   });
 
-  it('an aborted turn (Ctrl-C) stops the search with a tool error', async () => {
+  it('the time limit terminates the worker mid-match and the search says so', async () => {
+    const line = 'a'.repeat(10_000);
+    writeFileSync(join(workspace, 'data', 'slow.txt'), `${Array.from({ length: 200 }, () => line).join('\n')}\n`);
+    const outcome = await withLimits({ timeLimitMs: 300 }, { pattern: HUGE_PROGRAM, path: 'data/slow.txt' });
+    expect(outcome).toEqual({
+      content:
+        'error: search stopped at its 0.3 s time limit after 0 files without a match (pattern too slow or tree ' +
+        'too large): narrow the path or simplify the pattern',
+      isError: true,
+    });
+  });
+
+  it('an aborted turn (Ctrl-C) terminates the worker mid-match with a tool error', async () => {
+    writeFileSync(join(workspace, 'data', 'long.txt'), `${'a'.repeat(2_000_000)}\n`);
     const controller = new AbortController();
-    let turns = 0;
-    const abortSoon = () => {
-      turns += 1;
-      if (turns === 20) controller.abort();
-      else setImmediate(abortSoon);
-    };
-    setImmediate(abortSoon);
-    const outcome = await withLimits({ sliceMs: 0 }, { pattern: 'b', path: 'data' }, controller.signal);
-    expect(outcome).toEqual({ content: 'error: search_files was interrupted by the user', isError: true });
+    const running = withLimits({ lineWork: 1e12 }, { pattern: HUGE_PROGRAM, path: 'data/long.txt' }, controller.signal);
+    setImmediate(() => controller.abort());
+    expect(await running).toEqual({ content: 'error: search_files was interrupted by the user', isError: true });
   });
 });
 

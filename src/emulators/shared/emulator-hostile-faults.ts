@@ -21,9 +21,23 @@ export type HostileFault =
   | { kind: 'huge-event'; bytes?: number }
   /**
    * Echo the request's credential headers (`authorization`, `x-api-key`, `x-goog-api-key`)
-   * inside an in-band error chunk, a malformed chunk, or a `200` JSON error body.
+   * inside an in-band error chunk, a malformed chunk, or a `200` JSON error body; or echo the
+   * bare credential as the request id of a `401` (`x-request-id`, `x-amzn-requestid`), or split
+   * in half across two malformed stream chunks.
    */
-  | { kind: 'key-echo'; where: 'error-chunk' | 'malformed-chunk' | 'error-body' };
+  | { kind: 'key-echo'; where: KeyEchoPlace };
+
+/** Where a `key-echo` fault puts the credentials. */
+export type KeyEchoPlace = (typeof KEY_ECHO_PLACES)[number];
+
+/** Every place a `key-echo` fault can echo the credentials. */
+export const KEY_ECHO_PLACES = [
+  'error-chunk',
+  'malformed-chunk',
+  'error-body',
+  'request-id-header',
+  'split-malformed-chunks',
+] as const;
 
 const interval = z.number().int().min(1).max(60_000).optional();
 const size = z
@@ -41,7 +55,7 @@ export const hostileFaultSchemas = [
   z.object({ kind: z.literal('huge-error-body'), status: z.number().int().min(200).max(599).optional(), bytes: size }),
   z.object({ kind: z.literal('endless-deltas'), intervalMs: interval }),
   z.object({ kind: z.literal('huge-event'), bytes: size }),
-  z.object({ kind: z.literal('key-echo'), where: z.enum(['error-chunk', 'malformed-chunk', 'error-body']) }),
+  z.object({ kind: z.literal('key-echo'), where: z.enum(KEY_ECHO_PLACES) }),
 ] as const;
 
 const HOSTILE_KINDS = new Set(hostileFaultSchemas.map((schema) => schema.shape.kind.value));

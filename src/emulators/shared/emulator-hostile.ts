@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { EmulatorHttpRequest } from './emulator-http-server.js';
-import type { HostileFault } from './emulator-hostile-faults.js';
+import type { HostileFault, KeyEchoPlace } from './emulator-hostile-faults.js';
 
 /**
  * Plays a {@link HostileFault} on one response. What differs per wire API (how a text delta,
@@ -43,6 +43,15 @@ export function echoedCredentials(request: EmulatorHttpRequest): string {
     if (typeof value === 'string' && value !== '') parts.push(`${name}: ${value}`);
   }
   return parts.length === 0 ? 'no credentials' : parts.join(', ');
+}
+
+/** The request's credential value alone (no header name, no `Bearer `), as a careless provider echoes it. */
+function bareCredential(request: EmulatorHttpRequest): string {
+  for (const name of ['x-api-key', 'x-goog-api-key', 'authorization']) {
+    const value = request.headers[name];
+    if (typeof value === 'string' && value !== '') return value.replace(/^Bearer\s+/i, '');
+  }
+  return 'no-credentials';
 }
 
 /** Serves `fault`; resolves with the status sent (0 when none) once the response is over. */
@@ -98,7 +107,7 @@ export async function serveHostileFault(
 }
 
 function echoKey(
-  where: Extract<HostileFault, { kind: 'key-echo' }>['where'],
+  where: KeyEchoPlace,
   request: EmulatorHttpRequest,
   response: ServerResponse,
   dialect: HostileDialect,
@@ -110,8 +119,26 @@ function echoKey(
     response.end(JSON.stringify(dialect.errorBody(message)));
     return 200;
   }
+  if (where === 'request-id-header') {
+    const echoed = bareCredential(request);
+    response.writeHead(401, {
+      'content-type': 'application/json',
+      'x-request-id': echoed,
+      'x-amzn-requestid': echoed,
+      'x-amzn-errortype': 'UnrecognizedClientException',
+    });
+    response.end(JSON.stringify(dialect.errorBody('invalid credentials')));
+    return 401;
+  }
   startStream();
   for (const frame of dialect.preamble()) response.write(frame);
+  if (where === 'split-malformed-chunks') {
+    const echoed = bareCredential(request);
+    const half = Math.ceil(echoed.length / 2);
+    response.write(dialect.malformedFrame(`credential ${echoed.slice(0, half)}`));
+    response.end(dialect.malformedFrame(echoed.slice(half)));
+    return 200;
+  }
   response.end(where === 'error-chunk' ? dialect.errorFrame(message) : dialect.malformedFrame(message));
   return 200;
 }

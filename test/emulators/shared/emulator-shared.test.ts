@@ -52,6 +52,18 @@ describe('text helpers', () => {
     expect(fragments.every((fragment) => fragment.length > 0)).toBe(true);
   });
 
+  it('splits one 2,400,000-character word in linear time: fragments of the full size', () => {
+    // Searching back to the word's start for a space, once per fragment, took minutes here.
+    const fragments = splitIntoFragments('w'.repeat(2_400_000));
+    expect(fragments).toHaveLength(200_000);
+    expect(fragments.every((fragment) => fragment.length === 12)).toBe(true);
+  });
+
+  it('still cuts after a space in the second half of a fragment, as before', () => {
+    expect(splitIntoFragments('abcd efgh ijkl mnop', 12)).toEqual(['abcd efgh ', 'ijkl mnop']);
+    expect(splitIntoFragments('ab cdefghijklmnop', 12)).toEqual(['ab cdefghijk', 'lmnop']);
+  });
+
   it('never splits a surrogate pair', () => {
     const text = 'ab😀cd😀ef😀gh😀';
     for (const fragment of splitIntoFragments(text, 3)) {

@@ -21,11 +21,14 @@ import type { Transport, TransportRequest } from '../../../src/transports/shared
 /** A key shaped like a real one, so both the literal and the pattern redaction are exercised. */
 export const ECHOED_KEY = 'sk-fault-suite-0123456789abcdefSECRET';
 
+/** A key with no known shape (a custom provider's), so only the literal redaction can catch it. */
+export const SHAPELESS_KEY = 'hx9Qm2Zr7Lw4Kp8Tn3Vb6Yc1Jd5Fg0Hs';
+
 /** A started emulator with its transport. */
 export interface FaultTarget {
   transport: Transport;
   addFault(fault: Fault): void;
-  request(options?: { stream?: boolean }): TransportRequest;
+  request(options?: { stream?: boolean; apiKey?: string }): TransportRequest;
   close(): Promise<void>;
 }
 
@@ -52,6 +55,7 @@ function target(
     addFault: (fault) => ('addFault' in emulator ? emulator.addFault(fault) : emulator.faults.add(fault)),
     request: (options = {}) => ({
       ...base,
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
       route: { ...route, baseUrl: emulator.baseUrl },
       stream: options.stream ?? true,
       ...extra,

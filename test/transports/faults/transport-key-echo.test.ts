@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectEvents } from '../transport-test-helpers.js';
-import { ECHOED_KEY, everythingSaid, FAULT_TARGET_APIS, startFaultTarget, type FaultTarget } from './fault-targets.js';
+import {
+  ECHOED_KEY,
+  everythingSaid,
+  FAULT_TARGET_APIS,
+  SHAPELESS_KEY,
+  startFaultTarget,
+  type FaultTarget,
+} from './fault-targets.js';
 
 /**
  * A provider that echoes the request's credentials inside an in-band error chunk, a malformed
@@ -30,5 +37,28 @@ describe.each(FAULT_TARGET_APIS)('%s: a key echoed by the provider is redacted a
     const said = everythingSaid(events);
     expect(said).not.toContain(ECHOED_KEY);
     expect(said).not.toContain(ECHOED_KEY.slice(3, 20));
+  });
+});
+
+/**
+ * A key with no known shape, echoed bare: as the request id of a 401, or cut in half across two
+ * malformed chunks (the decoder stops at the first, so only the first half is ever seen). Only
+ * the literal redaction of the request's key, and of its pieces, can remove it.
+ */
+const BARE_PLACES = ['request-id-header', 'split-malformed-chunks'] as const;
+const KEYED_APIS = FAULT_TARGET_APIS.filter((api) => api !== 'bedrock_converse');
+
+describe.each(KEYED_APIS)('%s: a bare key echoed by the provider is redacted at the exit', (api) => {
+  it.each(BARE_PLACES)('echo in %s', async (where) => {
+    target = await startFaultTarget(api);
+    target.addFault({ kind: 'key-echo', where });
+    const request = target.request({ stream: true, apiKey: SHAPELESS_KEY });
+    const events = await collectEvents(target.transport.send({ ...request, maxAttempts: 1 }));
+    expect(events.at(-1)?.type).toBe('error');
+    const said = everythingSaid(events);
+    expect(said).toContain('[redacted]');
+    for (let start = 0; start + 8 <= SHAPELESS_KEY.length; start += 1) {
+      expect(said).not.toContain(SHAPELESS_KEY.slice(start, start + 8));
+    }
   });
 });

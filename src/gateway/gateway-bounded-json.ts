@@ -1,0 +1,110 @@
+import { badRequest, GatewayHttpError } from './gateway-errors.js';
+import type { ChatRequestSource } from './gateway-request-source.js';
+
+/**
+ * Reading a JSON request body within bounds, for every route that takes one. The size is
+ * bounded while the body is read (reading stops at the cap: 413), and the nesting depth and the
+ * number of values are bounded by a scan of the text BEFORE `JSON.parse` builds anything: a
+ * 16 MiB body of `[[[[…]]]]` parses into eight million nested arrays (over a gigabyte), and one
+ * of `[{},{},…]` into five million objects, while a real request nests a dozen levels and holds
+ * thousands of values. A body past a bound is a 400 naming it, never a parse that takes the
+ * process's memory.
+ */
+
+/** The bounds of one JSON body. */
+export interface JsonBodyBounds {
+  /** Largest body read, in bytes (413 past it). */
+  maxBytes: number;
+  /** Deepest nesting of arrays and objects. */
+  maxDepth: number;
+  /** Most values (array elements and object members, nested ones included). */
+  maxValues: number;
+}
+
+/** Bounds for request bodies: clients resend whole conversations, so the size is generous. */
+export const DEFAULT_JSON_BODY_BOUNDS: JsonBodyBounds = {
+  maxBytes: 16 * 1024 * 1024,
+  maxDepth: 64,
+  maxValues: 1_000_000,
+};
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+
+/**
+ * Scans JSON text for its nesting depth and value count without building anything, and throws
+ * a 400 when either is past `bounds`. Malformed text is left to `JSON.parse` (it only has to be
+ * bounded here): strings are skipped with their escapes, so brackets inside them do not count.
+ */
+export function checkJsonBounds(text: string, bounds: Pick<JsonBodyBounds, 'maxDepth' | 'maxValues'>): void {
+  let depth = 0;
+  let values = 1;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      for (index += 1; index < text.length; index += 1) {
+        const inner = text.charCodeAt(index);
+        if (inner === BACKSLASH) index += 1;
+        else if (inner === QUOTE) break;
+      }
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > bounds.maxDepth) {
+        throw badRequest(
+          `the request body nests deeper than ${bounds.maxDepth} levels of arrays and objects`,
+          null,
+          'json_too_deep',
+        );
+      }
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth -= 1;
+    } else if (code === COMMA) {
+      values += 1;
+      if (values > bounds.maxValues) {
+        throw badRequest(`the request body holds more than ${bounds.maxValues} JSON values`, null, 'json_too_large');
+      }
+    }
+  }
+}
+
+/** `text` parsed after {@link checkJsonBounds}; a 400 `invalid_json` when it does not parse. */
+export function parseBoundedJson(text: string, bounds: JsonBodyBounds = DEFAULT_JSON_BODY_BOUNDS): unknown {
+  checkJsonBounds(text, bounds);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw badRequest('the request body is not valid JSON', null, 'invalid_json');
+  }
+}
+
+/**
+ * Reads and parses a request's JSON body within `bounds`: 413 past `maxBytes` (reading stops
+ * there), 400 past the depth or value bound (before parsing), 400 for text that is not JSON.
+ * `empty` is what an empty body means (undefined: an empty body is not JSON, 400).
+ */
+export async function readJsonBody(
+  source: Pick<ChatRequestSource, 'text'>,
+  options: { bounds?: JsonBodyBounds; empty?: unknown } = {},
+): Promise<unknown> {
+  const bounds = options.bounds ?? DEFAULT_JSON_BODY_BOUNDS;
+  const text = await source.text(bounds.maxBytes);
+  if (text === null) {
+    throw new GatewayHttpError(
+      413,
+      `the request body is larger than ${formatBytes(bounds.maxBytes)}; send only the new user message`,
+      'invalid_request_error',
+      'request_too_large',
+    );
+  }
+  if (options.empty !== undefined && text.trim() === '') return options.empty;
+  return parseBoundedJson(text, bounds);
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`;
+}
