@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import type { ReasoningEffort } from '../core/reasoning-options.js';
+import { isReasoningEffort, REASONING_EFFORTS, type ReasoningEffort } from '../core/reasoning-options.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
@@ -67,7 +67,7 @@ export function registerChatCommand(program: Command): void {
     )
     .option('--no-stream', 'ask for a non-streaming response')
     .option('--no-reasoning', 'do not request reasoning from the model')
-    .option('--effort <level>', 'reasoning effort: minimal, low, medium, high, max')
+    .option('--effort <level>', `reasoning effort: ${REASONING_EFFORTS.join(', ')}`)
     .addHelpText(
       'after',
       `
@@ -249,7 +249,6 @@ async function readPromptFromStdin(): Promise<string> {
 
 function parseEffort(value: string | undefined): ReasoningEffort | undefined {
   if (value === undefined) return undefined;
-  const levels: ReasoningEffort[] = ['minimal', 'low', 'medium', 'high', 'max'];
-  if ((levels as string[]).includes(value)) return value as ReasoningEffort;
-  throw new UsageError(`unknown --effort "${value}" (expected one of: ${levels.join(', ')})`);
+  if (isReasoningEffort(value)) return value;
+  throw new UsageError(`unknown --effort "${value}" (expected one of: ${REASONING_EFFORTS.join(', ')})`);
 }

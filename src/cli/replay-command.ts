@@ -5,7 +5,7 @@ import type { Message } from '../core/message.js';
 import { parseHistory } from '../core/message-parse.js';
 import type { WireApi } from '../core/origin.js';
 import { WIRE_APIS } from '../core/origin.js';
-import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-options.js';
+import { REASONING_EFFORTS, type ReasoningEffort, type ReasoningOptions } from '../core/reasoning-options.js';
 import type { Route } from '../core/route.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import { resolveProvider } from '../providers/provider-registry.js';
@@ -48,7 +48,7 @@ export interface PreviewFlags {
   tools?: readonly ToolDefinition[] | undefined;
 }
 
-const EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 'medium', 'high', 'max'];
+const EFFORTS: readonly ReasoningEffort[] = REASONING_EFFORTS;
 
 /** Validates `--api`. */
 export function parseWireApi(value: string | undefined): WireApi {

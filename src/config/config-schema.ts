@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REASONING_EFFORTS } from '../core/reasoning-options.js';
 
 /** Carrier names accepted in route override rows. */
 const carrierSchema = z.enum(['reasoning_content', 'reasoning', 'reasoning_details']);
@@ -20,7 +21,7 @@ const routeRowSchema = z
 const reasoningSchema = z
   .object({
     enabled: z.boolean().optional(),
-    effort: z.enum(['minimal', 'low', 'medium', 'high', 'max']).optional(),
+    effort: z.enum(REASONING_EFFORTS).optional(),
     budget_tokens: z.number().int().positive().optional(),
   })
   .strict();

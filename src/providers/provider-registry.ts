@@ -1,9 +1,17 @@
 import { UsageError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
 import type { WireApi } from '../core/origin.js';
-import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-options.js';
+import type { ReasoningOptions } from '../core/reasoning-options.js';
 import { providerModels } from './provider-models.js';
-import { isKimiK3, vllmThinkingSwitch } from '../replay/replay-model-ids.js';
+import { vllmThinkingSwitch } from '../replay/replay-model-ids.js';
+import {
+  chatEffortVocabulary,
+  EFFORT_OFF,
+  type EffortVocabulary,
+  type EffortWireValue,
+  OPENROUTER_EFFORT,
+  THINKING_SWITCH,
+} from './provider-effort.js';
 
 /**
  * OpenAI-compatible vendors are table entries, not copies of a transport (STYLE rule 3 (docs/architecture.md)):
@@ -32,58 +40,53 @@ export interface ProviderInfo {
 /** Google's namespaced native carrier type in `reasoning_details` (SPEC §24.11). */
 export const GOOGLE_NATIVE_ASSISTANT_TYPE = 'google.native_assistant';
 
-type EffortMap = Partial<Record<ReasoningEffort, string>>;
-
 const NONE = (): JsonObject => ({});
 
-/** `reasoning_effort` when an effort is asked for (OpenAI, xAI, Gemini-compat, Cerebras, Ollama). */
-function effortFlag(map: EffortMap) {
-  return (_model: string, reasoning: ReasoningOptions): JsonObject => {
-    if (!reasoning.enabled || reasoning.effort === undefined) return {};
-    const value = map[reasoning.effort];
-    return value === undefined ? {} : { reasoning_effort: value };
-  };
+/** The vocabulary's word for the turn's effort, or undefined when none is asked (src/providers/provider-effort.ts). */
+function effortWord(vocabulary: EffortVocabulary, reasoning: ReasoningOptions): EffortWireValue | undefined {
+  return reasoning.effort === undefined ? undefined : vocabulary.values[reasoning.effort];
 }
 
-const OPENAI_EFFORTS: EffortMap = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', max: 'high' };
-const THREE_EFFORTS: EffortMap = { minimal: 'low', low: 'low', medium: 'medium', high: 'high', max: 'high' };
+/** `reasoning_effort` when an effort is asked for (OpenAI, xAI, Gemini-compat, Cerebras, Ollama; WIRE.md §1). */
+function effortFlag(providerId: string) {
+  return (model: string, reasoning: ReasoningOptions): JsonObject => {
+    const vocabulary = chatEffortVocabulary(providerId, model);
+    if (!reasoning.enabled || vocabulary === undefined) return {};
+    const value = effortWord(vocabulary, reasoning);
+    return value === undefined || value === EFFORT_OFF ? {} : { reasoning_effort: value };
+  };
+}
 
 /** OpenRouter `reasoning: {effort | max_tokens | enabled}` (WIRE.md §1.7). */
 function openRouterReasoning(_model: string, reasoning: ReasoningOptions): JsonObject {
   if (!reasoning.enabled) return {};
-  if (reasoning.effort !== undefined) {
-    return { reasoning: { effort: reasoning.effort === 'max' ? 'high' : reasoning.effort } };
-  }
+  const effort = effortWord(OPENROUTER_EFFORT, reasoning);
+  if (effort !== undefined) return { reasoning: { effort } };
   if (reasoning.budgetTokens !== undefined) return { reasoning: { max_tokens: reasoning.budgetTokens } };
   return { reasoning: { enabled: true } };
 }
 
-/** DeepSeek `thinking: {type}` plus `reasoning_effort` low|high|max (minimal→low, medium→high; WIRE.md §1.2). */
-function deepSeekReasoning(_model: string, reasoning: ReasoningOptions): JsonObject {
-  if (!reasoning.enabled) return {};
-  const body: JsonObject = { thinking: { type: 'enabled' } };
-  const map: EffortMap = { minimal: 'low', low: 'low', medium: 'high', high: 'high', max: 'max' };
-  if (reasoning.effort !== undefined) body['reasoning_effort'] = map[reasoning.effort] ?? 'high';
-  return body;
-}
-
-/** `thinking: {type: "enabled"}` (Z.AI GLM, WIRE.md §1.5; Kimi K2.x, WIRE.md §1.3). */
-function thinkingType(_model: string, reasoning: ReasoningOptions): JsonObject {
-  return reasoning.enabled ? { thinking: { type: 'enabled' } } : {};
-}
-
-/** Kimi: `thinking.type`, plus `reasoning_effort` low|high|max for K3 when asked (WIRE.md §1.3). */
-function kimiReasoning(model: string, reasoning: ReasoningOptions): JsonObject {
-  if (!reasoning.enabled) return {};
-  const body: JsonObject = { thinking: { type: 'enabled' } };
-  const map: EffortMap = { minimal: 'low', low: 'low', medium: 'high', high: 'high', max: 'max' };
-  if (reasoning.effort !== undefined && isKimiK3(model)) body['reasoning_effort'] = map[reasoning.effort] ?? 'high';
-  return body;
+/**
+ * `thinking: {type}` plus, where the model has levels, `reasoning_effort` (DeepSeek WIRE.md §1.2,
+ * Kimi K3 §1.3; Kimi K2.x and Z.AI GLM take the switch only, §1.3, §1.5). Effort `none` is
+ * `thinking: {type: "disabled"}`.
+ */
+function thinkingSwitchReasoning(providerId: string) {
+  return (model: string, reasoning: ReasoningOptions): JsonObject => {
+    if (!reasoning.enabled) return {};
+    const vocabulary = chatEffortVocabulary(providerId, model) ?? THINKING_SWITCH;
+    const value = effortWord(vocabulary, reasoning);
+    if (value === EFFORT_OFF) return { thinking: { type: 'disabled' } };
+    const body: JsonObject = { thinking: { type: 'enabled' } };
+    if (value !== undefined && vocabulary.parameter === 'reasoning_effort') body['reasoning_effort'] = value;
+    return body;
+  };
 }
 
 /** DashScope `enable_thinking` (+ `thinking_budget`), WIRE.md §1.4. */
 function dashScopeReasoning(_model: string, reasoning: ReasoningOptions): JsonObject {
   if (!reasoning.enabled) return {};
+  if (reasoning.effort === 'none') return { enable_thinking: false };
   const body: JsonObject = { enable_thinking: true };
   if (reasoning.budgetTokens !== undefined) body['thinking_budget'] = reasoning.budgetTokens;
   return body;
@@ -114,14 +117,14 @@ function provider(
 
 /** Every known provider (SPEC §4, §5, §8 ids plus the common OpenAI-compatible vendors). */
 export const PROVIDERS: readonly ProviderInfo[] = [
-  provider('openai', 'https://api.openai.com/v1', 'OPENAI_API_KEY', effortFlag(OPENAI_EFFORTS)),
+  provider('openai', 'https://api.openai.com/v1', 'OPENAI_API_KEY', effortFlag('openai')),
   provider('openrouter', 'https://openrouter.ai/api/v1', 'OPENROUTER_API_KEY', openRouterReasoning),
-  provider('deepseek', 'https://api.deepseek.com', 'DEEPSEEK_API_KEY', deepSeekReasoning),
-  provider('kimi', 'https://api.moonshot.ai/v1', 'MOONSHOT_API_KEY', kimiReasoning),
-  provider('moonshot', 'https://api.moonshot.ai/v1', 'MOONSHOT_API_KEY', kimiReasoning),
-  provider('kimi-coding', 'https://api.kimi.com/coding/v1', 'KIMI_API_KEY', kimiReasoning),
-  provider('kimi-coding-cn', 'https://api.moonshot.cn/v1', 'KIMI_API_KEY', kimiReasoning),
-  provider('zai', 'https://api.z.ai/api/paas/v4', 'ZAI_API_KEY', thinkingType),
+  provider('deepseek', 'https://api.deepseek.com', 'DEEPSEEK_API_KEY', thinkingSwitchReasoning('deepseek')),
+  provider('kimi', 'https://api.moonshot.ai/v1', 'MOONSHOT_API_KEY', thinkingSwitchReasoning('kimi')),
+  provider('moonshot', 'https://api.moonshot.ai/v1', 'MOONSHOT_API_KEY', thinkingSwitchReasoning('moonshot')),
+  provider('kimi-coding', 'https://api.kimi.com/coding/v1', 'KIMI_API_KEY', thinkingSwitchReasoning('kimi-coding')),
+  provider('kimi-coding-cn', 'https://api.moonshot.cn/v1', 'KIMI_API_KEY', thinkingSwitchReasoning('kimi-coding-cn')),
+  provider('zai', 'https://api.z.ai/api/paas/v4', 'ZAI_API_KEY', thinkingSwitchReasoning('zai')),
   provider(
     'dashscope',
     'https://dashscope-intl.aliyuncs.com/compatible-mode/v1',
@@ -129,29 +132,19 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     dashScopeReasoning,
   ),
   provider('xiaomi', 'https://api.xiaomimimo.com/v1', 'XIAOMI_API_KEY'),
-  provider(
-    'gemini',
-    'https://generativelanguage.googleapis.com/v1beta/openai',
-    'GEMINI_API_KEY',
-    effortFlag(THREE_EFFORTS),
-  ),
+  provider('gemini', 'https://generativelanguage.googleapis.com/v1beta/openai', 'GEMINI_API_KEY', effortFlag('gemini')),
   provider('copilot', 'https://api.githubcopilot.com', 'GITHUB_COPILOT_TOKEN'),
-  provider('ollama', 'http://localhost:11434/v1', undefined, effortFlag(THREE_EFFORTS)),
-  provider('ollama-cloud', 'https://ollama.com/v1', 'OLLAMA_API_KEY', effortFlag(THREE_EFFORTS)),
+  provider('ollama', 'http://localhost:11434/v1', undefined, effortFlag('ollama')),
+  provider('ollama-cloud', 'https://ollama.com/v1', 'OLLAMA_API_KEY', effortFlag('ollama-cloud')),
   provider('lmstudio', 'http://localhost:1234/v1', undefined),
   provider('vllm', 'http://localhost:8000/v1', undefined, vllmReasoning),
   provider('llamacpp', 'http://localhost:8080/v1', undefined),
   provider('together', 'https://api.together.xyz/v1', 'TOGETHER_API_KEY'),
-  provider(
-    'xai',
-    'https://api.x.ai/v1',
-    'XAI_API_KEY',
-    effortFlag({ minimal: 'low', low: 'low', medium: 'high', high: 'high', max: 'high' }),
-  ),
+  provider('xai', 'https://api.x.ai/v1', 'XAI_API_KEY', effortFlag('xai')),
   provider('custom', undefined, undefined),
   provider('mistral', 'https://api.mistral.ai/v1', 'MISTRAL_API_KEY'),
   provider('groq', 'https://api.groq.com/openai/v1', 'GROQ_API_KEY', groqReasoning),
-  provider('cerebras', 'https://api.cerebras.ai/v1', 'CEREBRAS_API_KEY', effortFlag(THREE_EFFORTS)),
+  provider('cerebras', 'https://api.cerebras.ai/v1', 'CEREBRAS_API_KEY', effortFlag('cerebras')),
   provider('fireworks', 'https://api.fireworks.ai/inference/v1', 'FIREWORKS_API_KEY'),
   provider('sambanova', 'https://api.sambanova.ai/v1', 'SAMBANOVA_API_KEY'),
   provider('novita', 'https://api.novita.ai/v3/openai', 'NOVITA_API_KEY'),

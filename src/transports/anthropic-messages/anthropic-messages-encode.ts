@@ -5,7 +5,8 @@
  * call this; the transport adds headers and auth.
  */
 import { isJsonObject, type JsonObject } from '../../core/json.js';
-import type { ReasoningEffort, ReasoningOptions } from '../../core/reasoning-options.js';
+import type { ReasoningOptions } from '../../core/reasoning-options.js';
+import { ANTHROPIC_ADAPTIVE_EFFORT, ANTHROPIC_BUDGET_EFFORT, EFFORT_OFF } from '../../providers/provider-effort.js';
 import type { Route } from '../../core/route.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
 import type { AnthropicPlatform, AnthropicRouteTreatment } from '../../replay/anthropic-endpoint-route.js';
@@ -45,21 +46,6 @@ const DEFAULT_MAX_TOKENS_THINKING = 16_384;
 const DEFAULT_MAX_TOKENS = 8_192;
 /** Anthropic's floor for `budget_tokens` (WIRE.md §2.1: "N ≥ 1024 and < max_tokens"). */
 export const MINIMUM_THINKING_BUDGET = 1024;
-const EFFORT_BUDGET: Readonly<Record<ReasoningEffort, number>> = {
-  minimal: 1024,
-  low: 2048,
-  medium: 8192,
-  high: 12_288,
-  max: 16_000,
-};
-const EFFORT_WIRE: Readonly<Record<ReasoningEffort, AnthropicEffort>> = {
-  minimal: 'low',
-  low: 'low',
-  medium: 'medium',
-  high: 'high',
-  max: 'max',
-};
-
 /** The platform, treatment and endpoint class of a request's route (SPEC §9.2), from its profile. */
 export function resolveAnthropicEndpoint(
   request: TransportRequest,
@@ -102,22 +88,28 @@ export function anthropicThinkingParameters(
   if (facts.adaptiveOrDisabledThinking) {
     // SPEC §24.2: exactly {"type":"adaptive"} on, {"type":"disabled"} off; no effort, no budget.
     const off = { thinkingOff: { type: 'disabled' as const }, betas: [] };
-    return reasoning.enabled
+    return reasoning.enabled && reasoning.effort !== 'none'
       ? { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS_THINKING, thinking: { type: 'adaptive' }, ...off }
       : { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS, ...off };
   }
   if (!reasoning.enabled) return { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS, betas: [] };
   if (facts.adaptiveThinking) {
+    // Effort `none`: thinking explicitly off (models that think by default need the switch).
+    if (reasoning.effort === 'none') {
+      return { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS, thinkingOff: { type: 'disabled' }, betas: [] };
+    }
     const result = { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS_THINKING, thinking: { type: 'adaptive' as const } };
-    return reasoning.effort === undefined
+    const effort = reasoning.effort === undefined ? undefined : ANTHROPIC_ADAPTIVE_EFFORT.values[reasoning.effort];
+    return effort === undefined || effort === EFFORT_OFF
       ? { ...result, betas: [] }
-      : { ...result, outputConfig: { effort: EFFORT_WIRE[reasoning.effort] }, betas: [] };
+      : { ...result, outputConfig: { effort: effort as AnthropicEffort }, betas: [] };
   }
+  if (reasoning.effort === 'none') return { maxTokens: maxTokens ?? DEFAULT_MAX_TOKENS, betas: [] };
   // "budget_tokens: N ≥ 1024 and < max_tokens": a max_tokens at or below the floor is raised so
   // the request stays valid rather than answering 400 (WIRE.md §2.6f).
   let limit = maxTokens ?? DEFAULT_MAX_TOKENS_THINKING;
   if (limit <= MINIMUM_THINKING_BUDGET) limit = MINIMUM_THINKING_BUDGET * 2;
-  const wanted = reasoning.budgetTokens ?? EFFORT_BUDGET[reasoning.effort ?? 'medium'];
+  const wanted = reasoning.budgetTokens ?? Number(ANTHROPIC_BUDGET_EFFORT.values[reasoning.effort ?? 'medium']);
   const budget = Math.max(MINIMUM_THINKING_BUDGET, Math.min(wanted, limit - 1));
   return {
     maxTokens: limit,
@@ -159,7 +151,7 @@ export function prepareAnthropicMessages(
       rejectedFingerprints: requestLearned(request).rejectedThinkingFingerprints,
       stripAllThinking: options.stripAllThinking,
     });
-  let conversation = build(request.reasoning.enabled);
+  let conversation = build(request.reasoning.enabled && request.reasoning.effort !== 'none');
   let thinkingOn = parameters.thinking !== undefined;
   if (thinkingOn && endpoint.signedReplay && inFlightTurnLacksThinking(conversation.messages)) {
     // WIRE.md §2.6a: with thinking on, the assistant turn answered by the trailing tool_result

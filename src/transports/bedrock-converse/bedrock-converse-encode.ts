@@ -1,3 +1,4 @@
+import { ANTHROPIC_BUDGET_EFFORT, GPT_OSS_EFFORT, QWEN_BEDROCK_EFFORT } from '../../providers/provider-effort.js';
 import type { JsonObject } from '../../core/json.js';
 import type { Message } from '../../core/message.js';
 import type { ReasoningEffort, ReasoningOptions } from '../../core/reasoning-options.js';
@@ -112,13 +113,22 @@ export function reasoningRequestFields(
 ): JsonObject | undefined {
   if (!reasoning.enabled) return undefined;
   const request = policy.request;
+  if (reasoning.effort === 'none') return undefined;
   if (request.style === 'anthropic-thinking') {
     if (request.mode === 'adaptive') return { thinking: { type: 'adaptive' } };
-    return { thinking: { type: 'enabled', budget_tokens: thinkingBudget(reasoning.budgetTokens, maxTokens) } };
+    const wanted = reasoning.budgetTokens ?? effortBudget(reasoning.effort);
+    return { thinking: { type: 'enabled', budget_tokens: thinkingBudget(wanted, maxTokens) } };
   }
-  if (request.style === 'reasoning-effort') return { reasoning_effort: gptOssEffort(reasoning.effort) };
-  if (request.style === 'reasoning-config') return { reasoning_config: qwenReasoningConfig(reasoning.effort) };
+  if (request.style === 'reasoning-effort')
+    return { reasoning_effort: String(GPT_OSS_EFFORT.values[reasoning.effort ?? 'medium']) };
+  if (request.style === 'reasoning-config')
+    return { reasoning_config: String(QWEN_BEDROCK_EFFORT.values[reasoning.effort ?? 'high']) };
   return undefined;
+}
+
+/** The effort table's Claude budget for a level (src/providers/provider-effort.ts); no level: the floor. */
+function effortBudget(effort: ReasoningEffort | undefined): number | undefined {
+  return effort === undefined ? undefined : Number(ANTHROPIC_BUDGET_EFFORT.values[effort]);
 }
 
 /** Claude wants 1024 ≤ budget_tokens < max_tokens (WIRE.md §2.1). */
@@ -126,19 +136,4 @@ function thinkingBudget(requested: number | undefined, maxTokens: number | undef
   let budget = Math.max(BEDROCK_MINIMUM_THINKING_BUDGET, requested ?? BEDROCK_MINIMUM_THINKING_BUDGET);
   if (maxTokens !== undefined && budget >= maxTokens) budget = Math.max(BEDROCK_MINIMUM_THINKING_BUDGET, maxTokens - 1);
   return budget;
-}
-
-/** gpt-oss takes `low | medium | high` (`pydantic-thinking-high-openai-variant.cassette.json` sends "high"). */
-function gptOssEffort(effort: ReasoningEffort | undefined): string {
-  if (effort === 'minimal' || effort === 'low') return 'low';
-  if (effort === 'high' || effort === 'max') return 'high';
-  return 'medium';
-}
-
-/**
- * Qwen3 on Bedrock takes `reasoning_config` ("high" recorded in
- * `pydantic-thinking-high-qwen-variant.cassette.json`; "low" assumed for the low end [?]).
- */
-function qwenReasoningConfig(effort: ReasoningEffort | undefined): string {
-  return effort === 'minimal' || effort === 'low' ? 'low' : 'high';
 }

@@ -50,7 +50,8 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
   if (request.tools.length > 0) body['tools'] = chatCompletionsTools(request.tools);
   const flags = mergeRequestFlags(
     provider.reasoningRequest(route.model, request.reasoning),
-    request.reasoning.enabled ? profile.chat.keepThinking : {},
+    // Effort `none` turns thinking off, so there is no thinking to keep (SPEC §8).
+    request.reasoning.enabled && request.reasoning.effort !== 'none' ? profile.chat.keepThinking : {},
   );
   for (const key of Object.keys(flags)) {
     if (!(key in body)) body[key] = flags[key];

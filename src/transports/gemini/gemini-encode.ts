@@ -15,6 +15,7 @@ import { geminiCallArguments, sameGeminiArguments, syncToolCallSidecars } from '
 import type { CarrierDecision } from '../../replay/replay-types.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestProfile } from '../transport-route-profile.js';
+import { GEMINI_BUDGET_EFFORT, GEMINI_LEVEL_EFFORT } from '../../providers/provider-effort.js';
 import {
   GEMINI_AI_STUDIO_BASE_URL,
   GEMINI_SKIP_SIGNATURE_SENTINEL,
@@ -107,19 +108,26 @@ export function prepareGemini(request: TransportRequest, defaults: GeminiEndpoin
   };
 }
 
-const LEVEL_BY_EFFORT = { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', max: 'high' } as const;
-const BUDGET_BY_EFFORT = { minimal: 128, low: 1024, medium: 8192, high: 24576, max: 32768 } as const;
-
-/** WIRE.md §4.1: `thinkingLevel` for Gemini 3, `thinkingBudget` (-1 = dynamic) for 2.5. */
+/**
+ * WIRE.md §4.1: `thinkingLevel` for Gemini 3, `thinkingBudget` (-1 = dynamic, 0 = off) for 2.5;
+ * the level or budget of an effort comes from the effort table (src/providers/provider-effort.ts).
+ */
 function encodeThinkingConfig(reasoning: ReasoningOptions, facts: GeminiRouteFacts): GeminiThinkingConfig | undefined {
   if (!reasoning.enabled) return undefined;
   if (facts.thinkingStyle === 'level') {
-    if (reasoning.effort) return { includeThoughts: true, thinkingLevel: LEVEL_BY_EFFORT[reasoning.effort] };
+    if (reasoning.effort) {
+      const thinkingLevel = GEMINI_LEVEL_EFFORT.values[reasoning.effort] as NonNullable<
+        GeminiThinkingConfig['thinkingLevel']
+      >;
+      return { includeThoughts: true, thinkingLevel };
+    }
     if (reasoning.budgetTokens !== undefined) return { includeThoughts: true, thinkingBudget: reasoning.budgetTokens };
     return { includeThoughts: true };
   }
-  const budget = reasoning.budgetTokens ?? (reasoning.effort ? BUDGET_BY_EFFORT[reasoning.effort] : -1);
-  return { includeThoughts: true, thinkingBudget: budget };
+  const budget =
+    reasoning.budgetTokens ?? (reasoning.effort ? Number(GEMINI_BUDGET_EFFORT.values[reasoning.effort]) : -1);
+  // A zero budget turns thinking off: there are no thoughts to include.
+  return { includeThoughts: budget !== 0, thinkingBudget: budget };
 }
 
 // ---------------------------------------------------------------------------------------------

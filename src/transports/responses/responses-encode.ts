@@ -1,3 +1,4 @@
+import { RESPONSES_EFFORT } from '../../providers/provider-effort.js';
 import { nativeCarriersSent } from '../../replay/replay-native-drops.js';
 import type { JsonObject } from '../../core/json.js';
 import type { AssistantMessage, Message, UserMessage } from '../../core/message.js';
@@ -27,11 +28,11 @@ import type {
 // Body
 // ---------------------------------------------------------------------------------------------
 
-/** Effort vocabulary of the Responses API; Hermes `max` is OpenAI's `xhigh`. */
+/** `reasoning: {effort, summary}` with the effort table's word (src/providers/provider-effort.ts, WIRE.md §5.1). */
 function reasoningParameter(reasoning: ReasoningOptions): ResponsesReasoningParameter | undefined {
   if (!reasoning.enabled) return undefined;
   if (reasoning.effort === undefined) return { summary: 'auto' };
-  return { effort: reasoning.effort === 'max' ? 'xhigh' : reasoning.effort, summary: 'auto' };
+  return { effort: String(RESPONSES_EFFORT.values[reasoning.effort]), summary: 'auto' };
 }
 
 function toolsParameter(tools: readonly ToolDefinition[]): ResponsesFunctionTool[] {

@@ -125,7 +125,7 @@ describe('prepareResponses request shape (WIRE.md §5.1)', () => {
     ]);
   });
 
-  it('reasoning off: no reasoning parameter and no include; max maps to xhigh when on', () => {
+  it('reasoning off: no reasoning parameter and no include; every effort keeps its own word when on', () => {
     const off = prepareResponses(
       request([{ role: 'user', content: 'hi' }], { tools: [], reasoning: { enabled: false }, stream: false }),
     );
@@ -135,10 +135,13 @@ describe('prepareResponses request shape (WIRE.md §5.1)', () => {
       store: false,
       stream: false,
     });
-    const max = prepareResponses(
-      request([{ role: 'user', content: 'hi' }], { tools: [], reasoning: { enabled: true, effort: 'max' } }),
-    );
-    expect(max.body['reasoning']).toEqual({ effort: 'xhigh', summary: 'auto' });
+    // openai@6.49.0 `ReasoningEffort`: none minimal low medium high xhigh max, all seven.
+    for (const effort of ['none', 'minimal', 'xhigh', 'max'] as const) {
+      const on = prepareResponses(
+        request([{ role: 'user', content: 'hi' }], { tools: [], reasoning: { enabled: true, effort } }),
+      );
+      expect(on.body['reasoning']).toEqual({ effort, summary: 'auto' });
+    }
   });
 
   it('provider defaults resolve the endpoint (xAI, DeepSeek, OpenRouter, Copilot)', () => {
