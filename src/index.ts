@@ -5,7 +5,7 @@
  * is exported here too. Names not listed here are internal and may change.
  */
 import { UsageError } from './core/errors.js';
-import type { ReasoningOptions } from './core/reasoning-options.js';
+import type { ReasoningOptions, ReasoningOverrides } from './core/reasoning-options.js';
 import { type Logger, silentLogger } from './logging/logger.js';
 import { getProvider } from './providers/provider-registry.js';
 import { type RequestRoute, resolveRequestRoute } from './replay-api.js';
@@ -90,6 +90,8 @@ export interface TurnRouteOptions {
   apiKey?: string | undefined;
   /** Default: reasoning on, no effort. */
   reasoning?: ReasoningOptions | undefined;
+  /** Per-model reasoning settings keyed by model id (config.yaml `reasoning_overrides`), applied to each request's model. */
+  reasoningOverrides?: ReasoningOverrides | undefined;
   /** `model.reasoning_echo` opt-in (docs/replay.md). */
   reasoningEcho?: boolean | undefined;
   /** User route rows, matched before the built-in route table (docs/replay.md). */
@@ -155,6 +157,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     route,
     apiKey: apiKeyOf(route, options.apiKey),
     reasoning: options.reasoning ?? { enabled: true },
+    reasoningOverrides: options.reasoningOverrides,
     echoOptIn: options.reasoningEcho ?? false,
     routeOverrides: options.routes ?? [],
     workspace: options.workspace ?? process.cwd(),

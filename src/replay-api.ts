@@ -34,7 +34,12 @@ export type {
 } from './core/message.js';
 export { parseHistory, validateMessage } from './core/message-parse.js';
 export { WIRE_APIS, type WireApi } from './core/origin.js';
-export type { ReasoningEffort, ReasoningOptions } from './core/reasoning-options.js';
+export {
+  REASONING_EFFORTS,
+  type ReasoningEffort,
+  type ReasoningOptions,
+  type ReasoningOverrides,
+} from './core/reasoning-options.js';
 export type { Route } from './core/route.js';
 export type { ToolDefinition } from './core/tool-definition.js';
 export { CARRIER_ROUTE_ROWS, type CarrierRouteRow } from './replay/replay-carrier-routes.js';

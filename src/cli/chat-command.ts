@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { isReasoningEffort, REASONING_EFFORTS, type ReasoningEffort } from '../core/reasoning-options.js';
+import { isReasoningEffort, pinnedEffort, REASONING_EFFORTS, type ReasoningEffort } from '../core/reasoning-options.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
@@ -140,6 +140,8 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
         effort: effort ?? context.config.reasoning.effort,
         budgetTokens: context.config.reasoning.budgetTokens,
       },
+      // --effort is this run's choice for every model: it wins over reasoning_overrides' effort.
+      reasoningOverrides: pinnedEffort(context.config.reasoningOverrides, effort),
       echoOptIn: context.config.reasoningEcho,
       routeOverrides: context.config.routes,
       workspace,

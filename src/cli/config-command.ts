@@ -94,6 +94,18 @@ function publicView(config: HermesConfig): Record<string, unknown> {
     ...(config.reasoning.effort ? { effort: config.reasoning.effort } : {}),
     ...(config.reasoning.budgetTokens ? { budget_tokens: config.reasoning.budgetTokens } : {}),
   };
+  if (Object.keys(config.reasoningOverrides).length) {
+    view['reasoning_overrides'] = Object.fromEntries(
+      Object.entries(config.reasoningOverrides).map(([model, override]) => [
+        model,
+        {
+          ...(override.enabled === undefined ? {} : { enabled: override.enabled }),
+          ...(override.effort ? { effort: override.effort } : {}),
+          ...(override.budgetTokens ? { budget_tokens: override.budgetTokens } : {}),
+        },
+      ]),
+    );
+  }
   view['reasoning_echo'] = config.reasoningEcho;
   view['compaction'] = {
     threshold: config.compaction.threshold,

@@ -130,6 +130,7 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
           effort: context.config.reasoning.effort,
           budgetTokens: context.config.reasoning.budgetTokens,
         },
+        reasoningOverrides: context.config.reasoningOverrides,
         echoOptIn: context.config.reasoningEcho,
         routeOverrides: context.config.routes,
         maxIterations: context.config.maxIterations,

@@ -9,12 +9,25 @@ async function withCliContext<T>(body: (context: CliContext) => Promise<T>): Pro
   return (await import('./cli-context.js')).withCliContext(body);
 }
 
+/** Store-wide verdict fields naming refused effort levels (runtime-route-memory.ts `EFFORT_VERDICT_PREFIX`). */
+const EFFORT_FIELD = 'effort:';
+
+/** The carrier fields of a verdict (SPEC §13). */
+function carrierFields(fields: readonly string[]): string[] {
+  return fields.filter((field) => !field.startsWith(EFFORT_FIELD));
+}
+
+/** The effort levels a verdict says the route refuses. */
+function refusedEfforts(fields: readonly string[]): string[] {
+  return fields.filter((field) => field.startsWith(EFFORT_FIELD)).map((field) => field.slice(EFFORT_FIELD.length));
+}
+
 /** Registers `hermes routes verdicts|forget` (SPEC §23.1). */
 export function registerRoutesCommand(program: Command): void {
   const routes = program
     .command('routes')
     .description(
-      'Learned route verdicts: reasoning fields a (provider, host, model) rejected and Hermes stopped sending.',
+      'Learned route verdicts: reasoning fields a (provider, host, model) rejected and Hermes stopped sending, and reasoning effort levels it refused.',
     );
 
   routes
@@ -35,7 +48,8 @@ export function registerRoutesCommand(program: Command): void {
               provider: verdict.provider,
               host: verdict.host,
               model: verdict.model,
-              fields: verdict.fields,
+              fields: carrierFields(verdict.fields),
+              refused_efforts: refusedEfforts(verdict.fields),
               first_seen: new Date(verdict.firstSeen).toISOString(),
               updated_at: new Date(verdict.updatedAt).toISOString(),
               error_text: verdict.errorText,
@@ -47,8 +61,13 @@ export function registerRoutesCommand(program: Command): void {
           process.stdout.write('no learned verdicts: every route gets the carriers its table row says\n');
         }
         for (const verdict of verdicts) {
+          const carriers = carrierFields(verdict.fields);
+          const efforts = refusedEfforts(verdict.fields);
           process.stdout.write(
-            `${verdict.routeKey}\n  rejects: ${verdict.fields.join(', ')}\n  first seen: ${formatTime(verdict.firstSeen)}\n` +
+            `${verdict.routeKey}\n` +
+              (carriers.length ? `  rejects: ${carriers.join(', ')}\n` : '') +
+              (efforts.length ? `  refuses reasoning effort: ${efforts.join(', ')}\n` : '') +
+              `  first seen: ${formatTime(verdict.firstSeen)}\n` +
               `  taught by: ${verdict.errorText.replace(/\s+/g, ' ').slice(0, 300)}\n`,
           );
         }

@@ -4,10 +4,10 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
 import type { WireApi } from '../core/origin.js';
-import type { ReasoningEffort } from '../core/reasoning-options.js';
+import type { ReasoningEffort, ReasoningOptions, ReasoningOverrides } from '../core/reasoning-options.js';
 import { DEFAULT_TIMEOUTS, type Timeouts } from '../core/timeouts.js';
 import type { Carrier, RouteOverride } from '../replay/replay-types.js';
-import { configSchema } from './config-schema.js';
+import { configSchema, type RawConfig } from './config-schema.js';
 import { mcpServersFromConfig, type McpServerSettings } from './config-mcp.js';
 
 /** Effective settings from `$HERMES_HOME/config.yaml`, normalised. */
@@ -17,6 +17,8 @@ export interface HermesConfig {
   baseUrl?: string;
   api?: WireApi;
   reasoning: { enabled: boolean; effort?: ReasoningEffort; budgetTokens?: number };
+  /** `reasoning_overrides`: per-model reasoning settings, applied to each request's own model. */
+  reasoningOverrides: ReasoningOverrides;
   reasoningEcho: boolean;
   routes: RouteOverride[];
   compaction: { threshold: number; keepTurns: number; contextWindow?: number };
@@ -50,6 +52,7 @@ export interface GatewayModelSetting {
 /** Defaults when no config file exists. */
 export const DEFAULT_CONFIG: HermesConfig = {
   reasoning: { enabled: true },
+  reasoningOverrides: {},
   reasoningEcho: false,
   routes: [],
   compaction: { threshold: 0.8, keepTurns: 20 },
@@ -91,6 +94,9 @@ export function parseConfigText(text: string, path = 'config.yaml'): HermesConfi
   const normalised: HermesConfig = {
     ...DEFAULT_CONFIG,
     reasoning: { enabled: config.reasoning?.enabled ?? true },
+    reasoningOverrides: Object.fromEntries(
+      Object.entries(config.reasoning_overrides ?? {}).map(([model, override]) => [model, reasoningSettings(override)]),
+    ),
     reasoningEcho: config.reasoning_echo ?? modelObject?.reasoning_echo ?? false,
     routes: (config.routes ?? []).map((row) => {
       const override: RouteOverride = { carriers: row.carriers as Carrier[] };
@@ -144,6 +150,15 @@ function gatewayModel(
   return setting;
 }
 
+/** A `reasoning` block of the file (or one `reasoning_overrides` entry) as reasoning options: only the keys it sets. */
+function reasoningSettings(raw: NonNullable<RawConfig['reasoning']>): Partial<ReasoningOptions> {
+  const settings: Partial<ReasoningOptions> = {};
+  if (raw.enabled !== undefined) settings.enabled = raw.enabled;
+  if (raw.effort !== undefined) settings.effort = raw.effort;
+  if (raw.budget_tokens !== undefined) settings.budgetTokens = raw.budget_tokens;
+  return settings;
+}
+
 function secondsToMs(seconds: number | undefined): number | undefined {
   return seconds === undefined ? undefined : Math.round(seconds * 1000);
 }
@@ -176,7 +191,8 @@ function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] 
     else if (current instanceof z.ZodUnion) {
       current = (current.options as z.ZodType[]).find((option) => option instanceof z.ZodObject);
     } else if (current instanceof z.ZodRecord) {
-      // A record's keys are names the user chose (`mcp_servers.<name>`): skip one, read its value.
+      // A record's keys are names the user chose (`mcp_servers.<name>`, a model id of
+      // `reasoning_overrides`): skip one, read its value.
       if (typeof remaining[0] !== 'string') return [];
       remaining = remaining.slice(1);
       current = current.valueType as z.ZodType;

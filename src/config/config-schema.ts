@@ -130,6 +130,8 @@ export const configSchema = z
     base_url: z.string().min(1).optional(),
     api: z.enum(['chat_completions', 'anthropic_messages', 'bedrock_converse', 'gemini', 'codex_responses']).optional(),
     reasoning: reasoningSchema.optional(),
+    /** Per-model reasoning settings, keyed by model id; each entry takes the keys of `reasoning`. */
+    reasoning_overrides: z.record(z.string().min(1), reasoningSchema).optional(),
     reasoning_echo: z.boolean().optional(),
     routes: z.array(routeRowSchema).optional(),
     compaction: compactionSchema.optional(),

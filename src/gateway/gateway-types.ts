@@ -30,6 +30,7 @@ export type GatewayTurnSettings = Partial<
   Pick<
     AgentTurnOptions,
     | 'reasoning'
+    | 'reasoningOverrides'
     | 'echoOptIn'
     | 'routeOverrides'
     | 'maxIterations'

@@ -13,6 +13,7 @@ export {
   withRejectedThinking,
 } from './anthropic-signature-memory.js';
 export { isBedrockRedactedRejection, stripBedrockRedactedReasoning } from './bedrock-converse-self-heal.js';
+export { effortRejection, looksLikeEffortRejection, nearestAcceptedEffort } from './replay-effort-rejection.js';
 export { classifyFieldRejection } from './replay-field-rejection.js';
 export { relaySignatureFingerprints } from './replay-relay-signature.js';
 export { estimateMessageTokens } from './replay-token-estimate.js';

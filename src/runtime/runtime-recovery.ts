@@ -1,8 +1,13 @@
 import { ApiError, type HermesError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
 import type { WireApi } from '../core/origin.js';
+import { REASONING_EFFORTS, type ReasoningEffort, type ReasoningOptions } from '../core/reasoning-options.js';
+import { effortVocabularyFor } from '../providers/provider-effort.js';
 import {
   classifyFieldRejection,
+  effortRejection,
+  looksLikeEffortRejection,
+  nearestAcceptedEffort,
   fingerprintSignedBlocks,
   isBedrockRedactedRejection,
   isInvalidEncryptedContentError,
@@ -19,6 +24,7 @@ import {
   nativeCompactionOffRoutes,
   persistEncryptedReplayOff,
   persistNativeCompactionOff,
+  persistRejectedEfforts,
   persistRejectedThinking,
   persistVerdict,
   rememberedThinkingFingerprints,
@@ -32,6 +38,8 @@ export interface Recovery {
   config: JsonObject;
   /** Carriers to stop sending (chat-completions verdicts). */
   rejected: Carrier[];
+  /** Effort levels the route refuses, when this recovery learned some: the retry sends the nearest other. */
+  rejectedEfforts?: ReasoningEffort[];
   /** Strip every thinking block from the retry only (nothing fingerprintable, SPEC §9.4). */
   stripAllThinking: boolean;
   /** Rewrites the retry's prepared body (Bedrock redacted-content self-heal, SPEC §10); nothing persisted. */
@@ -46,7 +54,8 @@ export interface Recovery {
       | 'strip-thinking'
       | 'encrypted-replay-off'
       | 'native-compaction-off'
-      | 'redacted-stripped';
+      | 'redacted-stripped'
+      | 'effort';
     fields: string[];
   };
 }
@@ -65,6 +74,10 @@ export interface RecoveryContext {
   config: JsonObject;
   /** Carriers already rejected on this route. */
   rejected: readonly Carrier[];
+  /** The reasoning the failed request was sent with (its effort is what an effort refusal names). */
+  reasoning: ReasoningOptions;
+  /** Effort levels already refused on this route. */
+  rejectedEfforts: readonly ReasoningEffort[];
 }
 
 /**
@@ -237,6 +250,40 @@ const BEDROCK_REDACTED: RecoveryRow = {
 };
 
 /**
+ * A 4xx refusing the reasoning effort sent (a value the model does not take, the parameter
+ * itself, or the off switch on a model that always thinks; replay-effort-rejection.ts): the
+ * refused levels are learned per (provider, host, model) like SPEC §13.3 (session record and
+ * store-wide verdict, `effort:LEVEL`) and the request is retried once with the nearest accepted
+ * level, or without an effort when none is left. Nothing new refused: surface the error.
+ */
+const EFFORT_VALUE: RecoveryRow = {
+  name: 'effort-value',
+  classify: (c) => c.reasoning.enabled && c.reasoning.effort !== undefined && looksLikeEffortRejection(c.body),
+  async learn(c) {
+    const sent = c.reasoning.effort;
+    const vocabulary = effortVocabularyFor(c.profile.route, c.profile);
+    if (sent === undefined || vocabulary === undefined) return null;
+    const refused = effortRejection(c.body, sent, vocabulary.values);
+    const fresh = refused.filter((level) => !c.rejectedEfforts.includes(level));
+    if (!fresh.includes(sent)) return null;
+    const all = REASONING_EFFORTS.filter((level) => c.rejectedEfforts.includes(level) || fresh.includes(level));
+    const config = await persistRejectedEfforts(c.store, c.sessionId, c.config, c.profile, all, c.body);
+    const next = nearestAcceptedEffort(sent, all);
+    const wire = `${vocabulary.parameter} ${JSON.stringify(vocabulary.values[sent])}`;
+    return {
+      config,
+      rejected: [...c.rejected],
+      rejectedEfforts: all,
+      stripAllThinking: false,
+      log:
+        `learned: ${c.prepared.routeKey} refuses reasoning effort ${sent} (${wire}); ` +
+        `retrying once with ${next === undefined ? 'no effort' : `effort ${next}`}`,
+      learned: { kind: 'effort', fields: fresh },
+    };
+  },
+};
+
+/**
  * The recoveries, keyed by wire API. For a 4xx, the rows of the route's API are tried in order;
  * the first whose `classify` is true decides (its `learn` returning null surfaces the error).
  * Each recovery retries once; the runtime logs one WARN line and emits one event for it.
@@ -247,11 +294,11 @@ const BEDROCK_REDACTED: RecoveryRow = {
  * here, and prove it with an e2e test against the API's emulator.
  */
 export const RECOVERIES: Readonly<Record<WireApi, readonly RecoveryRow[]>> = {
-  chat_completions: [FIELD_VERDICT, RELAY_SIGNATURE],
-  anthropic_messages: [ANTHROPIC_SIGNATURE],
-  codex_responses: [NATIVE_COMPACTION_OFF, ENCRYPTED_REPLAY_OFF],
-  bedrock_converse: [BEDROCK_REDACTED],
-  gemini: [],
+  chat_completions: [FIELD_VERDICT, RELAY_SIGNATURE, EFFORT_VALUE],
+  anthropic_messages: [ANTHROPIC_SIGNATURE, EFFORT_VALUE],
+  codex_responses: [NATIVE_COMPACTION_OFF, ENCRYPTED_REPLAY_OFF, EFFORT_VALUE],
+  bedrock_converse: [BEDROCK_REDACTED, EFFORT_VALUE],
+  gemini: [EFFORT_VALUE],
 };
 
 /** Decides whether a 4xx can be fixed by one retry (see {@link RECOVERIES}). Null means: surface the error. */
@@ -259,12 +306,7 @@ export async function recoverFromError(
   error: HermesError,
   prepared: PreparedRequest,
   profile: RouteProfile,
-  state: {
-    store: SessionStore;
-    sessionId: string;
-    config: JsonObject;
-    rejected: readonly Carrier[];
-  },
+  state: Omit<RecoveryContext, 'body' | 'status' | 'prepared' | 'profile'>,
 ): Promise<Recovery | null> {
   if (!(error instanceof ApiError) || error.status < 400 || error.status >= 500) return null;
   const context: RecoveryContext = { ...state, body: errorBodyOf(error), status: error.status, prepared, profile };

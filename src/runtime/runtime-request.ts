@@ -12,7 +12,8 @@ import { loadTransport } from '../transports/transport-registry.js';
 import { logRequest } from './runtime-request-log.js';
 import { logProviderFailure, logProviderRetry } from './runtime-error-log.js';
 import { recoverFromError, type Recovery } from './runtime-recovery.js';
-import { learnedFrom, loadRouteLearned } from './runtime-route-memory.js';
+import { learnedFrom, loadRejectedEfforts, loadRouteLearned } from './runtime-route-memory.js';
+import { requestReasoning } from './runtime-reasoning.js';
 import type { AgentTurnOptions, TurnResult } from './runtime-turn-options.js';
 import { requestCompactThreshold } from './runtime-native-compaction.js';
 
@@ -27,19 +28,52 @@ export class TurnInterruptedError extends HermesError {
   override readonly name = 'TurnInterruptedError';
 }
 
+/**
+ * What one request needs of the turn: the turn's options, or a caller's own (the AI SDK
+ * provider, which runs tools itself and passes their definitions as `clientTools`).
+ */
+export type RequestOptions = Pick<
+  AgentTurnOptions,
+  | 'store'
+  | 'sessionId'
+  | 'route'
+  | 'apiKey'
+  | 'reasoning'
+  | 'reasoningOverrides'
+  | 'logger'
+  | 'stream'
+  | 'tools'
+  | 'clientTools'
+  | 'signal'
+  | 'fetch'
+  | 'timeouts'
+  | 'compaction'
+  | 'onEvent'
+> & {
+  /** Max output tokens of the request. */
+  maxTokens?: number | undefined;
+};
+
 /** Sends one request, learning a rejected carrier and retrying exactly once (SPEC §13.3). */
 export async function requestOnce(
   transport: Transport,
   history: readonly Message[],
   modelConfig: JsonObject,
   profile: RouteProfile,
-  options: AgentTurnOptions,
+  options: RequestOptions,
 ): Promise<TurnResponse> {
   let config = modelConfig;
   let learned = await loadRouteLearned(options.store, config, profile);
+  let refusedEfforts = await loadRejectedEfforts(options.store, config, profile);
   let retry: Recovery | null = null;
   for (let attempt = 1; ; attempt += 1) {
-    const request = buildRequest(history, profile, learned, options);
+    const reasoning = requestReasoning(
+      options.reasoning,
+      options.reasoningOverrides,
+      options.route.model,
+      refusedEfforts,
+    );
+    const request = buildRequest(history, profile, learned, { ...options, reasoning });
     request.compactThreshold = requestCompactThreshold(profile, options.compaction, config);
     const built: PreparedRequest =
       retry?.stripAllThinking && hasPrepareWith(transport)
@@ -80,11 +114,14 @@ export async function requestOnce(
             sessionId: options.sessionId,
             config,
             rejected: learned.rejectedCarriers,
+            reasoning,
+            rejectedEfforts: refusedEfforts,
           })
         : null;
     if (!recovery) throw decorate(error, attempt);
     config = recovery.config;
     learned = learnedFrom(config, recovery.rejected, profile);
+    refusedEfforts = recovery.rejectedEfforts ?? refusedEfforts;
     retry = recovery;
     options.logger.warn(
       {
@@ -121,7 +158,10 @@ export interface TurnResponse {
 }
 
 /** Records a request (a diagnostic write): a failure is logged and never fails the turn. */
-export async function recordRequestSafely(record: RequestRecordInput, options: AgentTurnOptions): Promise<void> {
+export async function recordRequestSafely(
+  record: RequestRecordInput,
+  options: Pick<RequestOptions, 'store' | 'logger'>,
+): Promise<void> {
   try {
     await options.store.recordRequest(record);
   } catch (error) {
@@ -137,9 +177,9 @@ function buildRequest(
   history: readonly Message[],
   profile: RouteProfile,
   learned: RouteLearned,
-  options: AgentTurnOptions,
+  options: RequestOptions,
 ): TransportRequest {
-  return {
+  const request: TransportRequest = {
     route: options.route,
     profile,
     learned,
@@ -152,13 +192,15 @@ function buildRequest(
     fetch: options.fetch,
     timeouts: options.timeouts,
   };
+  if (options.maxTokens !== undefined) request.maxTokens = options.maxTokens;
+  return request;
 }
 
 async function consume(
   transport: Transport,
   request: TransportRequest,
   prepared: PreparedRequest,
-  options: AgentTurnOptions,
+  options: RequestOptions,
 ): Promise<
   | { message: AssistantMessage; usage: Usage | null; finishReason: FinishReason | null; error?: undefined }
   | { error: HermesError }

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../core/json.js';
+import { REASONING_EFFORTS, type ReasoningEffort } from '../core/reasoning-options.js';
 import {
   ANTHROPIC_REJECTED_THINKING_KEY,
   readRejectedThinking,
@@ -19,11 +20,19 @@ import type { SessionStore } from '../storage/session-store.js';
  * - `_anthropic_rejected_thinking`: fingerprints of rejected signed thinking (SPEC §9.4, §24.8);
  * - {@link ENCRYPTED_REPLAY_OFF_KEY}: route keys whose encrypted Responses reasoning is no longer
  *   replayed (SPEC §12 kill switch);
- * - {@link NATIVE_COMPACTION_OFF_KEY}: route keys that refused `context_management` (SPEC §24.7).
+ * - {@link NATIVE_COMPACTION_OFF_KEY}: route keys that refused `context_management` (SPEC §24.7);
+ * - {@link REJECTED_EFFORTS_KEY}: `[[provider, host, model, [levels]], …]`, reasoning effort levels
+ *   the route refused (a 4xx naming the value), mirrored store-wide as `effort:LEVEL` fields.
  */
 
 /** The session model_config key holding learned verdicts (SPEC §13.3). */
 export const REJECTED_CARRIERS_KEY = 'reasoning_rejected_carriers';
+
+/** The session model_config key holding refused reasoning effort levels, shaped like {@link REJECTED_CARRIERS_KEY}. */
+export const REJECTED_EFFORTS_KEY = 'reasoning_rejected_efforts';
+
+/** Store-wide verdict fields naming a refused effort level: `effort:LEVEL` (carrier fields have no prefix). */
+export const EFFORT_VERDICT_PREFIX = 'effort:';
 
 /** model_config key listing route keys whose encrypted Responses reasoning is no longer replayed (SPEC §12). */
 export const ENCRYPTED_REPLAY_OFF_KEY = 'responses_encrypted_replay_off';
@@ -57,20 +66,58 @@ export function learnedFrom(
 }
 
 /**
- * Reads the session-level verdicts for one route key from model_config: a list of
- * `[provider, host, model, [fields]]`; malformed entries are skipped (SPEC §13.3 loading).
+ * The values listed for one route key under a model_config key holding
+ * `[[provider, host, model, [values]], …]`; malformed entries are skipped (SPEC §13.3 loading).
  */
-export function sessionRejectedCarriers(modelConfig: JsonObject, key: RouteKey): Carrier[] {
-  const entries = modelConfig[REJECTED_CARRIERS_KEY];
+function routeListAt(modelConfig: JsonObject, configKey: string, key: RouteKey): string[] {
+  const entries = modelConfig[configKey];
   if (!Array.isArray(entries)) return [];
-  const fields = new Set<Carrier>();
+  const values = new Set<string>();
   for (const entry of entries) {
     if (!Array.isArray(entry) || entry.length !== 4 || !Array.isArray(entry[3])) continue;
     const [provider, host, model, list] = entry as [JsonValue, JsonValue, JsonValue, JsonValue[]];
     if (provider !== key.provider || host !== key.host || model !== key.model) continue;
-    for (const field of list) if (CARRIERS.includes(field as Carrier)) fields.add(field as Carrier);
+    for (const value of list) if (typeof value === 'string') values.add(value);
   }
-  return [...fields];
+  return [...values];
+}
+
+/**
+ * Merges `values` into the route's entry under `configKey` (a merging patch of the whole list)
+ * and the store-wide verdict table (store fields `prefix + value`); returns the new model_config.
+ */
+async function persistRouteList(
+  store: SessionStore,
+  sessionId: string,
+  modelConfig: JsonObject,
+  learned: { configKey: string; prefix: string; values: readonly string[]; errorText: string },
+  profile: Pick<RouteProfile, 'key' | 'routeKey'>,
+): Promise<JsonObject> {
+  const { key } = profile;
+  const existing = Array.isArray(modelConfig[learned.configKey]) ? (modelConfig[learned.configKey] as JsonValue[]) : [];
+  const merged = [...new Set([...routeListAt(modelConfig, learned.configKey, key), ...learned.values])].sort();
+  const others = existing.filter(
+    (entry) => !(Array.isArray(entry) && entry[0] === key.provider && entry[1] === key.host && entry[2] === key.model),
+  );
+  const list: JsonValue[] = [...others, [key.provider, key.host, key.model, merged]];
+  const config = await store.patchModelConfig(sessionId, { [learned.configKey]: list });
+  await store.recordVerdict({
+    routeKey: profile.routeKey,
+    provider: key.provider,
+    host: key.host,
+    model: key.model,
+    fields: merged.map((value) => learned.prefix + value),
+    errorText: learned.errorText.slice(0, 2000),
+  });
+  return config;
+}
+
+/**
+ * Reads the session-level verdicts for one route key from model_config: a list of
+ * `[provider, host, model, [fields]]`; malformed entries are skipped (SPEC §13.3 loading).
+ */
+export function sessionRejectedCarriers(modelConfig: JsonObject, key: RouteKey): Carrier[] {
+  return CARRIERS.filter((carrier) => routeListAt(modelConfig, REJECTED_CARRIERS_KEY, key).includes(carrier));
 }
 
 /** Union of session-level and store-wide verdicts for the route (SPEC §13.3, §23.1). */
@@ -79,9 +126,9 @@ export async function loadRejectedCarriers(
   modelConfig: JsonObject,
   profile: Pick<RouteProfile, 'key' | 'routeKey'>,
 ): Promise<Carrier[]> {
-  const fields = new Set(sessionRejectedCarriers(modelConfig, profile.key));
+  const fields = new Set<string>(sessionRejectedCarriers(modelConfig, profile.key));
   const stored = await store.getVerdict(profile.routeKey);
-  for (const field of stored?.fields ?? []) if (CARRIERS.includes(field as Carrier)) fields.add(field as Carrier);
+  for (const field of stored?.fields ?? []) fields.add(field);
   return CARRIERS.filter((carrier) => fields.has(carrier));
 }
 
@@ -89,7 +136,7 @@ export async function loadRejectedCarriers(
  * Persists a learned verdict: the session's model_config (merging patch of the whole list) and
  * the store-wide verdict table.
  */
-export async function persistVerdict(
+export function persistVerdict(
   store: SessionStore,
   sessionId: string,
   modelConfig: JsonObject,
@@ -97,25 +144,38 @@ export async function persistVerdict(
   fields: readonly Carrier[],
   errorText: string,
 ): Promise<JsonObject> {
-  const { key } = profile;
-  const existing = Array.isArray(modelConfig[REJECTED_CARRIERS_KEY])
-    ? (modelConfig[REJECTED_CARRIERS_KEY] as JsonValue[])
-    : [];
-  const merged = new Set<string>([...sessionRejectedCarriers(modelConfig, key), ...fields]);
-  const others = existing.filter(
-    (entry) => !(Array.isArray(entry) && entry[0] === key.provider && entry[1] === key.host && entry[2] === key.model),
-  );
-  const list: JsonValue[] = [...others, [key.provider, key.host, key.model, [...merged].sort()]];
-  const config = await store.patchModelConfig(sessionId, { [REJECTED_CARRIERS_KEY]: list });
-  await store.recordVerdict({
-    routeKey: profile.routeKey,
-    provider: key.provider,
-    host: key.host,
-    model: key.model,
-    fields: [...merged].sort(),
-    errorText: errorText.slice(0, 2000),
-  });
-  return config;
+  const learned = { configKey: REJECTED_CARRIERS_KEY, prefix: '', values: fields, errorText };
+  return persistRouteList(store, sessionId, modelConfig, learned, profile);
+}
+
+/**
+ * Effort levels the route refused, session-level and store-wide (store fields `effort:LEVEL`),
+ * in level order: the runtime sends the nearest level not among them.
+ */
+export async function loadRejectedEfforts(
+  store: SessionStore,
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key' | 'routeKey'>,
+): Promise<ReasoningEffort[]> {
+  const levels = new Set<string>(routeListAt(modelConfig, REJECTED_EFFORTS_KEY, profile.key));
+  const stored = await store.getVerdict(profile.routeKey);
+  for (const field of stored?.fields ?? []) {
+    if (field.startsWith(EFFORT_VERDICT_PREFIX)) levels.add(field.slice(EFFORT_VERDICT_PREFIX.length));
+  }
+  return REASONING_EFFORTS.filter((level) => levels.has(level));
+}
+
+/** Persists refused effort levels for the route: the session's model_config and the store-wide verdict table. */
+export function persistRejectedEfforts(
+  store: SessionStore,
+  sessionId: string,
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key' | 'routeKey'>,
+  levels: readonly ReasoningEffort[],
+  errorText: string,
+): Promise<JsonObject> {
+  const learned = { configKey: REJECTED_EFFORTS_KEY, prefix: EFFORT_VERDICT_PREFIX, values: levels, errorText };
+  return persistRouteList(store, sessionId, modelConfig, learned, profile);
 }
 
 /** Fingerprints of rejected signed thinking already remembered in the session (SPEC §9.4). */

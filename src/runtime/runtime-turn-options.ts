@@ -10,7 +10,7 @@ import type { Tool } from '../tools/tool-types.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import type { Transport } from '../transports/shared/transport.js';
 import { routeProfileFor } from '../transports/transport-route-profile.js';
-import type { ReasoningOptions } from '../core/reasoning-options.js';
+import type { ReasoningOptions, ReasoningOverrides } from '../core/reasoning-options.js';
 import type { CompactionSettings } from './compaction-plan.js';
 import type { Timeouts } from '../core/timeouts.js';
 import type { WarmHistories } from './runtime-warm-history.js';
@@ -22,6 +22,8 @@ export interface AgentTurnOptions {
   route: Route;
   apiKey?: string | undefined;
   reasoning: ReasoningOptions;
+  /** Per-model reasoning settings (config.yaml `reasoning_overrides`), applied to every request's own model. */
+  reasoningOverrides?: ReasoningOverrides | undefined;
   echoOptIn?: boolean;
   routeOverrides?: readonly RouteOverride[];
   workspace: string;

@@ -23,6 +23,22 @@ compaction: { context_window: 8000, keep_turns: 4 }
     expect(config.compaction).toEqual({ threshold: 0.8, keepTurns: 4, contextWindow: 8000 });
   });
 
+  it('reads reasoning_overrides per model, with only the keys each entry sets', () => {
+    const config = parseConfigText(`
+reasoning: { effort: high }
+reasoning_overrides:
+  deepseek-v4-pro: { effort: max }
+  gpt-5.4-mini: { enabled: false }
+  claude-opus-5: { effort: xhigh, budget_tokens: 20000 }
+`);
+    expect(config.reasoningOverrides).toEqual({
+      'deepseek-v4-pro': { effort: 'max' },
+      'gpt-5.4-mini': { enabled: false },
+      'claude-opus-5': { effort: 'xhigh', budgetTokens: 20000 },
+    });
+    expect(parseConfigText('provider: deepseek\n').reasoningOverrides).toEqual({});
+  });
+
   it('accepts model as an object with reasoning_echo (SPEC §20 model.reasoning_echo)', () => {
     const config = parseConfigText('model: { name: kimi-k2.6, provider: kimi, reasoning_echo: true }\n');
     expect(config).toMatchObject({ model: 'kimi-k2.6', provider: 'kimi', reasoningEcho: true });
@@ -31,6 +47,8 @@ compaction: { context_window: 8000, keep_turns: 4 }
   it.each([
     ['provdier: x\n', 'config.yaml: unknown key "provdier"'],
     ['reasoning: { effort: extreme }\n', 'config.yaml: reasoning.effort:'],
+    ['reasoning_overrides: { m: { effort: extreme } }\n', 'config.yaml: reasoning_overrides.m.effort:'],
+    ['reasoning_overrides: [high]\n', 'config.yaml: reasoning_overrides:'],
     ['routes: [{ providers: [a], carriers: [reasoning_text] }]\n', 'config.yaml: routes.0.carriers.0:'],
     ['routes: [{ carriers: [reasoning] }]\n', 'a route row needs at least one of providers or hosts'],
     ['model: [1, 2\n', 'config.yaml: not valid YAML'],
@@ -41,11 +59,15 @@ compaction: { context_window: 8000, keep_turns: 4 }
   it.each([
     [
       'provdier: x\n',
-      'config.yaml: unknown key "provdier" (check the spelling; known keys here: provider, model, base_url, api, reasoning, reasoning_echo, routes, compaction, max_iterations, storage, timeouts, gateway, system_prompt, instructions, mcp_servers)',
+      'config.yaml: unknown key "provdier" (check the spelling; known keys here: provider, model, base_url, api, reasoning, reasoning_overrides, reasoning_echo, routes, compaction, max_iterations, storage, timeouts, gateway, system_prompt, instructions, mcp_servers)',
     ],
     [
       'model: { nme: x }\n',
       'config.yaml: model: unknown key "nme" (check the spelling; known keys here: name, provider, base_url, reasoning_echo)',
+    ],
+    [
+      'reasoning_overrides: { gpt-5.4: { efort: high } }\n',
+      'config.yaml: reasoning_overrides.gpt-5.4: unknown key "efort" (check the spelling; known keys here: enabled, effort, budget_tokens)',
     ],
     [
       'routes: [{ providers: [a], carriers: [reasoning], mustecho: true }]\n',

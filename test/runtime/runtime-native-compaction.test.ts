@@ -27,7 +27,18 @@ async function context(body: JsonObject, error: string, config: JsonObject = {})
   const store = createMemorySessionStore();
   const session = await store.createSession({});
   const prepared: PreparedRequest = { url: '', body, decisions: [], carriersSent: [], routeKey: PROFILE.routeKey };
-  return { body: error, status: 400, prepared, profile: PROFILE, store, sessionId: session.id, config, rejected: [] };
+  return {
+    body: error,
+    status: 400,
+    prepared,
+    profile: PROFILE,
+    store,
+    sessionId: session.id,
+    config,
+    rejected: [],
+    reasoning: { enabled: true },
+    rejectedEfforts: [],
+  };
 }
 
 const SENT = { model: 'gpt-5.6', context_management: [{ type: 'compaction', compact_threshold: 608 }] };

@@ -26,9 +26,9 @@ afterEach(async () => {
 });
 
 describe('RECOVERIES', () => {
-  it('has a row list for every wire API, each row named once', () => {
+  it('has a row list for every wire API, each row named once (a row may serve several APIs)', () => {
     expect(Object.keys(RECOVERIES).sort()).toEqual([...WIRE_APIS].sort());
-    const names = Object.values(RECOVERIES).flatMap((rows) => rows.map((row) => row.name));
+    const names = [...new Set(Object.values(RECOVERIES).flat())].map((row) => row.name);
     expect(new Set(names).size).toBe(names.length);
   });
 });
