@@ -1,5 +1,13 @@
 import type { Command } from 'commander';
-import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal, listening } from './emulate-options.js';
+import {
+  addEffortOptions,
+  CONTROL_ENDPOINTS_HELP,
+  type EmulateEffortFlags,
+  effortRules,
+  parseEmulatorPort,
+  waitForStopSignal,
+  listening,
+} from './emulate-options.js';
 
 /**
  * `hermes emulate anthropic [--port N] [--host H]`: runs the Anthropic Messages emulator until
@@ -9,7 +17,7 @@ import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal, listening
  * `ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING` gets a `redacted_thinking` block.
  */
 
-interface EmulateAnthropicFlags {
+interface EmulateAnthropicFlags extends EmulateEffortFlags {
   port: number;
   host: string;
   boundSignatureWording?: boolean;
@@ -17,7 +25,7 @@ interface EmulateAnthropicFlags {
 
 /** Adds the `anthropic` subcommand to the `hermes emulate` parent. */
 export function registerEmulateAnthropicCommand(emulate: Command): void {
-  emulate
+  const command = emulate
     .command('anthropic')
     .description(
       'Run a local Anthropic Messages emulator (signed and redacted thinking, direct and Bedrock InvokeModel)',
@@ -27,7 +35,8 @@ export function registerEmulateAnthropicCommand(emulate: Command): void {
     .option(
       '--bound-signature-wording',
       'answer invalid signatures with the 2026 "bound to a different conversation" text',
-    )
+    );
+  addEffortOptions(command)
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
     .action(async (flags: EmulateAnthropicFlags) => {
       const { REDACTED_THINKING_TRIGGER, startAnthropicEmulator } =
@@ -37,6 +46,7 @@ export function registerEmulateAnthropicCommand(emulate: Command): void {
           host: flags.host,
           port: flags.port,
           boundSignatureWording: flags.boundSignatureWording === true,
+          ...effortRules(flags),
         }),
       );
       process.stdout.write(`emulator anthropic listening on ${emulator.baseUrl}\n`);

@@ -1,14 +1,22 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal, listening } from './emulate-options.js';
+import {
+  addEffortOptions,
+  CONTROL_ENDPOINTS_HELP,
+  type EmulateEffortFlags,
+  effortRules,
+  parseEmulatorPort,
+  waitForStopSignal,
+  listening,
+} from './emulate-options.js';
 
 /**
  * `hermes emulate chat --persona NAME [--port N] [--host H] [--reject KEY,KEY] [--context-window N]`:
  * runs the OpenAI-compatible chat-completions emulator playing one provider until SIGINT/SIGTERM.
  */
 
-interface EmulateChatFlags {
+interface EmulateChatFlags extends EmulateEffortFlags {
   persona: string;
   port: number;
   host: string;
@@ -28,31 +36,32 @@ export function registerEmulateChatCommand(emulate: Command): void {
       '--reject <keys>',
       "comma-separated assistant / tool-call keys to reject with the persona's unknown-field error",
     )
-    .option('--context-window <tokens>', 'answer a context-length 400 above this many prompt tokens', parseTokens)
-    .action(async (flags: EmulateChatFlags) => {
-      const { CHAT_PERSONA_NAMES, isChatPersonaName, startChatEmulator } =
-        await import('../emulators/chat-completions/chat-emulator.js');
-      if (!isChatPersonaName(flags.persona)) {
-        throw new UsageError(`unknown persona "${flags.persona}" (expected one of: ${CHAT_PERSONA_NAMES.join(', ')})`);
-      }
-      const persona = flags.persona;
-      const rejectKeys = (flags.reject ?? '')
-        .split(',')
-        .map((key) => key.trim())
-        .filter((key) => key !== '');
-      const emulator = await listening(flags.host, flags.port, () =>
-        startChatEmulator({
-          persona,
-          port: flags.port,
-          host: flags.host,
-          rejectKeys,
-          ...(flags.contextWindow === undefined ? {} : { contextWindow: flags.contextWindow }),
-        }),
-      );
-      process.stdout.write(`emulator chat/${flags.persona} listening on ${emulator.baseUrl}\n`);
-      await waitForStopSignal();
-      await emulator.close();
-    });
+    .option('--context-window <tokens>', 'answer a context-length 400 above this many prompt tokens', parseTokens);
+  addEffortOptions(chat).action(async (flags: EmulateChatFlags) => {
+    const { CHAT_PERSONA_NAMES, isChatPersonaName, startChatEmulator } =
+      await import('../emulators/chat-completions/chat-emulator.js');
+    if (!isChatPersonaName(flags.persona)) {
+      throw new UsageError(`unknown persona "${flags.persona}" (expected one of: ${CHAT_PERSONA_NAMES.join(', ')})`);
+    }
+    const persona = flags.persona;
+    const rejectKeys = (flags.reject ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter((key) => key !== '');
+    const emulator = await listening(flags.host, flags.port, () =>
+      startChatEmulator({
+        persona,
+        port: flags.port,
+        host: flags.host,
+        rejectKeys,
+        ...(flags.contextWindow === undefined ? {} : { contextWindow: flags.contextWindow }),
+        ...effortRules(flags),
+      }),
+    );
+    process.stdout.write(`emulator chat/${flags.persona} listening on ${emulator.baseUrl}\n`);
+    await waitForStopSignal();
+    await emulator.close();
+  });
   // The persona list is read from the emulator module, so it is added once `hermes emulate` is the
   // chosen command (before its subcommand parses `--help`, and for `hermes emulate help chat`).
   emulate.parent?.hook('preSubcommand', async (_program, chosen) => {

@@ -1,5 +1,13 @@
 import type { Command } from 'commander';
-import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal, listening } from './emulate-options.js';
+import {
+  addEffortOptions,
+  CONTROL_ENDPOINTS_HELP,
+  type EmulateEffortFlags,
+  effortRules,
+  parseEmulatorPort,
+  waitForStopSignal,
+  listening,
+} from './emulate-options.js';
 
 /**
  * `hermes emulate gemini [--port N] [--host H]`: runs the Gemini emulator (AI Studio and Vertex AI
@@ -8,16 +16,17 @@ import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal, listening
 
 /** Adds the `gemini` subcommand to the `hermes emulate` parent. */
 export function registerEmulateGeminiCommand(emulate: Command): void {
-  emulate
+  const command = emulate
     .command('gemini')
     .description('Run a local Gemini emulator (AI Studio + Vertex AI paths, thought signatures enforced)')
     .option('--port <port>', 'port to listen on (0 = any free port)', parseEmulatorPort, 0)
-    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--host <host>', 'interface to bind', '127.0.0.1');
+  addEffortOptions(command)
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
-    .action(async (flags: { port: number; host: string }) => {
+    .action(async (flags: { port: number; host: string } & EmulateEffortFlags) => {
       const { startGeminiEmulator } = await import('../emulators/gemini/gemini-emulator.js');
       const emulator = await listening(flags.host, flags.port, () =>
-        startGeminiEmulator({ port: flags.port, host: flags.host }),
+        startGeminiEmulator({ port: flags.port, host: flags.host, ...effortRules(flags) }),
       );
       process.stdout.write(`emulator gemini listening on ${emulator.baseUrl}\n`);
       process.stdout.write(`vertex base url: ${emulator.vertexBaseUrl}\n`);

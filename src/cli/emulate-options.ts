@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { listenFailure } from '../core/listen-errors.js';
 
@@ -41,4 +42,42 @@ export async function listening<T>(host: string, port: number, start: () => Prom
     if (failure?.syscall === 'listen') throw listenFailure(failure, host, port);
     throw error;
   }
+}
+
+/** The effort flags every `hermes emulate FAMILY` takes, as parsed by commander. */
+export interface EmulateEffortFlags {
+  acceptEffort?: string[];
+  alwaysThinks?: boolean;
+}
+
+/**
+ * Adds `--accept-effort WORDS` and `--always-thinks`: the emulated model's effort rules. A
+ * request outside them gets the family's 400 (an effort value it does not take, or thinking
+ * turned off on a model that always thinks), as the provider answers it.
+ */
+export function addEffortOptions(command: Command): Command {
+  return command
+    .option(
+      '--accept-effort <words>',
+      'reasoning effort words the model takes (comma-separated, e.g. low,medium,high); others get the 400 the provider sends',
+      parseWords,
+    )
+    .option('--always-thinks', 'the model always thinks: turning thinking off gets the 400 the provider sends');
+}
+
+/** The emulator options of the effort flags. */
+export function effortRules(flags: EmulateEffortFlags): { acceptEfforts?: string[]; alwaysThinks: boolean } {
+  return {
+    ...(flags.acceptEffort === undefined ? {} : { acceptEfforts: flags.acceptEffort }),
+    alwaysThinks: flags.alwaysThinks === true,
+  };
+}
+
+function parseWords(value: string): string[] {
+  const words = value
+    .split(',')
+    .map((word) => word.trim())
+    .filter((word) => word !== '');
+  if (!words.length) throw new UsageError('--accept-effort needs at least one word (e.g. low,high)');
+  return words;
 }

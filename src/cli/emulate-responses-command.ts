@@ -1,6 +1,14 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ResponsesReasoningOnlyShape } from '../emulators/responses/responses-emulator.js';
-import { CONTROL_ENDPOINTS_HELP, parseEmulatorPort, waitForStopSignal, listening } from './emulate-options.js';
+import {
+  addEffortOptions,
+  CONTROL_ENDPOINTS_HELP,
+  type EmulateEffortFlags,
+  effortRules,
+  parseEmulatorPort,
+  waitForStopSignal,
+  listening,
+} from './emulate-options.js';
 
 /**
  * `hermes emulate responses`: runs the OpenAI Responses emulator until SIGINT/SIGTERM. Two
@@ -30,7 +38,7 @@ function parseReasoningOnly(value: string): ResponsesReasoningOnlyShape[] {
 
 /** Adds the `responses` subcommand to the `hermes emulate` parent. */
 export function registerEmulateResponsesCommand(emulate: Command): void {
-  emulate
+  const command = emulate
     .command('responses')
     .description('Run an OpenAI Responses API emulator (POST /v1/responses, encrypted reasoning items)')
     .option('--port <port>', 'port to listen on (0 = any free port)', parseEmulatorPort, 0)
@@ -41,9 +49,10 @@ export function registerEmulateResponsesCommand(emulate: Command): void {
       '--reasoning-only <shapes>',
       'answer the first requests with reasoning only, one shape each (summary-only, temporary-id, max-output-tokens; comma-separated)',
       parseReasoningOnly,
-    )
+    );
+  addEffortOptions(command)
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
-    .action(async (flags: EmulateResponsesFlags) => {
+    .action(async (flags: EmulateResponsesFlags & EmulateEffortFlags) => {
       const { startResponsesEmulator } = await import('../emulators/responses/responses-emulator.js');
       const emulator = await listening(flags.host, flags.port, () =>
         startResponsesEmulator({
@@ -52,6 +61,7 @@ export function registerEmulateResponsesCommand(emulate: Command): void {
           issuer: flags.issuer,
           rotateIds: flags.rotateIds === true,
           reasoningOnly: flags.reasoningOnly ?? [],
+          ...effortRules(flags),
         }),
       );
       process.stdout.write(`emulator responses listening on ${emulator.baseUrl}\n`);

@@ -6,6 +6,13 @@
  * prompt; later turns are verified and answered with Anthropic's exact 400 texts (WIRE.md §2.6).
  * User text containing {@link REDACTED_THINKING_TRIGGER} gets a `redacted_thinking` block.
  */
+import {
+  anthropicEffortMessage,
+  DISABLING_THINKING_REFUSED_MESSAGE,
+  effortRefusal,
+  type EmulatedEffortRules,
+  type SentEffort,
+} from '../shared/emulator-effort.js';
 import type { ServerResponse } from 'node:http';
 import { handleControlRequest } from '../shared/emulator-control-routes.js';
 import { invokeModelChunkFrame } from '../shared/emulator-event-stream.js';
@@ -28,8 +35,8 @@ import {
 
 export { REDACTED_THINKING_TRIGGER };
 
-/** Options of {@link startAnthropicEmulator}. */
-export interface AnthropicEmulatorOptions {
+/** Options of {@link startAnthropicEmulator} (with the emulated model's effort rules, `acceptEfforts` / `alwaysThinks`). */
+export interface AnthropicEmulatorOptions extends EmulatedEffortRules {
   host?: string;
   port?: number;
   secret?: string;
@@ -123,6 +130,10 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
         entry.status = status;
       });
       return;
+    }
+    const refusal = effortRefusal(options, anthropicSentEffort(body));
+    if (refusal) {
+      return fail(400, refusal.kind === 'off' ? DISABLING_THINKING_REFUSED_MESSAGE : anthropicEffortMessage(refusal));
     }
     const model = bedrock ? decodeURIComponent(bedrock[1] ?? '') : String((body as Block | undefined)?.['model'] ?? '');
     const checked = checkAnthropicRequest(body, {
@@ -293,6 +304,19 @@ const ANTHROPIC_HOSTILE_DIALECT: HostileDialect = {
 };
 
 /** The Anthropic error `type` of an HTTP status (WIRE.md §2). */
+/** The effort of a Messages body: `output_config.effort`; thinking off with `thinking.type: "disabled"`. */
+function anthropicSentEffort(body: unknown): SentEffort {
+  const request = (body ?? {}) as Block;
+  const outputConfig = (request['output_config'] ?? {}) as Block;
+  const thinking = (request['thinking'] ?? {}) as Block;
+  const effort = outputConfig['effort'];
+  return {
+    parameter: 'output_config.effort',
+    value: typeof effort === 'string' ? effort : undefined,
+    off: thinking['type'] === 'disabled',
+  };
+}
+
 function anthropicErrorType(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';

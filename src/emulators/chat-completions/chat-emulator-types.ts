@@ -1,3 +1,4 @@
+import type { EmulatedEffortRules } from '../shared/emulator-effort.js';
 import type { Fault } from '../shared/emulator-faults.js';
 import type { ReceivedRequest } from '../shared/emulator-request-log.js';
 
@@ -25,8 +26,8 @@ export function isChatPersonaName(name: string): name is ChatPersonaName {
   return (CHAT_PERSONA_NAMES as readonly string[]).includes(name);
 }
 
-/** Options of `startChatEmulator`. */
-export interface ChatEmulatorOptions {
+/** Options of `startChatEmulator` (with the emulated model's effort rules, `acceptEfforts` / `alwaysThinks`). */
+export interface ChatEmulatorOptions extends EmulatedEffortRules {
   persona: ChatPersonaName;
   /** Default 0: an ephemeral port. */
   port?: number;

@@ -1,6 +1,13 @@
 import type { JsonObject } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
-import type { KeyRejection } from './chat-emulator-errors.js';
+import {
+  effortRefusal,
+  type EmulatedEffortRules,
+  KIMI_ALWAYS_THINKS_MESSAGE,
+  openAiEffortMessage,
+  type SentEffort,
+} from '../shared/emulator-effort.js';
+import type { EmulatorAnswer, KeyRejection } from './chat-emulator-errors.js';
 import type { ChatPersona } from './chat-persona.js';
 import { BASE_ASSISTANT_KEYS, BASE_FUNCTION_KEYS, BASE_TOOL_CALL_KEYS } from './chat-persona.js';
 
@@ -46,4 +53,33 @@ export function findKeyRejections(
     });
   });
   return rejections;
+}
+
+/**
+ * The effort a chat-completions body carries: top-level `reasoning_effort` (OpenAI, DeepSeek,
+ * Kimi) or OpenRouter's `reasoning.effort`; thinking is off with `thinking.type: "disabled"`,
+ * `enable_thinking: false` or the word `none`.
+ */
+export function chatSentEffort(body: unknown): SentEffort {
+  const request = isJsonObject(body) ? body : {};
+  const reasoning = isJsonObject(request['reasoning']) ? request['reasoning'] : {};
+  const thinking = isJsonObject(request['thinking']) ? request['thinking'] : {};
+  const topLevel = request['reasoning_effort'];
+  const nested = reasoning['effort'];
+  const parameter =
+    typeof topLevel !== 'string' && typeof nested === 'string' ? 'reasoning.effort' : 'reasoning_effort';
+  const value = typeof topLevel === 'string' ? topLevel : typeof nested === 'string' ? nested : undefined;
+  const off = thinking['type'] === 'disabled' || request['enable_thinking'] === false || value === 'none';
+  return { parameter, value, off };
+}
+
+/** The persona's 400 for an effort outside the emulated model's rules, or null. */
+export function chatEffortAnswer(
+  persona: ChatPersona,
+  rules: EmulatedEffortRules,
+  body: unknown,
+): EmulatorAnswer | null {
+  const refusal = effortRefusal(rules, chatSentEffort(body));
+  if (refusal === null) return null;
+  return persona.errorEnvelope(400, refusal.kind === 'off' ? KIMI_ALWAYS_THINKS_MESSAGE : openAiEffortMessage(refusal));
 }

@@ -18,7 +18,7 @@ import type { CompletionFrame } from './chat-emulator-response.js';
 import { completionBody, errorChunk, scriptInputFor, streamChunks, usageFor } from './chat-emulator-response.js';
 import type { ChatEmulatorOptions, RunningChatEmulator } from './chat-emulator-types.js';
 import { CHAT_PERSONA_NAMES, isChatPersonaName } from './chat-emulator-types.js';
-import { findKeyRejections } from './chat-emulator-validate.js';
+import { chatEffortAnswer, findKeyRejections } from './chat-emulator-validate.js';
 import type { ChatPersona } from './chat-persona.js';
 import { CARRIER_KEYS } from './chat-persona.js';
 import { CHAT_PERSONAS } from './chat-persona-table.js';
@@ -38,7 +38,7 @@ export { CHAT_PERSONA_NAMES, isChatPersonaName } from './chat-emulator-types.js'
  * model, playing one provider persona (its carriers, its validation, its exact errors).
  *
  * Pipeline per request: log the exact bytes → consume a queued fault → parse → context window →
- * schema (unknown / rejected keys) → replay rules (must-echo, signatures) → script → answer.
+ * effort rules → schema (unknown / rejected keys) → replay rules (must-echo, signatures) → script → answer.
  */
 
 /** Chunks sent before a stream fault strikes, so the client has a half message in hand. */
@@ -85,6 +85,8 @@ export async function startChatEmulator(options: ChatEmulatorOptions): Promise<R
         return answer(persona.errorEnvelope(400, persona.contextLengthMessage(options.contextWindow, used)));
       }
     }
+    const effortAnswer = chatEffortAnswer(persona, options, body);
+    if (effortAnswer) return answer(effortAnswer);
     const context = { request: parsed, raw: entry.raw, rejectedKeys };
     const rejections = findKeyRejections(parsed.messages, persona, rejectedKeys);
     if (rejections.length > 0) return answer(persona.rejectKeys(rejections, context));

@@ -1,3 +1,10 @@
+import {
+  effortRefusal,
+  type EmulatedEffortRules,
+  GEMINI_ALWAYS_THINKS_MESSAGE,
+  geminiLevelMessage,
+  type SentEffort,
+} from '../shared/emulator-effort.js';
 import type { ServerResponse } from 'node:http';
 import { handleControlRequest } from '../shared/emulator-control-routes.js';
 import { isHostileFault } from '../shared/emulator-hostile-faults.js';
@@ -26,7 +33,7 @@ export interface GeminiEmulatorRequest extends ReceivedRequest {
 }
 
 /** Emulator options. */
-export interface GeminiEmulatorOptions {
+export interface GeminiEmulatorOptions extends EmulatedEffortRules {
   port?: number;
   host?: string;
   /** Faults consumed one per model request, in order. */
@@ -104,6 +111,11 @@ export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): 
         statusName: 'INVALID_ARGUMENT',
         message: `Invalid JSON payload received. Unexpected token.\n${request.raw.toString('utf8').slice(0, 40)}\n^`,
       });
+    }
+    const refusal = effortRefusal(options, geminiSentEffort(body));
+    if (refusal) {
+      const message = refusal.kind === 'off' ? GEMINI_ALWAYS_THINKS_MESSAGE : geminiLevelMessage(refusal);
+      return sendError(response, { status: 400, statusName: 'INVALID_ARGUMENT', message });
     }
     const checked = checkRequest(body, route.issuer, route.model);
     if (!checked.ok) return sendError(response, checked.failure);
@@ -198,6 +210,19 @@ function checkAuth(request: EmulatorHttpRequest, issuer: EmulatorIssuer): Emulat
 
 function errorBody(status: number, statusName: string, message: string): object {
   return { error: { code: status, message, status: statusName } };
+}
+
+/** The effort of a generateContent body: `thinkingConfig.thinkingLevel`; thinking off with `thinkingBudget: 0`. */
+function geminiSentEffort(body: unknown): SentEffort {
+  const generation = ((body ?? {}) as { generationConfig?: { thinkingConfig?: Record<string, unknown> } })
+    .generationConfig;
+  const thinking = generation?.thinkingConfig ?? {};
+  const level = thinking['thinkingLevel'];
+  return {
+    parameter: 'thinkingLevel',
+    value: typeof level === 'string' ? level : undefined,
+    off: thinking['thinkingBudget'] === 0,
+  };
 }
 
 function sendError(response: ServerResponse, failure: EmulatorFailure, headers: Record<string, string> = {}): number {

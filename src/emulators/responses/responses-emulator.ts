@@ -1,3 +1,10 @@
+import {
+  DISABLING_THINKING_REFUSED_MESSAGE,
+  effortRefusal,
+  type EmulatedEffortRules,
+  openAiEffortMessage,
+  responsesSentEffort,
+} from '../shared/emulator-effort.js';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { isJsonObject } from '../../core/json.js';
@@ -42,7 +49,7 @@ import {
 export type ResponsesReasoningOnlyShape = 'summary-only' | 'temporary-id' | 'max-output-tokens';
 
 /** Options of {@link startResponsesEmulator}. */
-export interface ResponsesEmulatorOptions {
+export interface ResponsesEmulatorOptions extends EmulatedEffortRules {
   host?: string;
   port?: number;
   /** Issuer identity: blobs minted under one issuer fail verification under another. Default `openai`. */
@@ -95,6 +102,7 @@ export async function startResponsesEmulator(options: ResponsesEmulatorOptions =
         rotateIds: options.rotateIds ?? false,
         reasoningOnly,
         rejectContextManagement: options.rejectContextManagement ?? false,
+        effortRules: options,
       });
     },
   });
@@ -128,6 +136,7 @@ interface EmulatorState {
   rotateIds: boolean;
   reasoningOnly: ResponsesReasoningOnlyShape[];
   rejectContextManagement: boolean;
+  effortRules: EmulatedEffortRules;
 }
 
 function invalid(message: string, param: string | null = null): JsonObject {
@@ -174,6 +183,14 @@ async function handleModelRequest(
   if (body['context_management'] !== undefined && state.rejectContextManagement) {
     const refused = unknownParameterError('context_management');
     return answer(refused.status, refused.body);
+  }
+  const refusal = effortRefusal(state.effortRules, responsesSentEffort(body));
+  if (refusal?.kind === 'off') return answer(400, invalid(DISABLING_THINKING_REFUSED_MESSAGE, 'reasoning.effort'));
+  if (refusal) {
+    const message = openAiEffortMessage(refusal);
+    return answer(400, {
+      error: { message, type: 'invalid_request_error', param: 'reasoning.effort', code: 'unsupported_value' },
+    });
   }
   const compactThreshold = compactThresholdOf(body['context_management']);
   if (typeof compactThreshold === 'object') return answer(compactThreshold.status, compactThreshold.body);
