@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
  * The layers of src/ (docs/architecture.md): each top-level folder lists the folders it may import.
  * Imports point one way, from the edge (cli, gateway) down to core:
  *
- *   core → replay → providers → config, logging, tools → mcp, transports → storage → runtime → gateway, cli
+ *   core → replay → providers → config, logging, tools → mcp, transports → storage → runtime → gateway, cli, ai-sdk
  *
  * - core and replay are pure (no I/O; enforced below as well).
  * - providers is the provider table (ids, base URLs, key variables, reasoning parameters): data
@@ -31,6 +31,8 @@ const LAYERS = {
   storage: ['core', 'logging', 'config'],
   runtime: ['core', 'replay', 'providers', 'logging', 'tools', 'config', 'transports', 'storage'],
   gateway: ['core', 'logging', 'config', 'runtime', 'storage'],
+  // The AI SDK provider (`hermes-ts/ai-sdk`): above transports and replay, like runtime, whose request loop it uses.
+  'ai-sdk': ['core', 'replay', 'providers', 'logging', 'config', 'transports', 'storage', 'runtime'],
   cli: [
     'core',
     'replay',

@@ -7,7 +7,7 @@
 import { UsageError } from './core/errors.js';
 import type { ReasoningOptions, ReasoningOverrides } from './core/reasoning-options.js';
 import { type Logger, silentLogger } from './logging/logger.js';
-import { getProvider } from './providers/provider-registry.js';
+import { providerApiKey } from './providers/provider-registry.js';
 import { type RequestRoute, resolveRequestRoute } from './replay-api.js';
 import type { RouteOverride } from './replay/replay-types.js';
 import { type CompactionOutcome, compressSession } from './runtime/compaction-run.js';
@@ -127,9 +127,7 @@ export interface RunTurnOptions extends TurnRouteOptions {
 
 /** The API key of a route: the one given, else the provider's key variable. */
 function apiKeyOf(route: RequestRoute, apiKey: string | undefined): string | undefined {
-  if (apiKey !== undefined) return apiKey;
-  const variable = getProvider(route.provider)?.apiKeyEnv;
-  return variable === undefined ? undefined : process.env[variable];
+  return apiKey ?? providerApiKey(route.provider, process.env);
 }
 
 /**

@@ -191,3 +191,12 @@ export function resolveProvider(id: string, baseUrl?: string): ProviderInfo {
     `unknown provider "${id}"; pass --base-url for an OpenAI-compatible server, or use one of: ${PROVIDERS.map((info) => info.id).join(', ')}`,
   );
 }
+
+/** The API key of a provider from `environment` (its key variable, docs/providers.md); undefined when it has none or it is unset. */
+export function providerApiKey(
+  providerId: string,
+  environment: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const variable = getProvider(providerId)?.apiKeyEnv;
+  return variable === undefined ? undefined : environment[variable];
+}
