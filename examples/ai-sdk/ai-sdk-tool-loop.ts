@@ -112,7 +112,7 @@ const assistant = {
   role: 'assistant',
   content:
     typeof exactContent === 'string' || exactContent === null ? exactContent : step.text === '' ? null : step.text,
-  ...(typeof exactReasoning === 'string'
+  ...(typeof exactReasoning === 'string' || exactReasoning === null
     ? { reasoning: exactReasoning }
     : step.reasoningText === undefined
       ? {}

@@ -51,6 +51,8 @@ export function recordMetadata(
   exact: { reasoning?: string | undefined; content?: string | null | undefined } = {},
 ): JsonObject {
   const record = carrierRecord(message);
+  // An empty or null reasoning is kept as such: the parts cannot tell it from no reasoning.
+  if (message.reasoning === '' || message.reasoning === null) record['reasoning'] = message.reasoning;
   if (exact.reasoning !== undefined) record['reasoning'] = exact.reasoning;
   if (exact.content !== undefined) record['content'] = exact.content;
   const metadata: JsonObject = { v: HERMES_METADATA_VERSION, message: record };

@@ -74,8 +74,8 @@ function assistantMessage(parts: readonly AssistantPart[]): AssistantMessage {
           ? texts.join('')
           : null,
   };
-  const reasoning = typeof exactReasoning === 'string' ? exactReasoning : reasonings.join('');
-  if (reasoning !== '' || reasonings.length > 0) message.reasoning = reasoning;
+  if (typeof exactReasoning === 'string' || exactReasoning === null) message.reasoning = exactReasoning;
+  else if (reasonings.join('') !== '') message.reasoning = reasonings.join('');
   if (calls.length > 0) message.tool_calls = calls;
   const origin = record === undefined ? undefined : originOf(record);
   if (origin) message.origin = origin;
