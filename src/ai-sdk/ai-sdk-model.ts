@@ -151,28 +151,28 @@ export class HermesLanguageModel implements LanguageModelV4 {
       routeOverrides: this.settings.routes ?? [],
       echoOptIn: this.settings.reasoningEcho ?? false,
     });
-    const response = await requestOnce(
-      await turnTransport({ route: this.route }),
-      call.history,
-      session?.modelConfig ?? {},
-      profile,
-      {
-        store: memory.store,
-        sessionId: memory.sessionId,
-        route: this.route,
-        apiKey: this.settings.apiKey ?? providerApiKey(this.route.provider, process.env),
-        reasoning: call.reasoning,
-        reasoningOverrides: this.settings.reasoningOverrides,
-        logger: this.logger,
-        stream,
-        toolDefinitions: call.tools,
-        maxTokens: options.maxOutputTokens,
-        signal: options.abortSignal,
-        fetch: this.settings.fetch,
-        timeouts: this.settings.timeouts,
-        ...(onEvent ? { onEvent } : {}),
-      },
-    );
+    const transport = await turnTransport({ route: this.route });
+    const request = requestOnce(transport, call.history, session?.modelConfig ?? {}, profile, {
+      store: memory.store,
+      sessionId: memory.sessionId,
+      route: this.route,
+      apiKey: this.settings.apiKey ?? providerApiKey(this.route.provider, process.env),
+      reasoning: call.reasoning,
+      reasoningOverrides: this.settings.reasoningOverrides,
+      logger: this.logger,
+      stream,
+      toolDefinitions: call.tools,
+      maxTokens: options.maxOutputTokens,
+      signal: options.abortSignal,
+      fetch: this.settings.fetch,
+      timeouts: this.settings.timeouts,
+      ...(onEvent ? { onEvent } : {}),
+    });
+    const response = await request.catch((error: unknown) => {
+      // An aborted call rejects with the signal's reason, as fetch does (the AI SDK tells aborts apart by it).
+      if (options.abortSignal?.aborted) throw options.abortSignal.reason ?? error;
+      throw error;
+    });
     return { ...response, message: withOrigin(response.message, profile, response.usage) };
   }
 }

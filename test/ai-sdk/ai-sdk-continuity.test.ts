@@ -192,4 +192,23 @@ describe.skipIf(!AI_SDK_NODE)(`hermes-ts/ai-sdk conversations (${AI_SDK_NODE ? '
     expect(String((failure as Error).message)).not.toContain('sk-secret-123');
     expect((failure as { status?: number }).status).toBe(401);
   });
+
+  it('an aborted call rejects with the abort reason and sends nothing', async () => {
+    const { generateText, createHermes } = await sdk();
+    const emulator = await startChatEmulator({ persona: 'deepseek' });
+    cleanups.push(() => emulator.close());
+    const model = createHermes({
+      provider: 'deepseek',
+      model: 'deepseek-v4-pro',
+      apiKey: 'k',
+      baseUrl: emulator.baseUrl,
+    });
+    const controller = new AbortController();
+    controller.abort(new Error('user stopped'));
+    const failure = await generateText({ model, prompt: 'hello', abortSignal: controller.signal }).catch(
+      (error: unknown) => error,
+    );
+    expect(String((failure as Error).message)).toContain('user stopped');
+    expect(emulator.requests).toHaveLength(0);
+  });
 });
