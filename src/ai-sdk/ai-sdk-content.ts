@@ -1,6 +1,7 @@
 import type {
   LanguageModelV4Content,
   LanguageModelV4FinishReason,
+  LanguageModelV4ToolCall,
   LanguageModelV4Usage,
   SharedV4ProviderMetadata,
 } from '@ai-sdk/provider';
@@ -53,17 +54,26 @@ export function generateContent(message: AssistantMessage): LanguageModelV4Conte
     if (holder === 'text') text.providerMetadata = hermesMetadata(record);
     content.push(text);
   }
-  (message.tool_calls ?? []).forEach((call, index) => {
+  content.push(...toolCallParts(message, holder, record));
+  return content;
+}
+
+/** The tool-call parts of a message: each with its own carriers, the first with the record when it holds it. */
+export function toolCallParts(
+  message: AssistantMessage,
+  holder: RecordHolder,
+  record: JsonObject,
+): LanguageModelV4ToolCall[] {
+  return (message.tool_calls ?? []).map((call, index) => {
     const own = callMetadata(call);
-    content.push({
+    return {
       type: 'tool-call',
       toolCallId: call.id,
       toolName: call.function.name,
       input: call.function.arguments === '' ? '{}' : call.function.arguments,
       providerMetadata: hermesMetadata(holder === 'tool-call' && index === 0 ? { ...record, ...own } : own),
-    });
+    };
   });
-  return content;
 }
 
 /** AI SDK usage from Hermes usage (unknown: every count undefined). */

@@ -2,8 +2,8 @@ import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { AssistantMessage } from '../core/message.js';
 import type { StreamEvent } from '../core/stream-event.js';
 import type { FinishReason, Usage } from '../core/usage.js';
-import { callMetadata, recordMetadata } from './ai-sdk-carriers.js';
-import { finishReasonOf, hermesMetadata, recordHolder, usageOf } from './ai-sdk-content.js';
+import { recordMetadata } from './ai-sdk-carriers.js';
+import { finishReasonOf, hermesMetadata, recordHolder, toolCallParts, usageOf } from './ai-sdk-content.js';
 
 /**
  * Hermes stream events as AI SDK stream parts (LanguageModelV4StreamPart): reasoning and text
@@ -89,17 +89,7 @@ export class StreamPartWriter {
       this.enqueue({ type: 'text-end', id: TEXT_ID, ...(holder === 'text' ? { providerMetadata: record } : {}) });
     }
     for (const id of this.toolInputs.values()) this.enqueue({ type: 'tool-input-end', id });
-    (message.tool_calls ?? []).forEach((call, index) => {
-      const own = callMetadata(call);
-      this.enqueue({
-        type: 'tool-call',
-        toolCallId: call.id,
-        toolName: call.function.name,
-        input: call.function.arguments === '' ? '{}' : call.function.arguments,
-        providerMetadata:
-          holder === 'tool-call' && index === 0 ? hermesMetadata({ ...metadata, ...own }) : hermesMetadata(own),
-      });
-    });
+    for (const part of toolCallParts(message, holder, metadata)) this.enqueue(part);
     this.enqueue({ type: 'finish', usage: usageOf(usage), finishReason: finishReasonOf(finishReason, message) });
   }
 }

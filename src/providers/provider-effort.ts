@@ -190,15 +190,7 @@ export const GEMINI_BUDGET_EFFORT = vocabulary('gemini-budget', 'thinkingBudget'
 export const GPT_OSS_EFFORT = vocabulary('gpt-oss', 'reasoning_effort', { ...THREE_LEVEL_EFFORT.values });
 
 /** Bedrock Qwen3 `reasoning_config` `low | high` (WIRE.md §3.1, fixture `pydantic-thinking-high-qwen-variant`). */
-export const QWEN_BEDROCK_EFFORT = vocabulary('qwen-bedrock', 'reasoning_config', {
-  none: EFFORT_OFF,
-  minimal: 'low',
-  low: 'low',
-  medium: 'high',
-  high: 'high',
-  xhigh: 'high',
-  max: 'high',
-});
+export const QWEN_BEDROCK_EFFORT = vocabulary('qwen-bedrock', 'reasoning_config', { ...XAI_EFFORT.values });
 
 /** Chat-completions providers that take an effort, by provider id (the others ignore `effort`). */
 const CHAT_EFFORT_BY_PROVIDER: Readonly<Record<string, (model: string) => EffortVocabulary>> = {

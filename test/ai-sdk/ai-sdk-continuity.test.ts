@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
-import { AI_SDK_NODE, AI_SDK_ROUTES, AI_SDK_SKIP_REASON, prefixFetch, type AiSdkRoute } from './ai-sdk-helpers.js';
+import { AI_SDK_NODE, AI_SDK_ROUTES, AI_SDK_SKIP_REASON, loadAiSdk, prefixFetch, type AiSdkRoute } from './ai-sdk-helpers.js';
 
 /**
  * An AI SDK app that keeps the conversation itself: `responseMessages` (every step) stored as JSON or UI
@@ -22,22 +22,7 @@ async function started(name: string): Promise<AiSdkRoute> {
   return route;
 }
 
-async function sdk() {
-  const ai = await import('ai');
-  const { createHermes } = await import('../../src/ai-sdk-api.js');
-  const tools = {
-    read_file: ai.tool({
-      description: 'Read a file',
-      inputSchema: ai.jsonSchema<{ path: string }>({
-        type: 'object',
-        properties: { path: { type: 'string' } },
-        required: ['path'],
-      }),
-      execute: async () => 'alpha beta\n',
-    }),
-  };
-  return { ...ai, createHermes, tools };
-}
+const sdk = loadAiSdk;
 
 /** The stored conversation as an app keeps it: JSON, round-tripped. */
 function stored<T>(value: T): T {

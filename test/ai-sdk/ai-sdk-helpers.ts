@@ -88,3 +88,21 @@ export const AI_SDK_ROUTES: readonly AiSdkRouteCase[] = [
     model: 'gpt-5.4',
   }),
 ];
+
+/** `ai` and `createHermes`, loaded only where ai@7 runs, with the `read_file` tool the emulators' scripted model calls. */
+export async function loadAiSdk() {
+  const ai = await import('ai');
+  const { createHermes } = await import('../../src/ai-sdk-api.js');
+  const tools = {
+    read_file: ai.tool({
+      description: 'Read a file',
+      inputSchema: ai.jsonSchema<{ path: string }>({
+        type: 'object',
+        properties: { path: { type: 'string' } },
+        required: ['path'],
+      }),
+      execute: async ({ path }) => (path === 'notes.txt' ? 'alpha beta\n' : 'no such file'),
+    }),
+  };
+  return { ...ai, createHermes, tools };
+}

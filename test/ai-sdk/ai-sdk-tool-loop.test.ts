@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
-import { AI_SDK_NODE, AI_SDK_ROUTES, AI_SDK_SKIP_REASON, type AiSdkRoute } from './ai-sdk-helpers.js';
+import { AI_SDK_NODE, AI_SDK_ROUTES, AI_SDK_SKIP_REASON, loadAiSdk, type AiSdkRoute } from './ai-sdk-helpers.js';
 
 /**
  * `hermes-ts/ai-sdk` in AI SDK multi-step tool loops (generateText and streamText with
@@ -15,20 +15,8 @@ afterEach(async () => {
 });
 
 async function loop(route: AiSdkRoute, mode: 'generate' | 'stream') {
-  const { generateText, streamText, stepCountIs, tool, jsonSchema } = await import('ai');
-  const { createHermes } = await import('../../src/ai-sdk-api.js');
+  const { generateText, streamText, stepCountIs, createHermes, tools } = await loadAiSdk();
   const model = createHermes(route.settings);
-  const tools = {
-    read_file: tool({
-      description: 'Read a file',
-      inputSchema: jsonSchema<{ path: string }>({
-        type: 'object',
-        properties: { path: { type: 'string' } },
-        required: ['path'],
-      }),
-      execute: async ({ path }) => (path === 'notes.txt' ? 'alpha beta\n' : 'no such file'),
-    }),
-  };
   const call = { model, prompt: 'read the file notes.txt', tools, stopWhen: stepCountIs(3) };
   if (mode === 'generate') return generateText(call);
   const streamed = streamText(call);

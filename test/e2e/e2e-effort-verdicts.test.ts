@@ -110,18 +110,8 @@ describe('learned reasoning efforts (hermes chat)', () => {
   it('Gemini 2.5 that always thinks: effort none (budget 0) is refused, the retry thinks at the minimal budget', async () => {
     const emulator = await e2e.gemini({ alwaysThinks: true });
     const sandbox = e2e.sandbox();
-    const route = ['--provider', 'google', '--api', 'gemini', '--model', 'gemini-2.5-pro'];
-    const answer = await chatJson(sandbox, [
-      '-q',
-      'hello',
-      '--effort',
-      'none',
-      ...route,
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'x',
-    ]);
+    const route = routeArgs('google', 'gemini-2.5-pro', emulator.baseUrl, 'x', 'gemini');
+    const answer = await chatJson(sandbox, ['-q', 'hello', '--effort', 'none', ...route]);
     expect(answer.answer).toContain('You said: hello');
     const budgets = emulator.requests.map((request) => {
       const generation = bodyOf(request)['generationConfig'] as { thinkingConfig?: { thinkingBudget?: number } };
@@ -139,18 +129,8 @@ describe('learned reasoning efforts (hermes chat)', () => {
   it('Responses refusing none: the retry climbs to the nearest listed level', async () => {
     const emulator = await e2e.responses({ issuer: 'openai', acceptEfforts: ['low', 'medium', 'high'] });
     const sandbox = e2e.sandbox();
-    const route = ['--provider', 'openai-responses', '--api', 'codex_responses', '--model', 'gpt-5.4'];
-    await chatJson(sandbox, [
-      '-q',
-      'hello',
-      '--effort',
-      'none',
-      ...route,
-      '--base-url',
-      emulator.baseUrl,
-      '--api-key',
-      'x',
-    ]);
+    const route = routeArgs('openai-responses', 'gpt-5.4', emulator.baseUrl, 'x', 'codex_responses');
+    await chatJson(sandbox, ['-q', 'hello', '--effort', 'none', ...route]);
     const efforts = emulator.requests.map((request) => [
       request.status,
       (bodyOf(request)['reasoning'] as { effort?: string }).effort,
