@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
-import { AI_SDK_NODE, AI_SDK_ROUTES, AI_SDK_SKIP_REASON, loadAiSdk, prefixFetch, type AiSdkRoute } from './ai-sdk-helpers.js';
+import {
+  AI_SDK_NODE,
+  AI_SDK_ROUTES,
+  AI_SDK_SKIP_REASON,
+  loadAiSdk,
+  prefixFetch,
+  type AiSdkRoute,
+} from './ai-sdk-helpers.js';
 
 /**
  * An AI SDK app that keeps the conversation itself: `responseMessages` (every step) stored as JSON or UI
