@@ -7,19 +7,10 @@ import { REASONING_EFFORTS, type ReasoningEffort } from '../core/reasoning-optio
  * levels the route refuses, in Hermes vocabulary, so the runtime can learn them per (provider,
  * host, model) like SPEC §13 and retry once with the nearest accepted level.
  *
- * Error texts this reads (captured from provider traffic reported in public issues):
- * - OpenAI / Kimi Code: `Unsupported value: 'reasoning_effort' does not support 'none' with this
- *   model. Supported values are: 'minimal', 'low', 'medium', and 'high'.` (Kilo-Org/cloud#3807);
- * - Anthropic-compatible: ``The parameter `output_config.effort` specified in the request are not
- *   valid: expected `low`, `medium`, `high` or `max`, but got `xhigh` instead.`` (cc-switch#2851);
- * - `level "max" not supported, valid levels: low, medium, high, xhigh` (quotio#287);
- * - Groq / Cerebras: `reasoning_effort is not supported with this model` (lion-reader#1325);
- * - Gemini: `Thinking level MINIMAL is not supported for this model.` (vellum-assistant#32687),
- *   `Thinking level is not supported for this model.` (Roo-Code#10700), `Budget 0 is invalid.
- *   This model only works in thinking mode.` (vercel/ai#8027), `The thinking budget (52428) is
- *   invalid.` (Roo-Code#4399);
- * - Kimi K2.7 Code: `invalid thinking: only type=enabled is allowed for this model`
- *   (oh-my-pi#3852), `The current model does not support disabling thinking` (GCMP#289).
+ * The refusal texts it reads are in WIRE §6.1 (OpenAI's `Unsupported value: … Supported values
+ * are: …`, an Anthropic-compatible `expected … but got …`, `… is not supported with this model`,
+ * Gemini's `Thinking level MINIMAL is not supported …` and `Budget 0 is invalid. This model only
+ * works in thinking mode.`, Kimi's `only type=enabled is allowed`).
  */
 
 /** The values an effort vocabulary sends, per level (src/providers/provider-effort.ts). */

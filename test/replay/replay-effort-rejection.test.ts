@@ -19,7 +19,7 @@ import {
 
 /**
  * What an effort refusal teaches, for the provider error texts captured in public issues (the
- * sources are listed in src/replay/replay-effort-rejection.ts), and the level the one retry sends.
+ * texts of WIRE §6.1), and the level the one retry sends.
  */
 
 interface Case {

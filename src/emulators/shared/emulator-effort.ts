@@ -1,7 +1,7 @@
 /**
  * The emulated model's reasoning effort rules, shared by every emulator: which effort words it
  * takes and whether it always thinks. A request outside them gets the 400 its provider family
- * answers, in that family's words (captured texts, see src/replay/replay-effort-rejection.ts),
+ * answers, in that family's words (the texts of WIRE §6.1),
  * so a client's learning of refused efforts can be proven over real HTTP.
  */
 
@@ -52,7 +52,7 @@ function openAiList(values: readonly string[]): string {
 }
 
 /**
- * OpenAI's wording (chat `reasoning_effort`, Responses `reasoning.effort`; Kilo-Org/cloud#3807):
+ * OpenAI's wording (chat `reasoning_effort`, Responses `reasoning.effort`; WIRE §6.1):
  * `Unsupported value: 'reasoning_effort' does not support 'none' with this model. Supported values are: …`.
  */
 export function openAiEffortMessage(refusal: Extract<EffortRefusal, { kind: 'value' }>): string {
@@ -63,7 +63,7 @@ export function openAiEffortMessage(refusal: Extract<EffortRefusal, { kind: 'val
 }
 
 /**
- * An Anthropic-compatible host's wording (cc-switch#2851): ``The parameter `output_config.effort`
+ * An Anthropic-compatible host's wording (WIRE §6.1): ``The parameter `output_config.effort`
  * specified in the request are not valid: expected `low`, `medium`, `high` or `max`, but got `xhigh` instead.``
  */
 export function anthropicEffortMessage(refusal: Extract<EffortRefusal, { kind: 'value' }>): string {
@@ -75,16 +75,16 @@ export function anthropicEffortMessage(refusal: Extract<EffortRefusal, { kind: '
   );
 }
 
-/** Gemini's wording for a thinking level the model does not take (vellum-assistant#32687). */
+/** Gemini's wording for a thinking level the model does not take (WIRE §6.1). */
 export function geminiLevelMessage(refusal: Extract<EffortRefusal, { kind: 'value' }>): string {
   return `Thinking level ${refusal.value.toUpperCase()} is not supported for this model.`;
 }
 
-/** Gemini 2.5 Pro refusing a zero thinking budget (vercel/ai#8027). */
+/** Gemini 2.5 Pro refusing a zero thinking budget (WIRE §6.1). */
 export const GEMINI_ALWAYS_THINKS_MESSAGE = 'Budget 0 is invalid. This model only works in thinking mode.';
 
-/** Kimi K2.7 Code refusing `thinking: {type: "disabled"}` (oh-my-pi#3852). */
+/** Kimi K2.7 Code refusing `thinking: {type: "disabled"}` (WIRE §6.1). */
 export const KIMI_ALWAYS_THINKS_MESSAGE = 'invalid thinking: only type=enabled is allowed for this model';
 
-/** A host refusing to turn thinking off (Volcengine, GCMP#289); used for the Anthropic and Responses families. */
+/** A host refusing to turn thinking off (Volcengine, WIRE §6.1); used for the Anthropic and Responses families. */
 export const DISABLING_THINKING_REFUSED_MESSAGE = 'The current model does not support disabling thinking';
