@@ -161,7 +161,7 @@ export class HermesLanguageModel implements LanguageModelV4 {
       reasoningOverrides: this.settings.reasoningOverrides,
       logger: this.logger,
       stream,
-      toolDefinitions: call.tools,
+      clientTools: call.tools,
       maxTokens: options.maxOutputTokens,
       signal: options.abortSignal,
       fetch: this.settings.fetch,
