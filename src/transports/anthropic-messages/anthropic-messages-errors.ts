@@ -8,6 +8,7 @@ import { type ApiError, apiErrorFromStatus } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import { isThinkingSignatureError } from '../../replay/anthropic-signature-memory.js';
 import { redactSecret, requestIdFromHeaders, trimBody } from '../shared/transport-http.js';
+import type { HeaderLookup } from '../shared/transport-http-client.js';
 import { parseRetryAfterMs } from '../shared/transport-retry.js';
 
 export { isThinkingSignatureError };
@@ -36,7 +37,7 @@ export function anthropicErrorMessage(body: string): string | undefined {
 }
 
 /** The request id from the body (`request_id`) or the response headers. */
-export function anthropicRequestId(body: string, headers: Headers): string | undefined {
+export function anthropicRequestId(body: string, headers: HeaderLookup): string | undefined {
   const parsed = parseJson(body);
   if (isJsonObject(parsed) && typeof parsed['request_id'] === 'string') return parsed['request_id'];
   return requestIdFromHeaders(headers);
@@ -56,7 +57,7 @@ function hintFor(status: number, message: string): string {
 export function anthropicApiError(options: {
   status: number;
   body: string;
-  headers: Headers;
+  headers: HeaderLookup;
   provider: string;
   apiKey?: string | undefined;
 }): ApiError {

@@ -7,7 +7,14 @@ import { StreamError } from '../../core/errors.js';
 import { isJsonObject } from '../../core/json.js';
 import type { OriginStamp } from '../../core/origin.js';
 import type { StreamEvent } from '../../core/stream-event.js';
-import { networkError, originStampFor, readBodyText } from '../shared/transport-http.js';
+import {
+  isSuccess,
+  networkError,
+  openProviderRequest,
+  originStampFor,
+  readAnswerText,
+  readBodyText,
+} from '../shared/transport-http.js';
 import type { Sleep } from '../shared/transport-retry.js';
 import { sendTransportRequest, type TransportAnswer } from '../shared/transport-send.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
@@ -21,11 +28,11 @@ import {
 } from './anthropic-messages-encode.js';
 import { anthropicApiError, anthropicErrorMessage } from './anthropic-messages-errors.js';
 import { BedrockEventStreamFramer } from './anthropic-messages-eventstream.js';
-import { requestFetch } from '../shared/transport-deadlines.js';
 import { serializeRequestBody } from '../shared/request-body.js';
 
 /** Factory options: injected I/O for tests plus credentials. */
 export interface AnthropicTransportOptions extends AnthropicAuthOptions {
+  /** A `fetch` for requests that bring none of their own (default: the pooled client, TransportRequest.fetch). */
   fetch?: typeof fetch;
   sleep?: Sleep;
   /** Random source for backoff jitter (tests pass `() => 0`). */
@@ -48,7 +55,6 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
     });
 
   async function open(request: TransportRequest, prepared: PreparedRequest): Promise<TransportAnswer> {
-    const fetchImplementation = requestFetch(request, options.fetch);
     const { route, signal } = request;
     const streaming = request.stream ?? true;
     const endpoint = resolveAnthropicEndpoint(request, {
@@ -67,22 +73,12 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
       },
       options,
     );
-    let answer: Response;
-    try {
-      answer = await fetchImplementation(prepared.url, {
-        method: 'POST',
-        headers,
-        body: bodyText,
-        signal: signal ?? null,
-      });
-    } catch (error) {
-      throw networkError(error, {
-        signal,
-        retryable: true,
-        what: `could not reach ${provider} at ${prepared.url}`,
-      });
-    }
-    if (!answer.ok) {
+    const answer = await openProviderRequest(
+      request,
+      { url: prepared.url, headers, body: bodyText },
+      { unreachable: `could not reach ${provider} at ${prepared.url}`, fetch: options.fetch },
+    );
+    if (!isSuccess(answer)) {
       const text = await readBodyText(answer);
       throw anthropicApiError({
         status: answer.status,
@@ -94,14 +90,13 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
     }
     const origin = originStampFor(route);
     if (streaming) {
-      if (!answer.body) throw new StreamError(`${provider} answered an empty stream`, { retryable: true });
       const decoder = new AnthropicStreamDecoder(origin);
       if (endpoint.platform !== 'bedrock') return { kind: 'bytes', body: answer.body, decoder };
       return { kind: 'bytes', body: answer.body, decoder, frame: (onJson) => new BedrockEventStreamFramer(onJson) };
     }
     let text: string;
     try {
-      text = await answer.text();
+      text = await readAnswerText(answer);
     } catch (error) {
       throw networkError(error, { signal, retryable: true, what: `${provider} dropped the connection mid-response` });
     }

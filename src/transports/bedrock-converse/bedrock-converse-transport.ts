@@ -1,6 +1,5 @@
 import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { BedrockRuntimeClientConfig, ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import type { EventStream } from '../../core/event-stream.js';
@@ -16,8 +15,8 @@ import type { BedrockConverseResponseBody, BedrockStreamEvent } from './bedrock-
 import { prepareBedrockConverse } from './bedrock-converse-encode.js';
 import { bedrockRegionFor } from '../transport-prepare.js';
 import { bedrockErrorFrom } from './bedrock-converse-errors.js';
-import { requestFetch } from '../shared/transport-deadlines.js';
-import { readBodyText } from '../shared/transport-http.js';
+import type { HttpBody } from '../shared/transport-http-client.js';
+import { openProviderRequest, readBodyText } from '../shared/transport-http.js';
 import type { Sleep } from '../shared/transport-retry.js';
 import { sendTransportRequest, type TransportAnswer } from '../shared/transport-send.js';
 import type { StreamDecoder } from '../shared/transport-stream-decoder.js';
@@ -35,9 +34,9 @@ import type { StreamDecoder } from '../shared/transport-stream-decoder.js';
 export interface BedrockConverseTransportOptions {
   /** Static credentials or a provider; default: the AWS SDK default credential chain. */
   credentials?: BedrockRuntimeClientConfig['credentials'];
-  /** An SDK request handler (tests feed recorded event-stream bytes through it); default: {@link fetchRequestHandler}. */
+  /** An SDK request handler (tests feed recorded event-stream bytes through it); default: {@link httpRequestHandler}. */
   requestHandler?: BedrockRuntimeClientConfig['requestHandler'];
-  /** The `fetch` the default request handler uses (default: the global one). */
+  /** A `fetch` the default request handler uses for requests that bring none (default: the pooled client). */
   fetch?: typeof fetch;
   /** Environment read for the region (default `process.env`). */
   environment?: Readonly<Record<string, string | undefined>>;
@@ -95,7 +94,7 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
       maxAttempts: 1,
     };
     if (route.baseUrl !== undefined) config.endpoint = route.baseUrl.replace(/\/+$/, '');
-    config.requestHandler = options.requestHandler ?? fetchRequestHandler(requestFetch(request, options.fetch));
+    config.requestHandler = options.requestHandler ?? httpRequestHandler(request, options.fetch);
     if (request.apiKey !== undefined && request.apiKey !== '') {
       // Bedrock API keys are bearer tokens (the SDK's httpBearerAuth scheme).
       config.token = { token: request.apiKey };
@@ -125,17 +124,21 @@ interface SdkHttpRequest {
 }
 
 /**
- * An SDK request handler over `fetch` (HTTP/1.1). The SDK's default for Bedrock Runtime is an
+ * The SDK request handler: the shared HTTP client (`shared/transport-http-client.ts`, HTTP/1.1)
+ * under the request's time limits, with its origin mapping and `fetch` override, and no redirect
+ * followed (a 3xx is refused before the SDK sees it: the SigV4 signature or Bedrock API key is
+ * never sent again, `shared/transport-redirect.ts`). The SDK's default for Bedrock Runtime is an
  * HTTP/2 handler, which speaks cleartext h2 to an `http://` endpoint override: loopback
  * emulators (and proxies) speak HTTP/1.1 and the connection fails with "Protocol error".
  * Converse and ConverseStream are plain request/response (the stream is a chunked response
  * body), so HTTP/1.1 serves both against the real service too.
  */
-export function fetchRequestHandler(
-  fetchImplementation: typeof fetch,
+export function httpRequestHandler(
+  transportRequest: TransportRequest,
+  fallbackFetch?: typeof fetch,
 ): NonNullable<BedrockRuntimeClientConfig['requestHandler']> {
   return {
-    handle: async (request: SdkHttpRequest, handlerOptions?: { abortSignal?: AbortSignal }) => {
+    handle: async (request: SdkHttpRequest) => {
       const query = new URLSearchParams();
       for (const [key, value] of Object.entries(request.query ?? {})) {
         for (const item of Array.isArray(value) ? value : [value]) query.append(key, item ?? '');
@@ -143,33 +146,41 @@ export function fetchRequestHandler(
       const search = query.size > 0 ? `?${query.toString()}` : '';
       const port = request.port === undefined ? '' : `:${request.port}`;
       const url = `${request.protocol}//${request.hostname}${port}${request.path}${search}`;
-      // fetch sets Host from the URL (the same value the SDK signed).
+      // The client sets Host from the URL (the same value the SDK signed).
       const headers = Object.fromEntries(
         Object.entries(request.headers).filter(([name]) => name.toLowerCase() !== 'host'),
       );
       const body = request.body as string | Uint8Array | undefined;
-      const init: RequestInit = { method: request.method, headers };
-      if (body !== undefined && request.method !== 'GET') init.body = body;
-      if (handlerOptions?.abortSignal !== undefined) init.signal = handlerOptions.abortSignal;
-      const response = await fetchImplementation(url, init);
+      const method = request.method === 'GET' ? 'GET' : 'POST';
+      const answer = await openProviderRequest(
+        transportRequest,
+        { url, method, headers, body: method === 'GET' ? undefined : body },
+        { unreachable: `could not reach ${transportRequest.route.provider} at ${url}`, fetch: fallbackFetch },
+      );
       const responseHeaders: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
+      answer.headers.forEach((value, name) => {
         responseHeaders[name] = value;
       });
       // An error body reaches the SDK at most ERROR_BODY_READ_LIMIT bytes long (the rest unread).
       const stream =
-        response.status >= 300
-          ? Readable.from([Buffer.from(await readBodyText(response))])
-          : response.body
-            ? Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>)
-            : Readable.from([]);
-      return {
-        response: { statusCode: response.status, reason: response.statusText, headers: responseHeaders, body: stream },
-      };
+        answer.status >= 300 ? Readable.from([Buffer.from(await readBodyText(answer))]) : readableOf(answer.body);
+      return { response: { statusCode: answer.status, headers: responseHeaders, body: stream } };
     },
     updateHttpClientConfig: () => undefined,
     httpHandlerConfigs: () => ({}),
   } as unknown as NonNullable<BedrockRuntimeClientConfig['requestHandler']>;
+}
+
+/** An {@link HttpBody} as the Node stream the SDK reads; destroying the stream cancels the body. */
+function readableOf(body: HttpBody): Readable {
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    try {
+      for (let chunk = await body.read(); chunk !== null; chunk = await body.read()) yield chunk;
+    } finally {
+      await body.cancel();
+    }
+  }
+  return Readable.from(chunks(), { objectMode: false });
 }
 
 type SdkInput = ConstructorParameters<typeof ConverseStreamCommand>[0];

@@ -1,6 +1,7 @@
 import { ApiError, apiErrorFromStatus, HermesError, StreamError } from '../../core/errors.js';
 import { isJsonObject, type JsonValue } from '../../core/json.js';
 import { redactSecret, requestIdFromHeaders, trimBody } from '../shared/transport-http.js';
+import type { HeaderLookup } from '../shared/transport-http-client.js';
 import { parseRetryAfterMs } from '../shared/transport-retry.js';
 
 /**
@@ -82,7 +83,7 @@ function nextStep(status: number): string {
 /** Inputs of {@link apiErrorFromResponse}. */
 export interface HttpErrorInput {
   status: number;
-  headers: Headers;
+  headers: HeaderLookup;
   bodyText: string;
   /** Provider id for the message (`openrouter 400: …`). */
   provider: string;

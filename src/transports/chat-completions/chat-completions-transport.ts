@@ -1,14 +1,22 @@
 import { StreamError } from '../../core/errors.js';
 import type { EventStream } from '../../core/event-stream.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
-import { jsonRequestHeaders, networkError, originStampFor, readBodyText } from '../shared/transport-http.js';
+import {
+  isEventStreamAnswer,
+  isSuccess,
+  jsonRequestHeaders,
+  networkError,
+  openProviderRequest,
+  originStampFor,
+  readAnswerText,
+  readBodyText,
+} from '../shared/transport-http.js';
 import type { BackoffOptions, Sleep } from '../shared/transport-retry.js';
 import { sendTransportRequest, type TransportAnswer } from '../shared/transport-send.js';
 import { requestProfile } from '../transport-route-profile.js';
 import { createChatCompletionsDecoder, decodeChatCompletionsResponse } from './chat-completions-decode.js';
 import { prepareChatCompletions } from './chat-completions-encode.js';
 import { apiErrorFromResponse } from './chat-completions-errors.js';
-import { requestFetch } from '../shared/transport-deadlines.js';
 import { serializeRequestBody } from '../shared/request-body.js';
 
 /**
@@ -20,6 +28,7 @@ import { serializeRequestBody } from '../shared/request-body.js';
 
 /** Injection points (tests, and the runtime's must-echo resolver). */
 export interface ChatCompletionsTransportOptions {
+  /** A `fetch` for requests that bring none of their own (default: the pooled client, TransportRequest.fetch). */
   fetch?: typeof globalThis.fetch;
   sleep?: Sleep;
   /** Random source for backoff jitter. */
@@ -33,40 +42,28 @@ export interface ChatCompletionsTransportOptions {
   isMustEcho?: (request: TransportRequest) => boolean;
 }
 
-function isEventStream(response: Response): boolean {
-  return (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
-}
-
 /** Creates a chat-completions transport with injected dependencies. */
 export function createChatCompletionsTransport(options: ChatCompletionsTransportOptions = {}): Transport {
-  const fetchImplementation = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const mustEcho =
     options.isMustEcho ?? ((request: TransportRequest) => requestProfile(request).mustEchoFamily !== null);
 
   async function open(request: TransportRequest, prepared: PreparedRequest, attempt: number): Promise<TransportAnswer> {
     const provider = request.route.provider;
     const streaming = prepared.body['stream'] === true;
-    const init: RequestInit = {
-      method: 'POST',
-      headers: jsonRequestHeaders({ apiKey: request.apiKey, stream: streaming }),
-      body: serializeRequestBody(prepared),
-    };
-    if (request.signal !== undefined) init.signal = request.signal;
-    let response: Response;
-    try {
-      response = await requestFetch(request, fetchImplementation)(prepared.url, init);
-    } catch (error) {
-      throw networkError(error, {
-        signal: request.signal,
-        retryable: true,
-        what: `could not reach ${provider} at ${prepared.url}`,
-      });
-    }
-    if (!response.ok) {
-      const bodyText = await readBodyText(response);
+    const answer = await openProviderRequest(
+      request,
+      {
+        url: prepared.url,
+        headers: jsonRequestHeaders({ apiKey: request.apiKey, stream: streaming }),
+        body: serializeRequestBody(prepared),
+      },
+      { unreachable: `could not reach ${provider} at ${prepared.url}`, fetch: options.fetch },
+    );
+    if (!isSuccess(answer)) {
+      const bodyText = await readBodyText(answer);
       throw apiErrorFromResponse({
-        status: response.status,
-        headers: response.headers,
+        status: answer.status,
+        headers: answer.headers,
         bodyText,
         provider,
         apiKey: request.apiKey,
@@ -74,12 +71,12 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
       });
     }
     const decoderOptions = { mustEcho: mustEcho(request), provider };
-    if (isEventStream(response) && response.body !== null) {
-      return { kind: 'bytes', body: response.body, decoder: createChatCompletionsDecoder(decoderOptions) };
+    if (isEventStreamAnswer(answer)) {
+      return { kind: 'bytes', body: answer.body, decoder: createChatCompletionsDecoder(decoderOptions) };
     }
     let bodyText: string;
     try {
-      bodyText = await response.text();
+      bodyText = await readAnswerText(answer);
     } catch (error) {
       throw networkError(error, {
         signal: request.signal,
@@ -92,9 +89,9 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
       json = JSON.parse(bodyText);
     } catch {
       // Typically a web page or proxy answering 200 at a base URL that is not the API root.
-      const contentType = response.headers.get('content-type') ?? 'no content-type';
+      const contentType = answer.headers.get('content-type') ?? 'no content-type';
       throw new StreamError(
-        `${provider} answered with a body that is not JSON (${contentType}) at ${response.url || 'the base URL'}; ` +
+        `${provider} answered with a body that is not JSON (${contentType}) at ${answer.url || 'the base URL'}; ` +
           'check that the base URL is the API root (for OpenAI-compatible servers it usually ends in /v1)',
         { body: bodyText.slice(0, 2000) },
       );
@@ -124,5 +121,5 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
   };
 }
 
-/** The default chat-completions transport (native `fetch`, real backoff sleeps). */
+/** The default chat-completions transport (the pooled HTTP client, real backoff sleeps). */
 export const chatCompletionsTransport: Transport = createChatCompletionsTransport();

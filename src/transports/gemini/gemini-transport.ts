@@ -2,8 +2,11 @@ import { AbortError, HermesError, StreamError } from '../../core/errors.js';
 import { hostnameOf } from '../../replay/replay-host.js';
 import {
   describeNetworkError,
+  isSuccess,
   networkError,
+  openProviderRequest,
   originStampFor,
+  readAnswerText,
   readBodyText,
   redactSecret,
   requestIdFromHeaders,
@@ -15,7 +18,6 @@ import type { PreparedRequest, Transport, TransportRequest } from '../shared/tra
 import { GeminiDecoder, type GeminiDecodeContext } from './gemini-decode.js';
 import { prepareGemini } from './gemini-encode.js';
 import { geminiApiError, parseGeminiErrorBody } from './gemini-errors.js';
-import { requestFetch } from '../shared/transport-deadlines.js';
 import { serializeRequestBody } from '../shared/request-body.js';
 
 /**
@@ -31,6 +33,7 @@ import { serializeRequestBody } from '../shared/request-body.js';
 
 /** Injection points for tests and embedding. */
 export interface GeminiTransportOptions {
+  /** A `fetch` for requests that bring none of their own (default: the pooled client, TransportRequest.fetch). */
   fetch?: typeof globalThis.fetch;
   sleep?: Sleep;
   /** Random source for backoff jitter (tests pass `() => 0`). */
@@ -78,7 +81,7 @@ export function createGeminiTransport(options: GeminiTransportOptions = {}): Tra
   };
 }
 
-/** The default Gemini transport (global `fetch`, ADC for Vertex). */
+/** The default Gemini transport (the pooled HTTP client, ADC for Vertex). */
 export const geminiTransport: Transport = createGeminiTransport();
 
 type ResolvedOptions = GeminiTransportOptions & {
@@ -92,26 +95,15 @@ async function open(
   prepared: PreparedRequest,
   options: ResolvedOptions,
 ): Promise<TransportAnswer> {
-  const fetchImplementation = requestFetch(request, options.fetch);
   const facts = requestProfile(request).gemini;
   const streaming = request.stream ?? true;
   const headers = await authHeaders(request, facts.issuerKind, options);
-  let response: Response;
-  try {
-    response = await fetchImplementation(prepared.url, {
-      method: 'POST',
-      headers,
-      body: serializeRequestBody(prepared),
-      signal: request.signal ?? null,
-    });
-  } catch (error) {
-    throw networkError(error, {
-      signal: request.signal,
-      retryable: true,
-      what: `could not reach ${hostnameOf(prepared.url) || prepared.url}`,
-    });
-  }
-  if (!response.ok) {
+  const response = await openProviderRequest(
+    request,
+    { url: prepared.url, headers, body: serializeRequestBody(prepared) },
+    { unreachable: `could not reach ${hostnameOf(prepared.url) || prepared.url}`, fetch: options.fetch },
+  );
+  if (!isSuccess(response)) {
     // The key (or Vertex access token) never reaches an error message, a log or state.db, even
     // if a proxy in front of Google echoes the credential it rejected.
     const rawBody = await readBodyText(response);
@@ -129,11 +121,10 @@ async function open(
   const context: GeminiDecodeContext = { origin: originStampFor(request.route), issuer: facts.issuer };
   if (options.createToolCallId) context.createToolCallId = options.createToolCallId;
   const decoder = new GeminiDecoder(context);
-  if (streaming && response.body !== null) return { kind: 'bytes', body: response.body, decoder };
-  if (streaming) throw new StreamError('the Gemini stream had no body', { retryable: true });
+  if (streaming) return { kind: 'bytes', body: response.body, decoder };
   let text: string;
   try {
-    text = await response.text();
+    text = await readAnswerText(response);
   } catch (error) {
     throw networkError(error, { signal: request.signal, retryable: true, what: 'the Gemini response broke' });
   }

@@ -3,9 +3,12 @@ import type { EventStream } from '../../core/event-stream.js';
 import type { StreamEvent } from '../../core/stream-event.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../shared/transport.js';
 import {
+  isSuccess,
   jsonRequestHeaders,
   networkError,
+  openProviderRequest,
   originStampFor,
+  readAnswerText,
   readBodyText,
   redactSecret,
   requestIdFromHeaders,
@@ -20,7 +23,6 @@ import { prepareResponses } from './responses-encode.js';
 import { responsesErrorFields } from '../../replay/responses-rejections.js';
 import { responsesApiError } from './responses-errors.js';
 import { isJsonObject } from '../../core/json.js';
-import { requestFetch } from '../shared/transport-deadlines.js';
 import { serializeRequestBody } from '../shared/request-body.js';
 
 /**
@@ -35,6 +37,7 @@ import { serializeRequestBody } from '../shared/request-body.js';
 
 /** Injected dependencies (tests pass a fake `fetch` / instant `sleep`). */
 export interface ResponsesTransportOptions {
+  /** A `fetch` for requests that bring none of their own (default: the pooled client, TransportRequest.fetch). */
   fetch?: typeof fetch;
   sleep?: Sleep;
   /** Jitter source for backoff; tests pass `() => 0`. */
@@ -86,7 +89,7 @@ export function createResponsesTransport(options: ResponsesTransportOptions = {}
   };
 }
 
-/** The default Responses transport (global `fetch`, real timers, `process.env`). */
+/** The default Responses transport (the pooled HTTP client, real timers, `process.env`). */
 export const responsesTransport: Transport = createResponsesTransport();
 
 async function open(
@@ -94,25 +97,22 @@ async function open(
   prepared: PreparedRequest,
   options: ResponsesTransportOptions,
 ): Promise<TransportAnswer> {
-  const fetchImplementation = requestFetch(request, options.fetch);
   const provider = request.route.provider.trim().toLowerCase();
   const keyVariable = RESPONSES_API_KEY_VARIABLES[provider];
   const environment = options.environment ?? process.env;
   const apiKey = request.apiKey ?? (keyVariable === undefined ? undefined : environment[keyVariable]);
   const streaming = prepared.body['stream'] === true;
   const { signal } = request;
-  let answer: Response;
-  try {
-    answer = await fetchImplementation(prepared.url, {
-      method: 'POST',
+  const answer = await openProviderRequest(
+    request,
+    {
+      url: prepared.url,
       headers: jsonRequestHeaders({ apiKey, stream: streaming }),
       body: serializeRequestBody(prepared),
-      ...(signal === undefined ? {} : { signal }),
-    });
-  } catch (error) {
-    throw networkError(error, { signal, retryable: true, what: `POST ${prepared.url} failed` });
-  }
-  if (!answer.ok) {
+    },
+    { unreachable: `POST ${prepared.url} failed`, fetch: options.fetch },
+  );
+  if (!isSuccess(answer)) {
     const body = redactSecret(await readBodyText(answer), apiKey);
     throw responsesApiError(answer.status, body, {
       requestId: requestIdFromHeaders(answer.headers),
@@ -122,13 +122,11 @@ async function open(
   }
   const context = responsesCaptureContext(request);
   if (streaming) {
-    const decoder = new ResponsesStreamDecoder(context);
-    if (answer.body === null) return { kind: 'events', events: decoder.end() };
-    return { kind: 'bytes', body: answer.body, decoder };
+    return { kind: 'bytes', body: answer.body, decoder: new ResponsesStreamDecoder(context) };
   }
   let text: string;
   try {
-    text = await answer.text();
+    text = await readAnswerText(answer);
   } catch (error) {
     throw networkError(error, { signal, retryable: true, what: 'reading the response failed' });
   }

@@ -1,6 +1,6 @@
 import { TimeoutError, type TimeoutLimit } from '../../core/errors.js';
-import { DEFAULT_TIMEOUTS, type Timeouts } from '../../core/timeouts.js';
-import type { TransportRequest } from './transport.js';
+import type { Timeouts } from '../../core/timeouts.js';
+import type { HttpAnswer, HttpBody } from './transport-http-client.js';
 
 const HINTS: Record<TimeoutLimit, string> = {
   first_byte: 'no response headers arrived',
@@ -18,70 +18,65 @@ export function timeoutError(provider: string, limit: TimeoutLimit, limitMs: num
   );
 }
 
+/** What {@link openWithDeadlines} needs besides the request itself. */
+export interface DeadlineOptions {
+  timeouts: Timeouts;
+  provider: string;
+  /** The caller's signal: aborting it still aborts, as an abort and not a timeout. */
+  signal?: AbortSignal | undefined;
+}
+
 /**
- * Wraps `fetch` so a request fails with a {@link TimeoutError} when a limit of `timeouts` is hit.
- * The caller's `signal` still aborts as before. The returned response's body is a stream that
- * restarts the idle clock on every chunk carrying data (for `text/event-stream`, a chunk of only
- * comments, blank lines or ping events does not).
+ * Opens one HTTP request (`open` gets the signal to send it with) under `timeouts`: it fails with
+ * a {@link TimeoutError} when a limit is hit. The answer's body restarts the idle clock on every
+ * chunk carrying data (for `text/event-stream`, a chunk of only comments, blank lines or ping
+ * events does not) and fails with the timeout error once a limit fires; `total` covers headers
+ * and body.
  */
-export function fetchWithDeadlines(
-  fetchImplementation: typeof globalThis.fetch,
-  timeouts: Timeouts,
-  provider: string,
-): typeof globalThis.fetch {
-  return async (input, init) => {
-    const controller = new AbortController();
-    const callerSignal = init?.signal ?? undefined;
-    const onCallerAbort = () => controller.abort(callerSignal?.reason);
-    if (callerSignal?.aborted) onCallerAbort();
-    else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+export async function openWithDeadlines(
+  open: (signal: AbortSignal) => Promise<HttpAnswer>,
+  options: DeadlineOptions,
+): Promise<HttpAnswer> {
+  const { timeouts, provider, signal: callerSignal } = options;
+  const controller = new AbortController();
+  const onCallerAbort = () => controller.abort(callerSignal?.reason);
+  if (callerSignal?.aborted) onCallerAbort();
+  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
-    let hit: TimeoutError | null = null;
-    const fire = (limit: TimeoutLimit, limitMs: number) => {
-      if (hit !== null) return;
-      hit = timeoutError(provider, limit, limitMs);
-      controller.abort(hit);
-    };
-    // Unref'd: a limit never keeps the process alive on its own (the open socket does).
-    const totalTimer = setTimeout(() => fire('total', timeouts.total), timeouts.total).unref();
-    const firstByteTimer = setTimeout(() => fire('first_byte', timeouts.firstByte), timeouts.firstByte).unref();
-    const done = () => {
-      clearTimeout(totalTimer);
-      clearTimeout(firstByteTimer);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
-    };
-
-    let response: Response;
-    try {
-      response = await fetchImplementation(input, { ...init, signal: controller.signal });
-    } catch (error) {
-      done();
-      throw hit ?? error;
-    } finally {
-      clearTimeout(firstByteTimer);
-    }
-    if (response.body === null) {
-      done();
-      return response;
-    }
-    const isEventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
-    const body = watchBody(response.body, {
-      idleMs: timeouts.idle,
-      isProgress: isEventStream ? sseProgress() : () => true,
-      onIdle: () => fire('idle', timeouts.idle),
-      failure: () => hit,
-      signal: controller.signal,
-      done,
-    });
-    const watched = new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-    // A constructed Response has an empty `url`; error messages name the address.
-    Object.defineProperty(watched, 'url', { value: response.url });
-    return watched;
+  let hit: TimeoutError | null = null;
+  const fire = (limit: TimeoutLimit, limitMs: number) => {
+    if (hit !== null) return;
+    hit = timeoutError(provider, limit, limitMs);
+    controller.abort(hit);
   };
+  // Unref'd: a limit never keeps the process alive on its own (the open socket does).
+  const totalTimer = setTimeout(() => fire('total', timeouts.total), timeouts.total).unref();
+  const firstByteTimer = setTimeout(() => fire('first_byte', timeouts.firstByte), timeouts.firstByte).unref();
+  const done = () => {
+    clearTimeout(totalTimer);
+    clearTimeout(firstByteTimer);
+    callerSignal?.removeEventListener('abort', onCallerAbort);
+  };
+
+  let answer: HttpAnswer;
+  try {
+    answer = await open(controller.signal);
+  } catch (error) {
+    done();
+    throw hit ?? error;
+  } finally {
+    clearTimeout(firstByteTimer);
+  }
+  const isEventStream = (answer.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
+  answer.body = watchBody(answer.body, {
+    idleMs: timeouts.idle,
+    isProgress: isEventStream ? sseProgress() : () => true,
+    onIdle: () => fire('idle', timeouts.idle),
+    failure: () => hit,
+    signal: controller.signal,
+    done,
+  });
+  return answer;
 }
 
 interface WatchOptions {
@@ -93,53 +88,52 @@ interface WatchOptions {
   done(): void;
 }
 
-/** A copy of `source` that fails with the timeout error once a limit fires and arms the idle clock. */
-function watchBody(source: ReadableStream<Uint8Array>, options: WatchOptions): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
+/** `source` failing with the timeout error once a limit fires, with the idle clock armed. */
+function watchBody(source: HttpBody, options: WatchOptions): HttpBody {
   // One timer per request, not one per chunk: progress only stamps the time, and the timer
   // sleeps again for whatever is left of the idle window when it wakes early.
   let lastProgress = performance.now();
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let finished = false;
   const checkIdle = () => {
     const left = options.idleMs - (performance.now() - lastProgress);
     if (left <= 0) options.onIdle();
     else idleTimer = setTimeout(checkIdle, Math.ceil(left)).unref();
   };
   idleTimer = setTimeout(checkIdle, options.idleMs).unref();
+  // Whatever the source does with the abort, a pending read ends now.
+  const stop = () => void source.cancel();
   const finish = () => {
+    if (finished) return;
+    finished = true;
     clearTimeout(idleTimer);
     options.signal.removeEventListener('abort', stop);
     options.done();
   };
-  // Whatever the source does with the abort, a pending read ends now.
-  const stop = () => void reader.cancel(options.signal.reason).catch(() => undefined);
   options.signal.addEventListener('abort', stop, { once: true });
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
+  return {
+    async read() {
+      let chunk: Uint8Array | null;
       try {
-        for (;;) {
-          const next = await reader.read();
-          if (next.done) {
-            finish();
-            // A body cut short by a limit or the caller's abort is an error, never a clean end.
-            if (options.signal.aborted) controller.error(options.failure() ?? options.signal.reason);
-            else controller.close();
-            return;
-          }
-          if (options.isProgress(next.value)) lastProgress = performance.now();
-          controller.enqueue(next.value);
-          if (next.value.byteLength > 0) return;
-        }
+        chunk = await source.read();
       } catch (error) {
         finish();
-        controller.error(options.failure() ?? error);
+        throw options.failure() ?? error;
       }
+      if (chunk === null) {
+        finish();
+        // A body cut short by a limit or the caller's abort is an error, never a clean end.
+        if (options.signal.aborted) throw options.failure() ?? options.signal.reason;
+        return null;
+      }
+      if (options.isProgress(chunk)) lastProgress = performance.now();
+      return chunk;
     },
-    cancel(reason) {
+    cancel() {
       finish();
-      return reader.cancel(reason);
+      return source.cancel();
     },
-  });
+  };
 }
 
 const PING_EVENT = /^event:[ \t]*ping[ \t]*\r?$/;
@@ -203,13 +197,4 @@ function sseProgress(): (chunk: Uint8Array) => boolean {
     }
     return progress || (carryLength > LONG_LINE && carry[0] !== COLON);
   };
-}
-
-/**
- * The `fetch` a transport sends `request` through: the request's own (or `fallback`, else the
- * global one) under the request's time limits (defaults: {@link DEFAULT_TIMEOUTS}).
- */
-export function requestFetch(request: TransportRequest, fallback?: typeof globalThis.fetch): typeof globalThis.fetch {
-  const base = request.fetch ?? fallback ?? ((input, init) => globalThis.fetch(input, init));
-  return fetchWithDeadlines(base, request.timeouts ?? DEFAULT_TIMEOUTS, request.route.provider);
 }

@@ -1,4 +1,5 @@
 import { AbortError, ApiError, HermesError } from '../../core/errors.js';
+import type { HeaderLookup } from './transport-http-client.js';
 
 /**
  * Retry with exponential backoff for failures that happen before a stream emitted anything
@@ -83,7 +84,7 @@ export function backoffDelayMs(
  * Milliseconds a response asked us to wait: `retry-after-ms` (OpenAI-style, fractional ms),
  * else `retry-after` as seconds or as an HTTP date. Undefined when absent or unparsable.
  */
-export function parseRetryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
+export function parseRetryAfterMs(headers: HeaderLookup, now: number = Date.now()): number | undefined {
   const milliseconds = headers.get('retry-after-ms');
   if (milliseconds !== null && milliseconds.trim() !== '') {
     const value = Number(milliseconds);

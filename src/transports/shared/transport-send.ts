@@ -2,6 +2,7 @@ import { AbortError, HermesError } from '../../core/errors.js';
 import type { EventStream } from '../../core/event-stream.js';
 import type { StreamEvent } from '../../core/stream-event.js';
 import { networkError } from './transport-http.js';
+import type { HttpBody } from './transport-http-client.js';
 import { openTransportStream } from './transport-redact.js';
 import { runWithRetries, type BackoffOptions, type Sleep } from './transport-retry.js';
 import { ServerSentEventFramer, type ByteFramer } from './transport-sse-reader.js';
@@ -30,7 +31,7 @@ export type TransportAnswer =
   /** A byte stream: `frame` builds the framing (default SSE) that feeds `decoder`. */
   | {
       kind: 'bytes';
-      body: ReadableStream<Uint8Array>;
+      body: HttpBody;
       decoder: StreamDecoder<string>;
       frame?: (onData: (data: string) => void) => ByteFramer;
     }
@@ -160,9 +161,28 @@ interface Reading {
   close(): Promise<void>;
 }
 
+/** Most bytes read after the decoder finished, hoping to reach the end of the body. */
+const DRAIN_LIMIT = 64 * 1024;
+
+/** Reads `body` to its end when that is within {@link DRAIN_LIMIT} bytes; otherwise cancels it. */
+async function drain(body: HttpBody): Promise<void> {
+  let read = 0;
+  try {
+    for (let chunk = await body.read(); chunk !== null; chunk = await body.read()) {
+      read += chunk.byteLength;
+      if (read > DRAIN_LIMIT) break;
+    }
+    if (read <= DRAIN_LIMIT) return;
+  } catch {
+    // The connection failed after the answer was complete: nothing is lost.
+  }
+  await body.cancel();
+}
+
 function readingOf(answer: TransportAnswer): Reading {
   const firstEvents: StreamEvent[] = [];
   let ended = false;
+  let answered = false;
   const reading: Reading = {
     firstEvents,
     sink: (event) => firstEvents.push(event),
@@ -170,7 +190,10 @@ function readingOf(answer: TransportAnswer): Reading {
     close: async () => undefined,
   };
   const deliver = (events: readonly StreamEvent[]) => {
-    for (const event of events) reading.sink(event);
+    for (const event of events) {
+      if (event.type === 'finish') answered = true;
+      reading.sink(event);
+    }
   };
   const finish = (decoder: StreamDecoder<never>) => {
     if (ended) return;
@@ -204,20 +227,35 @@ function readingOf(answer: TransportAnswer): Reading {
     if (!decoder.done) deliver(decoder.push(data));
   };
   const framer = answer.frame === undefined ? new ServerSentEventFramer(onData) : answer.frame(onData);
-  const reader = answer.body.getReader();
+  const { body } = answer;
+  let bodyEnded = false;
+  let failed = false;
   reading.read = async (untilFirstEvent) => {
-    while (!ended && !decoder.done) {
-      if (untilFirstEvent && firstEvents.length > 0) return;
-      const next = await reader.read();
-      if (next.done) {
-        framer.end();
-        break;
+    try {
+      while (!ended && !decoder.done) {
+        if (untilFirstEvent && firstEvents.length > 0) return;
+        const chunk = await body.read();
+        if (chunk === null) {
+          bodyEnded = true;
+          framer.end();
+          break;
+        }
+        framer.push(chunk);
       }
-      framer.push(next.value);
+    } catch (error) {
+      failed = true;
+      throw error;
     }
     finish(decoder);
   };
-  // Cancel stops the socket when reading stopped early; after a thrown read it is a no-op.
-  reading.close = () => reader.cancel().catch(() => undefined);
+  reading.close = async () => {
+    if (bodyEnded) return;
+    // The decoder finished with the answer (`[DONE]`, `message_stop`): what follows is usually
+    // the body's last few bytes, read so the keep-alive connection is reused; a server that
+    // keeps sending is cut off past DRAIN_LIMIT. An error event, a failed read or an early stop
+    // cancels at once.
+    if (!failed && answered) await drain(body);
+    else await body.cancel();
+  };
   return reading;
 }

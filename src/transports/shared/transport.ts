@@ -28,10 +28,21 @@ export interface TransportRequest {
   apiKey?: string | undefined;
   signal?: AbortSignal | undefined;
   /**
-   * The `fetch` this request goes through (default `globalThis.fetch`). The CLI passes one that
-   * maps origins (`HERMES_CONNECT_TO`, in-process emulators) instead of replacing the global.
+   * A `fetch` every HTTP request of this one goes through instead of the default client (tests,
+   * library users that bring their own networking). Default: the process-wide keep-alive pool
+   * (`shared/transport-http-client.ts`), which reads answers as Node streams and costs a third of
+   * what `fetch` and its web streams do. Either way, redirects are never followed and the time
+   * limits, bounded reads and redaction apply alike.
    */
   fetch?: typeof globalThis.fetch | undefined;
+  /**
+   * Origin mapping, like curl's `--connect-to`: a request addressed to a key origin connects to
+   * its value (path, query, headers and body unchanged), so host-based replay rules see the real
+   * host while the bytes go to, say, a loopback emulator. The CLI fills it from
+   * `HERMES_CONNECT_TO` and for in-process emulators (`cli-connect-to.ts`). Applies to the
+   * default client and to `fetch` alike.
+   */
+  connectTo?: ReadonlyMap<string, string> | undefined;
   /** Time limits of each HTTP request (default `DEFAULT_TIMEOUTS`); hitting one is a retryable `TimeoutError`. */
   timeouts?: Timeouts | undefined;
   /** Attempts for retryable failures before any event was emitted (default 3). */

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TimeoutError } from '../../../src/core/errors.js';
 import type { Timeouts } from '../../../src/core/timeouts.js';
-import { fetchWithDeadlines } from '../../../src/transports/shared/transport-deadlines.js';
+import { openWithDeadlines } from '../../../src/transports/shared/transport-deadlines.js';
+import { webStreamBody, type HttpAnswer } from '../../../src/transports/shared/transport-http-client.js';
+import { readAnswerText } from '../../../src/transports/shared/transport-http.js';
 import { FAULT_TARGET_APIS, startFaultTarget, type FaultTarget } from './fault-targets.js';
 import { collectEvents } from '../transport-test-helpers.js';
 
@@ -58,57 +60,56 @@ describe.each(FAULT_TARGET_APIS)('%s: time limits', (api) => {
   });
 });
 
-describe('fetchWithDeadlines', () => {
-  const sse = (chunks: string[], gapMs: number) =>
-    (async () =>
-      new Response(
-        new ReadableStream<Uint8Array>({
-          async start(controller) {
-            for (const chunk of chunks) {
-              await new Promise((resolve) => setTimeout(resolve, gapMs));
-              controller.enqueue(new TextEncoder().encode(chunk));
-            }
-            controller.close();
-          },
-        }),
-        { headers: { 'content-type': 'text/event-stream' } },
-      )) as typeof fetch;
+describe('openWithDeadlines', () => {
+  /** An answer whose SSE body sends `chunks`, `gapMs` apart. */
+  const sse = (chunks: string[], gapMs: number) => async (): Promise<HttpAnswer> => ({
+    status: 200,
+    headers: new Headers({ 'content-type': 'text/event-stream' }),
+    url: 'http://127.0.0.1/',
+    body: webStreamBody(
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          for (const chunk of chunks) {
+            await new Promise((resolve) => setTimeout(resolve, gapMs));
+            controller.enqueue(new TextEncoder().encode(chunk));
+          }
+          controller.close();
+        },
+      }),
+    ),
+  });
+  const provider = 'p';
 
   it('data chunks restart the idle clock; the whole body arrives unchanged', async () => {
     const chunks = ['data: {"a":1}\n\n', 'data: {"a":2}\n\n', 'data: {"a":3}\n\n', 'data: [DONE]\n\n'];
-    const wrapped = fetchWithDeadlines(sse(chunks, 60), { firstByte: 1000, idle: 150, total: 5000 }, 'p');
-    const response = await wrapped('http://127.0.0.1/');
-    expect(await response.text()).toBe(chunks.join(''));
+    const timeouts = { firstByte: 1000, idle: 150, total: 5000 };
+    const answer = await openWithDeadlines(sse(chunks, 60), { timeouts, provider });
+    expect(await readAnswerText(answer)).toBe(chunks.join(''));
   });
 
   it('comments, blank lines and ping events are not progress, even split across chunks', async () => {
     const chunks = [': keep', '-alive\n\n', 'event: ping\ndata: {"type": "ping"}\n\n', ': more\n', '\n'];
-    const wrapped = fetchWithDeadlines(sse(chunks, 60), { firstByte: 1000, idle: 200, total: 5000 }, 'p');
-    const response = await wrapped('http://127.0.0.1/');
-    await expect(response.text()).rejects.toMatchObject({ name: 'TimeoutError', limit: 'idle' });
+    const timeouts = { firstByte: 1000, idle: 200, total: 5000 };
+    const answer = await openWithDeadlines(sse(chunks, 60), { timeouts, provider });
+    await expect(readAnswerText(answer)).rejects.toMatchObject({ name: 'TimeoutError', limit: 'idle' });
   });
 
   it('the caller aborting still aborts, as an abort and not a timeout', async () => {
-    const never = ((_input: unknown, init?: RequestInit) =>
-      new Promise<Response>((_resolve, reject) =>
-        init?.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)),
-      )) as typeof fetch;
+    const never = (signal: AbortSignal) =>
+      new Promise<HttpAnswer>((_resolve, reject) =>
+        signal.addEventListener('abort', () => reject(signal.reason as Error)),
+      );
     const controller = new AbortController();
-    const pending = fetchWithDeadlines(
-      never,
-      { firstByte: 5000, idle: 5000, total: 5000 },
-      'p',
-    )('http://127.0.0.1/', {
-      signal: controller.signal,
-    });
+    const timeouts = { firstByte: 5000, idle: 5000, total: 5000 };
+    const pending = openWithDeadlines(never, { timeouts, provider, signal: controller.signal });
     controller.abort(new DOMException('stopped', 'AbortError'));
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
   });
 
   it('the total limit bounds a stream that keeps sending data', async () => {
     const chunks = Array.from({ length: 40 }, (_, i) => `data: {"i":${i}}\n\n`);
-    const wrapped = fetchWithDeadlines(sse(chunks, 20), { firstByte: 1000, idle: 1000, total: 250 }, 'p');
-    const response = await wrapped('http://127.0.0.1/');
-    await expect(response.text()).rejects.toMatchObject({ name: 'TimeoutError', limit: 'total' });
+    const timeouts = { firstByte: 1000, idle: 1000, total: 250 };
+    const answer = await openWithDeadlines(sse(chunks, 20), { timeouts, provider });
+    await expect(readAnswerText(answer)).rejects.toMatchObject({ name: 'TimeoutError', limit: 'total' });
   });
 });

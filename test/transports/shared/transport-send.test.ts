@@ -3,6 +3,7 @@ import { ConnectionError, HermesError, StreamError } from '../../../src/core/err
 import type { StreamEvent } from '../../../src/core/stream-event.js';
 import { sendTransportRequest, type TransportAnswer } from '../../../src/transports/shared/transport-send.js';
 import type { PreparedRequest, TransportRequest } from '../../../src/transports/shared/transport.js';
+import { webStreamBody } from '../../../src/transports/shared/transport-http-client.js';
 import { createChatCompletionsDecoder } from '../../../src/transports/chat-completions/chat-completions-decode.js';
 import { collectEvents } from '../transport-test-helpers.js';
 
@@ -34,7 +35,11 @@ function body(texts: string[], failure?: Error): ReadableStream<Uint8Array> {
 }
 
 function sse(texts: string[], failure?: Error): TransportAnswer {
-  return { kind: 'bytes', body: body(texts, failure), decoder: createChatCompletionsDecoder({ mustEcho: false }) };
+  return {
+    kind: 'bytes',
+    body: webStreamBody(body(texts, failure)),
+    decoder: createChatCompletionsDecoder({ mustEcho: false }),
+  };
 }
 
 const dropped = () => new TypeError('terminated');
@@ -82,13 +87,45 @@ describe('sendTransportRequest', () => {
         prepare: () => prepared,
         open: async () => ({
           kind: 'bytes',
-          body: endless,
+          body: webStreamBody(endless),
           decoder: createChatCompletionsDecoder({ mustEcho: false }),
         }),
       }),
     );
     expect(events.at(-1)?.type).toBe('error');
     expect(cancelled).toBe(true);
+  });
+
+  it('the bytes after the terminal event are read to the end, so the connection can be reused', async () => {
+    let cancelled = false;
+    let readToEnd!: () => void;
+    const endReached = new Promise<void>((resolve) => (readToEnd = resolve));
+    const texts = [chunk('hi'), 'data: [DONE]\n\n', ': trailing bytes after the answer\n\n'];
+    const finite = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const text = texts.shift();
+        if (text !== undefined) return controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+        readToEnd();
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const events = await collectEvents(
+      sendTransportRequest(request, retry, {
+        prepare: () => prepared,
+        open: async () => ({
+          kind: 'bytes',
+          body: webStreamBody(finite),
+          decoder: createChatCompletionsDecoder({ mustEcho: false }),
+        }),
+      }),
+    );
+    expect(events.at(-1)?.type).toBe('finish');
+    // The reading goes on after the finish event reached the caller, to the body's end.
+    await endReached;
+    expect(cancelled).toBe(false);
   });
 
   it('a non-retryable error from open ends the stream at once; prepare errors become the error event', async () => {
