@@ -16,12 +16,13 @@ import {
   duplicateSessionError,
   mergeModelConfig,
   mergeVerdict,
+  SessionChangedError,
   storedBaseUrl,
   stringifyJson,
   unknownSessionError,
   validHandleKey,
 } from './session-store-rules.js';
-import { leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
+import { checkTurnWrite, leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
 import type { LeaseRecord } from './session-lease.js';
 import { isUndone, UNDONE_KEY, undoStart, visibleMessages } from './session-undo.js';
 
@@ -64,6 +65,12 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
   let nextOrder = 0;
   let nextRequestId = 1;
 
+  /** Marks a write to the session's row or messages: used now, one version on. */
+  const touch = (record: StoredSession['record']): void => {
+    record.updatedAt = now();
+    record.version += 1;
+  };
+
   const toRecord = (stored: StoredSession): SessionRecord =>
     structuredClone({ ...stored.record, messageCount: stored.messages.length });
 
@@ -94,6 +101,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
         baseUrl: storedBaseUrl(input.baseUrl) ?? null,
         api: input.api ?? null,
         modelConfig,
+        version: 1,
       },
       messages,
       order: nextOrder++,
@@ -106,7 +114,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     const stored = requireSession(sessionId);
     const copies = messages.map((message) => jsonCopy(message, 'message'));
     stored.messages.push(...copies);
-    stored.record.updatedAt = now();
+    touch(stored.record);
     return stored.messages.length;
   };
 
@@ -117,7 +125,11 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     if (fields.model !== undefined) record.model = fields.model;
     if (fields.baseUrl !== undefined) record.baseUrl = storedBaseUrl(fields.baseUrl);
     if (fields.api !== undefined) record.api = fields.api;
-    record.updatedAt = now();
+    touch(record);
+  };
+
+  const insertRequest = (sessionId: string, record: Omit<RequestRecord, 'id' | 'sessionId'>): void => {
+    requests.push({ ...jsonCopy(record, 'request'), sessionId, id: nextRequestId++ });
   };
 
   return {
@@ -167,14 +179,33 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       if (start < 0) return 0;
       const marked = stored.messages.slice(start).filter((message) => !isUndone(message));
       for (const message of marked) (message as unknown as Record<string, unknown>)[UNDONE_KEY] = true;
-      stored.record.updatedAt = now();
+      touch(stored.record);
       return marked.length;
+    },
+
+    writeTurn: async (sessionId, write) => {
+      const stored = requireSession(sessionId);
+      // Every check and copy before any change: a refused or invalid write leaves nothing.
+      const lease = checkTurnWrite(sessionId, write, leases.get(sessionId) ?? null, now());
+      if (write.expectedVersion !== undefined && write.expectedVersion !== stored.record.version) {
+        throw new SessionChangedError(sessionId, write.expectedVersion, stored.record.version);
+      }
+      const messages = (write.messages ?? []).map((message) => jsonCopy(message, 'message'));
+      const records = (write.requests ?? []).map((record) => jsonCopy(record, 'request'));
+      if (lease.acquired !== null) leases.set(sessionId, lease.acquired);
+      stored.messages.push(...messages);
+      if (write.session !== undefined) updateFields(sessionId, write.session);
+      else if (messages.length > 0) touch(stored.record);
+      for (const record of records) insertRequest(sessionId, record);
+      if (lease.releaseId !== null && leases.get(sessionId)?.leaseId === lease.releaseId) leases.delete(sessionId);
+      const held = lease.releaseId === null ? lease.acquired : null;
+      return { version: stored.record.version, lease: held === null ? null : structuredClone(held) };
     },
 
     patchModelConfig: async (sessionId, patch) => {
       const { record } = requireSession(sessionId);
       record.modelConfig = mergeModelConfig(record.modelConfig, jsonCopy(patch, 'model config patch'));
-      record.updatedAt = now();
+      touch(record);
       return structuredClone(record.modelConfig);
     },
 
@@ -222,7 +253,8 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
 
     recordRequest: async (record) => {
       requireSession(record.sessionId);
-      requests.push({ ...jsonCopy(record, 'request'), id: nextRequestId++ });
+      const { sessionId, ...rest } = record;
+      insertRequest(sessionId, rest);
     },
     listRequests: async (sessionId) =>
       requests.filter((record) => record.sessionId === sessionId).map((record) => structuredClone(record)),

@@ -29,7 +29,7 @@ export function openPostgresRows(url: string): StoreRows {
     sessions: async () =>
       parentsFirst(
         await query<SessionRow>(
-          `SELECT id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config
+          `SELECT id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config, version
            FROM sessions ORDER BY created_at, created_order`,
         ),
       ),
@@ -55,11 +55,12 @@ export function openPostgresRows(url: string): StoreRows {
     writeSession: async (session, messages, firstSeq, requests) =>
       transaction(async (client) => {
         await client.query(
-          `INSERT INTO sessions (id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+          `INSERT INTO sessions (id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config, version)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
            ON CONFLICT (id) DO UPDATE SET title = excluded.title, updated_at = excluded.updated_at,
              provider = excluded.provider, model = excluded.model, base_url = excluded.base_url, api = excluded.api,
-             model_config = excluded.model_config`,
+             model_config = excluded.model_config,
+             version = GREATEST(excluded.version, sessions.version + 1)`,
           [
             session.id,
             session.title,
@@ -71,6 +72,7 @@ export function openPostgresRows(url: string): StoreRows {
             session.base_url,
             session.api,
             session.model_config,
+            session.version,
           ],
         );
         let seq = firstSeq;

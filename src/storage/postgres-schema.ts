@@ -98,6 +98,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     created_at bigint NOT NULL
   );
   `,
+  // 3: the session's write version (SessionRecord.version): one more on every write to the row or
+  // its messages, so a process that keeps a session's history compares one number.
+  `
+  ALTER TABLE sessions ADD COLUMN version integer NOT NULL DEFAULT 1;
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -13,8 +13,16 @@ import {
   type NamedQuery,
   type PostgresSessionRow,
 } from './postgres-statements.js';
-import { leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
-import type { NewSession, SessionFields, SessionRecord, SessionStore, UndecodableMessage } from './session-store.js';
+import { checkTurnWrite, leaseFromClaim, mayTakeLease, SessionBusyError, type LeaseRecord } from './session-lease.js';
+import type {
+  NewSession,
+  RequestRecord,
+  SessionFields,
+  SessionRecord,
+  SessionStore,
+  TurnWrite,
+  UndecodableMessage,
+} from './session-store.js';
 import {
   checkedTitle,
   defaultBranchTitle,
@@ -23,6 +31,7 @@ import {
   mergeModelConfig,
   mergeVerdict,
   parseModelConfig,
+  SessionChangedError,
   storedBaseUrl,
   stringifyJson,
   unknownSessionError,
@@ -87,6 +96,11 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
   const insertEncoded = async (client: PoolClient, sessionId: string, encoded: readonly EncodedMessage[]) => {
     // Taking the session row's lock first serializes appends to one session across connections.
     if ((await run(SQL.touchSession, [now(), sessionId], client)).rowCount === 0) throw unknownSessionError(sessionId);
+    return insertRows(client, sessionId, encoded);
+  };
+
+  /** Inserts `encoded` after the last message; the caller holds the transaction and the session row's lock. */
+  const insertRows = async (client: PoolClient, sessionId: string, encoded: readonly EncodedMessage[]) => {
     let seq = (await run<{ next: number }>(SQL.nextSeq, [sessionId], client)).rows[0]?.next ?? 1;
     for (let start = 0; start < encoded.length; start += INSERT_BATCH) {
       const batch = encoded.slice(start, start + INSERT_BATCH);
@@ -119,6 +133,60 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
       client,
     );
     if (result.rowCount === 0) throw unknownSessionError(id);
+  };
+
+  const insertRequest = async (
+    client: PoolClient | undefined,
+    sessionId: string,
+    record: Omit<RequestRecord, 'id' | 'sessionId'>,
+  ): Promise<void> => {
+    const decisions = stringifyJson(record.decisions, 'request decisions');
+    await run(SQL.insertRequest, [sessionId, record.at, record.api, record.routeKey, record.status, decisions], client);
+  };
+
+  const writeLease = async (client: PoolClient, lease: LeaseRecord): Promise<void> => {
+    await run(
+      SQL.writeLease,
+      [
+        lease.sessionId,
+        lease.leaseId,
+        lease.owner,
+        lease.pid,
+        lease.host,
+        lease.acquiredAt,
+        lease.heartbeatAt,
+        lease.expiresAt,
+      ],
+      client,
+    );
+  };
+
+  /** One turn write: the session row's lock orders it with every other write to the session. */
+  const writeTurn = async (
+    client: PoolClient,
+    sessionId: string,
+    write: TurnWrite,
+    encoded: readonly EncodedMessage[],
+  ) => {
+    const locked = (await run<{ version: number }>(SQL.lockSession, [sessionId], client)).rows[0];
+    if (locked === undefined) throw unknownSessionError(sessionId);
+    const leaseRow =
+      write.acquireLease !== undefined || write.leaseId !== undefined
+        ? (await run(SQL.leaseBySession, [sessionId], client)).rows[0]
+        : undefined;
+    const lease = checkTurnWrite(sessionId, write, leaseRow === undefined ? null : leaseFromRow(leaseRow), now());
+    if (write.expectedVersion !== undefined && write.expectedVersion !== locked.version) {
+      throw new SessionChangedError(sessionId, write.expectedVersion, locked.version);
+    }
+    if (lease.acquired !== null) await writeLease(client, lease.acquired);
+    if (encoded.length > 0) await insertRows(client, sessionId, encoded);
+    const written = write.session !== undefined || encoded.length > 0;
+    // One version step for the whole write: the fields update or the touch.
+    if (write.session !== undefined) await updateFields(sessionId, write.session, client);
+    else if (written) await run(SQL.touchSession, [now(), sessionId], client);
+    for (const record of write.requests ?? []) await insertRequest(client, sessionId, record);
+    if (lease.releaseId !== null) await run(SQL.releaseLease, [sessionId, lease.releaseId], client);
+    return { version: locked.version + (written ? 1 : 0), lease: lease.releaseId === null ? lease.acquired : null };
   };
 
   const insertSession = async (client: PoolClient, input: NewSession): Promise<string> => {
@@ -191,6 +259,11 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
         return updates.length;
       }),
 
+    writeTurn: async (sessionId, write) => {
+      const encoded = (write.messages ?? []).map(encodeMessage);
+      return transaction((client) => writeTurn(client, sessionId, write, encoded));
+    },
+
     patchModelConfig: async (sessionId, patch) =>
       transaction(async (client) => {
         const row = (await run<{ model_config: string }>(SQL.lockSession, [sessionId], client)).rows[0];
@@ -251,16 +324,9 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
       (routeKey === 'all' ? await run(SQL.forgetAllVerdicts) : await run(SQL.forgetVerdict, [routeKey])).rowCount ?? 0,
 
     recordRequest: async (record) => {
-      const decisions = stringifyJson(record.decisions, 'request decisions');
-      if (!(await run(SQL.sessionExists, [record.sessionId])).rowCount) throw unknownSessionError(record.sessionId);
-      await run(SQL.insertRequest, [
-        record.sessionId,
-        record.at,
-        record.api,
-        record.routeKey,
-        record.status,
-        decisions,
-      ]);
+      const { sessionId, ...rest } = record;
+      if (!(await run(SQL.sessionExists, [sessionId])).rowCount) throw unknownSessionError(sessionId);
+      await insertRequest(undefined, sessionId, rest);
     },
     listRequests: async (sessionId) => (await run(SQL.listRequests, [sessionId])).rows.map(requestFromRow),
 
@@ -281,20 +347,7 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
         const existing = row === undefined ? null : leaseFromRow(row);
         if (!mayTakeLease(existing, claim, at)) throw new SessionBusyError(existing as NonNullable<typeof existing>);
         const lease = leaseFromClaim(sessionId, claim, at);
-        await run(
-          SQL.writeLease,
-          [
-            sessionId,
-            lease.leaseId,
-            lease.owner,
-            lease.pid,
-            lease.host,
-            lease.acquiredAt,
-            lease.heartbeatAt,
-            lease.expiresAt,
-          ],
-          client,
-        );
+        await writeLease(client, lease);
         return lease;
       }),
     renewLease: async (sessionId, leaseId, ttlMs) => {

@@ -15,7 +15,7 @@ export interface NamedQuery {
 const query = (name: string, text: string): NamedQuery => ({ name: `hermes_${name}`, text });
 
 const SESSION_SELECT = `SELECT s.id, s.title, s.parent_session_id, s.created_at, s.updated_at, s.provider,
-  s.model, s.base_url, s.api, s.model_config,
+  s.model, s.base_url, s.api, s.model_config, s.version,
   (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)::integer AS message_count FROM sessions s`;
 
 const VALUE_COLUMNS = MESSAGE_VALUE_COLUMNS.join(', ');
@@ -44,7 +44,7 @@ export const SQL = {
     `${SESSION_SELECT} WHERE s.parent_session_id = $1 ORDER BY s.created_at, s.created_order`,
   ),
   sessionExists: query('session_exists', 'SELECT 1 FROM sessions WHERE id = $1'),
-  lockSession: query('lock_session', 'SELECT model_config FROM sessions WHERE id = $1 FOR UPDATE'),
+  lockSession: query('lock_session', 'SELECT model_config, version FROM sessions WHERE id = $1 FOR UPDATE'),
   insertSession: query(
     'insert_session',
     `INSERT INTO sessions (id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config)
@@ -58,12 +58,18 @@ export const SQL = {
        model = CASE WHEN $6 THEN $7 ELSE model END,
        base_url = CASE WHEN $8 THEN $9 ELSE base_url END,
        api = CASE WHEN $10 THEN $11 ELSE api END,
-       updated_at = $12
+       updated_at = $12,
+       version = version + 1
      WHERE id = $1`,
   ),
-  touchSession: query('touch_session', 'UPDATE sessions SET updated_at = $1 WHERE id = $2'),
+  // Every write to a session's row or messages goes through one of these three, so each one
+  // moves the version on (SessionRecord.version).
+  touchSession: query('touch_session', 'UPDATE sessions SET updated_at = $1, version = version + 1 WHERE id = $2'),
   deleteSession: query('delete_session', 'DELETE FROM sessions WHERE id = $1'),
-  writeModelConfig: query('write_model_config', 'UPDATE sessions SET model_config = $1, updated_at = $2 WHERE id = $3'),
+  writeModelConfig: query(
+    'write_model_config',
+    'UPDATE sessions SET model_config = $1, updated_at = $2, version = version + 1 WHERE id = $3',
+  ),
   nextSeq: query('next_seq', 'SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE session_id = $1'),
   copyMessages: query(
     'copy_messages',
@@ -133,6 +139,7 @@ export interface PostgresSessionRow {
   api: string | null;
   model_config: string | null;
   message_count: number;
+  version: number;
 }
 
 /** Maps a session row to the store record. */
@@ -149,6 +156,7 @@ export function sessionFromRow(row: PostgresSessionRow): SessionRecord {
     api: row.api,
     modelConfig: parseModelConfig(row.model_config),
     messageCount: row.message_count,
+    version: row.version,
   };
 }
 

@@ -1,4 +1,4 @@
-import { claimForThisProcess, DEFAULT_LEASE_TTL_MS, SessionLeaseLostError } from './session-lease.js';
+import { claimForThisProcess, DEFAULT_LEASE_TTL_MS, leaseLostError } from './session-lease.js';
 import type { LeaseRecord } from './session-lease.js';
 import type { SessionStore } from './session-store.js';
 
@@ -16,6 +16,8 @@ export interface HeldSessionLease {
   ensureHeld(): Promise<void>;
   /** Stops the heartbeat and releases the lease (idempotent; a release failure is swallowed: the lease then expires). */
   release(): Promise<void>;
+  /** Stops the heartbeat of a lease a write already dropped in its commit (`TurnWrite.releaseLease`). */
+  releasedByWrite(): void;
 }
 
 /** Options of {@link holdSessionLease}. */
@@ -38,16 +40,29 @@ export async function holdSessionLease(
   sessionId: string,
   options: HoldLeaseOptions,
 ): Promise<HeldSessionLease> {
-  const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+  const claim = claimForThisProcess(options.owner, options.ttlMs ?? DEFAULT_LEASE_TTL_MS);
+  return keepLeaseAlive(store, await store.acquireLease(sessionId, claim), claim.ttlMs, options);
+}
+
+/**
+ * Renews `acquired`, a lease this process just took (by `acquireLease` or a turn write's
+ * `acquireLease`), every `heartbeatMs` until released. The timer is unref'd.
+ */
+export function keepLeaseAlive(
+  store: SessionStore,
+  acquired: LeaseRecord,
+  ttlMs: number,
+  options: Omit<HoldLeaseOptions, 'owner' | 'ttlMs'> = {},
+): HeldSessionLease {
   const now = options.now ?? Date.now;
-  const claim = claimForThisProcess(options.owner, ttlMs);
-  let record = await store.acquireLease(sessionId, claim);
+  const { sessionId, leaseId } = acquired;
+  let record = acquired;
   let lost = false;
   let released = false;
   let renewing: Promise<void> | null = null;
   const renew = async () => {
     try {
-      const renewed = await store.renewLease(sessionId, claim.leaseId, ttlMs);
+      const renewed = await store.renewLease(sessionId, leaseId, ttlMs);
       if (renewed === null) lost = true;
       else record = renewed;
     } catch {
@@ -74,10 +89,7 @@ export async function holdSessionLease(
       if (!lost && record.expiresAt - ttlMs / 3 > now()) return;
       if (!lost) await renew();
       if (!lost) return;
-      throw new SessionLeaseLostError(
-        `the lease on session ${sessionId} was lost (this process stalled past its expiry and another ` +
-          'process may have taken the session); the turn stopped and stores nothing more',
-      );
+      throw leaseLostError(sessionId);
     },
     async release() {
       if (released) return;
@@ -85,10 +97,14 @@ export async function holdSessionLease(
       clearInterval(timer);
       await renewing;
       try {
-        await store.releaseLease(sessionId, claim.leaseId);
+        await store.releaseLease(sessionId, leaseId);
       } catch {
         // The lease expires on its own.
       }
+    },
+    releasedByWrite() {
+      released = true;
+      clearInterval(timer);
     },
   };
 }
@@ -97,6 +113,7 @@ export async function holdSessionLease(
 const SESSION_WRITES = new Set<string>([
   'appendMessage',
   'appendMessages',
+  'writeTurn',
   'patchModelConfig',
   'updateSession',
   'recordRequest',

@@ -56,6 +56,14 @@ export class SessionLeaseLostError extends HermesError {
   override readonly name: string = 'SessionLeaseLostError';
 }
 
+/** The error of a write under a lease that no longer holds `sessionId`. */
+export function leaseLostError(sessionId: string): SessionLeaseLostError {
+  return new SessionLeaseLostError(
+    `the lease on session ${sessionId} was lost (this process stalled past its expiry and another ` +
+      'process may have taken the session); the turn stopped and stores nothing more',
+  );
+}
+
 /** `session busy in pid 4242 since 2026-12-01 05:40:12 UTC (hermes chat on host-a): …`. */
 export function busyMessage(holder: LeaseRecord): string {
   const since = new Date(holder.acquiredAt)
@@ -109,6 +117,38 @@ export function mayTakeLease(existing: LeaseRecord | null, claim: LeaseClaim, no
   if (existing.leaseId === claim.leaseId) return true;
   if (existing.expiresAt <= now) return true;
   return (claim.holderGone ?? holderGone)(existing);
+}
+
+/** What a turn write does to the session's lease, once {@link checkTurnWrite} allowed it. */
+export interface TurnWriteLease {
+  /** The lease to store (a claim that won), or null. */
+  acquired: LeaseRecord | null;
+  /** The lease id to delete in the same commit, or null. */
+  releaseId: string | null;
+}
+
+/**
+ * The checks every store applies inside a turn write's transaction (`SessionStore.writeTurn`),
+ * in this order: a claim must win (`SessionBusyError`), a named lease must still hold the
+ * session ({@link SessionLeaseLostError}), the version must be the expected one
+ * (`SessionChangedError`, thrown by `changed`). `existing` is the stored lease, `version` the
+ * session's version, both read under the transaction's lock.
+ */
+export function checkTurnWrite(
+  sessionId: string,
+  write: { acquireLease?: LeaseClaim | undefined; leaseId?: string | undefined; releaseLease?: boolean | undefined },
+  existing: LeaseRecord | null,
+  now: number,
+): TurnWriteLease {
+  let acquired: LeaseRecord | null = null;
+  if (write.acquireLease !== undefined) {
+    if (!mayTakeLease(existing, write.acquireLease, now)) throw new SessionBusyError(existing as LeaseRecord);
+    acquired = leaseFromClaim(sessionId, write.acquireLease, now);
+  } else if (write.leaseId !== undefined && existing?.leaseId !== write.leaseId) {
+    throw leaseLostError(sessionId);
+  }
+  const held = acquired?.leaseId ?? write.leaseId ?? null;
+  return { acquired, releaseId: write.releaseLease === true ? held : null };
 }
 
 /** The record a successful claim writes. */

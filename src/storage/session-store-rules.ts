@@ -1,4 +1,4 @@
-import { UsageError } from '../core/errors.js';
+import { HermesError, UsageError } from '../core/errors.js';
 import { isJsonObject } from '../core/json.js';
 import { redactUrl } from '../core/redact.js';
 import type { JsonObject } from '../core/json.js';
@@ -25,6 +25,25 @@ export const MAX_SESSION_TITLE_LENGTH = 200;
 /** `title` cut to `room` characters with a trailing `…`, so a derived title stays under the cap. */
 export function shortenedTitle(title: string, room: number): string {
   return title.length <= room ? title : `${title.slice(0, Math.max(0, room - 1))}…`;
+}
+
+/**
+ * A turn write (`SessionStore.writeTurn`) found the session at another version than the one its
+ * caller read: another writer changed it in between, nothing was written, and the
+ * caller reads the session again.
+ */
+export class SessionChangedError extends HermesError {
+  override readonly name: string = 'SessionChangedError';
+
+  constructor(
+    readonly sessionId: string,
+    readonly expectedVersion: number,
+    readonly foundVersion: number,
+  ) {
+    super(
+      `session ${sessionId} changed while this turn read it (version ${foundVersion}, expected ${expectedVersion}); nothing was written`,
+    );
+  }
 }
 
 /** Title of a branch created without one: `"<source title or id> (branch)"`. */

@@ -19,6 +19,13 @@ export interface SessionRecord {
   modelConfig: JsonObject;
   /** Number of stored messages. */
   messageCount: number;
+  /**
+   * The session's write version: 1 when created, one more after every write that changes its
+   * row or its messages (appends, `/undo`, title or route fields, model config, {@link TurnWrite}s
+   * with messages or fields). Taking or releasing its lease and recording a request leave it.
+   * A process that kept the session's history compares it (`runtime-warm-history.ts`).
+   */
+  version: number;
 }
 
 /** Fields a new session may be created with. */
@@ -105,6 +112,44 @@ export interface AppendMessagesOptions {
   session?: SessionFields;
 }
 
+/**
+ * One write transaction of a turn (`writeTurn`): every part is optional and all of them are
+ * applied, or none. A turn on an existing session writes twice (SPEC §23.6): the lease with its
+ * question (`acquireLease`, `expectedVersion`, `messages`, `session`), then its answer with the
+ * request record and the lease's release (`leaseId`, `messages`, `requests`, `releaseLease`).
+ */
+export interface TurnWrite {
+  /**
+   * Takes the session's lease first, as `acquireLease` does (`SessionBusyError` naming the live
+   * holder otherwise, and nothing is written).
+   */
+  acquireLease?: LeaseClaim | undefined;
+  /** Writes only while this lease holds the session; otherwise `SessionLeaseLostError` and nothing is written. */
+  leaseId?: string | undefined;
+  /**
+   * Writes only while the session's {@link SessionRecord.version} is this one: otherwise
+   * `SessionChangedError` and nothing is written (the history the caller read is no longer the
+   * stored one: read it again).
+   */
+  expectedVersion?: number | undefined;
+  /** Appended in order after the session's last message. */
+  messages?: readonly Message[] | undefined;
+  /** Session fields set; given (even `{}`), the session is marked as used now. */
+  session?: SessionFields | undefined;
+  /** Request records of the session (SPEC §23.3), in order. */
+  requests?: readonly Omit<RequestRecord, 'id' | 'sessionId'>[] | undefined;
+  /** Drops the lease named by `leaseId` (or taken by `acquireLease`) in the same commit. */
+  releaseLease?: boolean | undefined;
+}
+
+/** What a {@link TurnWrite} left. */
+export interface TurnWriteResult {
+  /** The session's version after the write. */
+  version: number;
+  /** The lease `acquireLease` took (null without one, or when `releaseLease` dropped it again). */
+  lease: LeaseRecord | null;
+}
+
 /** Options of `listMessages`. */
 export interface ListMessagesOptions {
   /** Called for each row that cannot be decoded; the other rows are returned. */
@@ -121,7 +166,7 @@ export interface ListMessagesOptions {
  * (`sqlite-session-store.ts`), PostgreSQL for gateway fleets (`postgres-session-store.ts`) and
  * in-memory (`memory-session-store.ts`), all run through one conformance suite. Messages are
  * returned exactly as appended (every SPEC §2 key, the origin stamp, private `_` keys), in
- * append order. Every write is its own transaction.
+ * append order. Every write is its own transaction; `writeTurn` combines the writes of one turn step.
  */
 export interface SessionStore {
   createSession(input?: NewSession): Promise<SessionRecord>;
@@ -156,6 +201,13 @@ export interface SessionStore {
    * left to undo. Throws the unknown-session usage error for an unknown id.
    */
   undoLastExchange(sessionId: string): Promise<number>;
+
+  /**
+   * One transaction of a turn ({@link TurnWrite}): the lease, messages, session fields, request
+   * records and the lease's release, checked and applied together. Throws the unknown-session
+   * usage error for an unknown id.
+   */
+  writeTurn(sessionId: string, write: TurnWrite): Promise<TurnWriteResult>;
 
   /** Merges `patch` into the session's model config; a `null` value deletes that key (SPEC §18). Returns the new config. */
   patchModelConfig(sessionId: string, patch: JsonObject): Promise<JsonObject>;

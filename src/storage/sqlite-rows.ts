@@ -19,7 +19,7 @@ export function openSqliteRows(path: string): StoreRows {
   const placeholders = MESSAGE_VALUE_COLUMNS.map(() => '?').join(', ');
   const statements = {
     sessions: database.prepare<[], SessionRow>(
-      `SELECT id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config
+      `SELECT id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config, version
        FROM sessions ORDER BY created_at, rowid`,
     ),
     messages: database
@@ -32,11 +32,12 @@ export function openSqliteRows(path: string): StoreRows {
       'SELECT route_key, provider, host, model, fields, first_seen, updated_at, error_text FROM verdicts ORDER BY route_key',
     ),
     upsertSession: database.prepare(
-      `INSERT INTO sessions (id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config)
-       VALUES (@id, @title, @parent_session_id, @created_at, @updated_at, @provider, @model, @base_url, @api, @model_config)
+      `INSERT INTO sessions (id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config, version)
+       VALUES (@id, @title, @parent_session_id, @created_at, @updated_at, @provider, @model, @base_url, @api, @model_config, @version)
        ON CONFLICT (id) DO UPDATE SET title = excluded.title, updated_at = excluded.updated_at,
          provider = excluded.provider, model = excluded.model, base_url = excluded.base_url, api = excluded.api,
-         model_config = excluded.model_config`,
+         model_config = excluded.model_config,
+         version = MAX(excluded.version, sessions.version + 1)`,
     ),
     insertMessage: database.prepare(
       `INSERT INTO messages (session_id, seq, ${columns}) VALUES (?, ?, ${placeholders})`,

@@ -103,6 +103,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   );
   `,
+  // 5: the session's write version (SessionRecord.version): one more on every write to the row or
+  // its messages, so a process that keeps a session's history compares one number.
+  `
+  ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  `,
 ];
 
 /** The tables of the current schema (a database lacking one is refused at open). */

@@ -2,9 +2,12 @@ import type { JsonObject } from '../core/json.js';
 import { newSessionId } from '../core/ids.js';
 import type {
   NewSession,
+  RequestRecord,
   SessionFields,
   SessionRecord,
   SessionStore,
+  TurnWrite,
+  TurnWriteResult,
   UndecodableMessage,
   VerdictRecord,
 } from './session-store.js';
@@ -18,7 +21,7 @@ import {
   toSessionRecord,
   toVerdictRecord,
 } from './sqlite-statements.js';
-import { leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
+import { checkTurnWrite, leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
 import type { LeaseClaim, LeaseRecord } from './session-lease.js';
 import { sqliteFailure } from './sqlite-errors.js';
 import { guardStore } from './storage-errors.js';
@@ -31,6 +34,7 @@ import {
   mergeModelConfig,
   mergeVerdict,
   parseModelConfig,
+  SessionChangedError,
   storedBaseUrl,
   stringifyJson,
   unknownSessionError,
@@ -80,14 +84,30 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
   };
 
   /** Inserts `encoded` after the session's last message; the caller holds the write transaction. */
-  const insertEncoded = (sessionId: string, encoded: readonly EncodedMessage[]): number => {
-    if (statements.touchSession.run(now(), sessionId).changes === 0) throw unknownSessionError(sessionId);
+  const insertRows = (sessionId: string, encoded: readonly EncodedMessage[]): number => {
     let seq = statements.nextSeq.get(sessionId)?.next ?? 1;
     for (const values of encoded) {
       statements.insertMessage.run(sessionId, seq, ...values);
       seq += 1;
     }
     return seq - 1;
+  };
+
+  /** Marks the session written and inserts `encoded`; the caller holds the write transaction. */
+  const insertEncoded = (sessionId: string, encoded: readonly EncodedMessage[]): number => {
+    if (statements.touchSession.run(now(), sessionId).changes === 0) throw unknownSessionError(sessionId);
+    return insertRows(sessionId, encoded);
+  };
+
+  const insertRequest = (sessionId: string, record: Omit<RequestRecord, 'id' | 'sessionId'>): void => {
+    statements.insertRequest.run(
+      sessionId,
+      record.at,
+      record.api,
+      record.routeKey,
+      record.status,
+      stringifyJson(record.decisions, 'request decisions'),
+    );
   };
 
   const createSession = database.transaction((input: NewSession): SessionRecord => {
@@ -134,6 +154,33 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       const seq = insertEncoded(sessionId, encoded);
       if (fields) updateFields(sessionId, fields);
       return seq;
+    },
+  );
+
+  const writeTurn = database.transaction(
+    (sessionId: string, write: TurnWrite, encoded: readonly EncodedMessage[]): TurnWriteResult => {
+      const found = statements.sessionVersion.get(sessionId);
+      if (found === undefined) throw unknownSessionError(sessionId);
+      const leaseRow =
+        write.acquireLease !== undefined || write.leaseId !== undefined
+          ? statements.leaseBySession.get(sessionId)
+          : undefined;
+      const lease = checkTurnWrite(sessionId, write, leaseRow === undefined ? null : toLeaseRecord(leaseRow), now());
+      if (write.expectedVersion !== undefined && write.expectedVersion !== found.version) {
+        throw new SessionChangedError(sessionId, write.expectedVersion, found.version);
+      }
+      if (lease.acquired !== null) statements.writeLease.run(lease.acquired);
+      if (encoded.length > 0) insertRows(sessionId, encoded);
+      const written = write.session !== undefined || encoded.length > 0;
+      // One version step for the whole write: the fields update or the touch.
+      if (write.session !== undefined) updateFields(sessionId, write.session);
+      else if (written) statements.touchSession.run(now(), sessionId);
+      for (const record of write.requests ?? []) insertRequest(sessionId, record);
+      if (lease.releaseId !== null) statements.releaseLease.run(sessionId, lease.releaseId);
+      return {
+        version: found.version + (written ? 1 : 0),
+        lease: lease.releaseId === null ? lease.acquired : null,
+      };
     },
   );
 
@@ -236,6 +283,10 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     },
     undoLastExchange: async (sessionId) => undoLastExchange.immediate(sessionId),
 
+    // Encoding happens before BEGIN, as for appends.
+    writeTurn: async (sessionId, write) =>
+      writeTurn.immediate(sessionId, write, (write.messages ?? []).map(encodeMessage)),
+
     patchModelConfig: async (sessionId, patch) => patchModelConfig.immediate(sessionId, patch),
 
     forkSession: async (sourceId, forkOptions = {}) =>
@@ -257,14 +308,8 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
 
     recordRequest: async (record) => {
       if (statements.sessionExists.get(record.sessionId) === undefined) throw unknownSessionError(record.sessionId);
-      statements.insertRequest.run(
-        record.sessionId,
-        record.at,
-        record.api,
-        record.routeKey,
-        record.status,
-        stringifyJson(record.decisions, 'request decisions'),
-      );
+      const { sessionId, ...rest } = record;
+      insertRequest(sessionId, rest);
     },
     listRequests: async (sessionId) => statements.listRequests.all(sessionId).map(toRequestRecord),
 

@@ -21,6 +21,7 @@ export interface SessionRow {
   api: string | null;
   model_config: string | null;
   message_count: number;
+  version: number;
 }
 
 /** A `verdicts` row. */
@@ -75,7 +76,7 @@ export function toLeaseRecord(row: LeaseRow): LeaseRecord {
 // One query per listing: the count is a correlated subquery over the (session_id, seq) index,
 // never one extra query per session.
 const SESSION_SELECT = `SELECT s.id, s.title, s.parent_session_id, s.created_at, s.updated_at, s.provider,
-  s.model, s.base_url, s.api, s.model_config,
+  s.model, s.base_url, s.api, s.model_config, s.version,
   (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count FROM sessions s`;
 // Ties on updated_at (same millisecond) go to the row written last.
 const NEWEST_FIRST = 'ORDER BY s.updated_at DESC, s.rowid DESC';
@@ -94,6 +95,7 @@ export function toSessionRecord(row: SessionRow): SessionRecord {
     api: row.api,
     modelConfig: parseModelConfig(row.model_config),
     messageCount: row.message_count,
+    version: row.version,
   };
 }
 
@@ -145,16 +147,22 @@ export function prepareStatements(database: Database.Database) {
          model = CASE WHEN @setModel THEN @model ELSE model END,
          base_url = CASE WHEN @setBaseUrl THEN @baseUrl ELSE base_url END,
          api = CASE WHEN @setApi THEN @api ELSE api END,
-         updated_at = @now
+         updated_at = @now,
+         version = version + 1
        WHERE id = @id`,
     ),
-    touchSession: database.prepare<[number, string]>('UPDATE sessions SET updated_at = ? WHERE id = ?'),
+    // Every write to a session's row or messages goes through one of these three, so each one
+    // moves the version on (SessionRecord.version).
+    touchSession: database.prepare<[number, string]>(
+      'UPDATE sessions SET updated_at = ?, version = version + 1 WHERE id = ?',
+    ),
+    sessionVersion: database.prepare<[string], { version: number }>('SELECT version FROM sessions WHERE id = ?'),
     deleteSession: database.prepare<[string]>('DELETE FROM sessions WHERE id = ?'),
     modelConfig: database.prepare<[string], { model_config: string | null }>(
       'SELECT model_config FROM sessions WHERE id = ?',
     ),
     writeModelConfig: database.prepare<[string, number, string]>(
-      'UPDATE sessions SET model_config = ?, updated_at = ? WHERE id = ?',
+      'UPDATE sessions SET model_config = ?, updated_at = ?, version = version + 1 WHERE id = ?',
     ),
     nextSeq: database.prepare<[string], { next: number }>(
       'SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE session_id = ?',

@@ -21,6 +21,8 @@ export interface SessionRow {
   base_url: string | null;
   api: string | null;
   model_config: string;
+  /** The session's write version (SessionRecord.version): copied, and moved on past the target's own. */
+  version: number;
 }
 
 /** A message row: the values of {@link MESSAGE_VALUE_COLUMNS}, in that order. */

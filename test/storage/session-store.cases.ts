@@ -10,6 +10,7 @@ import { conversation, everyCarrierMessage } from './session-store-messages.js';
 import { runUndoConformance } from './session-store-undo.cases.js';
 import { runBatchAppendConformance } from './session-store-batch.cases.js';
 import { runHandleKeyConformance } from './session-store-handle-keys.cases.js';
+import { runTurnWriteConformance } from './session-store-turn-write.cases.js';
 
 /** A deterministic clock: every call is one millisecond later than the previous one. */
 export interface TestClock {
@@ -76,6 +77,7 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
           api: null,
           modelConfig: {},
           messageCount: 0,
+          version: 1,
         });
         expect(created.createdAt).toBeGreaterThan(START);
         expect(await store.getSession(created.id)).toEqual(created);
@@ -318,6 +320,7 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
     runUndoConformance(() => store);
     runBatchAppendConformance(() => store);
     runHandleKeyConformance(() => store);
+    runTurnWriteConformance(() => store);
 
     describe('model config (SPEC §18 patch semantics)', () => {
       it('merges keys, deletes on null, replaces nested values whole and returns the new config', async () => {

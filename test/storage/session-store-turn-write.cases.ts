@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/core/errors.js';
+import type { Message } from '../../src/core/message.js';
+import { SessionBusyError, SessionLeaseLostError, type LeaseClaim } from '../../src/storage/session-lease.js';
+import { SessionChangedError } from '../../src/storage/session-store-rules.js';
+import type { SessionStore } from '../../src/storage/session-store.js';
+import { conversation } from './session-store-messages.js';
+
+/**
+ * The session version and `writeTurn` (a turn's lease, messages, fields, request records and
+ * release in one transaction, SPEC §23.6): part of the `SessionStore` suite, run by every
+ * implementation. `current` returns the store of the running test.
+ */
+
+function claim(leaseId: string): LeaseClaim {
+  return { leaseId, owner: 'hermes test', pid: 4242, host: 'host-a', ttlMs: 60_000, holderGone: () => false };
+}
+
+const request = { at: 1, api: 'chat_completions', routeKey: 'deepseek|api.deepseek.com|m', status: 200, decisions: [] };
+
+export function runTurnWriteConformance(current: () => SessionStore): void {
+  describe('session version (warm histories compare it)', () => {
+    it('starts at 1 and moves on with every write to the row or messages, never with lease or request writes', async () => {
+      const store = current();
+      const session = await store.createSession();
+      expect(session.version).toBe(1);
+      const version = async () => (await store.getSession(session.id))?.version ?? NaN;
+      const steps: [string, () => Promise<unknown>, boolean][] = [
+        ['appendMessage', () => store.appendMessage(session.id, { role: 'user', content: 'q' }), true],
+        ['appendMessages', () => store.appendMessages(session.id, [{ role: 'assistant', content: 'a' }]), true],
+        ['updateSession', () => store.updateSession(session.id, { title: 't' }), true],
+        ['patchModelConfig', () => store.patchModelConfig(session.id, { k: 1 }), true],
+        ['undoLastExchange', () => store.undoLastExchange(session.id), true],
+        ['undo with nothing left', () => store.undoLastExchange(session.id), false],
+        ['acquireLease', () => store.acquireLease(session.id, claim('l1')), false],
+        ['renewLease', () => store.renewLease(session.id, 'l1', 60_000), false],
+        ['recordRequest', () => store.recordRequest({ ...request, sessionId: session.id }), false],
+        ['releaseLease', () => store.releaseLease(session.id, 'l1'), false],
+      ];
+      for (const [name, step, moves] of steps) {
+        const before = await version();
+        await step();
+        expect([name, (await version()) > before]).toEqual([name, moves]);
+      }
+    });
+  });
+
+  describe('writeTurn (one transaction per turn step)', () => {
+    it('takes the lease with the question and the fields in one write, one version on', async () => {
+      const store = current();
+      const session = await store.createSession({ provider: 'old' });
+      const [question] = conversation();
+      const written = await store.writeTurn(session.id, {
+        acquireLease: claim('l1'),
+        expectedVersion: session.version,
+        messages: [question as Message],
+        session: { provider: 'deepseek', title: 'first question' },
+      });
+      expect(written.version).toBe(session.version + 1);
+      expect(written.lease).toMatchObject({ sessionId: session.id, leaseId: 'l1', owner: 'hermes test' });
+      expect(await store.readLease(session.id)).toMatchObject({ leaseId: 'l1' });
+      expect(await store.listMessages(session.id)).toStrictEqual([question]);
+      expect(await store.getSession(session.id)).toMatchObject({
+        provider: 'deepseek',
+        title: 'first question',
+        messageCount: 1,
+        version: written.version,
+      });
+    });
+
+    it('stores the answer with its request record and drops the lease in one write', async () => {
+      const store = current();
+      const session = await store.createSession();
+      await store.writeTurn(session.id, { acquireLease: claim('l1'), session: {} });
+      const [, answer] = conversation();
+      const written = await store.writeTurn(session.id, {
+        leaseId: 'l1',
+        messages: [answer as Message],
+        requests: [request],
+        releaseLease: true,
+      });
+      expect(written.lease).toBeNull();
+      expect(await store.readLease(session.id)).toBeNull();
+      expect(await store.listMessages(session.id)).toStrictEqual([answer]);
+      const [recorded] = await store.listRequests(session.id);
+      expect(recorded).toMatchObject({ ...request, sessionId: session.id });
+      expect((await store.getSession(session.id))?.version).toBe(written.version);
+      // A write of request records alone leaves the version.
+      const again = await store.writeTurn(session.id, { requests: [request] });
+      expect(again.version).toBe(written.version);
+      expect(await store.listRequests(session.id)).toHaveLength(2);
+    });
+
+    it('refuses, writing nothing, while another holder has the lease, after the version moved, or once the lease was lost', async () => {
+      const store = current();
+      const session = await store.createSession();
+      const [question] = conversation();
+      const write = { messages: [question as Message], session: { title: 'x' }, requests: [request] };
+      await store.acquireLease(session.id, claim('other'));
+      const busy = store.writeTurn(session.id, { ...write, acquireLease: claim('mine') });
+      await expect(busy).rejects.toBeInstanceOf(SessionBusyError);
+      const lost = store.writeTurn(session.id, { ...write, leaseId: 'mine' });
+      await expect(lost).rejects.toBeInstanceOf(SessionLeaseLostError);
+      await store.releaseLease(session.id, 'other');
+      await store.appendMessage(session.id, { role: 'user', content: 'written elsewhere' });
+      const changed = store.writeTurn(session.id, { ...write, acquireLease: claim('mine'), expectedVersion: 1 });
+      await expect(changed).rejects.toBeInstanceOf(SessionChangedError);
+      expect(await store.readLease(session.id)).toBeNull();
+      expect(await store.listMessages(session.id)).toEqual([{ role: 'user', content: 'written elsewhere' }]);
+      expect(await store.listRequests(session.id)).toEqual([]);
+      expect(await store.getSession(session.id)).toMatchObject({ title: null, version: 2 });
+    });
+
+    it('is all or nothing: a message that is not JSON leaves no lease, message or record', async () => {
+      const store = current();
+      const session = await store.createSession();
+      const bad = { role: 'assistant', content: 'x', _bad: 10n } as unknown as Message;
+      const refused = store.writeTurn(session.id, {
+        acquireLease: claim('l1'),
+        messages: [{ role: 'user', content: 'q' }, bad],
+        requests: [request],
+      });
+      await expect(refused).rejects.toBeInstanceOf(UsageError);
+      expect(await store.readLease(session.id)).toBeNull();
+      expect(await store.listMessages(session.id)).toEqual([]);
+      expect(await store.listRequests(session.id)).toEqual([]);
+      expect((await store.getSession(session.id))?.version).toBe(1);
+      await expect(store.writeTurn('20200101-000000-nosuch', { session: {} })).rejects.toBeInstanceOf(UsageError);
+    });
+  });
+}
