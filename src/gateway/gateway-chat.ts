@@ -4,16 +4,10 @@ import { parseChatRequest, type GatewayChatRequest } from './gateway-chat-reques
 import { DEFAULT_JSON_BODY_BOUNDS, readJsonBody } from './gateway-bounded-json.js';
 import { GatewayHttpError, unknownSession } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
-import {
-  GATEWAY_LEASE_OWNER,
-  runGatewayTurn,
-  toHttpError,
-  type GatewayTurnEvent,
-  type GatewayTurnOutcome,
-} from './gateway-turn.js';
-import { holdSessionLease, type HeldSessionLease } from '../storage/session-lease-hold.js';
+import { runGatewayTurn, toHttpError, type GatewayTurnEvent, type GatewayTurnOutcome } from './gateway-turn.js';
 import type { GatewayTurnContext } from './gateway-types.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
+import { createEventBody } from './gateway-event-body.js';
 import { knownSecrets, redactError } from '../core/redact.js';
 
 /**
@@ -68,7 +62,6 @@ export async function chatCompletionsResponse(
   const passThrough = dependencies.clientTools?.(body);
   if (passThrough) return passThrough;
   let unlock: (() => void) | null = null;
-  let release: (() => Promise<void>) | null = null;
   try {
     const parsed = parseChatRequest(body);
     const { context, lock } = dependencies;
@@ -85,39 +78,29 @@ export async function chatCompletionsResponse(
         'session_busy',
       );
     }
-    const held = await holdSessionLease(context.store, sessionId, { owner: GATEWAY_LEASE_OWNER });
-    const unlockQueue = unlock;
-    // The lease is released before the answer leaves: a client that sends its next turn to
-    // another gateway of the fleet as soon as it has the answer must find the session free.
-    release = () => held.release().finally(unlockQueue);
-    unlock = null;
     const userText = parsed.userTexts.join('\n\n');
     const turnKey = request.header(IDEMPOTENCY_HEADER)?.trim() || undefined;
+    // The turn takes the session's lease with its question and drops it with its answer, in the
+    // store (runtime-turn-start.ts): a client that sends its next turn to another gateway of the
+    // fleet as soon as it has the answer finds the session free.
+    const queued = unlock;
+    unlock = null;
     if (parsed.stream) {
       const response = await streamingResponse(
         context,
-        { sessionId, userText, turnKey, lease: held },
+        { sessionId, userText, turnKey },
         parsed,
-        release,
+        queued,
         request.signal,
       );
-      release = null; // the stream releases the session when the turn ends
       dependencies.onAnswer?.(sessionId);
       return response;
     }
     // The request's signal aborts when the client disconnects: the turn stops (nothing partial is
     // stored) and the session is released instead of waiting on the provider.
-    const outcome = await runGatewayTurn(context, {
-      sessionId,
-      userText,
-      turnKey,
-      lease: held,
-      signal: request.signal,
-    }).finally(() => {
-      const releasing = release?.();
-      release = null;
-      return releasing;
-    });
+    const outcome = await runGatewayTurn(context, { sessionId, userText, turnKey, signal: request.signal }).finally(
+      queued,
+    );
     dependencies.onAnswer?.(outcome.result.sessionId);
     return jsonResponse(completionBody(context, outcome), {
       headers: {
@@ -129,7 +112,6 @@ export async function chatCompletionsResponse(
     return errorResponse(toHttpError(error));
   } finally {
     unlock?.();
-    await release?.();
   }
 }
 
@@ -236,119 +218,95 @@ function serverTiming(outcome: GatewayTurnOutcome): string {
 }
 
 /**
- * The SSE answer of a streaming request. The status is sent once the turn stored its user
- * message (or answered from the store): a failure before that — a reused `Idempotency-Key`
- * (422), a busy or unreadable session — is a plain error response with its own status, not an
- * error event inside a 200.
+ * The SSE answer. It is returned once the turn stored its question (and took the session's
+ * lease), or answered from the store: a turn refused before that — a reused `Idempotency-Key`
+ * (422), the session busy in another process, a storage failure — is a plain error response with
+ * its own status, never an error event inside a 200.
  */
 async function streamingResponse(
   context: GatewayTurnContext,
-  turn: { sessionId: string; userText: string; turnKey: string | undefined; lease: HeldSessionLease },
+  turn: { sessionId: string; userText: string; turnKey: string | undefined },
   parsed: GatewayChatRequest,
-  release: () => Promise<void>,
+  unlockQueue: () => void,
   clientGone: AbortSignal,
 ): Promise<Response> {
   const { sessionId } = turn;
-  const encoder = new TextEncoder();
   const abort = new AbortController();
   clientGone.addEventListener('abort', () => abort.abort(), { once: true });
   const id = completionId();
   const created = Math.floor(Date.now() / 1000);
   const model = context.route.route.model;
-  let closed = false;
-  let stored = false;
-  let early: { error: unknown } | undefined;
-  let begin!: (failure?: { error: unknown }) => void;
-  const begun = new Promise<{ error: unknown } | undefined>((resolve) => (begin = resolve));
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (payload: unknown) => {
-        if (closed) return;
-        controller.enqueue(
-          encoder.encode(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`),
-        );
-      };
-      const chunk = (
-        delta: Record<string, unknown>,
-        extra: Record<string, unknown> = {},
-        finish: string | null = null,
-      ) => ({
-        id,
-        object: 'chat.completion.chunk',
-        created,
-        model,
-        choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-        ...extra,
-      });
-      const onEvent = (event: GatewayTurnEvent) => {
-        if (event.type === 'reasoning') send(chunk({ reasoning_content: event.text }));
-        else if (event.type === 'content') send(chunk({ content: event.text }));
-        // A tool ran server-side: reported as an extension on an empty delta, never as tool_calls.
-        else
-          send(
-            chunk(
-              {},
-              {
-                hermes: {
-                  type: 'tool-result',
-                  id: event.id,
-                  name: event.name,
-                  is_error: event.isError,
-                  content: event.content,
-                },
-              },
-            ),
-          );
-      };
-      send(chunk({ role: 'assistant', content: '' }));
-      const onUserStored = () => {
-        stored = true;
-        begin();
-      };
-      void runGatewayTurn(context, { ...turn, signal: abort.signal, onEvent, onUserStored })
-        .then((outcome) => {
-          begin();
-          send(chunk({}, { session_id: outcome.result.sessionId }, outcome.result.stoppedAtCap ? 'length' : 'stop'));
-          if (parsed.includeUsage)
-            send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(outcome) });
-        })
-        .catch((error: unknown) => {
-          if (!stored) {
-            early = { error };
-            return;
-          }
-          // Once the stream started the status is already 200: the failure is an error event,
-          // which the openai SDK raises as an APIError.
-          send(redactError(toHttpError(error), knownSecrets(undefined, process.env)).body());
-        })
-        .finally(async () => {
-          try {
-            // Released before [DONE], so the client's next turn finds the session free anywhere.
-            await release();
-          } finally {
-            // A failure before the user message was stored is answered with its status instead.
-            if (early) {
-              closed = true;
-              begin(early);
-            } else {
-              send('[DONE]');
-              if (!closed) {
-                closed = true;
-                controller.close();
-              }
-            }
-          }
-        });
-    },
-    cancel() {
-      // The client went away: interrupt the turn (nothing partial is stored) and free the session.
-      closed = true;
-      abort.abort();
-    },
+  // The client went away: interrupt the turn (nothing partial is stored) and free the session.
+  const body = createEventBody(() => abort.abort());
+  const send = (payload: unknown) =>
+    body.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
+  const chunk = (
+    delta: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+    finish: string | null = null,
+  ) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+    ...extra,
   });
-  const failure = await begun;
-  if (failure) return errorResponse(toHttpError(failure.error));
-  return new Response(stream, {
+  // A text delta is `chunk({ [key]: text })` as JSON.stringify writes it, from a template: the
+  // chunk's fixed fields are written once per answer, not once per delta.
+  const deltaHead = `data: ${JSON.stringify(chunk({})).slice(0, -'},"finish_reason":null,"logprobs":null}]}'.length)}`;
+  const deltaTail = '},"finish_reason":null,"logprobs":null}]}\n\n';
+  const delta = (key: 'content' | 'reasoning_content', text: string) =>
+    body.write(`${deltaHead}"${key}":${JSON.stringify(text)}${deltaTail}`);
+  const onEvent = (event: GatewayTurnEvent) => {
+    if (event.type === 'reasoning') delta('reasoning_content', event.text);
+    else if (event.type === 'content') delta('content', event.text);
+    // A tool ran server-side: reported as an extension on an empty delta, never as tool_calls.
+    else
+      send(
+        chunk(
+          {},
+          {
+            hermes: {
+              type: 'tool-result',
+              id: event.id,
+              name: event.name,
+              is_error: event.isError,
+              content: event.content,
+            },
+          },
+        ),
+      );
+  };
+  send(chunk({ role: 'assistant', content: '' }));
+  let stored!: () => void;
+  const started = new Promise<void>((resolve) => (stored = resolve));
+  const running = runGatewayTurn(context, { ...turn, signal: abort.signal, onEvent, onUserStored: () => stored() });
+  try {
+    await Promise.race([started, running]);
+  } catch (error) {
+    unlockQueue();
+    throw error;
+  }
+  void running
+    .then((outcome) => {
+      send(chunk({}, { session_id: outcome.result.sessionId }, outcome.result.stoppedAtCap ? 'length' : 'stop'));
+      if (parsed.includeUsage)
+        send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(outcome) });
+    })
+    .catch((error: unknown) => {
+      // Once the stream started the status is already 200: the failure is an error event,
+      // which the openai SDK raises as an APIError.
+      send(redactError(toHttpError(error), knownSecrets(undefined, process.env)).body());
+    })
+    .finally(() => {
+      // The turn's last write released the lease before [DONE], so the client's next turn finds
+      // the session free anywhere.
+      unlockQueue();
+      send('[DONE]');
+      body.close();
+    });
+  return new Response(body.stream, {
     headers: {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache',

@@ -37,7 +37,10 @@ export interface GatewayTurnRun {
   sessionId: string;
   userText: string;
   signal?: AbortSignal | undefined;
-  /** The session lease the gateway took for this turn (SPEC §23.6). */
+  /**
+   * A session lease the caller took for this turn (SPEC §23.6). Without one the turn takes the
+   * lease with its question and drops it with its answer, two store writes in all.
+   */
   lease?: HeldSessionLease | undefined;
   /** The client's `Idempotency-Key`: a retried turn is answered or continued, never stored twice. */
   turnKey?: string | undefined;

@@ -1,4 +1,4 @@
-import { ApiError, HermesError } from '../core/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message, ToolMessage } from '../core/message.js';
 import type { RouteProfile } from '../replay/replay-route-profile.js';
@@ -6,18 +6,14 @@ import { withoutDuplicateToolCalls } from '../replay/replay-recovery.js';
 import { executeToolCall } from '../tools/tool-registry.js';
 import { ShellProcesses } from '../tools/tool-shell-processes.js';
 import { redactFromLogs } from '../logging/logger.js';
-import type { SessionFields, SessionRecord } from '../storage/session-store.js';
-import { holdSessionLease, leaseFencedStore, type HeldSessionLease } from '../storage/session-lease-hold.js';
-import { storedBaseUrl } from '../storage/session-store-rules.js';
-import { missingToolResults } from './runtime-history.js';
+import { leaseFencedStore } from '../storage/session-lease-hold.js';
 import { repairToolPairing } from './runtime-history-repair.js';
-import { findKeyedTurn, finishedTurnResult, TURN_DIGEST, TURN_KEY, turnDigest } from './runtime-turn-key.js';
 import { isContextOverflow } from './runtime-errors.js';
 import { planCompaction } from './compaction-plan.js';
 import { compressSession } from './compaction-run.js';
 import { turnRouteProfile, type AgentTurnOptions, type TurnResult } from './runtime-turn-options.js';
 import { continueIncompleteTurn } from './runtime-continuation.js';
-import { openTurnHistory, type TurnHistory } from './runtime-warm-history.js';
+import { openTurnHistory } from './runtime-warm-history.js';
 import {
   addUsage,
   recordRequestSafely,
@@ -26,94 +22,52 @@ import {
   turnTransport,
   withOrigin,
 } from './runtime-request.js';
+import { startTurn, type TurnLease, type TurnStart } from './runtime-turn-start.js';
+import { storeAnswer, storeTurnMessages } from './runtime-turn-store.js';
 
 export type { AgentEvent, AgentTurnOptions, TurnResult, TurnToolCall } from './runtime-turn-options.js';
 export { TurnInterruptedError } from './runtime-request.js';
 
 /**
  * Runs one user turn under the session lease (SPEC §23.6: a session busy in another process
- * fails fast with `SessionBusyError`): appends the user message, then loops request → stream →
- * capture → persist → tools until a final answer or the iteration cap (docs/architecture.md).
- * Each append is one transaction (the question goes in with the session's route fields); a
- * partial assistant message is never stored.
+ * fails fast with `SessionBusyError`): stores the question with the lease in one transaction
+ * (`runtime-turn-start.ts`), then loops request → stream → capture → persist → tools until a
+ * final answer or the iteration cap (docs/architecture.md). Each answer is stored with its
+ * request record in one transaction, the last one also releasing the lease
+ * (`runtime-turn-store.ts`); a partial assistant message is never stored.
  */
 export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
-  const { store, sessionId } = turnOptions;
   // A key given on the command line is not in the environment: the log files learn it here.
   redactFromLogs(turnOptions.apiKey);
-  // A caller that holds the lease already found the session; the leased turn reads it again.
-  if ((turnOptions.newSession || !turnOptions.lease) && !(await store.getSession(sessionId))) {
-    if (!turnOptions.newSession) throw new HermesError(`no session "${sessionId}"`);
-    await store.createSession({ ...turnOptions.newSession, id: sessionId });
-  }
-  const ownLease = turnOptions.lease
-    ? null
-    : await holdSessionLease(store, sessionId, { owner: turnOptions.leaseOwner ?? 'hermes' });
-  const lease = turnOptions.lease ?? (ownLease as HeldSessionLease);
+  const turnHistory = openTurnHistory(turnOptions.store, turnOptions.sessionId, turnOptions.warmHistories);
+  const start = await startTurn(userText, turnOptions, turnHistory);
+  if (start.kind === 'finished') return start.result;
+  const { lease } = start;
   // What the turn's shell commands leave running in the background ends with the turn.
   const shellProcesses = turnOptions.shellProcesses ?? new ShellProcesses();
   try {
-    return await runLeasedTurn(userText, { ...turnOptions, shellProcesses, store: leaseFencedStore(store, lease) });
+    const store = leaseFencedStore(turnHistory.store, lease.held);
+    const result = await runStartedTurn({ ...turnOptions, shellProcesses, store }, start);
+    await turnHistory.settle(result.sessionId);
+    return result;
   } finally {
     await shellProcesses.end();
-    await ownLease?.release();
+    if (lease.own) await lease.held.release();
   }
 }
 
-async function runLeasedTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
-  const turnHistory = openTurnHistory(turnOptions.store, turnOptions.sessionId, turnOptions.warmHistories);
-  const result = await runTrackedTurn(userText, { ...turnOptions, store: turnHistory.store }, turnHistory);
-  await turnHistory.settle(result.sessionId);
-  return result;
-}
-
-async function runTrackedTurn(
-  userText: string,
+async function runStartedTurn(
   turnOptions: AgentTurnOptions,
-  turnHistory: TurnHistory,
+  start: Extract<TurnStart, { kind: 'started' }>,
 ): Promise<TurnResult> {
   let options = turnOptions;
   const { store } = options;
-  const sessionId = options.sessionId;
-  const session = await store.getSession(sessionId);
-  if (!session) throw new HermesError(`no session "${sessionId}"`);
-  let modelConfig: JsonObject = session.modelConfig;
-  // The stored messages; every append of the turn to this session extends this list.
-  const stored: Message[] = await turnHistory.load(session);
-  // Under the lease no other turn runs on this session, so a tool call left without a result
-  // belongs to a turn that is gone: it is answered (appended, never rewritten).
-  for (const repair of missingToolResults(stored)) await store.appendMessage(sessionId, repair);
-  const history: Message[] = repairToolPairing(stored);
-  const keyed = findKeyedTurn(stored, options.turnKey, userText);
-  if (keyed.state === 'finished') return finishedTurnResult(sessionId, keyed.messages);
-  // A failed turn leaves its question as the last stored message: asking it again answers that
-  // one rather than storing (and sending) the same question twice in a row.
-  const last = stored.at(-1);
-  const retried = keyed.state === 'new' && last?.role === 'user' && last.content === userText;
-  // The session record follows the route the turn runs on; a new title comes from the first question.
-  const fields = sessionFieldsFor(session, options, userText);
-  if (keyed.state === 'new' && !retried) {
-    const now = Date.now();
-    const user: Message = { role: 'user', content: userText, timestamp: now };
-    if (options.turnKey !== undefined) {
-      Object.assign(user, { [TURN_KEY]: options.turnKey, [TURN_DIGEST]: turnDigest(userText) });
-    }
-    // A new session's system prompt is stored with its first message, and the session fields
-    // with them, in one transaction.
-    const first: Message[] =
-      stored.length === 0 && options.systemPrompt
-        ? [{ role: 'system', content: options.systemPrompt, timestamp: now }, user]
-        : [user];
-    await store.appendMessages(sessionId, first, fields ? { session: fields } : {});
-    history.push(...first);
-  } else {
-    // No message stored: the update still marks the session as used now (`sessions list` order).
-    await store.updateSession(sessionId, fields ?? {});
-  }
-  options.onEvent?.({ type: 'user-stored', sessionId });
+  const { history, lease } = start;
+  let modelConfig: JsonObject = start.modelConfig;
+  options.onEvent?.({ type: 'user-stored', sessionId: options.sessionId });
 
   const result: TurnResult = {
-    sessionId,
+    sessionId: options.sessionId,
     answer: '',
     reasoning: '',
     toolCalls: [],
@@ -183,10 +137,9 @@ async function runTrackedTurn(
     addUsage(result, usage);
     // A model that emits the same call twice gets it run once; sidecars lose it too (replay-tool-call-sync.ts).
     const answer = withOrigin(withoutDuplicateToolCalls(message), profile, usage);
-    // The answer is stored before any diagnostic write, which may fail without losing it.
-    await store.appendMessage(options.sessionId, answer);
+    // The answer and its request record in one commit; the record never costs the answer.
+    await storeAnswer(options, lease, answer, record, !answer.tool_calls?.length);
     history.push(answer);
-    await recordRequestSafely(record, options);
     // The turn's reasoning is every request's, in order (a tool loop thinks before each call).
     const reasoning =
       answer.reasoning || answer.reasoning_content?.trim() ? (answer.reasoning ?? answer.reasoning_content ?? '') : '';
@@ -195,7 +148,7 @@ async function runTrackedTurn(
       result.answer = answer.content ?? '';
       return result;
     }
-    await runToolCalls(answer, history, result, options);
+    await runToolCalls(answer, history, result, options, lease);
   }
   result.stoppedAtCap = true;
   result.answer = `(stopped after ${maxIterations} tool iterations without a final answer; continue the session to go on)`;
@@ -207,6 +160,7 @@ async function runToolCalls(
   history: Message[],
   result: TurnResult,
   options: AgentTurnOptions,
+  lease: TurnLease,
 ): Promise<void> {
   for (const call of assistant.tool_calls ?? []) {
     const interrupted = options.signal?.aborted ?? false;
@@ -226,7 +180,7 @@ async function runToolCalls(
       content: outcome.content,
       timestamp: Date.now(),
     };
-    await options.store.appendMessage(options.sessionId, toolMessage);
+    await storeTurnMessages(options, lease, [toolMessage]);
     history.push(toolMessage);
     result.toolCalls.push({
       id: call.id,
@@ -244,30 +198,4 @@ function needsCompaction(history: readonly Message[], options: AgentTurnOptions,
   const settings = options.compaction;
   if (!settings) return false;
   return planCompaction(history, settings, profile.chargeStaleThinking).shouldCompact;
-}
-
-/**
- * The session fields the turn sets: its route, and a title from the question when the session
- * has none; null when the record already says all of that (the append alone touches it).
- */
-function sessionFieldsFor(session: SessionRecord, options: AgentTurnOptions, userText: string): SessionFields | null {
-  const fields: SessionFields = {
-    provider: options.sessionRoute?.provider ?? options.route.provider,
-    model: options.route.model,
-    baseUrl: options.sessionRoute ? options.sessionRoute.baseUrl : (options.route.baseUrl ?? null),
-    api: options.route.api,
-    ...(session.title ? {} : { title: titleFrom(userText) }),
-  };
-  const unchanged =
-    fields.title === undefined &&
-    fields.provider === session.provider &&
-    fields.model === session.model &&
-    storedBaseUrl(fields.baseUrl) === session.baseUrl &&
-    fields.api === session.api;
-  return unchanged ? null : fields;
-}
-
-function titleFrom(text: string): string {
-  const line = text.trim().split('\n')[0] ?? '';
-  return line.length > 60 ? `${line.slice(0, 57)}...` : line || 'untitled';
 }

@@ -1,16 +1,16 @@
 import type { Message } from '../core/message.js';
-import type { SessionRecord, SessionStore } from '../storage/session-store.js';
+import type { SessionRecord, SessionStore, TurnWrite, TurnWriteResult } from '../storage/session-store.js';
 
 /**
  * Warm session histories: a long-running process (the gateway) keeps the stored history of the
  * sessions it served in memory, so a turn reads one session row instead of every message.
  *
  * Rules:
- * - An entry is trusted only when the session row still matches what the turn that kept it saw
- *   last: the same message count and the same `updatedAt`. Every store write to a session
- *   (append, `/undo`, title or route update, model config) touches `updatedAt` and appends change
- *   the count, so a turn another process ran (a second gateway on PostgreSQL, `hermes chat
- *   --resume`), an `/undo` or any other edit makes the next turn read the whole session again.
+ * - An entry is trusted only when the session's version (`SessionRecord.version`) is still the
+ *   one the turn that kept it left. Every store write to a session's row or messages (append,
+ *   `/undo`, title or route update, model config) moves the version on, so a turn another
+ *   process ran (a second gateway on PostgreSQL, `hermes chat --resume`), an `/undo` or any
+ *   other edit makes the next turn read the whole session again.
  * - An entry is taken out while a turn runs and put back only when the turn finished without an
  *   error and without leaving the session (compaction continues in a child): a failed append, a
  *   lost lease or any other failure leaves nothing warm for that session.
@@ -30,8 +30,7 @@ export interface WarmHistoryLimits {
 
 interface WarmEntry {
   messages: Message[];
-  messageCount: number;
-  updatedAt: number;
+  version: number;
 }
 
 /** The warm histories of one process: an LRU of sessions (see the file comment for the rules). */
@@ -52,23 +51,22 @@ export class WarmHistories {
   }
 
   /**
-   * Takes the session's warm history out when it still matches `session` (the row read under the
-   * lease); undefined when there is none or it is stale. The entry is removed either way.
+   * Takes the session's warm history out when it is still current for `session` (its version);
+   * undefined when there is none or it is stale. The entry is removed either way.
    */
-  take(session: SessionRecord): Message[] | undefined {
+  take(session: Pick<SessionRecord, 'id' | 'version'>): Message[] | undefined {
     const entry = this.entries.get(session.id);
     if (!entry) return undefined;
     this.remove(session.id, entry);
-    if (entry.messageCount !== session.messageCount || entry.updatedAt !== session.updatedAt) return undefined;
-    return entry.messages;
+    return entry.version === session.version ? entry.messages : undefined;
   }
 
-  /** Keeps `messages` as the history of `session` (the row read after the turn's last write). */
-  keep(session: SessionRecord, messages: Message[]): void {
-    const existing = this.entries.get(session.id);
-    if (existing) this.remove(session.id, existing);
+  /** Keeps `messages` as the history of session `sessionId` at `version` (after the turn's last write). */
+  keep(sessionId: string, version: number, messages: Message[]): void {
+    const existing = this.entries.get(sessionId);
+    if (existing) this.remove(sessionId, existing);
     if (messages.length > this.maxMessages || this.maxSessions < 1) return;
-    this.entries.set(session.id, { messages, messageCount: session.messageCount, updatedAt: session.updatedAt });
+    this.entries.set(sessionId, { messages, version });
     this.messageTotal += messages.length;
     for (const [sessionId, entry] of this.entries) {
       if (this.entries.size <= this.maxSessions && this.messageTotal <= this.maxMessages) break;
@@ -91,25 +89,33 @@ export class WarmHistories {
 /** Store methods that change a session's messages other than by appending (first argument: the session id). */
 const HISTORY_REWRITES = new Set<string>(['undoLastExchange', 'deleteSession']);
 
+/** Store methods that change a session's version without a result that says which (first argument: the session id). */
+const VERSION_WRITES = new Set<string>(['appendMessage', 'appendMessages', 'updateSession', 'patchModelConfig']);
+
 /** The stored history of one turn's session, followed through the turn's appends. */
 export interface TurnHistory {
   /** The store the turn writes through: appends to the session also extend {@link load}'s list. */
   readonly store: SessionStore;
   /** The session's stored messages (`listMessages`), warm when {@link WarmHistories} holds a current copy. */
   load(session: SessionRecord): Promise<Message[]>;
+  /** Drops what {@link load} returned, so the next load reads the store (the history changed underneath). */
+  forget(): void;
   /** After a finished turn: keeps the history warm when the turn stayed on `sessionId` and nothing else changed it. */
   settle(finalSessionId: string): Promise<void>;
 }
 
 /**
  * Follows the stored history of `sessionId` through one turn. Without `warm` it only reads and
- * follows appends (every turn reads the whole session).
+ * follows appends (every turn reads the whole session). The version to keep comes from the
+ * turn's last `writeTurn`; after any other write to the session it is read once more at the end.
  */
 export function openTurnHistory(store: SessionStore, sessionId: string, warm: WarmHistories | undefined): TurnHistory {
   let messages: Message[] | null = null;
   let trusted = true;
-  const follow = (appended: readonly Message[]) => {
-    if (messages) messages.push(...appended);
+  /** The session's version after the turn's last write, when that write said it. */
+  let version: number | null = null;
+  const follow = (appended: readonly Message[] | undefined) => {
+    if (messages && appended) messages.push(...appended);
   };
   // One wrapper per method for the whole turn: a turn reads the store's methods many times.
   const wrappers = new Map<string | symbol, { method: unknown; wrapper: unknown }>();
@@ -125,12 +131,20 @@ export function openTurnHistory(store: SessionStore, sessionId: string, warm: Wa
     },
   });
   const wrap = (target: SessionStore, key: string | symbol, method: (...args: unknown[]) => Promise<unknown>) => {
-    if (key === 'appendMessage' || key === 'appendMessages') {
+    if (typeof key !== 'string') return method.bind(target);
+    if (key === 'writeTurn' || VERSION_WRITES.has(key)) {
       return async (...args: unknown[]) => {
         if (args[0] !== sessionId) return method.apply(target, args);
         try {
           const returned = await method.apply(target, args);
-          follow(key === 'appendMessage' ? [args[1] as Message] : (args[1] as readonly Message[]));
+          if (key === 'writeTurn') {
+            follow((args[1] as TurnWrite).messages);
+            version = (returned as TurnWriteResult).version;
+          } else {
+            if (key === 'appendMessage') follow([args[1] as Message]);
+            if (key === 'appendMessages') follow(args[1] as readonly Message[]);
+            version = null;
+          }
           return returned;
         } catch (error) {
           // A failed write may or may not have reached the database: nothing stays warm.
@@ -139,7 +153,7 @@ export function openTurnHistory(store: SessionStore, sessionId: string, warm: Wa
         }
       };
     }
-    if (typeof key === 'string' && HISTORY_REWRITES.has(key)) {
+    if (HISTORY_REWRITES.has(key)) {
       return (...args: unknown[]) => {
         if (args[0] === sessionId) trusted = false;
         return method.apply(target, args);
@@ -153,15 +167,20 @@ export function openTurnHistory(store: SessionStore, sessionId: string, warm: Wa
       messages = warm?.take(session) ?? (await store.listMessages(sessionId));
       return messages;
     },
+    forget() {
+      messages = null;
+      trusted = true;
+      version = null;
+    },
     async settle(finalSessionId) {
       if (!warm || !messages) return;
       if (!trusted || finalSessionId !== sessionId) {
         warm.drop(sessionId);
         return;
       }
-      // Read under the lease, after the turn's last write: the version the next turn compares.
-      const after = await store.getSession(sessionId);
-      if (after) warm.keep(after, messages);
+      // A version the last write did not report is read after it: the version the next turn compares.
+      const current = version ?? (await store.getSession(sessionId))?.version;
+      if (current !== undefined) warm.keep(sessionId, current, messages);
     },
   };
 }

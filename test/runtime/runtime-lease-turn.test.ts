@@ -137,11 +137,15 @@ describe('a turn under the session lease', () => {
 describe('store the answer first', () => {
   it('a failing request record is logged and the answer is kept', async () => {
     const memory = createMemorySessionStore();
+    const failing = async () => {
+      throw new Error('disk I/O error while writing the request log');
+    };
+    // The answer and its record go in one write: when that write fails over the record, the
+    // answer is stored alone and the record's own write fails again.
     const store: SessionStore = {
       ...memory,
-      recordRequest: async () => {
-        throw new Error('disk I/O error while writing the request log');
-      },
+      writeTurn: async (sessionId, write) => (write.requests?.length ? failing() : memory.writeTurn(sessionId, write)),
+      recordRequest: failing,
     };
     const { session, options, warnings } = await setup(store);
     const { transport } = transportAnswering([{ role: 'assistant', content: 'the answer', reasoning_content: 'r' }]);

@@ -1,0 +1,143 @@
+import { HermesError } from '../core/errors.js';
+import type { JsonObject } from '../core/json.js';
+import type { Message } from '../core/message.js';
+import { claimForThisProcess } from '../storage/session-lease.js';
+import { keepLeaseAlive, type HeldSessionLease } from '../storage/session-lease-hold.js';
+import { SessionChangedError, storedBaseUrl } from '../storage/session-store-rules.js';
+import type { SessionFields, SessionRecord, SessionStore, TurnWrite } from '../storage/session-store.js';
+import { missingToolResults } from './runtime-history.js';
+import { repairToolPairing } from './runtime-history-repair.js';
+import { findKeyedTurn, finishedTurnResult, TURN_DIGEST, TURN_KEY, turnDigest } from './runtime-turn-key.js';
+import type { AgentTurnOptions, TurnResult } from './runtime-turn-options.js';
+import type { TurnHistory } from './runtime-warm-history.js';
+
+/**
+ * The start of a turn, in ONE write transaction (`SessionStore.writeTurn`, SPEC §23.6): the
+ * session's lease together with everything the turn stores before its first request — answers
+ * for tool calls a gone turn left, a new session's system prompt, the question, the session's
+ * route fields. The session and its history are read first (warm when the process kept them);
+ * the write holds only while the session is still at the version that was read, so nothing
+ * another writer stored in between is overlooked: then the session is read again.
+ */
+
+/** Reads of the session a turn start makes at most before it gives up on a session that keeps changing. */
+const MAX_READS = 3;
+
+/** The lease a started turn runs under. */
+export interface TurnLease {
+  held: HeldSessionLease;
+  /** Taken by this turn (released with its last write) rather than by the caller. */
+  own: boolean;
+}
+
+/** How a turn started. */
+export type TurnStart =
+  /** A retried keyed turn that had finished: answered from the store, nothing written. */
+  | { kind: 'finished'; result: TurnResult }
+  | {
+      kind: 'started';
+      /** The (repaired) history the requests are built from; the turn appends to it. */
+      history: Message[];
+      modelConfig: JsonObject;
+      lease: TurnLease;
+    };
+
+/** Reads the session, then writes the lease and the turn's first messages at once (see the file comment). */
+export async function startTurn(
+  userText: string,
+  options: AgentTurnOptions,
+  turnHistory: TurnHistory,
+): Promise<TurnStart> {
+  const { sessionId } = options;
+  const store = turnHistory.store;
+  const claim = options.lease ? undefined : claimForThisProcess(options.leaseOwner ?? 'hermes');
+  for (let read = 1; ; read += 1) {
+    const session = await sessionOf(store, options);
+    const stored = await turnHistory.load(session);
+    const keyed = findKeyedTurn(stored, options.turnKey, userText);
+    if (keyed.state === 'finished') return { kind: 'finished', result: finishedTurnResult(sessionId, keyed.messages) };
+    // The lease is taken in this same write, so no other turn runs on the session: a tool call
+    // left without a result belongs to a turn that is gone, and is answered (appended, never rewritten).
+    const repaired = [...stored, ...missingToolResults(stored)];
+    const first = firstMessages(userText, options, keyed.state, repaired);
+    const write: TurnWrite = {
+      ...(claim ? { acquireLease: claim } : { leaseId: options.lease?.record.leaseId }),
+      expectedVersion: session.version,
+      messages: [...repaired.slice(stored.length), ...first],
+      // Given even when nothing changed: the session is marked as used now (`sessions list` order).
+      session: sessionFieldsFor(session, options, userText) ?? {},
+    };
+    let written;
+    try {
+      written = await store.writeTurn(sessionId, write);
+    } catch (error) {
+      if (!(error instanceof SessionChangedError) || read >= MAX_READS) throw error;
+      turnHistory.forget();
+      continue;
+    }
+    const history = repairToolPairing(repaired);
+    history.push(...first);
+    const held = claim && written.lease ? keepLeaseAlive(store, written.lease, claim.ttlMs) : options.lease;
+    if (!held) throw new HermesError(`the lease on session ${sessionId} was not taken`);
+    return { kind: 'started', history, modelConfig: session.modelConfig, lease: { held, own: claim !== undefined } };
+  }
+}
+
+/** The session the turn runs on, created first when `newSession` asks for it. */
+async function sessionOf(store: SessionStore, options: AgentTurnOptions): Promise<SessionRecord> {
+  const session = await store.getSession(options.sessionId);
+  if (session) return session;
+  if (!options.newSession) throw new HermesError(`no session "${options.sessionId}"`);
+  return store.createSession({ ...options.newSession, id: options.sessionId });
+}
+
+/**
+ * The question to store, with a new session's system prompt before it; none when the turn goes
+ * on from what is stored: an unfinished keyed turn, or a failed turn whose question is the last
+ * stored message (asking it again answers that one rather than storing the same question twice).
+ */
+function firstMessages(
+  userText: string,
+  options: AgentTurnOptions,
+  keyed: 'new' | 'unfinished',
+  stored: readonly Message[],
+): Message[] {
+  if (keyed !== 'new') return [];
+  const last = stored.at(-1);
+  if (last?.role === 'user' && last.content === userText) return [];
+  const now = Date.now();
+  const user: Message = { role: 'user', content: userText, timestamp: now };
+  if (options.turnKey !== undefined) {
+    Object.assign(user, { [TURN_KEY]: options.turnKey, [TURN_DIGEST]: turnDigest(userText) });
+  }
+  // A new session's system prompt is stored with its first message, in the same transaction.
+  return stored.length === 0 && options.systemPrompt
+    ? [{ role: 'system', content: options.systemPrompt, timestamp: now }, user]
+    : [user];
+}
+
+/**
+ * The session fields the turn sets: its route, and a title from the question when the session
+ * has none; null when the record already says all of that.
+ */
+function sessionFieldsFor(session: SessionRecord, options: AgentTurnOptions, userText: string): SessionFields | null {
+  const fields: SessionFields = {
+    provider: options.sessionRoute?.provider ?? options.route.provider,
+    model: options.route.model,
+    baseUrl: options.sessionRoute ? options.sessionRoute.baseUrl : (options.route.baseUrl ?? null),
+    api: options.route.api,
+    ...(session.title ? {} : { title: titleFrom(userText) }),
+  };
+  const unchanged =
+    fields.title === undefined &&
+    fields.provider === session.provider &&
+    fields.model === session.model &&
+    storedBaseUrl(fields.baseUrl) === session.baseUrl &&
+    fields.api === session.api;
+  return unchanged ? null : fields;
+}
+
+function titleFrom(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line || 'untitled';
+}
