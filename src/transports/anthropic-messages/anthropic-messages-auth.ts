@@ -84,7 +84,8 @@ export async function signBedrockRequest(
     hostname: parsed.hostname,
     ...(parsed.port === '' ? {} : { port: Number(parsed.port) }),
     path: parsed.pathname,
-    query: {},
+    // A base URL's query (transport-url.ts) is part of what is signed.
+    query: queryOf(parsed.searchParams),
     headers: { ...headers, host: parsed.host },
     body,
   });
@@ -93,6 +94,16 @@ export async function signBedrockRequest(
   for (const [name, value] of Object.entries(signed.headers))
     if (name.toLowerCase() !== 'host') out[name] = String(value);
   return out;
+}
+
+/** URL search parameters as the signer takes them: repeated names as arrays. */
+function queryOf(parameters: URLSearchParams): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const [name, value] of parameters) {
+    const present = query[name];
+    query[name] = present === undefined ? value : [...(Array.isArray(present) ? present : [present]), value];
+  }
+  return query;
 }
 
 /** All headers for one request, authentication included. */

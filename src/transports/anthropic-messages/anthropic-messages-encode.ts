@@ -23,6 +23,7 @@ import {
   BEDROCK_ANTHROPIC_VERSION,
   VERTEX_ANTHROPIC_VERSION,
 } from './anthropic-messages-wire.js';
+import { splitBaseUrl, withQuery } from '../shared/transport-url.js';
 
 /** Options beyond {@link TransportRequest} (the runtime's retry path and the environment). */
 export interface AnthropicPrepareOptions {
@@ -61,15 +62,20 @@ function anthropicFacts(request: TransportRequest, options: AnthropicPrepareOpti
 
 /** The request URL for a platform (WIRE.md §2.5). */
 export function anthropicRequestUrl(route: Route, platform: AnthropicPlatform, stream: boolean): string {
-  const base = (route.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).trim().replace(/\/+$/, '');
+  const { path: base, query } = splitBaseUrl(route.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL);
+  return withQuery(`${base}${anthropicEndpoint(route, platform, stream, base)}`, query);
+}
+
+/** The endpoint path after a platform's base path `base` (WIRE.md §2.5). */
+function anthropicEndpoint(route: Route, platform: AnthropicPlatform, stream: boolean, base: string): string {
   if (platform === 'bedrock') {
-    return `${base}/model/${encodeURIComponent(route.model)}/${stream ? 'invoke-with-response-stream' : 'invoke'}`;
+    return `/model/${encodeURIComponent(route.model)}/${stream ? 'invoke-with-response-stream' : 'invoke'}`;
   }
   if (platform === 'vertex') {
-    return `${base}/publishers/anthropic/models/${route.model}:${stream ? 'streamRawPredict' : 'rawPredict'}`;
+    return `/publishers/anthropic/models/${route.model}:${stream ? 'streamRawPredict' : 'rawPredict'}`;
   }
-  if (base.endsWith('/v1/messages')) return base;
-  return base.endsWith('/v1') ? `${base}/messages` : `${base}/v1/messages`;
+  if (base.endsWith('/v1/messages')) return '';
+  return base.endsWith('/v1') ? '/messages' : '/v1/messages';
 }
 
 /** The `thinking` / `output_config` parameters and `max_tokens` for a turn (WIRE.md §2.1). */

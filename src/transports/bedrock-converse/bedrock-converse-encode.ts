@@ -11,6 +11,7 @@ import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestProfile } from '../transport-route-profile.js';
 import type { BedrockConverseRequestBody, BedrockMessage, BedrockToolSpec } from './bedrock-converse-wire.js';
 import { bedrockRuntimeBaseUrl } from './bedrock-converse-wire.js';
+import { joinBaseUrl } from '../shared/transport-url.js';
 
 /**
  * Pure request lowering for Bedrock Converse (SPEC §10, WIRE.md §3.1, §3.4): canonical history →
@@ -72,10 +73,10 @@ export function prepareBedrockConverse(
   const additional = reasoningRequestFields(policy, request.reasoning, request.maxTokens);
   if (additional !== undefined) body.additionalModelRequestFields = additional;
 
-  const baseUrl = (route.baseUrl ?? bedrockRuntimeBaseUrl(options.defaultRegion ?? 'us-east-1')).replace(/\/+$/, '');
+  const baseUrl = route.baseUrl ?? bedrockRuntimeBaseUrl(options.defaultRegion ?? 'us-east-1');
   const operation = request.stream === false ? 'converse' : 'converse-stream';
   return {
-    url: `${baseUrl}/model/${encodeURIComponent(route.model)}/${operation}`,
+    url: joinBaseUrl(baseUrl, `/model/${encodeURIComponent(route.model)}/${operation}`),
     body: body as unknown as JsonObject,
     decisions,
     // Converse has none of the chat-completions carriers (SPEC §1); reasoning travels in blocks.

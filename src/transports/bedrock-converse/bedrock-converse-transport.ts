@@ -1,6 +1,12 @@
 import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
-import type { BedrockRuntimeClientConfig, ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
+import type {
+  BedrockRuntimeClientConfig,
+  ConverseStreamOutput,
+  ServiceInputTypes,
+  ServiceOutputTypes,
+} from '@aws-sdk/client-bedrock-runtime';
+import type { BuildMiddleware } from '@smithy/types';
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import type { EventStream } from '../../core/event-stream.js';
 import type { JsonObject } from '../../core/json.js';
@@ -17,6 +23,7 @@ import { bedrockRegionFor } from '../transport-prepare.js';
 import { bedrockErrorFrom } from './bedrock-converse-errors.js';
 import type { HttpBody } from '../shared/transport-http-client.js';
 import { openProviderRequest, readBodyText } from '../shared/transport-http.js';
+import { splitBaseUrl } from '../shared/transport-url.js';
 import type { Sleep } from '../shared/transport-retry.js';
 import { sendTransportRequest, type TransportAnswer } from '../shared/transport-send.js';
 import type { StreamDecoder } from '../shared/transport-stream-decoder.js';
@@ -93,7 +100,10 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
       // Retries are the shared policy's (announced as `retry` events), not the SDK's silent ones.
       maxAttempts: 1,
     };
-    if (route.baseUrl !== undefined) config.endpoint = route.baseUrl.replace(/\/+$/, '');
+    // The SDK takes the endpoint without a query; a base URL's query is added to every request
+    // before it is signed (transport-url.ts).
+    const base = route.baseUrl === undefined ? undefined : splitBaseUrl(route.baseUrl);
+    if (base !== undefined) config.endpoint = base.path;
     config.requestHandler = options.requestHandler ?? httpRequestHandler(request, options.fetch);
     if (request.apiKey !== undefined && request.apiKey !== '') {
       // Bedrock API keys are bearer tokens (the SDK's httpBearerAuth scheme).
@@ -102,7 +112,14 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
     } else if (options.credentials !== undefined) {
       config.credentials = options.credentials;
     }
-    return new BedrockRuntimeClient(config);
+    const client = new BedrockRuntimeClient(config);
+    if (base !== undefined && base.query !== '') {
+      client.middlewareStack.add(baseQueryMiddleware(new URLSearchParams(base.query)), {
+        step: 'build',
+        name: 'hermesBaseUrlQuery',
+      });
+    }
+    return client;
   }
 
   return { api: 'bedrock_converse', prepare, send };
@@ -110,6 +127,21 @@ export function createBedrockConverseTransport(options: BedrockConverseTransport
 
 /** The transport registered for `bedrock_converse` (default credential chain, real endpoints). */
 export const bedrockConverseTransport: Transport = createBedrockConverseTransport();
+
+/** A build-step middleware that adds `parameters` to each request's query (before signing). */
+function baseQueryMiddleware(parameters: URLSearchParams): BuildMiddleware<ServiceInputTypes, ServiceOutputTypes> {
+  return (next) => async (args) => {
+    const request = args.request as Partial<SdkHttpRequest>;
+    const query = { ...request.query };
+    for (const [name, value] of parameters) {
+      const present = query[name];
+      query[name] =
+        present === undefined || present === null ? value : [...(Array.isArray(present) ? present : [present]), value];
+    }
+    request.query = query;
+    return next(args);
+  };
+}
 
 /** The SDK's `HttpRequest` fields the handler reads. */
 interface SdkHttpRequest {

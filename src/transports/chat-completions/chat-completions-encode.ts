@@ -12,6 +12,7 @@ import type { CarrierDecision } from '../../replay/replay-types.js';
 import { MessageWireCache } from '../shared/request-message-cache.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestLearned, requestProfile } from '../transport-route-profile.js';
+import { joinBaseUrl } from '../shared/transport-url.js';
 
 /**
  * Pure request lowering for every OpenAI-compatible route: the ONE code path used by the
@@ -58,7 +59,7 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
   }
   if (request.maxTokens !== undefined) body['max_tokens'] = request.maxTokens;
   return {
-    url: `${baseUrl}/chat/completions`,
+    url: joinBaseUrl(baseUrl, '/chat/completions'),
     body,
     // Read through, so decisions are materialised only when someone explains or logs them.
     get decisions() {

@@ -24,6 +24,7 @@ import {
   type GeminiRequestBody,
   type GeminiThinkingConfig,
 } from './gemini-wire.js';
+import { joinBaseUrl } from '../shared/transport-url.js';
 
 /**
  * Pure lowering of canonical history to a Gemini `generateContent` body (SPEC §11, WIRE.md §4).
@@ -53,14 +54,13 @@ export function geminiRequestUrl(
 ): string {
   const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
   if (facts.issuerKind === 'vertex') {
-    return `${vertexBaseUrl(route, defaults)}/publishers/google/models/${facts.model}:${method}`;
+    return joinBaseUrl(vertexBaseUrl(route, defaults), `/publishers/google/models/${facts.model}:${method}`);
   }
-  const base = (route.baseUrl ?? GEMINI_AI_STUDIO_BASE_URL).replace(/\/+$/, '');
-  return `${base}/models/${facts.model}:${method}`;
+  return joinBaseUrl(route.baseUrl ?? GEMINI_AI_STUDIO_BASE_URL, `/models/${facts.model}:${method}`);
 }
 
 function vertexBaseUrl(route: Route, defaults: GeminiEndpointDefaults): string {
-  if (route.baseUrl) return route.baseUrl.replace(/\/+$/, '');
+  if (route.baseUrl) return route.baseUrl;
   const location = defaults.vertexLocation ?? 'global';
   const project = defaults.vertexProject ?? 'PROJECT_ID_UNSET';
   // The `global` location has no regional host prefix.

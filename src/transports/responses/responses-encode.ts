@@ -17,6 +17,7 @@ import type {
   ResponsesReasoningParameter,
   ResponsesRequestBody,
 } from './responses-wire.js';
+import { joinBaseUrl } from '../shared/transport-url.js';
 
 /**
  * Pure request lowering for the Responses API: canonical history → exact request body
@@ -208,7 +209,7 @@ export function prepareResponses(request: TransportRequest): PreparedRequest {
     body.context_management = [{ type: 'compaction', compact_threshold: threshold }];
   }
   return {
-    url: `${baseUrl ?? ''}/responses`,
+    url: joinBaseUrl(baseUrl ?? '', '/responses'),
     body: orderedBody(body),
     decisions: plan.decisions,
     carriersSent: [],

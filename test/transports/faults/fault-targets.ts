@@ -43,64 +43,69 @@ type FaultEmulator = { baseUrl: string; close(): Promise<void> } & (
   { addFault(fault: Fault): void } | { faults: { add(fault: Fault): void } }
 );
 
-/** A target on a started emulator: requests go to its base URL, streaming unless asked not to. */
-function target(
-  transport: Transport,
-  emulator: FaultEmulator,
-  route: Omit<Route, 'baseUrl'>,
-  extra: Partial<TransportRequest> = {},
-): FaultTarget {
-  return {
-    transport,
-    addFault: (fault) => ('addFault' in emulator ? emulator.addFault(fault) : emulator.faults.add(fault)),
-    request: (options = {}) => ({
-      ...base,
-      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-      route: { ...route, baseUrl: emulator.baseUrl },
-      stream: options.stream ?? true,
-      ...extra,
-    }),
-    close: () => emulator.close(),
-  };
+/** Per wire API: the transport under test, the route it is asked for and what its requests add. */
+export const TRANSPORT_ROUTES: Record<
+  FaultTargetApi,
+  { transport: () => Transport; route: Omit<Route, 'baseUrl'>; extra?: Partial<TransportRequest> }
+> = {
+  chat_completions: {
+    transport: () => createChatCompletionsTransport({ sleep: noSleep }),
+    route: { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4-pro' },
+  },
+  anthropic_messages: {
+    transport: () => createAnthropicMessagesTransport({ environment: {}, sleep: noSleep }),
+    route: { api: 'anthropic_messages', provider: 'anthropic', model: 'claude-sonnet-4-5' },
+    extra: { reasoning: { enabled: true, budgetTokens: 2048 } },
+  },
+  gemini: {
+    transport: () => createGeminiTransport({ environment: {}, sleep: noSleep }),
+    route: { api: 'gemini', provider: 'gemini', model: 'gemini-3-pro-preview' },
+  },
+  codex_responses: {
+    transport: () => createResponsesTransport({ sleep: noSleep }),
+    route: { api: 'codex_responses', provider: 'openai', model: 'gpt-5.4' },
+    extra: { reasoning: { enabled: true, effort: 'low' } },
+  },
+  bedrock_converse: {
+    transport: () => createBedrockConverseTransport({ environment: {} }),
+    route: { api: 'bedrock_converse', provider: 'bedrock', model: 'us.anthropic.claude-sonnet-4-5-v1:0' },
+    extra: { maxAttempts: 1 },
+  },
+};
+
+/** The request every target sends, to `baseUrl`, with the echoed key. */
+export function transportRequest(api: FaultTargetApi, baseUrl: string, stream = true): TransportRequest {
+  const { route, extra } = TRANSPORT_ROUTES[api];
+  return { ...base, route: { ...route, baseUrl }, stream, ...extra };
+}
+
+async function startEmulator(api: FaultTargetApi): Promise<FaultEmulator> {
+  switch (api) {
+    case 'chat_completions':
+      return startChatEmulator({ persona: 'deepseek' });
+    case 'anthropic_messages':
+      return startAnthropicEmulator();
+    case 'gemini':
+      return startGeminiEmulator();
+    case 'codex_responses':
+      return startResponsesEmulator();
+    case 'bedrock_converse':
+      return startBedrockEmulator();
+  }
 }
 
 /** Starts the emulator of `api` and returns its target. */
 export async function startFaultTarget(api: FaultTargetApi): Promise<FaultTarget> {
-  switch (api) {
-    case 'chat_completions':
-      return target(
-        createChatCompletionsTransport({ sleep: noSleep }),
-        await startChatEmulator({ persona: 'deepseek' }),
-        { api, provider: 'deepseek', model: 'deepseek-v4-pro' },
-      );
-    case 'anthropic_messages':
-      return target(
-        createAnthropicMessagesTransport({ environment: {}, sleep: noSleep }),
-        await startAnthropicEmulator(),
-        { api, provider: 'anthropic', model: 'claude-sonnet-4-5' },
-        { reasoning: { enabled: true, budgetTokens: 2048 } },
-      );
-    case 'gemini':
-      return target(createGeminiTransport({ environment: {}, sleep: noSleep }), await startGeminiEmulator(), {
-        api,
-        provider: 'gemini',
-        model: 'gemini-3-pro-preview',
-      });
-    case 'codex_responses':
-      return target(
-        createResponsesTransport({ sleep: noSleep }),
-        await startResponsesEmulator(),
-        { api, provider: 'openai', model: 'gpt-5.4' },
-        { reasoning: { enabled: true, effort: 'low' } },
-      );
-    case 'bedrock_converse':
-      return target(
-        createBedrockConverseTransport({ environment: {} }),
-        await startBedrockEmulator(),
-        { api, provider: 'bedrock', model: 'us.anthropic.claude-sonnet-4-5-v1:0' },
-        { maxAttempts: 1 },
-      );
-  }
+  const emulator = await startEmulator(api);
+  return {
+    transport: TRANSPORT_ROUTES[api].transport(),
+    addFault: (fault) => ('addFault' in emulator ? emulator.addFault(fault) : emulator.faults.add(fault)),
+    request: (options = {}) => ({
+      ...transportRequest(api, emulator.baseUrl, options.stream ?? true),
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    }),
+    close: () => emulator.close(),
+  };
 }
 
 /** The wire APIs of the five transports. */
