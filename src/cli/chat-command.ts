@@ -151,7 +151,7 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
       compaction: context.config.compaction,
       timeouts: context.config.timeouts,
       sessionRoute,
-      fetch: opened.fetch,
+      connectTo: opened.connectTo,
       stream: flags.stream !== false,
       systemPrompt,
       ...(mcp.tools ? { tools: mcp.tools } : {}),

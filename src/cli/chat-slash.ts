@@ -213,7 +213,7 @@ async function switchModel(argument: string, state: SlashState): Promise<SlashOu
     ...options,
     route: opened.route,
     apiKey: opened.apiKey,
-    fetch: opened.fetch,
+    connectTo: opened.connectTo,
     sessionRoute: opened.sessionRoute,
   };
 }

@@ -5,7 +5,9 @@ import { UsageError } from '../core/errors.js';
  * makes requests addressed to the first origin connect to the second, like curl's `--connect-to`.
  * The route keeps its real host, so host-based replay rules (SPEC §7.4: Copilot's
  * `reasoning_opaque` is lifted only on `githubcopilot.com`) apply exactly as in production while
- * the bytes go to a loopback emulator. Pairs are separated by commas.
+ * the bytes go to a loopback emulator. Pairs are separated by commas. The map travels as the
+ * requests' `connectTo` (`TransportRequest.connectTo`), which the transports' pooled HTTP client
+ * applies; the process-wide `fetch` is never replaced.
  */
 export function parseConnectTo(text: string | undefined): Map<string, string> {
   const map = new Map<string, string>();
@@ -35,24 +37,4 @@ function originOf(text: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * A `fetch` that sends requests addressed to a mapped origin to its target origin (path, query,
- * method, headers and body unchanged) and every other request through `base`. The CLI passes it
- * to the runtime as the turn's `fetch`; the process-wide `fetch` is never replaced.
- */
-export function connectToFetch(
-  mapping: ReadonlyMap<string, string>,
-  base: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init),
-): typeof globalThis.fetch {
-  const targets = new Map(mapping);
-  return (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const origin = new URL(url).origin;
-    const target = targets.get(origin);
-    if (!target) return base(input, init);
-    const rewritten = target + url.slice(origin.length);
-    return base(input instanceof Request ? new Request(rewritten, input) : rewritten, init);
-  };
 }

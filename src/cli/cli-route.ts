@@ -4,7 +4,7 @@ import { isLocalEndpoint } from '../replay/replay-host.js';
 import { resolveRoute, type RouteFlags } from '../runtime/runtime-route.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
-import { connectToFetch, parseConnectTo } from './cli-connect-to.js';
+import { parseConnectTo } from './cli-connect-to.js';
 import { requireAwsCredentials, usesAwsCredentials } from './cli-aws-credentials.js';
 import type { InProcessEmulator } from './cli-emulator-start.js';
 
@@ -16,11 +16,11 @@ export interface OpenedRoute {
   /** What the session record stores (emulators: `emulator:PERSONA`, no URL). */
   sessionRoute: { provider: string; baseUrl: string | null } | undefined;
   /**
-   * The `fetch` every request of this route goes through, when origins are mapped
-   * (`HERMES_CONNECT_TO`, or a real origin an in-process emulator answers for); pass it to the
-   * runtime as the turn's `fetch`. Undefined: the global `fetch`.
+   * Origins every request of this route is sent to instead (`HERMES_CONNECT_TO`, or a real
+   * origin an in-process emulator answers for); pass it to the runtime as the turn's
+   * `connectTo`. Undefined when nothing is mapped.
    */
-  fetch: typeof globalThis.fetch | undefined;
+  connectTo: ReadonlyMap<string, string> | undefined;
   close(): Promise<void>;
 }
 
@@ -51,7 +51,7 @@ export async function openRoute(
       apiKey: emulator.apiKey,
       emulator,
       sessionRoute: { provider: `emulator:${emulator.persona}`, baseUrl: null },
-      fetch: mappedFetch(connectTo),
+      connectTo: mapped(connectTo),
       close: () => emulator.close(),
     };
   }
@@ -69,11 +69,11 @@ export async function openRoute(
     apiKey: resolved.apiKey,
     emulator: null,
     sessionRoute: undefined,
-    fetch: mappedFetch(connectTo),
+    connectTo: mapped(connectTo),
     close: async () => undefined,
   };
 }
 
-function mappedFetch(connectTo: ReadonlyMap<string, string>): typeof globalThis.fetch | undefined {
-  return connectTo.size === 0 ? undefined : connectToFetch(connectTo);
+function mapped(connectTo: ReadonlyMap<string, string>): ReadonlyMap<string, string> | undefined {
+  return connectTo.size === 0 ? undefined : connectTo;
 }

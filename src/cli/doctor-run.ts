@@ -126,7 +126,7 @@ async function probeCheck(config: HermesConfig): Promise<DoctorCheck> {
         reasoning: { enabled: false },
         stream: false,
         apiKey: opened.apiKey,
-        fetch: opened.fetch,
+        connectTo: opened.connectTo,
         maxAttempts: 1,
         maxTokens: 16,
       })

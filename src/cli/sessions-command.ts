@@ -148,7 +148,7 @@ export function registerSessionsCommand(program: Command): void {
               sessionId: id,
               route: opened.route,
               apiKey: opened.apiKey,
-              fetch: opened.fetch,
+              connectTo: opened.connectTo,
               timeouts: context.config.timeouts,
               reasoning: { enabled: false },
               routeOverrides: context.config.routes,

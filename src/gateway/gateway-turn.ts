@@ -116,6 +116,7 @@ export async function runGatewayTurn(context: GatewayTurnContext, run: GatewayTu
       apiKey: context.route.apiKey,
       sessionRoute: context.route.sessionRoute,
       fetch: context.route.fetch,
+      connectTo: context.route.connectTo,
       workspace: context.workspace,
       // Tools that need approval (writing files, shell) are refused unless the gateway runs with --yolo:
       // the refusal is a tool error the model sees, never a prompt nobody can answer.

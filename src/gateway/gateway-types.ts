@@ -14,8 +14,10 @@ export interface GatewayRoute {
   apiKey: string | undefined;
   /** What the session record stores when it differs from `route` (in-process emulators: `emulator:PERSONA`). */
   sessionRoute?: { provider: string; baseUrl: string | null } | undefined;
-  /** The `fetch` the route's requests go through (origins mapped by the CLI); default the global one. */
+  /** A `fetch` the route's requests go through instead of the pooled HTTP client (TransportRequest.fetch). */
   fetch?: typeof globalThis.fetch | undefined;
+  /** Origins the route's requests are sent to instead (TransportRequest.connectTo; the CLI maps them). */
+  connectTo?: ReadonlyMap<string, string> | undefined;
 }
 
 /** One `gateway.models` entry of config.yaml, resolved by the CLI (gateway-model-routes.ts). */

@@ -34,6 +34,7 @@ type CompactionOptions = Pick<
   | 'transportFor'
   | 'signal'
   | 'fetch'
+  | 'connectTo'
   | 'timeouts'
 > & { compaction?: CompactionSettings | undefined };
 
@@ -141,6 +142,7 @@ async function summarise(middle: readonly Message[], options: CompactionOptions)
     apiKey: options.apiKey,
     signal: options.signal,
     fetch: options.fetch,
+    connectTo: options.connectTo,
     timeouts: options.timeouts,
   });
   try {

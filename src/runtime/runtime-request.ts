@@ -190,6 +190,7 @@ function buildRequest(
     apiKey: options.apiKey,
     signal: options.signal,
     fetch: options.fetch,
+    connectTo: options.connectTo,
     timeouts: options.timeouts,
   };
   if (options.maxTokens !== undefined) request.maxTokens = options.maxTokens;

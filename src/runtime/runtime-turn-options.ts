@@ -45,10 +45,12 @@ export interface AgentTurnOptions {
   /** Test seam: the transport for an API. */
   transportFor?: (api: Route['api']) => Transport;
   /**
-   * The `fetch` every provider request of the turn goes through (default: the global one). The
-   * CLI passes one that maps origins for `HERMES_CONNECT_TO` and in-process emulators.
+   * A `fetch` every provider request of the turn goes through instead of the pooled HTTP client
+   * (`TransportRequest.fetch`). Default: the pooled client.
    */
   fetch?: typeof globalThis.fetch | undefined;
+  /** Origin mapping of every provider request (`TransportRequest.connectTo`: `HERMES_CONNECT_TO`, in-process emulators). */
+  connectTo?: ReadonlyMap<string, string> | undefined;
   /** Time limits of each provider request (config.yaml `timeouts`; default `DEFAULT_TIMEOUTS`). */
   timeouts?: Timeouts | undefined;
   /** What the session record stores as its route when it differs from `route` (in-process emulators store `emulator:PERSONA`, no URL). */

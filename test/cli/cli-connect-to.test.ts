@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { connectToFetch, parseConnectTo } from '../../src/cli/cli-connect-to.js';
+import { parseConnectTo } from '../../src/cli/cli-connect-to.js';
+import { mappedUrl } from '../../src/transports/shared/transport-http-client.js';
 
 /** HERMES_CONNECT_TO (emulation aid): valid pairs map origins; a malformed value is a usage error, never ignored. */
 describe('parseConnectTo', () => {
@@ -31,29 +32,16 @@ describe('parseConnectTo', () => {
   );
 });
 
-/** The mapped fetch the CLI hands to the runtime: only mapped origins move; the global fetch stays as it is. */
-describe('connectToFetch', () => {
-  const seen: { url: string; method: string; body: string | null }[] = [];
-  const base: typeof fetch = async (input, init) => {
-    const request = new Request(input, init);
-    seen.push({ url: request.url, method: request.method, body: request.body ? await request.text() : null });
-    return new Response('ok');
-  };
-  const mapped = connectToFetch(new Map([['https://api.githubcopilot.com', 'http://127.0.0.1:4010']]), base);
+/** The mapping the CLI hands to the runtime: only mapped origins move; path and query stay as they are. */
+describe('mappedUrl (TransportRequest.connectTo)', () => {
+  const mapping = new Map([['https://api.githubcopilot.com', 'http://127.0.0.1:4010']]);
 
-  it('sends a mapped origin to its target with path, query, method and body unchanged', async () => {
-    seen.length = 0;
-    const original = globalThis.fetch;
-    await mapped('https://api.githubcopilot.com/chat/completions?x=1', { method: 'POST', body: '{"a":1}' });
-    await mapped(new URL('https://api.githubcopilot.com/models'));
-    await mapped(new Request('https://api.githubcopilot.com/v1/x', { method: 'PUT', body: 'raw' }));
-    await mapped('https://api.openai.com/v1/responses');
-    expect(seen).toEqual([
-      { url: 'http://127.0.0.1:4010/chat/completions?x=1', method: 'POST', body: '{"a":1}' },
-      { url: 'http://127.0.0.1:4010/models', method: 'GET', body: null },
-      { url: 'http://127.0.0.1:4010/v1/x', method: 'PUT', body: 'raw' },
-      { url: 'https://api.openai.com/v1/responses', method: 'GET', body: null },
-    ]);
-    expect(globalThis.fetch).toBe(original);
+  it('sends a mapped origin to its target with path and query unchanged, and leaves others alone', () => {
+    expect(mappedUrl('https://api.githubcopilot.com/chat/completions?x=1', mapping)).toBe(
+      'http://127.0.0.1:4010/chat/completions?x=1',
+    );
+    expect(mappedUrl('https://api.githubcopilot.com', mapping)).toBe('http://127.0.0.1:4010');
+    expect(mappedUrl('https://api.openai.com/v1/responses', mapping)).toBe('https://api.openai.com/v1/responses');
+    expect(mappedUrl('https://api.githubcopilot.com/x', undefined)).toBe('https://api.githubcopilot.com/x');
   });
 });

@@ -10,8 +10,8 @@ import { CHAT_PERSONA_NAMES } from '../../src/emulators/chat-completions/chat-em
 import { loadTransport } from '../../src/transports/transport-registry.js';
 
 // `--provider emulator:NAME` (README): the CLI starts the emulator in-process and reaches it through
-// the route's own `fetch`, under the real origin where host-based rules depend on it; the
-// process-wide `fetch` is never replaced.
+// the route's own origin mapping (`connectTo`, applied by the transports' pooled client), under
+// the real origin where host-based rules depend on it; the process-wide `fetch` is never replaced.
 
 const opened: OpenedRoute[] = [];
 afterEach(async () => {
@@ -25,8 +25,8 @@ async function open(persona: string): Promise<OpenedRoute> {
   return route;
 }
 
-/** One "hello there" turn on the opened route, sent through `fetch`. */
-async function sayHello(route: OpenedRoute, fetch: typeof globalThis.fetch | undefined) {
+/** One "hello there" turn on the opened route, sent with its origin mapping (and through `fetch` when given). */
+async function sayHello(route: OpenedRoute, fetch?: typeof globalThis.fetch) {
   return (await loadTransport(route.route.api))
     .send({
       route: route.route,
@@ -34,6 +34,7 @@ async function sayHello(route: OpenedRoute, fetch: typeof globalThis.fetch | und
       tools: [],
       reasoning: { enabled: true },
       apiKey: route.apiKey,
+      connectTo: route.connectTo,
       fetch,
     })
     .result();
@@ -58,36 +59,36 @@ describe('in-process emulator personas', () => {
   });
 
   it.each(['copilot', 'responses'])(
-    '%s: the route names the real origin, its fetch reaches the emulator, the global fetch is untouched',
+    '%s: the route names the real origin, its mapping reaches the emulator, the global fetch is untouched',
     async (persona) => {
       const original = globalThis.fetch;
       const route = await open(persona);
       expect(new URL(route.route.baseUrl ?? '').hostname).toMatch(/^api\.(githubcopilot|openai)\.com$/);
-      expect(route.fetch).toBeDefined();
+      expect(route.connectTo?.get(new URL(route.route.baseUrl ?? '').origin)).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(globalThis.fetch).toBe(original);
-      expect((await sayHello(route, route.fetch)).content).toContain('You said: hello there');
+      expect((await sayHello(route)).content).toContain('You said: hello there');
     },
   );
 
   it.each(['deepseek', 'anthropic', 'bedrock', 'gemini', 'responses'])(
-    "%s: the transport sends through the request's fetch",
+    "%s: a request's fetch replaces the pooled client, the origin mapping still applies",
     async (persona) => {
       const route = await open(persona);
       const urls: string[] = [];
-      const base = route.fetch ?? globalThis.fetch;
       const counting: typeof globalThis.fetch = (input, init) => {
         urls.push(input instanceof Request ? input.url : String(input));
-        return base(input, init);
+        return globalThis.fetch(input, init);
       };
       expect((await sayHello(route, counting)).content).toContain('You said: hello there');
       expect(urls).toHaveLength(1);
+      expect(urls[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
     },
   );
 
-  it('only personas answering for a real origin get a mapped fetch', async () => {
+  it('only personas answering for a real origin get an origin mapping', async () => {
     const route = await open('deepseek');
-    expect(route.fetch).toBeDefined();
+    expect(route.connectTo?.size).toBe(1);
     const local = await open('local');
-    expect(local.fetch).toBeUndefined();
+    expect(local.connectTo).toBeUndefined();
   });
 });

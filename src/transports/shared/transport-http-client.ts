@@ -52,13 +52,32 @@ const KEEP_ALIVE_MS = 30_000;
 
 let pooledAgent: Promise<Dispatcher> | undefined;
 
+/** The process-wide dispatcher slot undici keeps on `globalThis`: every `fetch` dispatches through it. */
+const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+
+/**
+ * Loads undici without changing the process's `fetch`. The package installs an Agent of its own
+ * version as every `fetch`'s dispatcher when the slot is empty, and Node's built-in `fetch` (its
+ * own undici version) then fails on some requests ("invalid content-length header"). Node's
+ * `fetch` fills the slot with its own dispatcher when it loads, so it is loaded first (reading
+ * `Headers` does that); the pool here is passed explicitly to every request it sends.
+ */
+async function loadUndici(): Promise<typeof import('undici')> {
+  const slots = globalThis as unknown as Record<symbol, unknown>;
+  void globalThis.Headers;
+  const before = slots[GLOBAL_DISPATCHER];
+  const undici = await import('undici');
+  if (before !== undefined && slots[GLOBAL_DISPATCHER] !== before) slots[GLOBAL_DISPATCHER] = before;
+  return undici;
+}
+
 /**
  * The process-wide pool, created on first use (undici is loaded then, so commands that send
  * nothing never load it). The pool's own header and body timeouts are off: the request's time
  * limits (first byte, idle, total) are the only ones, as config.yaml says.
  */
 function agent(): Promise<Dispatcher> {
-  pooledAgent ??= import('undici').then(
+  pooledAgent ??= loadUndici().then(
     ({ Agent }) =>
       new Agent({
         connect: { timeout: CONNECT_TIMEOUT_MS },

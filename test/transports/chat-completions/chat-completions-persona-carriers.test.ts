@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/message.js';
 import { startChatEmulator, type RunningChatEmulator } from '../../../src/emulators/chat-completions/chat-emulator.js';
 import type { ChatPersonaName } from '../../../src/emulators/chat-completions/chat-emulator.js';
-import { connectToFetch } from '../../../src/cli/cli-connect-to.js';
 import { createChatCompletionsTransport } from '../../../src/transports/chat-completions/chat-completions-transport.js';
 import type { TransportRequest } from '../../../src/transports/shared/transport.js';
 import { toolDefinitions } from '../../../src/tools/tool-registry.js';
@@ -98,9 +97,9 @@ describe('every chat persona replays exactly its route carriers (SPEC §5, §7)'
     emulator = await startChatEmulator({ persona: testCase.persona });
     const origin = new URL(emulator.baseUrl).origin;
     let baseUrl = emulator.baseUrl;
-    let fetch: typeof globalThis.fetch | undefined;
+    let connectTo: Map<string, string> | undefined;
     if (testCase.realOrigin) {
-      fetch = connectToFetch(new Map([[testCase.realOrigin, origin]]));
+      connectTo = new Map([[testCase.realOrigin, origin]]);
       baseUrl = `${testCase.realOrigin}/v1`;
     }
     const transport = createChatCompletionsTransport({ sleep: async () => undefined });
@@ -112,7 +111,7 @@ describe('every chat persona replays exactly its route carriers (SPEC §5, §7)'
       reasoning: { enabled: true },
       stream: testCase.stream,
       apiKey: 'sk-emulator',
-      fetch,
+      connectTo,
     });
     const first = await transport.send(request()).result();
     expect(first.tool_calls?.[0]?.function.name).toBe('read_file');
