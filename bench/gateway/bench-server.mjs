@@ -2,19 +2,53 @@
 //   node bench/gateway/bench-server.mjs gateway EMULATOR_BASE_URL STATE_DB
 //   node bench/gateway/bench-server.mjs floor EMULATOR_BASE_URL
 // `gateway` is `startGateway` over the SQLite store at STATE_DB; `floor` is a plain `node:http`
-// proxy that forwards each request to the same emulator and pipes the answer back (the least a
-// gateway in front of the provider can cost). Both print `listening on URL` and answer the IPC
-// message `cpu` with `process.cpuUsage()`, so the runner reads server CPU per turn.
-import { Buffer } from 'node:buffer';
-import { request as httpRequest, createServer } from 'node:http';
+// proxy that forwards each request to the same emulator over a keep-alive agent and pipes the
+// answer back as it arrives (the least a gateway in front of the provider can cost). Both print
+// `listening on URL` and answer the IPC message `report` with `process.cpuUsage()` and the
+// provider time of each turn since the last report, keyed by the turn's id (`bench turn N`):
+// the floor times request sent → upstream answer read, the gateway times each transport
+// `send` → its terminal event, through a wrapper that reads the id from the last user message.
+import { Agent as HttpAgent, request as httpRequest, createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 const [mode, emulatorBaseUrl, statePath] = process.argv.slice(2);
+/** Provider milliseconds per turn id since the last report. */
+let providerMs = {};
+
+/** The turn id in a history's last user message (`bench turn N`), if any. */
+function turnIdOf(history) {
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    const message = history[index];
+    if (message.role !== 'user') continue;
+    const text = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
+    return /bench turn (\d+)/.exec(text)?.[1];
+  }
+  return undefined;
+}
+
+/** `transport` with its `send` timed per turn (the stream's result settles at its terminal event). */
+function timedTransport(transport) {
+  const timed = Object.create(transport);
+  timed.send = (request, prepared) => {
+    const started = performance.now();
+    const stream = transport.send(request, prepared);
+    const id = turnIdOf(request.history);
+    const record = () => {
+      if (id !== undefined) providerMs[id] = (providerMs[id] ?? 0) + performance.now() - started;
+    };
+    stream.result().then(record, record);
+    return stream;
+  };
+  return timed;
+}
 
 async function startGatewayServer() {
   const { startGateway } = await import('../../dist/gateway/gateway-serve.js');
   const { silentLogger } = await import('../../dist/logging/logger.js');
   const { openSqliteSessionStore } = await import('../../dist/storage/sqlite-session-store.js');
+  const { loadTransport } = await import('../../dist/transports/transport-registry.js');
+  const transports = {};
+  for (const api of ['chat_completions']) transports[api] = timedTransport(await loadTransport(api));
   const store = openSqliteSessionStore(statePath);
   const gateway = await startGateway({
     host: '127.0.0.1',
@@ -27,29 +61,30 @@ async function startGatewayServer() {
     workspace: process.cwd(),
     yolo: false,
     logger: silentLogger(),
+    turn: { transportFor: (api) => transports[api] },
   });
   return gateway.url;
 }
 
-/** The floor: one upstream request per downstream request, bodies piped, `Server-Timing` like the gateway's. */
+/** The floor: one upstream request per downstream request over a keep-alive agent, answers piped. */
 async function startFloorServer() {
   const upstream = new URL(`${emulatorBaseUrl}/chat/completions`);
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
   const server = createServer((incoming, outgoing) => {
     const started = performance.now();
+    const id = incoming.headers['x-bench-turn'];
     const forwarded = httpRequest(
       upstream,
-      { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench' } },
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' } },
       (answer) => {
-        const chunks = [];
-        answer.on('data', (chunk) => chunks.push(chunk));
-        answer.on('end', () => {
-          outgoing.writeHead(answer.statusCode ?? 502, {
-            'content-type': answer.headers['content-type'] ?? 'application/json',
-            'server-timing': `provider;dur=${(performance.now() - started).toFixed(2)}`,
-            'x-hermes-session-id': incoming.headers['x-hermes-session-id'] ?? 'floor',
-          });
-          outgoing.end(Buffer.concat(chunks));
+        outgoing.writeHead(answer.statusCode ?? 502, {
+          'content-type': answer.headers['content-type'] ?? 'application/json',
+          'x-hermes-session-id': incoming.headers['x-hermes-session-id'] ?? 'floor',
         });
+        answer.on('end', () => {
+          if (typeof id === 'string') providerMs[id] = performance.now() - started;
+        });
+        answer.pipe(outgoing);
       },
     );
     forwarded.on('error', () => {
@@ -64,7 +99,10 @@ async function startFloorServer() {
 
 const url = mode === 'floor' ? await startFloorServer() : await startGatewayServer();
 process.on('message', (message) => {
-  if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
+  if (message !== 'report') return;
+  const cpu = process.cpuUsage();
+  process.send?.({ cpu, providerMs });
+  providerMs = {};
 });
 console.log(`listening on ${url}`);
 // A normal exit, so `--cpu-prof` (BENCH_SERVER_PROFILE in run.mjs) writes its profile.

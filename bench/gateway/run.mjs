@@ -1,39 +1,57 @@
 // bench/gateway: what the gateway costs per turn next to the least a proxy can cost, with a
 // zero-latency provider (the in-repo chat emulator, DeepSeek persona, in its own process).
-// Run after `npm run build`: node bench/gateway/run.mjs [turnsPerLevel=200] [turnsPerSession=10]
+// Run after `npm run build`:
+//   node bench/gateway/run.mjs [turnsPerLevel=200] [turnsPerSession=10] [rounds=3] [warmupTurns=1500]
+// (or `npm run bench -- gateway`). Environment: BENCH_GATEWAY_STREAM=0 sends non-streaming
+// turns (default: streaming); BENCH_GATEWAY_LONG=0 skips the 10,000-message session;
+// BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR.
 //
-// Two servers run in child processes (bench-server.mjs), one after the other, against the same
-// emulator: the gateway over a SQLite state.db, and the floor, a plain `node:http` proxy that
-// forwards the client's request to the emulator and pipes the answer back. Each runs exactly
-// `turnsPerLevel` non-streaming text turns at 1, 8 and 32 concurrent sessions after a 20-turn
-// warm-up. Each worker owns one session and sends its turns one after another (turns on one
-// session are serialized by design), starting a fresh session every `turnsPerSession` turns so
-// history size is the same at every level. The gateway then runs a mixed level: one worker
-// continues a 10,000-message session while 31 others run short sessions, which shows how much
-// one long session stalls the others.
+// Two servers run side by side in child processes (bench-server.mjs) against the same emulator:
+// the gateway over a SQLite state.db, and the floor, a plain `node:http` proxy that forwards the
+// client's request to the emulator and pipes the answer back. For every round and every level
+// (1, 8 and 32 concurrent sessions) the floor runs `turnsPerLevel` turns, then the gateway does,
+// each front door after chat-completions, so load on a shared machine changes both alike. Each
+// worker owns one session and starts a fresh one every `turnsPerSession` turns, so history size
+// is the same at every level. Printed per level (medians over the rounds): server CPU per turn
+// (`process.cpuUsage` of the child), turns/s, and the latency the server ADDS to a turn (client
+// round trip minus the provider's share, bench-client.mjs); ratios are server / floor. Then the
+// gateway runs a mixed level: one worker continues a 10,000-message session while 31 others run
+// short sessions, which shows how much one long session stalls the others.
 //
-// Printed per level: server CPU per turn (`process.cpuUsage` of the server child), turns/s, and
-// the latency the server ADDS to a turn: client round trip (fetch start → body read) minus
-// provider time, which both servers report as `Server-Timing: provider;dur=…` (request sent to
-// the emulator → answer read). Ratios are gateway / floor.
-/* global fetch */
+// Front doors: a module `gateway-front-door-turns.mjs` next to this file, when present, exports
+// `frontDoorScenarios`, a list of `{ name, turn(url, { text, sessionId, stream }) }` like
+// `chatCompletionsScenario` in bench-client.mjs; each gets its own rows against the same floor.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { openSqliteSessionStore } from '../../dist/storage/sqlite-session-store.js';
+import {
+  chatCompletionsScenario,
+  client,
+  percentile,
+  addedLatencies,
+  runAlone,
+  runLevel,
+  summarize,
+} from './bench-client.mjs';
 
 const turnsPerLevel = Number(process.argv[2] ?? 200);
 const turnsPerSession = Number(process.argv[3] ?? 10);
-const LEVELS = [1, 8, 32];
-// BENCH_GATEWAY_LONG=0 skips the 10,000-message session (the mixed level and the long session alone),
-// so a server profile covers short sessions only.
+const rounds = Number(process.argv[4] ?? 3);
+// The JIT keeps optimizing a server for a thousand turns or more (the gateway runs far more code
+// than the floor): each server warms up on this many turns at 32 sessions before anything counts.
+const warmupTurns = Number(process.argv[5] ?? 1500);
+const stream = process.env.BENCH_GATEWAY_STREAM !== '0';
 const withLongSession = process.env.BENCH_GATEWAY_LONG !== '0';
+const LEVELS = [1, 8, 32];
 const LONG_SESSION_MESSAGES = 10_000;
 
 const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gateway-'));
 const statePath = join(home, 'state.db');
+const frontDoorModule = new URL('./gateway-front-door-turns.mjs', import.meta.url);
+const frontDoors = existsSync(frontDoorModule) ? ((await import(frontDoorModule.href)).frontDoorScenarios ?? []) : [];
+const scenarios = [chatCompletionsScenario, ...frontDoors];
 
 /** Spawns a node child and resolves once it prints `listening on URL`. */
 function startChild(args, withIpc) {
@@ -45,22 +63,21 @@ function startChild(args, withIpc) {
     const onData = (chunk) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+(?:\/v1)?)/.exec(output);
-      if (match) {
-        child.stdout.off('data', onData);
-        resolve({
-          url: match[1],
-          cpu: () =>
-            new Promise((done) => {
-              child.once('message', (message) => done(message.cpu));
-              child.send('cpu');
-            }),
-          close: () =>
-            new Promise((done) => {
-              child.once('exit', () => done());
-              child.kill('SIGTERM');
-            }),
-        });
-      }
+      if (!match) return;
+      child.stdout.off('data', onData);
+      resolve({
+        url: match[1],
+        report: () =>
+          new Promise((done) => {
+            child.once('message', done);
+            child.send('report');
+          }),
+        close: () =>
+          new Promise((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
@@ -94,181 +111,112 @@ async function seedLongSession(count) {
   return session.id;
 }
 
-/** One non-streaming turn; returns the round trip and the provider share in ms. */
-async function turn(server, sessionId, text) {
-  const started = performance.now();
-  const response = await fetch(`${server.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(sessionId ? { 'x-hermes-session-id': sessionId } : {}) },
-    body: JSON.stringify({ model: 'deepseek-v4-flash', messages: [{ role: 'user', content: text }] }),
-  });
-  await response.json();
-  const total = performance.now() - started;
-  if (response.status !== 200) throw new Error(`turn failed with HTTP ${response.status}`);
-  const provider = Number(/provider;dur=([\d.]+)/.exec(response.headers.get('server-timing') ?? '')?.[1] ?? NaN);
-  return { total, provider, sessionId: response.headers.get('x-hermes-session-id') };
-}
-
-/**
- * Runs `turns` turns with `workers` concurrent sessions. With `longSessionId`, worker 0 keeps
- * sending to that session until the others are done; its turns are not in `samples`.
- */
-async function level(server, workers, turns, longSessionId) {
-  const samples = [];
-  const longSamples = [];
-  let next = 0;
-  let done = false;
-  const cpuBefore = await server.cpu();
-  const started = performance.now();
-  const runWorker = async (worker) => {
-    if (longSessionId && worker === 0) {
-      while (!done) longSamples.push(await turn(server, longSessionId, `long session turn ${longSamples.length + 1}`));
-      return;
-    }
-    let sessionId;
-    let inSession = 0;
-    while (next < turns) {
-      next += 1;
-      if (inSession === turnsPerSession) {
-        sessionId = undefined;
-        inSession = 0;
-      }
-      const sample = await turn(server, sessionId, `worker ${worker} turn ${inSession + 1}`);
-      sessionId = sample.sessionId;
-      inSession += 1;
-      samples.push(sample);
-    }
-  };
-  const workerRuns = Array.from({ length: workers }, (_, worker) => runWorker(worker));
-  await Promise.all(longSessionId ? workerRuns.slice(1) : workerRuns);
-  done = true;
-  const wallMs = performance.now() - started;
-  await workerRuns[0];
-  const cpuAfter = await server.cpu();
-  const cpuMs = (cpuAfter.user - cpuBefore.user + cpuAfter.system - cpuBefore.system) / 1000;
-  return { samples, longSamples, wallMs, cpuMsPerTurn: cpuMs / (samples.length + longSamples.length) };
-}
-
-/** `turns` turns on the long session alone: the CPU one turn of a 10,000-message session costs. */
-async function longSessionAlone(server, sessionId, turns) {
-  const cpuBefore = await server.cpu();
-  const samples = [];
-  for (let index = 0; index < turns; index += 1) samples.push(await turn(server, sessionId, `alone turn ${index + 1}`));
-  const cpuAfter = await server.cpu();
-  const added = samples.map((sample) => sample.total - sample.provider).sort((a, b) => a - b);
-  return {
-    cpuMsPerTurn: (cpuAfter.user - cpuBefore.user + cpuAfter.system - cpuBefore.system) / 1000 / turns,
-    p50: percentile(added, 0.5),
-  };
-}
-
-function percentile(sorted, fraction) {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
-}
-
-function summary(result) {
-  const added = result.samples.map((sample) => sample.total - sample.provider).sort((a, b) => a - b);
-  return {
-    turnsPerSecond: ((result.samples.length + result.longSamples.length) / result.wallMs) * 1000,
-    cpuMsPerTurn: result.cpuMsPerTurn,
-    p50: percentile(added, 0.5),
-    p99: percentile(added, 0.99),
-  };
-}
-
-async function runServer(mode, emulator, mixedSessionId) {
-  // BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR.
+function startServer(mode, emulator) {
   const profile = process.env.BENCH_SERVER_PROFILE;
-  const server = await startChild(
-    [
-      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
-      new URL('./bench-server.mjs', import.meta.url).pathname,
-      mode,
-      emulator.url,
-      statePath,
-    ],
+  const script = new URL('./bench-server.mjs', import.meta.url).pathname;
+  return startChild(
+    [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), script, mode, emulator.url, statePath],
     true,
   );
-  try {
-    await level(server, 4, 20); // warm-up: JIT, SQLite page cache, keep-alive sockets
-    const results = {};
-    for (const workers of LEVELS) results[workers] = summary(await level(server, workers, turnsPerLevel));
-    if (mixedSessionId) {
-      const mixed = await level(server, 32, turnsPerLevel, mixedSessionId);
-      results.mixed = summary(mixed);
-      const long = mixed.longSamples.map((sample) => sample.total - sample.provider).sort((a, b) => a - b);
-      results.long = { turns: long.length, p50: percentile(long, 0.5) };
-      results.alone = await longSessionAlone(server, mixedSessionId, 10);
-    }
-    return results;
-  } finally {
-    await server.close();
-  }
 }
 
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const row = (cells, widths) => cells.map((cell, index) => String(cell).padStart(widths[index])).join('');
 const fixed = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+const level = (server, scenario, workers, turns = turnsPerLevel, longSessionId = undefined) =>
+  runLevel(server, { scenario, workers, turns, turnsPerSession, stream, longSessionId });
 
-const emulator = await startChild(
-  [
-    new URL('../../dist/cli.js', import.meta.url).pathname,
-    'emulate',
-    'chat',
-    '--persona',
-    'deepseek',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-  ],
-  false,
-);
+const emulatorArgs = ['emulate', 'chat', '--persona', 'deepseek', '--host', '127.0.0.1', '--port', '0'];
+const emulator = await startChild([new URL('../../dist/cli.js', import.meta.url).pathname, ...emulatorArgs], false);
+const loadBefore = loadavg();
+const servers = [];
 try {
   const longSessionId = withLongSession ? await seedLongSession(LONG_SESSION_MESSAGES) : undefined;
-  const floor = await runServer('floor', emulator);
-  const gateway = await runServer('gateway', emulator, longSessionId);
+  const floor = await startServer('floor', emulator);
+  servers.push(floor);
+  const gateway = await startServer('gateway', emulator);
+  servers.push(gateway);
+  // Warm-up: JIT, SQLite page cache, keep-alive sockets.
+  await level(floor, chatCompletionsScenario, 32, warmupTurns);
+  for (const scenario of scenarios) await level(gateway, scenario, 32, warmupTurns);
+  /** rows[name][workers] = summaries, one per round. */
+  const rows = { floor: {} };
+  for (const scenario of scenarios) rows[scenario.name] = {};
+  for (let round = 0; round < rounds; round += 1) {
+    for (const workers of LEVELS) {
+      (rows.floor[workers] ??= []).push(summarize(await level(floor, chatCompletionsScenario, workers)));
+      for (const scenario of scenarios) {
+        (rows[scenario.name][workers] ??= []).push(summarize(await level(gateway, scenario, workers)));
+      }
+    }
+  }
+  let mixed;
+  let alone;
+  if (longSessionId) {
+    const result = await level(gateway, chatCompletionsScenario, 32, turnsPerLevel, longSessionId);
+    mixed = { ...summarize(result), longTurns: result.longSamples.length };
+    mixed.longP50 = percentile(addedLatencies(result.longSamples), 0.5);
+    alone = await runAlone(gateway, chatCompletionsScenario, longSessionId, 10, stream);
+  }
+  const loadAfter = loadavg();
+
+  const mode = stream ? 'streaming' : 'non-streaming';
   console.log(
-    `gateway bench: ${turnsPerLevel} non-streaming turns per level, fresh session every ${turnsPerSession} turns, DeepSeek emulator, SQLite state.db, Node ${process.version}`,
+    `gateway bench: ${turnsPerLevel} ${mode} turns per level and server after ${warmupTurns} warm-up turns, ${rounds} rounds (medians), fresh session every ` +
+      `${turnsPerSession} turns, DeepSeek emulator, SQLite state.db, Node ${process.version}; load average ` +
+      `${loadBefore.map((value) => value.toFixed(2)).join(' ')} before, ${loadAfter.map((value) => value.toFixed(2)).join(' ')} after`,
   );
-  const widths = [9, 10, 9, 10, 10, 10, 10, 10];
+  const widths = [9, 18, 9, 9, 9, 9, 8, 8];
   console.log(row(['sessions', 'server', 'CPU ms', 'turns/s', 'added', 'added', 'CPU', 'p99'], widths));
   console.log(row(['', '', '/turn', '', 'p50 ms', 'p99 ms', '/floor', '/floor'], widths));
+  const table = {};
   for (const workers of LEVELS) {
-    for (const [name, results] of [
-      ['floor', floor],
-      ['gateway', gateway],
-    ]) {
-      const result = results[workers];
-      const isGateway = name === 'gateway';
+    const floorCpu = median(rows.floor[workers].map((summary) => summary.cpuMsPerTurn));
+    const floorP99 = median(rows.floor[workers].map((summary) => summary.p99));
+    for (const name of Object.keys(rows)) {
+      const summaries = rows[name][workers];
+      const cpu = median(summaries.map((summary) => summary.cpuMsPerTurn));
+      const p99 = median(summaries.map((summary) => summary.p99));
+      const cells = {
+        cpuMsPerTurn: cpu,
+        turnsPerSecond: median(summaries.map((summary) => summary.turnsPerSecond)),
+        p50: median(summaries.map((summary) => summary.p50)),
+        p99,
+      };
+      (table[name] ??= {})[workers] = cells;
+      const isFloor = name === 'floor';
       console.log(
         row(
           [
             workers,
-            name,
-            fixed(result.cpuMsPerTurn),
-            fixed(result.turnsPerSecond, 0),
-            fixed(result.p50),
-            fixed(result.p99),
-            isGateway ? fixed(result.cpuMsPerTurn / floor[workers].cpuMsPerTurn, 1) : '',
-            isGateway ? fixed(result.p99 / floor[workers].p99, 1) : '',
+            isFloor ? 'floor' : `gateway ${name}`,
+            fixed(cpu),
+            fixed(cells.turnsPerSecond, 0),
+            fixed(cells.p50),
+            fixed(p99),
+            isFloor ? '' : fixed(cpu / floorCpu, 1),
+            isFloor ? '' : fixed(p99 / floorP99, 1),
           ],
           widths,
         ),
       );
     }
   }
-  const mixed = gateway.mixed;
-  if (mixed)
+  if (mixed) {
     console.log(
       `mixed: one ${LONG_SESSION_MESSAGES}-message session beside 31 short ones (gateway): CPU ${fixed(mixed.cpuMsPerTurn)} ms/turn, ` +
-        `${fixed(mixed.turnsPerSecond, 0)} turns/s, short sessions added p50 ${fixed(mixed.p50)} ms p99 ${fixed(mixed.p99)} ms ` +
-        `(+${fixed(mixed.p99 - gateway[32].p99)} ms p99 over 32 short sessions); long session ${gateway.long.turns} turns, added p50 ${fixed(gateway.long.p50)} ms`,
+        `${fixed(mixed.turnsPerSecond, 0)} turns/s, short sessions added p50 ${fixed(mixed.p50)} ms p99 ${fixed(mixed.p99)} ms; ` +
+        `long session ${mixed.longTurns} turns, added p50 ${fixed(mixed.longP50)} ms`,
     );
-  if (mixed)
     console.log(
-      `the ${LONG_SESSION_MESSAGES}-message session alone, 10 turns (gateway): CPU ${fixed(gateway.alone.cpuMsPerTurn)} ms/turn, added p50 ${fixed(gateway.alone.p50)} ms`,
+      `the ${LONG_SESSION_MESSAGES}-message session alone, 10 turns (gateway): CPU ${fixed(alone.cpuMsPerTurn)} ms/turn, added p50 ${fixed(alone.p50)} ms`,
     );
+  }
+  // One machine-readable line for other benches (bench/sqlite-driver).
+  console.log(`json ${JSON.stringify({ stream, turnsPerLevel, rounds, table, mixed, alone })}`);
 } finally {
+  for (const server of servers) await server.close();
   await emulator.close();
+  await client.close();
   rmSync(home, { recursive: true, force: true });
 }

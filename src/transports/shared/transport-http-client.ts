@@ -1,3 +1,4 @@
+import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import type { TransportRequest } from './transport.js';
 
@@ -62,7 +63,7 @@ const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
  * `fetch` fills the slot with its own dispatcher when it loads, so it is loaded first (reading
  * `Headers` does that); the pool here is passed explicitly to every request it sends.
  */
-async function loadUndici(): Promise<typeof import('undici')> {
+async function loadUndici(): Promise<typeof Undici> {
   const slots = globalThis as unknown as Record<symbol, unknown>;
   void globalThis.Headers;
   const before = slots[GLOBAL_DISPATCHER];
