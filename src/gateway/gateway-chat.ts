@@ -7,7 +7,6 @@ import type { SessionTurnLock } from './gateway-session-lock.js';
 import { runGatewayTurn, toHttpError, type GatewayTurnEvent, type GatewayTurnOutcome } from './gateway-turn.js';
 import type { GatewayTurnContext } from './gateway-types.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
-import { createEventBody } from './gateway-event-body.js';
 import { knownSecrets, redactError } from '../core/redact.js';
 
 /**
@@ -86,13 +85,7 @@ export async function chatCompletionsResponse(
     const queued = unlock;
     unlock = null;
     if (parsed.stream) {
-      const response = await streamingResponse(
-        context,
-        { sessionId, userText, turnKey },
-        parsed,
-        queued,
-        request.signal,
-      );
+      const response = await streamingResponse(context, { sessionId, userText, turnKey }, parsed, queued, request);
       dependencies.onAnswer?.(sessionId);
       return response;
     }
@@ -228,16 +221,16 @@ async function streamingResponse(
   turn: { sessionId: string; userText: string; turnKey: string | undefined },
   parsed: GatewayChatRequest,
   unlockQueue: () => void,
-  clientGone: AbortSignal,
+  request: ChatRequestSource,
 ): Promise<Response> {
   const { sessionId } = turn;
   const abort = new AbortController();
-  clientGone.addEventListener('abort', () => abort.abort(), { once: true });
+  request.signal.addEventListener('abort', () => abort.abort(), { once: true });
   const id = completionId();
   const created = Math.floor(Date.now() / 1000);
   const model = context.route.route.model;
   // The client went away: interrupt the turn (nothing partial is stored) and free the session.
-  const body = createEventBody(() => abort.abort());
+  const body = request.eventBody(() => abort.abort());
   const send = (payload: unknown) =>
     body.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
   const chunk = (
@@ -306,11 +299,9 @@ async function streamingResponse(
       send('[DONE]');
       body.close();
     });
-  return new Response(body.stream, {
-    headers: {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache',
-      [SESSION_HEADER]: sessionId,
-    },
+  return body.respond({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    [SESSION_HEADER]: sessionId,
   });
 }

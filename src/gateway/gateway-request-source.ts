@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { nodeEventBody, webEventBody, type EventBody } from './gateway-event-body.js';
 
 /**
  * What the chat route reads of a request: headers, the body text under a size cap, and a signal
- * that aborts when the client disconnects. Two sources give the same answers:
+ * that aborts when the client disconnects; and where a streamed answer goes
+ * (`gateway-event-body.ts`). Two sources give the same answers:
  * - {@link webRequestSource}: a web `Request` (`app.request()` in tests, any fetch-style host);
  * - {@link nodeRequestSource}: the Node `IncomingMessage` and `ServerResponse` that
  *   `@hono/node-server` hands the app. Reading them directly skips the web `Request` the adapter
@@ -17,6 +19,8 @@ export interface ChatRequestSource {
   text(maxBytes: number): Promise<string | null>;
   /** Aborts when the client goes away before the response finished. */
   readonly signal: AbortSignal;
+  /** The body of a streamed answer to this request; `onCancel` runs when the client goes away before it closed. */
+  eventBody(onCancel: () => void): EventBody;
 }
 
 /** A web `Request` as a {@link ChatRequestSource}. */
@@ -26,6 +30,7 @@ export function webRequestSource(request: Request): ChatRequestSource {
     get signal() {
       return request.signal;
     },
+    eventBody: webEventBody,
     async text(maxBytes) {
       const declared = Number(request.headers.get('content-length') ?? '0');
       if (declared > maxBytes) return null;
@@ -80,6 +85,7 @@ export function nodeRequestSource(incoming: IncomingMessage, outgoing: ServerRes
       return controller.signal;
     },
     text: (maxBytes) => readIncoming(incoming, maxBytes),
+    eventBody: (onCancel) => nodeEventBody(outgoing, onCancel),
   };
 }
 
