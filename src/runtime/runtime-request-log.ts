@@ -15,6 +15,8 @@ export function logRequest(
   attempt: number,
   logged: readonly CarrierDecision[] = prepared.decisions,
 ): void {
+  // The line is built only when it is written (a gateway logging at warn skips it every request).
+  if (!logger.isLevelEnabled('info')) return;
   const decisions = summariseDecisions(logged);
   // SPEC §24.10: native APIs name what they sent too; "none" only when no blob travels.
   const sent = [...prepared.carriersSent, ...(prepared.nativeCarriersSent ?? [])];

@@ -99,8 +99,18 @@ export type AgentEvent =
   /** The user message is stored: from here on a failed turn keeps it. */
   | { type: 'user-stored'; sessionId: string };
 
+/** What a route's profile is resolved from, besides the route rows (compared field by field). */
+type ProfileInputs = readonly [
+  api: string,
+  provider: string,
+  model: string,
+  baseUrl: string | undefined,
+  echoOptIn: boolean | undefined,
+  nousInferenceBaseUrl: string | undefined,
+];
+
 /** The last profile each route object resolved to, with what it was resolved from. */
-const resolvedProfiles = new WeakMap<Route, { key: string; overrides: unknown; profile: RouteProfile }>();
+const resolvedProfiles = new WeakMap<Route, { inputs: ProfileInputs; overrides: unknown; profile: RouteProfile }>();
 
 /**
  * The profile of the turn's route (SPEC §3–§12) under the user's route rows and echo opt-in,
@@ -113,22 +123,28 @@ export function turnRouteProfile(
 ): RouteProfile {
   const nousInferenceBaseUrl = process.env['NOUS_INFERENCE_BASE_URL'];
   const { route } = options;
-  const key = JSON.stringify([
+  const inputs: ProfileInputs = [
     route.api,
     route.provider,
     route.model,
     route.baseUrl,
     options.echoOptIn,
     nousInferenceBaseUrl,
-  ]);
+  ];
   const cached = resolvedProfiles.get(route);
-  if (cached && cached.key === key && cached.overrides === options.routeOverrides) return cached.profile;
+  if (
+    cached &&
+    cached.overrides === options.routeOverrides &&
+    cached.inputs.every((value, index) => value === inputs[index])
+  ) {
+    return cached.profile;
+  }
   const profile = routeProfileFor(route, {
     overrides: options.routeOverrides,
     echoOptIn: options.echoOptIn,
     nousInferenceBaseUrl,
   });
-  resolvedProfiles.set(route, { key, overrides: options.routeOverrides, profile });
+  resolvedProfiles.set(route, { inputs, overrides: options.routeOverrides, profile });
   return profile;
 }
 

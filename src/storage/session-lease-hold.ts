@@ -125,17 +125,24 @@ const SESSION_WRITES = new Set<string>([
  * before it interleaves with the new holder. Reads and other sessions pass straight through.
  */
 export function leaseFencedStore(store: SessionStore, lease: HeldSessionLease): SessionStore {
+  // One wrapper per method for the fenced store's life: a turn reads the store's methods often.
+  const wrappers = new Map<string, unknown>();
   return new Proxy(store, {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver);
       if (typeof key !== 'string' || typeof value !== 'function') return value;
+      const cached = wrappers.get(key);
+      if (cached !== undefined) return cached;
       const method = value as (...args: unknown[]) => unknown;
-      if (!SESSION_WRITES.has(key)) return method.bind(target);
-      return async (...args: unknown[]) => {
-        const sessionId = key === 'recordRequest' ? (args[0] as { sessionId?: unknown })?.sessionId : args[0];
-        if (sessionId === lease.sessionId) await lease.ensureHeld();
-        return method.apply(target, args);
-      };
+      const wrapper = !SESSION_WRITES.has(key)
+        ? method.bind(target)
+        : async (...args: unknown[]) => {
+            const sessionId = key === 'recordRequest' ? (args[0] as { sessionId?: unknown })?.sessionId : args[0];
+            if (sessionId === lease.sessionId) await lease.ensureHeld();
+            return method.apply(target, args);
+          };
+      wrappers.set(key, wrapper);
+      return wrapper;
     },
   });
 }

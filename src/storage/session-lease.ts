@@ -165,7 +165,17 @@ export function leaseFromClaim(sessionId: string, claim: LeaseClaim, now: number
   };
 }
 
-/** A claim for this process. */
+/** This host's name and a random prefix of this process's lease ids, made once. */
+let thisProcess: { host: string; prefix: string } | undefined;
+let claims = 0;
+
+/**
+ * A claim for this process. Its lease id is unique per claim: the pid, a random prefix drawn once
+ * per process (pids are reused) and a counter.
+ */
 export function claimForThisProcess(owner: string, ttlMs: number = DEFAULT_LEASE_TTL_MS): LeaseClaim {
-  return { leaseId: `${process.pid}-${randomSuffix(12)}`, owner, pid: process.pid, host: hostname(), ttlMs };
+  thisProcess ??= { host: hostname(), prefix: randomSuffix(12) };
+  claims += 1;
+  const leaseId = `${process.pid}-${thisProcess.prefix}-${claims.toString(36)}`;
+  return { leaseId, owner, pid: process.pid, host: thisProcess.host, ttlMs };
 }
