@@ -5,8 +5,9 @@
 // that gets busier or quieter during the run affects both alike. Reported, per driver, medians:
 //   resume  – bench/resume/resume-store-load.mjs: batch append of a 10,000-message session, first
 //             `listMessages` (cold), median `listMessages` wall and CPU;
-//   gateway – bench/gateway/run.mjs: turns/s and the gateway's added p50 latency at 1, 8, 32
-//             concurrent sessions, and the gateway process's CPU per turn.
+//   gateway – bench/gateway/run.mjs (one round, BENCH_GATEWAY_LONG=0): turns/s and the gateway's
+//             added p50 latency at 1, 8, 32 concurrent sessions, and the gateway process's CPU per
+//             turn (median of the levels).
 // Run after `npm run build`: node bench/sqlite-driver/run.mjs [rounds=3] [gatewayTurns=200]
 // (or `npm run bench -- sqlite-driver`). On Node 20 only better-sqlite3 runs: `node:sqlite`
 // does not exist there.
@@ -35,7 +36,7 @@ function runWith(driver, script, args) {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
     // The bench's emulator child inherits nothing of this: the flags are on this command line.
-    env: { ...process.env, HERMES_BENCH_CPU_REPORT: script },
+    env: { ...process.env, HERMES_BENCH_CPU_REPORT: script, BENCH_GATEWAY_LONG: '0' },
   });
   return output;
 }
@@ -48,14 +49,18 @@ for (let round = 1; round <= rounds; round += 1) {
     const resumeOutput = runWith(driver, 'bench/resume/resume-store-load.mjs', ['10000', '15', '3']);
     const resume = JSON.parse(resumeOutput.split('\n').find((line) => line.startsWith('{')) ?? 'null');
     samples[driver].resume.push(resume);
-    const gatewayOutput = runWith(driver, 'bench/gateway/run.mjs', [String(gatewayTurns), '10']);
-    const rows = gatewayOutput
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/).map(Number))
-      .filter((cells) => cells.length === 6 && cells.every(Number.isFinite));
-    const cpu = Number(/cpu-ms (\d+(\.\d+)?)/.exec(gatewayOutput)?.[1]);
-    const turns = gatewayTurns * rows.length + 20;
-    samples[driver].gateway.push({ rows, cpuPerTurn: cpu / turns });
+    // One round of the gateway bench, a shorter warm-up, no long session: its `json` line holds the levels.
+    const gatewayOutput = runWith(driver, 'bench/gateway/run.mjs', [String(gatewayTurns), '10', '1', '500']);
+    const report = JSON.parse(/^json (.*)$/m.exec(gatewayOutput)?.[1] ?? 'null');
+    const levels = report?.table?.['chat-completions'] ?? {};
+    // Columns per level: 0 sessions, 1 turns/s, 2 added p50 ms (the layout the summary reads).
+    const rows = ['1', '8', '32'].map((workers) => [
+      Number(workers),
+      levels[workers]?.turnsPerSecond,
+      levels[workers]?.p50,
+    ]);
+    const cpuPerTurn = median(['1', '8', '32'].map((workers) => levels[workers]?.cpuMsPerTurn ?? NaN));
+    samples[driver].gateway.push({ rows, cpuPerTurn });
     console.error(`round ${round} ${driver}: done`);
   }
 }
