@@ -44,6 +44,20 @@ function sse(texts: string[], failure?: Error): TransportAnswer {
 
 const dropped = () => new TypeError('terminated');
 
+/** The events of one send whose single attempt answers with `stream` as a chat-completions SSE body. */
+function sendOnce(stream: ReadableStream<Uint8Array>): Promise<StreamEvent[]> {
+  return collectEvents(
+    sendTransportRequest(request, retry, {
+      prepare: () => prepared,
+      open: async () => ({
+        kind: 'bytes',
+        body: webStreamBody(stream),
+        decoder: createChatCompletionsDecoder({ mustEcho: false }),
+      }),
+    }),
+  );
+}
+
 describe('sendTransportRequest', () => {
   it('a connection dropped before the first event is retried; the next attempt answers', async () => {
     const answers = [sse([': keep-alive\n\n'], dropped()), sse([chunk('hi'), 'data: [DONE]\n\n'])];
@@ -82,16 +96,7 @@ describe('sendTransportRequest', () => {
         cancelled = true;
       },
     });
-    const events = await collectEvents(
-      sendTransportRequest(request, retry, {
-        prepare: () => prepared,
-        open: async () => ({
-          kind: 'bytes',
-          body: webStreamBody(endless),
-          decoder: createChatCompletionsDecoder({ mustEcho: false }),
-        }),
-      }),
-    );
+    const events = await sendOnce(endless);
     expect(events.at(-1)?.type).toBe('error');
     expect(cancelled).toBe(true);
   });
@@ -112,16 +117,7 @@ describe('sendTransportRequest', () => {
         cancelled = true;
       },
     });
-    const events = await collectEvents(
-      sendTransportRequest(request, retry, {
-        prepare: () => prepared,
-        open: async () => ({
-          kind: 'bytes',
-          body: webStreamBody(finite),
-          decoder: createChatCompletionsDecoder({ mustEcho: false }),
-        }),
-      }),
-    );
+    const events = await sendOnce(finite);
     expect(events.at(-1)?.type).toBe('finish');
     // The reading goes on after the finish event reached the caller, to the body's end.
     await endReached;
