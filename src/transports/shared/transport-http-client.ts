@@ -146,6 +146,9 @@ function headerLookup(raw: Dispatcher.ResponseData['headers']): HeaderLookup {
 
 /** A Node readable stream as an {@link HttpBody}. */
 function nodeStreamBody(stream: Dispatcher.ResponseData['body']): HttpBody {
+  // Destroying an unfinished body emits an abort error on it; a read that fails rejects on its
+  // own, so that event has nothing left to tell (and must not become an uncaught exception).
+  stream.on('error', () => undefined);
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   return {
     read: async () => {
