@@ -18,9 +18,12 @@
 // gateway runs a mixed level: one worker continues a 10,000-message session while 31 others run
 // short sessions, which shows how much one long session stalls the others.
 //
-// Front doors: a module `gateway-front-door-turns.mjs` next to this file, when present, exports
-// `frontDoorScenarios`, a list of `{ name, turn(url, { text, sessionId, stream }) }` like
-// `chatCompletionsScenario` in bench-client.mjs; each gets its own rows against the same floor.
+// Front doors: a module `gateway-front-door-turns.mjs` next to this file, when present, adds
+// rows against the same floor. Either it exports `frontDoorScenarios`, a list of
+// `{ name, turn(url, { text, sessionId, stream }) }` like `chatCompletionsScenario` in
+// bench-client.mjs (measured like chat-completions, added latency included), or it exports
+// `GATEWAY_DOORS` and `measureDoor(server, door, { workers, requests, requestsPerConversation })`
+// (bench/front-doors' client-held conversations): those rows show CPU per request and requests/s.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -50,8 +53,10 @@ const LONG_SESSION_MESSAGES = 10_000;
 const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gateway-'));
 const statePath = join(home, 'state.db');
 const frontDoorModule = new URL('./gateway-front-door-turns.mjs', import.meta.url);
-const frontDoors = existsSync(frontDoorModule) ? ((await import(frontDoorModule.href)).frontDoorScenarios ?? []) : [];
-const scenarios = [chatCompletionsScenario, ...frontDoors];
+const doors = existsSync(frontDoorModule) ? await import(frontDoorModule.href) : {};
+const scenarios = [chatCompletionsScenario, ...(doors.frontDoorScenarios ?? [])];
+/** Doors measured by the module's own `measureDoor` (CPU per request, no latency split). */
+const measuredDoors = typeof doors.measureDoor === 'function' ? (doors.GATEWAY_DOORS ?? []) : [];
 
 /** Spawns a node child and resolves once it prints `listening on URL`. */
 function startChild(args, withIpc) {
@@ -71,6 +76,11 @@ function startChild(args, withIpc) {
           new Promise((done) => {
             child.once('message', done);
             child.send('report');
+          }),
+        cpu: () =>
+          new Promise((done) => {
+            child.once('message', (message) => done(message.cpu));
+            child.send('cpu');
           }),
         close: () =>
           new Promise((done) => {
@@ -139,14 +149,27 @@ try {
   // Warm-up: JIT, SQLite page cache, keep-alive sockets.
   await level(floor, chatCompletionsScenario, 32, warmupTurns);
   for (const scenario of scenarios) await level(gateway, scenario, 32, warmupTurns);
+  const doorLevel = (door, workers, requests = turnsPerLevel) =>
+    doors.measureDoor(gateway, door, { workers, requests, requestsPerConversation: turnsPerSession });
+  for (const door of measuredDoors) await doorLevel(door, 32, warmupTurns);
   /** rows[name][workers] = summaries, one per round. */
   const rows = { floor: {} };
   for (const scenario of scenarios) rows[scenario.name] = {};
+  for (const door of measuredDoors) rows[door] = {};
   for (let round = 0; round < rounds; round += 1) {
     for (const workers of LEVELS) {
       (rows.floor[workers] ??= []).push(summarize(await level(floor, chatCompletionsScenario, workers)));
       for (const scenario of scenarios) {
         (rows[scenario.name][workers] ??= []).push(summarize(await level(gateway, scenario, workers)));
+      }
+      for (const door of measuredDoors) {
+        const measured = await doorLevel(door, workers);
+        (rows[door][workers] ??= []).push({
+          cpuMsPerTurn: measured.cpuMsPerRequest,
+          turnsPerSecond: measured.requestsPerSecond,
+          p50: NaN,
+          p99: NaN,
+        });
       }
     }
   }
@@ -166,7 +189,7 @@ try {
       `${turnsPerSession} turns, DeepSeek emulator, SQLite state.db, Node ${process.version}; load average ` +
       `${loadBefore.map((value) => value.toFixed(2)).join(' ')} before, ${loadAfter.map((value) => value.toFixed(2)).join(' ')} after`,
   );
-  const widths = [9, 18, 9, 9, 9, 9, 8, 8];
+  const widths = [9, 26, 9, 9, 9, 9, 8, 8];
   console.log(row(['sessions', 'server', 'CPU ms', 'turns/s', 'added', 'added', 'CPU', 'p99'], widths));
   console.log(row(['', '', '/turn', '', 'p50 ms', 'p99 ms', '/floor', '/floor'], widths));
   const table = {};
