@@ -5,6 +5,7 @@ import type { GatewayTurnContext } from './gateway-types.js';
 import type { HeldSessionLease } from '../storage/session-lease-hold.js';
 import { SessionBusyError, SessionLeaseLostError } from '../storage/session-lease.js';
 import { StorageError } from '../storage/storage-errors.js';
+import { SessionChangedError } from '../storage/session-store-rules.js';
 import { GatewayHttpError } from './gateway-errors.js';
 import { knownSecrets, redactError } from '../core/redact.js';
 import { TurnKeyReusedError } from '../runtime/runtime-turn-key.js';
@@ -161,6 +162,9 @@ function readableReasoning(message: AssistantMessage): string {
 export function toHttpError(error: unknown): GatewayHttpError {
   if (error instanceof GatewayHttpError) return error;
   if (error instanceof SessionBusyError) return sessionBusy(error);
+  if (error instanceof SessionChangedError) {
+    return new GatewayHttpError(409, error.message, 'conflict_error', 'session_changed');
+  }
   if (error instanceof SessionLeaseLostError) {
     return new GatewayHttpError(409, error.message, 'conflict_error', 'session_lease_lost');
   }

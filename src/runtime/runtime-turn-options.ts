@@ -60,8 +60,8 @@ export interface AgentTurnOptions {
   /** Live progress for renderers (stream events plus tool results). */
   onEvent?: (event: AgentEvent) => void;
   /**
-   * The session lease this turn runs under (SPEC §23.6), taken by the caller (the gateway takes
-   * it before answering). Without it the turn takes its own and releases it when it ends.
+   * A session lease the caller already took for this turn (SPEC §23.6). Without it the turn
+   * takes its own with its first write and releases it with its last (runtime-turn-start.ts).
    */
   lease?: HeldSessionLease | undefined;
   /** Names this process to another that finds the session busy (default `hermes`). */

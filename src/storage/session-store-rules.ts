@@ -41,7 +41,8 @@ export class SessionChangedError extends HermesError {
     readonly foundVersion: number,
   ) {
     super(
-      `session ${sessionId} changed while this turn read it (version ${foundVersion}, expected ${expectedVersion}); nothing was written`,
+      `session ${sessionId} changed while this turn read it (another process writes it: version ${foundVersion}, ` +
+        `expected ${expectedVersion}); nothing was stored, send the turn again`,
     );
   }
 }
