@@ -134,6 +134,41 @@ describe('a turn under the session lease', () => {
   });
 });
 
+describe('the first write holds only on the history that was read', () => {
+  it('a message another process stored between the read and the write is read again and sent', async () => {
+    const memory = createMemorySessionStore();
+    let interleaved = false;
+    // Another writer gets in after the turn read the session, before its first write.
+    const store: SessionStore = {
+      ...memory,
+      writeTurn: async (sessionId, write) => {
+        if (!interleaved) {
+          interleaved = true;
+          await memory.appendMessage(sessionId, { role: 'user', content: 'from elsewhere' });
+        }
+        return memory.writeTurn(sessionId, write);
+      },
+    };
+    const { session, options } = await setup(store);
+    await memory.appendMessages(session.id, [
+      { role: 'user', content: 'earlier' },
+      { role: 'assistant', content: 'earlier answer' },
+    ]);
+    const { transport, requests } = transportAnswering([]);
+    const result = await runAgentTurn('hello', options(transport));
+    expect(result.answer).toBe('done');
+    const contents = (await store.listMessages(session.id)).map((message) => message.content);
+    expect(contents).toEqual(['earlier', 'earlier answer', 'from elsewhere', 'hello', 'done']);
+    expect(requests[0]?.history.map((message) => message.content)).toEqual([
+      'earlier',
+      'earlier answer',
+      'from elsewhere',
+      'hello',
+    ]);
+    expect(await store.readLease(session.id)).toBeNull();
+  });
+});
+
 describe('store the answer first', () => {
   it('a failing request record is logged and the answer is kept', async () => {
     const memory = createMemorySessionStore();
