@@ -183,7 +183,7 @@ async function openAlias(
       route: opened.route,
       apiKey: opened.apiKey,
       sessionRoute: opened.sessionRoute,
-      fetch: opened.fetch,
+      connectTo: opened.connectTo,
     };
     return { alias: { name: setting.name, route }, opened };
   } catch (error) {

@@ -1,8 +1,8 @@
 import type { AssistantMessage, Message } from '../core/message.js';
 import type { Logger } from '../logging/logger.js';
 import type { RequestRecordInput } from '../runtime/runtime-request.js';
-import { holdSessionLease } from '../storage/session-lease-hold.js';
-import { SessionBusyError } from '../storage/session-lease.js';
+import { claimForThisProcess, SessionBusyError } from '../storage/session-lease.js';
+import { SessionChangedError } from '../storage/session-store-rules.js';
 import type { SessionFields, SessionStore } from '../storage/session-store.js';
 import { badRequest } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
@@ -85,8 +85,9 @@ export interface MirroredTurn {
 }
 
 /**
- * Appends the turn to its session (the messages, then the request record). A diagnostic copy:
- * a failure is logged and the client's answer goes out regardless.
+ * Appends the turn to its session: the messages, the session's route fields and the request
+ * record in one write that takes and drops the session's lease (`SessionStore.writeTurn`). A
+ * diagnostic copy: a failure is logged and the client's answer goes out regardless.
  */
 export async function mirrorClientTurn(
   store: SessionStore,
@@ -100,17 +101,7 @@ export async function mirrorClientTurn(
     return;
   }
   try {
-    const lease = await holdLease(store, turn.sessionId);
-    try {
-      const stored = await store.listMessages(turn.sessionId);
-      const fresh = newMessages(stored, turn.history);
-      await store.appendMessages(turn.sessionId, [...fresh, turn.answer], {
-        session: sessionFieldsFor(turn.route),
-      });
-      await store.recordRequest({ ...turn.record, sessionId: turn.sessionId });
-    } finally {
-      await lease.release();
-    }
+    await storeMirror(store, turn);
   } catch (error) {
     logger.warn(
       { session: turn.sessionId, err: (error as Error).message },
@@ -121,13 +112,32 @@ export async function mirrorClientTurn(
   }
 }
 
-/** The lease for the append, waiting a little for another process's append to finish. */
-async function holdLease(store: SessionStore, sessionId: string) {
+/** Reads of the session a mirror makes at most while another process holds or writes it. */
+const MIRROR_ATTEMPTS = 10;
+
+/**
+ * The mirror's one write. The stored messages are read first; the write holds only while the
+ * session is at the version read and no other live turn holds its lease, else it waits a little
+ * (another process's append finishing) and reads again.
+ */
+async function storeMirror(store: SessionStore, turn: MirroredTurn): Promise<void> {
+  const { sessionId: _sessionId, ...record } = turn.record;
   for (let attempt = 1; ; attempt += 1) {
+    const session = await store.getSession(turn.sessionId);
+    const stored = await store.listMessages(turn.sessionId);
     try {
-      return await holdSessionLease(store, sessionId, { owner: GATEWAY_LEASE_OWNER });
+      await store.writeTurn(turn.sessionId, {
+        acquireLease: claimForThisProcess(GATEWAY_LEASE_OWNER),
+        ...(session ? { expectedVersion: session.version } : {}),
+        messages: [...newMessages(stored, turn.history), turn.answer],
+        session: sessionFieldsFor(turn.route),
+        requests: [record],
+        releaseLease: true,
+      });
+      return;
     } catch (error) {
-      if (!(error instanceof SessionBusyError) || attempt >= 10) throw error;
+      const again = error instanceof SessionBusyError || error instanceof SessionChangedError;
+      if (!again || attempt >= MIRROR_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }

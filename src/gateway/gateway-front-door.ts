@@ -102,6 +102,7 @@ export async function runFrontDoorTurn(
     route: route.route,
     apiKey: route.apiKey,
     fetch: route.fetch,
+    connectTo: route.connectTo,
     settings,
     logger: gateway.logger,
     history,

@@ -49,6 +49,8 @@ export interface ClientToolsTurnInput {
   route: Route;
   apiKey: string | undefined;
   fetch?: typeof globalThis.fetch | undefined;
+  /** Origin mapping of the route's requests (`TransportRequest.connectTo`). */
+  connectTo?: ReadonlyMap<string, string> | undefined;
   settings: ClientTurnSettings;
   logger: Logger;
   /** The client's history, canonical (SPEC §2), carriers of opened handles restored. */
@@ -89,6 +91,7 @@ export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<C
     route: input.route,
     apiKey: input.apiKey,
     fetch: input.fetch,
+    connectTo: input.connectTo,
     logger: input.logger,
     signal: input.signal,
     clientTools: input.tools,
