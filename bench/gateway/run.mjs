@@ -4,6 +4,7 @@
 //   node bench/gateway/run.mjs [turnsPerLevel=200] [turnsPerSession=10] [rounds=3] [warmupTurns=1500]
 // (or `npm run bench -- gateway`). Environment: BENCH_GATEWAY_STREAM=0 sends non-streaming
 // turns (default: streaming); BENCH_GATEWAY_LONG=0 skips the 10,000-message session;
+// BENCH_GATEWAY_DOORS=0 skips the front doors;
 // BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR.
 //
 // Two servers run side by side in child processes (bench-server.mjs) against the same emulator:
@@ -53,7 +54,9 @@ const LONG_SESSION_MESSAGES = 10_000;
 const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gateway-'));
 const statePath = join(home, 'state.db');
 const frontDoorModule = new URL('./gateway-front-door-turns.mjs', import.meta.url);
-const doors = existsSync(frontDoorModule) ? await import(frontDoorModule.href) : {};
+// BENCH_GATEWAY_DOORS=0 leaves the front doors out (chat-completions rows only).
+const withDoors = process.env.BENCH_GATEWAY_DOORS !== '0' && existsSync(frontDoorModule);
+const doors = withDoors ? await import(frontDoorModule.href) : {};
 const scenarios = [chatCompletionsScenario, ...(doors.frontDoorScenarios ?? [])];
 /** Doors measured by the module's own `measureDoor` (CPU per request, no latency split). */
 const measuredDoors = typeof doors.measureDoor === 'function' ? (doors.GATEWAY_DOORS ?? []) : [];
