@@ -12,10 +12,10 @@
 //   node bench/front-doors/run.mjs [requestsPerLevel=200] [requestsPerConversation=10]
 //   (or: npm run bench -- front-doors)
 // Printed per door and concurrency: server CPU ms per request, requests/s, CPU ratio door/floor.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startChild, startDeepseekEmulator } from '../bench-child.mjs';
 import { FLOOR_DOOR, GATEWAY_DOORS, measureDoor } from '../gateway/gateway-front-door-turns.mjs';
 
 const requestsPerLevel = Number(process.argv[2] ?? 200);
@@ -23,38 +23,6 @@ const requestsPerConversation = Number(process.argv[3] ?? 10);
 const LEVELS = [1, 8];
 
 const home = mkdtempSync(join(tmpdir(), 'hermes-bench-front-doors-'));
-
-/** Spawns a node child and resolves once it prints `listening on URL`. */
-function startChild(args, withIpc) {
-  const child = spawn(process.execPath, args, {
-    stdio: withIpc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+(?:\/v1)?)/.exec(output);
-      if (!match) return;
-      child.stdout.off('data', onData);
-      resolve({
-        url: match[1],
-        cpu: () =>
-          new Promise((done) => {
-            child.once('message', (message) => done(message.cpu));
-            child.send('cpu');
-          }),
-        close: () =>
-          new Promise((done) => {
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`child exited (${code}): ${output}`)));
-  });
-}
 
 async function runServer(mode, emulatorUrl, doors) {
   const server = await startChild(
@@ -84,20 +52,7 @@ async function runServer(mode, emulatorUrl, doors) {
 const row = (cells, widths) => cells.map((cell, index) => String(cell).padStart(widths[index])).join('');
 const fixed = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 
-const emulator = await startChild(
-  [
-    new URL('../../dist/cli.js', import.meta.url).pathname,
-    'emulate',
-    'chat',
-    '--persona',
-    'deepseek',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-  ],
-  false,
-);
+const emulator = await startDeepseekEmulator();
 try {
   const floor = await runServer('floor', emulator.url, [FLOOR_DOOR]);
   const gateway = await runServer('gateway', emulator.url, GATEWAY_DOORS);

@@ -25,11 +25,11 @@
 // bench-client.mjs (measured like chat-completions, added latency included), or it exports
 // `GATEWAY_DOORS` and `measureDoor(server, door, { workers, requests, requestsPerConversation })`
 // (bench/front-doors' client-held conversations): those rows show CPU per request and requests/s.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteSessionStore } from '../../dist/storage/sqlite-session-store.js';
+import { startChild, startDeepseekEmulator } from '../bench-child.mjs';
 import {
   chatCompletionsScenario,
   client,
@@ -60,43 +60,6 @@ const doors = withDoors ? await import(frontDoorModule.href) : {};
 const scenarios = [chatCompletionsScenario, ...(doors.frontDoorScenarios ?? [])];
 /** Doors measured by the module's own `measureDoor` (CPU per request, no latency split). */
 const measuredDoors = typeof doors.measureDoor === 'function' ? (doors.GATEWAY_DOORS ?? []) : [];
-
-/** Spawns a node child and resolves once it prints `listening on URL`. */
-function startChild(args, withIpc) {
-  const child = spawn(process.execPath, args, {
-    stdio: withIpc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+(?:\/v1)?)/.exec(output);
-      if (!match) return;
-      child.stdout.off('data', onData);
-      resolve({
-        url: match[1],
-        report: () =>
-          new Promise((done) => {
-            child.once('message', done);
-            child.send('report');
-          }),
-        cpu: () =>
-          new Promise((done) => {
-            child.once('message', (message) => done(message.cpu));
-            child.send('cpu');
-          }),
-        close: () =>
-          new Promise((done) => {
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`child exited (${code}): ${output}`)));
-  });
-}
 
 /** A session of `count` alternating user/assistant messages, written straight into state.db. */
 async function seedLongSession(count) {
@@ -139,8 +102,7 @@ const fixed = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(dig
 const level = (server, scenario, workers, turns = turnsPerLevel, longSessionId = undefined) =>
   runLevel(server, { scenario, workers, turns, turnsPerSession, stream, longSessionId });
 
-const emulatorArgs = ['emulate', 'chat', '--persona', 'deepseek', '--host', '127.0.0.1', '--port', '0'];
-const emulator = await startChild([new URL('../../dist/cli.js', import.meta.url).pathname, ...emulatorArgs], false);
+const emulator = await startDeepseekEmulator();
 const loadBefore = loadavg();
 const servers = [];
 try {

@@ -12,39 +12,17 @@
 // (or `npm run bench -- http-client`).
 /* global fetch */
 import { Buffer } from 'node:buffer';
-import { spawn } from 'node:child_process';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { loadavg } from 'node:os';
 import { Agent, request as undiciRequest } from 'undici';
+import { startDeepseekEmulator } from '../bench-child.mjs';
 
 const requests = Number(process.argv[2] ?? 2000);
 const rounds = Number(process.argv[3] ?? 5);
 const CONCURRENCY = 32;
 
-const emulator = spawn(
-  process.execPath,
-  [
-    new URL('../../dist/cli.js', import.meta.url).pathname,
-    'emulate',
-    'chat',
-    '--persona',
-    'deepseek',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-  ],
-  { stdio: ['ignore', 'pipe', 'pipe'] },
-);
-const baseUrl = await new Promise((resolve, reject) => {
-  let output = '';
-  emulator.stdout.on('data', (chunk) => {
-    output += chunk;
-    const match = /listening on (\S+)/.exec(output);
-    if (match) resolve(match[1]);
-  });
-  emulator.once('exit', (code) => reject(new Error(`emulator exited (${code}): ${output}`)));
-});
+const emulator = await startDeepseekEmulator();
+const baseUrl = emulator.url;
 const url = `${baseUrl}/chat/completions`;
 const body = JSON.stringify({
   model: 'deepseek-v4-flash',
@@ -131,6 +109,6 @@ for (const name of names) {
   const value = median(samples[name]);
   console.log(`${name.padEnd(20)}${value.toFixed(3).padStart(16)}${(value / reference).toFixed(2).padStart(16)}`);
 }
-emulator.kill();
+await emulator.close();
 await agent.close();
 httpAgent.destroy();
