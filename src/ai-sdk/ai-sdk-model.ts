@@ -41,7 +41,7 @@ export interface HermesModelSettings extends RequestRoute {
    * memory, for the life of this model object. Only its verdict table is used.
    */
   store?: SessionStore | undefined;
-  /** The `fetch` provider requests go through. Default: the global one. */
+  /** A `fetch` provider requests go through instead of the pooled HTTP client (TransportRequest.fetch). */
   fetch?: typeof globalThis.fetch | undefined;
   /** Time limits of each provider request, in milliseconds. Default: first byte 600 s, idle 300 s, total 3600 s. */
   timeouts?: Timeouts | undefined;

@@ -46,6 +46,7 @@ export type RequestOptions = Pick<
   | 'clientTools'
   | 'signal'
   | 'fetch'
+  | 'connectTo'
   | 'timeouts'
   | 'compaction'
   | 'onEvent'
