@@ -91,7 +91,7 @@ export function describeContinuity(report: ContinuityReport): string {
 }
 
 /**
- * Runs the script. Rules, in order:
+ * Runs the script (trailing client notes, {@link isClientNote}, skipped). Rules, in order:
  * 1. The last message is a tool result: answer with a summary of it (final answer).
  * 2. The last user text asks for a tool that is offered — "call the tool NAME [with {JSON}]",
  *    "read the file X" / "read X",
@@ -102,9 +102,10 @@ export function describeContinuity(report: ContinuityReport): string {
  * (`call_<turn>_<n>`), so recordings are stable.
  */
 export function runScript(input: ScriptInput): ScriptOutput {
+  // Notes a client adds after a tool result (`<total_tokens>…</total_tokens>`) are read, not answered.
   const messages = input.messages;
-  const last = messages[messages.length - 1];
-  const lastUser = [...messages].reverse().find((message) => message.role === 'user');
+  const last = [...messages].reverse().find((message) => !isClientNote(message));
+  const lastUser = [...messages].reverse().find((message) => message.role === 'user' && !isClientNote(message));
   const turn = messages.filter((message) => message.role === 'assistant').length + 1;
   const continuity = describeContinuity(continuityReport(messages));
   const question = (lastUser?.text ?? '').trim();
@@ -131,6 +132,15 @@ export function runScript(input: ScriptInput): ScriptOutput {
     content: `You said: ${question}\n${continuity}`,
     toolCalls: [],
   };
+}
+
+/**
+ * A user message that is only tagged notes (`<total_tokens>…</total_tokens>`,
+ * `<system-reminder>…</system-reminder>`): context a client adds to a turn, which a model takes
+ * in without answering it.
+ */
+function isClientNote(message: ScriptMessage): boolean {
+  return message.role === 'user' && /^(?:\s*<([A-Za-z_-]+)>[\s\S]*?<\/\1>)+\s*$/.test(message.text);
 }
 
 function toolCallFor(
