@@ -49,6 +49,7 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     routes: new GatewayModelRoutes(options.route, options.models ?? [], logger),
     keyring: new HandleKeyring(store),
     lock,
+    notices: new Set(),
   };
 
   app.use(async (c, next) => {

@@ -53,6 +53,33 @@ export interface ClientHistory {
   echoes: Map<number, EchoedTurn>;
 }
 
+/**
+ * Adds a system (or developer) message of the client's history. Before the conversation starts
+ * it is a system message (the system prompt). After that — Claude Code sends its environment, a
+ * `<total_tokens>` note after each tool result and "You are powered by the model …" on a switch
+ * as `role: "system"` messages among the turns — its text joins the user side of the
+ * conversation where it stands: Anthropic, Bedrock and Gemini carry one top-level system prompt,
+ * which such notes would change on every request (Anthropic refuses the thinking signatures
+ * bound to the old prompt, WIRE §2.6b, and prompt caches miss), and many chat templates refuse a
+ * system message that is not first. Appended to a user message just before it, else a user
+ * message of its own.
+ */
+export function addClientSystemText(history: ClientHistory, text: string): void {
+  const messages = history.messages;
+  if (messages.every((message) => message.role === 'system')) {
+    messages.push({ role: 'system', content: text });
+    return;
+  }
+  if (text === '') return;
+  const previous = messages[messages.length - 1];
+  if (previous?.role !== 'user') {
+    messages.push({ role: 'user', content: text });
+    return;
+  }
+  const parts = typeof previous.content === 'string' ? [{ type: 'text', text: previous.content }] : previous.content;
+  messages[messages.length - 1] = { ...previous, content: [...parts, { type: 'text', text }] };
+}
+
 /** What the route means for blobs that are not handles. */
 export interface HandleRouteFacts {
   api: WireApi;

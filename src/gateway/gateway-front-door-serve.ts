@@ -27,6 +27,8 @@ export interface ParsedFrontDoorRequest {
   history: ClientHistory;
   tools: ToolDefinition[];
   reasoning: Partial<ReasoningOptions> | undefined;
+  /** Hosted tools the client offered that the route is not given (said once per gateway). */
+  omittedTools?: readonly string[];
 }
 
 /** A door's own parts: its parser, its answer shapes and its error envelope. */
@@ -58,6 +60,7 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
   let apiKey: string | undefined;
   try {
     const parsed = handler.parse(body === undefined ? await readFrontDoorBody(source) : body);
+    noteOmittedTools(context, parsed.omittedTools ?? []);
     const sessionId = clientSessionId((name) => source.header(name));
     if (sessionId) onSession?.(sessionId);
     const { route } = context.routes.choose(parsed.model);
@@ -94,4 +97,19 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
   } catch (error) {
     return handler.failure(frontDoorHttpError(error, apiKey));
   }
+}
+
+/**
+ * Logs, once per gateway and list, the hosted tools a client offers that the route is not given
+ * (Codex sends `web_search` on every request): the model answers without them.
+ */
+function noteOmittedTools(context: FrontDoorContext, omitted: readonly string[]): void {
+  if (omitted.length === 0) return;
+  const list = omitted.join(', ');
+  if (context.notices.has(list) || context.notices.size >= 256) return;
+  context.notices.add(list);
+  context.gateway.logger.info(
+    { tools: omitted },
+    `hosted tools left out of upstream requests: ${list} (they run on the client's provider only; the model answers without them)`,
+  );
 }

@@ -68,6 +68,8 @@ export interface FrontDoorContext {
   routes: GatewayModelRoutes;
   keyring: HandleKeyring;
   lock: SessionTurnLock;
+  /** What the doors said once already (gateway-front-door-serve.ts `noteOmittedTools`). */
+  notices: Set<string>;
 }
 
 /** Runs one front-door turn; provider failures are thrown (the door answers them). */

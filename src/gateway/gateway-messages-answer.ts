@@ -76,13 +76,22 @@ function contentBlocks(events: readonly AnswerEvent[]): JsonObject[] {
   return blocks;
 }
 
-/** The non-streaming response body. */
-export function messagesResponseBody(answer: FrontDoorAnswer, id: string, estimatedInput: number): JsonObject {
+/**
+ * The non-streaming response body. `model` is the name the client asked for: Claude Code keeps
+ * the answer's `model` with each turn and, resuming a conversation, drops the thinking of every
+ * turn whose model differs from the one it now asks for, so a route's own id there would cost
+ * every resumed turn its reasoning.
+ */
+export function messagesResponseBody(
+  answer: FrontDoorAnswer,
+  identity: { id: string; model: string },
+  estimatedInput: number,
+): JsonObject {
   return {
-    id,
+    id: identity.id,
     type: 'message',
     role: 'assistant',
-    model: answer.route.route.model,
+    model: identity.model,
     content: contentBlocks(answerEvents(answer)),
     stop_reason: stopReason(answer),
     stop_sequence: null,

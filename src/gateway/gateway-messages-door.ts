@@ -19,10 +19,11 @@ function messagesDoor(context: FrontDoorContext): FrontDoorHandler<MessagesReque
     answer(parsed, route) {
       // Priced before the handles open (opaque bytes cost nothing, SPEC §15).
       const estimatedInput = estimateFrontDoorTokens(context, parsed.model, parsed.history, parsed.tools);
-      const id = messageId();
+      // The answer names the model the client asked for (see messagesResponseBody).
+      const identity = { id: messageId(), model: parsed.model?.trim() || route.route.model };
       return {
-        json: (answer) => messagesResponseBody(answer, id, estimatedInput),
-        writer: (send) => messagesStreamWriter(send, { id, model: route.route.model, estimatedInput }),
+        json: (answer) => messagesResponseBody(answer, identity, estimatedInput),
+        writer: (send) => messagesStreamWriter(send, { ...identity, estimatedInput }),
       };
     },
     failure: (error) => anthropicErrorResponse(error),

@@ -1,16 +1,19 @@
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { AssistantMessage, ContentPart, ToolCall } from '../core/message.js';
-import type { ReasoningOptions } from '../core/reasoning-options.js';
+import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-options.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import { badRequest, echoed } from './gateway-errors.js';
-import type { ClientHistory, EchoedReasoning } from './gateway-front-door-handles.js';
+import { addClientSystemText, type ClientHistory, type EchoedReasoning } from './gateway-front-door-handles.js';
 
 /**
  * Reading an Anthropic Messages request (`POST /v1/messages`, WIRE §2.1) into canonical history
  * (SPEC §2). The client holds the conversation and sends all of it every turn:
  *
  * - `system` (a string or text blocks) is the first system message; a `role: "system"` message
- *   inside `messages` (Claude Code sends one) stays a system message where it is.
+ *   inside `messages` (Claude Code sends several) is read by `addClientSystemText`: after the
+ *   first turn its text joins the user side where it stands.
+ * - Consecutive assistant messages are one turn (the API merges them too): Claude Code sends an
+ *   answer whose thinking came after its text as two, and the thinking's handle covers both.
  * - A user message's `tool_result` blocks become tool messages (in order), its other blocks one
  *   user message after them. Images and documents are not forwarded: each is replaced by a short
  *   text saying so, so the conversation goes on.
@@ -21,7 +24,8 @@ import type { ClientHistory, EchoedReasoning } from './gateway-front-door-handle
  *   any entry with a `type` other than `custom`) are refused with a 400 naming them: the route
  *   cannot run them and silently dropping one would make the model answer without it.
  * - `thinking` chooses reasoning for the turn (`disabled` turns it off, `budget_tokens` sets the
- *   budget); `max_tokens`, `tool_choice`, `temperature` and the like are left to the route.
+ *   budget) and `output_config.effort` its effort; `max_tokens`, `tool_choice`, `temperature`
+ *   and the like are left to the route.
  */
 
 /** A parsed Messages request. */
@@ -50,14 +54,34 @@ export function parseMessagesRequest(body: unknown): MessagesRequest {
   const history: ClientHistory = { messages: [], echoes: new Map() };
   const system = systemText(body['system']);
   if (system) history.messages.push({ role: 'system', content: system });
-  messages.forEach((message, index) => addMessage(history, message, index));
+  joinedAssistantTurns(messages).forEach(({ message, index }) => addMessage(history, message, index));
   return {
     model,
     stream: body['stream'] === true,
     history,
     tools: parseTools(body['tools']),
-    reasoning: parseThinking(body['thinking']),
+    reasoning: parseThinking(body['thinking'], body['output_config']),
   };
+}
+
+/** The messages with each run of consecutive assistant messages joined into one (their blocks in order). */
+function joinedAssistantTurns(messages: readonly unknown[]): { message: unknown; index: number }[] {
+  const joined: { message: unknown; index: number }[] = [];
+  messages.forEach((message, index) => {
+    const previous = joined[joined.length - 1];
+    if (previous && isAssistant(previous.message) && isAssistant(message)) {
+      const blocks = [
+        ...contentBlocks(previous.message['content'], previous.index),
+        ...contentBlocks(message['content'], index),
+      ];
+      previous.message = { ...previous.message, content: blocks };
+    } else joined.push({ message, index });
+  });
+  return joined;
+}
+
+function isAssistant(message: unknown): message is JsonObject {
+  return isJsonObject(message) && message['role'] === 'assistant';
 }
 
 function systemText(system: unknown): string {
@@ -77,7 +101,7 @@ function addMessage(history: ClientHistory, message: unknown, index: number): vo
   const blocks = contentBlocks(message['content'], index);
   switch (message['role']) {
     case 'system':
-      history.messages.push({ role: 'system', content: blocksText(blocks) });
+      addClientSystemText(history, blocksText(blocks));
       return;
     case 'user':
       addUser(history, blocks);
@@ -213,11 +237,25 @@ function parseTools(tools: unknown): ToolDefinition[] {
   return definitions;
 }
 
-function parseThinking(thinking: unknown): Partial<ReasoningOptions> | undefined {
-  if (!isJsonObject(thinking)) return undefined;
+/** `output_config.effort` (Claude Code sends its /effort setting there) in the engine's terms. */
+const EFFORTS: Readonly<Record<string, ReasoningEffort>> = {
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  xhigh: 'max',
+  max: 'max',
+};
+
+function parseThinking(thinking: unknown, outputConfig: unknown): Partial<ReasoningOptions> | undefined {
+  const effortName = isJsonObject(outputConfig) ? outputConfig['effort'] : undefined;
+  const effort = typeof effortName === 'string' ? EFFORTS[effortName] : undefined;
+  if (!isJsonObject(thinking)) return effort ? { effort } : undefined;
   if (thinking['type'] === 'disabled') return { enabled: false };
   const budget = thinking['budget_tokens'];
-  return typeof budget === 'number' && Number.isInteger(budget) && budget > 0
-    ? { enabled: true, budgetTokens: budget }
-    : { enabled: true };
+  const options: Partial<ReasoningOptions> =
+    typeof budget === 'number' && Number.isInteger(budget) && budget > 0
+      ? { enabled: true, budgetTokens: budget }
+      : { enabled: true };
+  if (effort) options.effort = effort;
+  return options;
 }

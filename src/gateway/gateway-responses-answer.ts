@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { ToolCall } from '../core/message.js';
 import type { GatewayHttpError } from './gateway-errors.js';
+import type { ResponsesToolName } from './gateway-responses-tools.js';
 import type { FrontDoorAnswer } from './gateway-front-door.js';
 import { answerEvents, type AnswerEvent, type DoorStreamWriter } from './gateway-front-door-stream.js';
 
@@ -22,13 +23,18 @@ export interface ResponseIdentity {
   id: string;
   createdAt: number;
   model: string;
-  /** Names of the client's custom tools. */
-  customTools: ReadonlySet<string>;
+  /** Upstream tool name → how the client names it (custom tools, namespaces). */
+  toolNames: ReadonlyMap<string, ResponsesToolName>;
 }
 
 /** A fresh response identity. */
-export function responseIdentity(model: string, customTools: ReadonlySet<string>): ResponseIdentity {
-  return { id: `resp_${hex(24)}`, createdAt: Math.floor(Date.now() / 1000), model, customTools };
+export function responseIdentity(model: string, toolNames: ReadonlyMap<string, ResponsesToolName>): ResponseIdentity {
+  return { id: `resp_${hex(24)}`, createdAt: Math.floor(Date.now() / 1000), model, toolNames };
+}
+
+/** How the client names a call: its declared name and namespace (a tool it did not offer: as called). */
+function clientToolName(identity: ResponseIdentity, call: ToolCall): ResponsesToolName {
+  return identity.toolNames.get(call.function.name) ?? { name: call.function.name, custom: false };
 }
 
 function hex(bytes: number): string {
@@ -98,13 +104,15 @@ function outputItem(event: AnswerEvent, identity: ResponseIdentity, itemId: stri
   }
   if (event.type !== 'tool-call') return undefined;
   const { call } = event;
-  if (identity.customTools.has(call.function.name)) {
+  const tool = clientToolName(identity, call);
+  const named = tool.namespace === undefined ? { name: tool.name } : { name: tool.name, namespace: tool.namespace };
+  if (tool.custom) {
     return {
       id: itemId,
       type: 'custom_tool_call',
       status: 'completed',
       call_id: call.id,
-      name: call.function.name,
+      ...named,
       input: customInput(call),
     };
   }
@@ -113,7 +121,7 @@ function outputItem(event: AnswerEvent, identity: ResponseIdentity, itemId: stri
     type: 'function_call',
     status: 'completed',
     call_id: call.id,
-    name: call.function.name,
+    ...named,
     arguments: call.function.arguments,
   };
 }
@@ -123,7 +131,7 @@ const ITEM_PREFIX: Record<string, string> = { reasoning: 'rs', text: 'msg', call
 function itemIdFor(event: AnswerEvent, identity: ResponseIdentity): string {
   const kind =
     event.type === 'tool-call'
-      ? identity.customTools.has(event.call.function.name)
+      ? clientToolName(identity, event.call).custom
         ? 'custom'
         : 'call'
       : event.type.startsWith('reasoning')

@@ -13,7 +13,8 @@ const RESPONSES_DOOR: FrontDoorHandler<ResponsesRequest> = {
   purpose: 'responses.reasoning.encrypted_content',
   parse: parseResponsesRequest,
   answer(parsed, route) {
-    const identity = responseIdentity(route.route.model, parsed.customTools);
+    // The answer names the model the client asked for, as Messages does (gateway-messages-answer.ts).
+    const identity = responseIdentity(parsed.model?.trim() || route.route.model, parsed.toolNames);
     return {
       json: (answer) => responsesResponseBody(answer, identity),
       writer: (send) => responsesStreamWriter(send, identity),

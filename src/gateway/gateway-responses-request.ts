@@ -3,25 +3,25 @@ import type { AssistantMessage } from '../core/message.js';
 import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-options.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import { badRequest, echoed } from './gateway-errors.js';
-import type { ClientHistory, EchoedReasoning } from './gateway-front-door-handles.js';
+import { addClientSystemText, type ClientHistory, type EchoedReasoning } from './gateway-front-door-handles.js';
 import { omittedBlockText } from './gateway-messages-request.js';
+import { parseResponsesTools, upstreamToolName, type ResponsesToolName } from './gateway-responses-tools.js';
 
 /**
  * Reading an OpenAI Responses request (`POST /v1/responses`, WIRE §5.1) into canonical history
  * (SPEC §2). The client holds the conversation (`store: false` is what Codex sends) and sends
  * all of it as `input` items every turn:
  *
- * - `instructions` is the first system message; `system` / `developer` messages stay where they are.
+ * - `instructions` is the first system message; `system` / `developer` messages are read by
+ *   `addClientSystemText` (system messages before the first turn, user text after it).
  * - The assistant items of one turn — a `reasoning` item, `message`s, `function_call`s,
  *   `custom_tool_call`s — are one assistant message; a `reasoning` item after a message or a call
  *   starts the next turn (the gateway puts one reasoning item first in every answer). A reasoning
  *   item's `encrypted_content` is the echoed handle, its summary (and `content`) text the readable
  *   reasoning; `null`s (Codex) and missing `id`s (opencode) are fine.
  * - `function_call_output` / `custom_tool_call_output` are tool messages.
- * - `custom` tools go upstream as a function taking one string, `input`; their calls come back
- *   as `custom_tool_call`s. Hosted tools (`web_search`, `file_search`, `computer_use_preview`,
- *   `code_interpreter`, `image_generation`, `mcp`, `local_shell`) are refused with a 400 naming
- *   them: the route cannot run them.
+ * - `tools` are read by gateway-responses-tools.ts (custom tools, namespaces, hosted tools left
+ *   out); a call of a namespaced tool (`namespace` set) is that tool's upstream name.
  * - `previous_response_id` and `item_reference` need responses stored on the server, which the
  *   gateway does not keep: a 400 saying to send the items (`store: false`) instead.
  * - `reasoning.effort` sets the turn's effort (`none` turns reasoning off); `include` is
@@ -34,30 +34,12 @@ export interface ResponsesRequest {
   stream: boolean;
   history: ClientHistory;
   tools: ToolDefinition[];
-  /** Names of the client's `custom` tools (their calls are answered as `custom_tool_call`). */
-  customTools: Set<string>;
+  /** Upstream tool name → how the answer names its calls (custom tools, namespaces). */
+  toolNames: Map<string, ResponsesToolName>;
+  /** Hosted tools the client offered that the route is not given (`web_search`, …). */
+  omittedTools: string[];
   reasoning: Partial<ReasoningOptions> | undefined;
 }
-
-const HOSTED_TOOLS = new Set([
-  'web_search',
-  'web_search_preview',
-  'file_search',
-  'computer_use_preview',
-  'computer_use',
-  'code_interpreter',
-  'image_generation',
-  'mcp',
-  'local_shell',
-]);
-
-/** The parameters a custom tool's upstream function takes. */
-export const CUSTOM_TOOL_PARAMETERS: JsonObject = {
-  type: 'object',
-  properties: { input: { type: 'string', description: 'The whole input of the tool, as free-form text.' } },
-  required: ['input'],
-  additionalProperties: false,
-};
 
 /** Parses and validates the body; throws a 400 naming the bad field. */
 export function parseResponsesRequest(body: unknown): ResponsesRequest {
@@ -83,8 +65,16 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
   if (!history.messages.some((message) => message.role !== 'system')) {
     throw badRequest('"input" holds no message', 'input');
   }
-  const { tools, customTools } = parseTools(body['tools']);
-  return { model, stream: body['stream'] === true, history, tools, customTools, reasoning: parseEffort(body) };
+  const { tools, names, omitted } = parseResponsesTools(body['tools'], body['tool_choice']);
+  return {
+    model,
+    stream: body['stream'] === true,
+    history,
+    tools,
+    toolNames: names,
+    omittedTools: omitted,
+    reasoning: parseEffort(body),
+  };
 }
 
 /** Groups input items into canonical messages. */
@@ -146,7 +136,7 @@ class TurnBuilder {
     }
     this.close();
     if (role === 'user') this.history.messages.push({ role: 'user', content: text });
-    else if (role === 'system' || role === 'developer') this.history.messages.push({ role: 'system', content: text });
+    else if (role === 'system' || role === 'developer') addClientSystemText(this.history, text);
     else throw badRequest(`input[${index}].role must be user, assistant, system or developer`, 'input');
   }
 
@@ -173,7 +163,7 @@ class TurnBuilder {
     (turn.message.tool_calls ??= []).push({
       id: callId,
       type: 'function',
-      function: { name: item['name'], arguments: args },
+      function: { name: upstreamToolName(item['name'], item['namespace']), arguments: args },
     });
   }
 
@@ -230,52 +220,6 @@ function contentText(content: unknown): string {
 
 function outputText(output: unknown): string {
   return typeof output === 'string' ? output : contentText(output);
-}
-
-function parseTools(tools: unknown): { tools: ToolDefinition[]; customTools: Set<string> } {
-  const customTools = new Set<string>();
-  if (tools === undefined || tools === null) return { tools: [], customTools };
-  if (!Array.isArray(tools)) throw badRequest('"tools" must be an array', 'tools');
-  const hosted: string[] = [];
-  const definitions: ToolDefinition[] = [];
-  tools.forEach((tool, index) => {
-    if (!isJsonObject(tool)) throw badRequest(`tools[${index}] must be an object`, 'tools');
-    const type = String(tool['type'] ?? 'function');
-    const name = tool['name'];
-    if (HOSTED_TOOLS.has(type) || (type !== 'function' && type !== 'custom')) {
-      hosted.push(typeof name === 'string' ? `${echoed(name)} (${echoed(String(type))})` : echoed(String(type)));
-      return;
-    }
-    if (typeof name !== 'string' || name === '') throw badRequest(`tools[${index}] needs a "name"`, 'tools');
-    const description = typeof tool['description'] === 'string' ? tool['description'] : '';
-    if (type === 'custom') {
-      customTools.add(name);
-      definitions.push({
-        name,
-        description: customDescription(description, tool['format']),
-        parameters: CUSTOM_TOOL_PARAMETERS,
-      });
-      return;
-    }
-    const parameters = isJsonObject(tool['parameters']) ? tool['parameters'] : { type: 'object', properties: {} };
-    definitions.push({ name, description, parameters });
-  });
-  if (hosted.length > 0) {
-    throw badRequest(
-      `hosted tools are not available through the gateway: ${hosted.join(', ')}; the route only calls tools the client runs (turn them off in the client)`,
-      'tools',
-      'unsupported_tool',
-    );
-  }
-  return { tools: definitions, customTools };
-}
-
-/** A custom tool's description, with its grammar when it has one (the model must follow it in `input`). */
-function customDescription(description: string, format: unknown): string {
-  if (!isJsonObject(format) || format['type'] !== 'grammar' || typeof format['definition'] !== 'string') {
-    return description;
-  }
-  return `${description}\n\nThe input must follow this ${String(format['syntax'] ?? '')} grammar:\n${format['definition']}`;
 }
 
 const EFFORTS: Readonly<Record<string, ReasoningEffort>> = {

@@ -115,7 +115,11 @@ describe('POST /v1/responses through the openai SDK', () => {
   it.each([
     ['previous_response_id', { previous_response_id: 'resp_1', input: 'hi' }, /previous_response_id is not supported/],
     ['an item_reference', { input: [{ type: 'item_reference', id: 'rs_1' }] }, /item_reference/],
-    ['a hosted tool', { input: 'hi', tools: [{ type: 'web_search' }] }, /hosted tools are not available/],
+    [
+      'a tool_choice forcing a hosted tool',
+      { input: 'hi', tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } },
+      /tool_choice forces the hosted tool web_search.*left out: web_search/,
+    ],
   ])("answers %s with a 400 in OpenAI's envelope", async (_what, body, message) => {
     const { gateway } = await doors.gateway(['deepseek']);
     const refused = await doors
