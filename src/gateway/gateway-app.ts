@@ -119,7 +119,9 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
       lock,
       onAnswer: (sessionId) => c.set('answeredSession', sessionId),
       clientTools: (body) =>
-        hasClientTools(body) ? chatToolsResponse(body as JsonObject, c.get('source'), doors, onSession(c)) : null,
+        hasClientTools(body, (name) => c.get('source').header(name))
+          ? chatToolsResponse(body as JsonObject, c.get('source'), doors, onSession(c))
+          : null,
     }),
   );
 

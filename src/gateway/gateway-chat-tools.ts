@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
-import { errorResponse } from './gateway-chat.js';
+import { errorResponse, SESSION_HEADER } from './gateway-chat.js';
 import { badRequest } from './gateway-errors.js';
 import type { ClientHistory } from './gateway-front-door-handles.js';
 import { serveFrontDoor, type FrontDoorHandler, type ParsedFrontDoorRequest } from './gateway-front-door-serve.js';
@@ -22,10 +22,21 @@ import type { ChatRequestSource } from './gateway-request-source.js';
  * mirrors the turn as on the other doors.
  */
 
-/** True when a chat-completions body asks for the pass-through mode. */
-export function hasClientTools(body: unknown): boolean {
-  return isJsonObject(body) && Array.isArray(body['tools']) && body['tools'].length > 0;
+/**
+ * True when a chat-completions request asks for the pass-through mode: it carries client `tools`,
+ * or it names OpenCode's own session (`x-session-id`). OpenCode holds its history and sends its
+ * side requests (a title, a summary) without tools: those are plain completions for it, not
+ * turns for the gateway's agent loop (which would open a stored session per request and offer
+ * the gateway's own tools). `X-Hermes-Session-Id` keeps naming a stored session of that loop.
+ */
+export function hasClientTools(body: unknown, header: (name: string) => string | null = () => null): boolean {
+  if (!isJsonObject(body)) return false;
+  if (Array.isArray(body['tools']) && body['tools'].length > 0) return true;
+  return Boolean(header(OPENCODE_SESSION_HEADER)?.trim()) && !header(SESSION_HEADER);
 }
+
+/** The header OpenCode names its session in (it mirrors the turns, gateway-front-door-session.ts). */
+export const OPENCODE_SESSION_HEADER = 'x-session-id';
 
 /** A parsed pass-through request. */
 interface ChatToolsRequest extends ParsedFrontDoorRequest {
@@ -52,7 +63,8 @@ const CHAT_TOOLS_DOOR: FrontDoorHandler<ChatToolsRequest> = {
     const identity = {
       id: `chatcmpl-${randomBytes(12).toString('hex')}`,
       created: Math.floor(Date.now() / 1000),
-      model: route.route.model,
+      // The model the client asked for, as the other doors answer (gateway-messages-answer.ts).
+      model: parsed.model?.trim() || route.route.model,
     };
     return {
       json: (answer) => completionBody(answer, identity),
@@ -217,7 +229,8 @@ function partsText(content: unknown): string {
 }
 
 function chatTools(tools: unknown): ToolDefinition[] {
-  const list = tools as unknown[];
+  // Absent for OpenCode's side requests (a title): a plain completion.
+  const list = Array.isArray(tools) ? tools : [];
   const hosted: string[] = [];
   const definitions = list.flatMap((tool, index): ToolDefinition[] => {
     if (!isJsonObject(tool)) throw badRequest(`tools[${index}] must be an object`, 'tools');

@@ -12,9 +12,9 @@ import type { GatewayRoute } from './gateway-types.js';
 /**
  * Front-door sessions (docs/gateway.md "Sessions of Claude Code and Codex"). A client that names
  * its session — `X-Hermes-Session-Id`, Claude Code's `x-claude-code-session-id`, Codex's
- * `session-id` (or `session_id`) — gets its turns mirrored into a gateway session with that id,
- * so `hermes sessions show`, `hermes replay preview --session ID --explain`, the inspector and
- * learned verdicts work for them. The client still holds the history: each request is built from
+ * `session-id` (or `session_id`), OpenCode's `x-session-id` — gets its turns mirrored into a
+ * gateway session with that id, so `hermes sessions show`, `hermes replay preview --session ID
+ * --explain`, the inspector and learned verdicts work for them. The client still holds the history: each request is built from
  * what it sent; the session keeps a copy. Without a header the turn is stateless.
  *
  * What a turn appends: the client's whole history when the session is empty; the client's
@@ -26,7 +26,13 @@ import type { GatewayRoute } from './gateway-types.js';
  */
 
 /** Headers naming a front-door session, first present wins. */
-export const CLIENT_SESSION_HEADERS = ['x-hermes-session-id', 'x-claude-code-session-id', 'session-id', 'session_id'];
+export const CLIENT_SESSION_HEADERS = [
+  'x-hermes-session-id',
+  'x-claude-code-session-id',
+  'session-id',
+  'session_id',
+  'x-session-id',
+];
 
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -94,7 +94,7 @@ function withReplayValues(value: unknown, fixture: ClientFixture, answers: reado
   return value;
 }
 
-/** Reads a Messages or Responses answer, JSON or SSE. */
+/** Reads a Messages, Responses or chat-completions answer, JSON or SSE. */
 function readAnswer(status: number, text: string): ReplayedAnswer {
   const answer: ReplayedAnswer = { status, model: undefined, text: '', handles: [], calls: [] };
   const events = text.startsWith('event:') || text.startsWith('data:') ? sseData(text) : [JSON.parse(text) as unknown];
@@ -105,7 +105,7 @@ function readAnswer(status: number, text: string): ReplayedAnswer {
 function sseData(text: string): unknown[] {
   return text
     .split('\n')
-    .filter((line) => line.startsWith('data: '))
+    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
     .map((line) => JSON.parse(line.slice('data: '.length)) as unknown);
 }
 
@@ -131,6 +131,17 @@ function readEvent(answer: ReplayedAnswer, event: JsonObject): void {
   }
   if (event['object'] === 'response' && Array.isArray(event['output'])) {
     for (const item of event['output'].filter(isJsonObject)) readItem(answer, item);
+  }
+  // Chat completions, streamed (`delta`) or not (`message`).
+  for (const choice of Array.isArray(event['choices']) ? event['choices'].filter(isJsonObject) : []) {
+    const part = isJsonObject(choice['delta'])
+      ? choice['delta']
+      : isJsonObject(choice['message'])
+        ? choice['message']
+        : {};
+    if (typeof part['content'] === 'string') answer.text += part['content'];
+    const calls = Array.isArray(part['tool_calls']) ? part['tool_calls'].filter(isJsonObject) : [];
+    answer.calls.push(...calls.filter((call) => typeof call['id'] === 'string'));
   }
 }
 

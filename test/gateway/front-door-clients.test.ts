@@ -16,9 +16,10 @@ import { startUpstream } from './front-door-helpers.js';
 
 /**
  * The real clients' requests, replayed (test/fixtures/clients/: captured from Claude Code
- * 2.1.332 and Codex 0.171.0 against a loopback `hermes gateway`): the exact shapes they send —
- * `role: "system"` notes among the turns, thinking dropped after a model change, Codex's
- * `namespace` tools and its `web_search` — go through a gateway onto the same routes, and every
+ * 2.1.332, Codex 0.171.0 and OpenCode 1.18.33 against a loopback `hermes gateway`): the exact
+ * shapes they send — `role: "system"` notes among the turns, thinking dropped after a model
+ * change, Codex's `namespace` tools and its `web_search`, OpenCode's tool-less side requests and
+ * id-less items — go through a gateway onto the same routes, and every
  * turn answers, no upstream request is refused, and the reasoning continuity each captured
  * answer reported comes back.
  */
@@ -79,10 +80,10 @@ async function replay(name: string) {
   return { fixture, answers, upstreams, store };
 }
 
-/** The client's session id of an exchange (`x-claude-code-session-id`, Codex `session-id`). */
+/** The client's session id of an exchange (Claude Code, Codex, OpenCode headers). */
 function sessionOf(fixture: ClientFixture, index: number): string {
   const headers = fixture.exchanges[index]?.headers ?? {};
-  return headers['x-claude-code-session-id'] ?? headers['session-id'] ?? '';
+  return headers['x-claude-code-session-id'] ?? headers['session-id'] ?? headers['x-session-id'] ?? '';
 }
 
 describe('the real clients, replayed', () => {
@@ -143,5 +144,26 @@ describe('the real clients, replayed', () => {
       expect(JSON.stringify(body.systemInstruction ?? '')).not.toContain('<model_switch>');
     }
     expect((await store.listMessages(sessionOf(fixture, 0))).length).toBeGreaterThan(0);
+  });
+
+  it('OpenCode over chat completions: its title request without tools is a plain completion, its tool loop passes through', async () => {
+    const { upstreams, answers, fixture, store } = await replay('opencode-chat-title-and-tool');
+    const title = fixture.exchanges[0]!.body;
+    expect(title['tools']).toBeUndefined();
+    // No gateway tool reached the provider with the title request, and no stored session of the agent loop opened.
+    expect((upstreams.deepseek[0]!.body as Record<string, unknown>)['tools']).toBeUndefined();
+    expect(answers[1]!.calls).toEqual([expect.objectContaining({ id: expect.any(String), type: 'function' })]);
+    const sessions = await store.listSessions({ limit: 10 });
+    expect(sessions.map((session) => session.id)).toEqual([sessionOf(fixture, 0)]);
+  });
+
+  it('OpenCode over Responses: items without ids, the reasoning item echoed with its handle', async () => {
+    const { fixture } = await replay('opencode-responses-no-ids');
+    const items = fixture.exchanges[2]!.body['input'] as Record<string, unknown>[];
+    const echoed = items.filter((item) => item['type'] === 'reasoning' || item['type'] === 'function_call');
+    expect(echoed.map((item) => [item['type'], 'id' in item])).toEqual([
+      ['reasoning', false],
+      ['function_call', false],
+    ]);
   });
 });
