@@ -63,11 +63,17 @@ export function anthropicErrorBody(error: GatewayHttpError): {
   return { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } };
 }
 
-/** An Anthropic error response. */
+/**
+ * An Anthropic error response. A failure that the same request cannot get past (4xx but 408,
+ * 409 and 429) says `x-should-retry: false`, the header Anthropic's SDKs and Claude Code obey:
+ * Claude Code otherwise sends a refused token 11 times over three minutes before it says
+ * "Invalid API key", and retries a 400 once.
+ */
 export function anthropicErrorResponse(error: GatewayHttpError, headers: Record<string, string> = {}): Response {
   const safe = redactError(error, knownSecrets(undefined, process.env));
+  const final = safe.status >= 400 && safe.status < 500 && ![408, 409, 429].includes(safe.status);
   return new Response(JSON.stringify(anthropicErrorBody(safe)), {
     status: safe.status,
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { 'content-type': 'application/json', ...(final ? { 'x-should-retry': 'false' } : {}), ...headers },
   });
 }

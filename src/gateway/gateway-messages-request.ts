@@ -157,15 +157,24 @@ function toolResultText(block: JsonObject): string {
       : Array.isArray(content)
         ? content
             .filter(isJsonObject)
-            .map((part) =>
-              part['type'] === 'text' && typeof part['text'] === 'string'
-                ? part['text']
-                : omittedBlockText(String(part['type'] ?? 'block')),
-            )
+            .map((part) => toolResultPartText(part))
             .join('\n')
         : '';
   // The engine's own failed tools answer "error: …" (runtime agent-turn); a client's failure reads the same.
   return block['is_error'] === true && !/^error\b/i.test(text) ? `error: ${text}` : text;
+}
+
+/**
+ * One block of a tool result as text. A `tool_reference` (Claude Code's ToolSearch answers with
+ * them) names a tool the client now offers: the model is told so; other non-text blocks are
+ * replaced by a note.
+ */
+function toolResultPartText(part: JsonObject): string {
+  if (part['type'] === 'text' && typeof part['text'] === 'string') return part['text'];
+  if (part['type'] === 'tool_reference' && typeof part['tool_name'] === 'string') {
+    return `[tool ${part['tool_name']} is available]`;
+  }
+  return omittedBlockText(String(part['type'] ?? 'block'));
 }
 
 function addAssistant(history: ClientHistory, blocks: readonly JsonObject[], index: number): void {

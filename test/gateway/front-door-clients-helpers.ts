@@ -36,6 +36,8 @@ export interface ClientFixture {
   how: string;
   /** The tool list every request sent, stored once (`"tools": "{{tools}}"` in each body). */
   tools?: unknown[];
+  /** The tool lists of a run whose requests offered different ones (`"tools": "{{tools:K}}"`). */
+  toolSets?: unknown[][];
   exchanges: CapturedExchange[];
 }
 
@@ -50,6 +52,10 @@ export interface ReplayedAnswer {
   handles: string[];
   /** Tool calls as the client receives them (Messages `tool_use` blocks, Responses call items). */
   calls: JsonObject[];
+  /** An error answer's message. */
+  error?: string;
+  /** The `x-should-retry` header, when sent. */
+  shouldRetry: string | null;
 }
 
 /** Loads `test/fixtures/clients/NAME.json`. */
@@ -67,7 +73,10 @@ export async function replayClientFixture(url: string, fixture: ClientFixture): 
       headers: { ...exchange.headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    answers.push(readAnswer(response.status, await response.text()));
+    answers.push({
+      ...readAnswer(response.status, await response.text()),
+      shouldRetry: response.headers.get('x-should-retry'),
+    });
   }
   return answers;
 }
@@ -75,6 +84,8 @@ export async function replayClientFixture(url: string, fixture: ClientFixture): 
 /** The value with `{{tools}}` and every `{{handle:N}}` put in. */
 function withReplayValues(value: unknown, fixture: ClientFixture, answers: readonly ReplayedAnswer[]): unknown {
   if (value === '{{tools}}') return fixture.tools;
+  const toolSet = typeof value === 'string' ? /^\{\{tools:(\d+)\}\}$/.exec(value) : null;
+  if (toolSet) return fixture.toolSets?.[Number(toolSet[1])];
   if (typeof value === 'string') {
     const match = /^\{\{(handle|call):(\d+)\}\}$/.exec(value);
     if (!match) return value;
@@ -95,8 +106,8 @@ function withReplayValues(value: unknown, fixture: ClientFixture, answers: reado
 }
 
 /** Reads a Messages, Responses or chat-completions answer, JSON or SSE. */
-function readAnswer(status: number, text: string): ReplayedAnswer {
-  const answer: ReplayedAnswer = { status, model: undefined, text: '', handles: [], calls: [] };
+function readAnswer(status: number, text: string): Omit<ReplayedAnswer, 'shouldRetry'> {
+  const answer: ReplayedAnswer = { status, model: undefined, text: '', handles: [], calls: [], shouldRetry: null };
   const events = text.startsWith('event:') || text.startsWith('data:') ? sseData(text) : [JSON.parse(text) as unknown];
   for (const event of events.filter(isJsonObject)) readEvent(answer, event);
   return answer;
@@ -110,6 +121,8 @@ function sseData(text: string): unknown[] {
 }
 
 function readEvent(answer: ReplayedAnswer, event: JsonObject): void {
+  const failure = event['error'];
+  if (isJsonObject(failure) && typeof failure['message'] === 'string') answer.error = failure['message'];
   const delta = isJsonObject(event['delta']) ? event['delta'] : undefined;
   const message = isJsonObject(event['message']) ? event['message'] : undefined;
   const response = isJsonObject(event['response']) ? event['response'] : undefined;

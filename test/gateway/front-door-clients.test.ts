@@ -74,9 +74,13 @@ async function replay(name: string) {
   expect(answers.map((answer) => continuitySentence(answer.text))).toEqual(
     fixture.exchanges.map((exchange) => exchange.answered),
   );
-  expect(answers.map((answer) => answer.model)).toEqual(fixture.exchanges.map((exchange) => exchange.body['model']));
+  const answered = fixture.exchanges.filter((exchange) => exchange.status === 200);
+  expect(answers.filter((answer) => answer.status === 200).map((answer) => answer.model)).toEqual(
+    answered.map((exchange) => exchange.body['model']),
+  );
+  // One upstream request per answered exchange: nothing refused, nothing retried.
   const statuses = Object.values(upstreams).flatMap((requests) => requests.map((request) => request.status));
-  expect(statuses).toEqual(fixture.exchanges.map(() => 200));
+  expect(statuses).toEqual(answered.map(() => 200));
   return { fixture, answers, upstreams, store };
 }
 
@@ -144,6 +148,26 @@ describe('the real clients, replayed', () => {
       expect(JSON.stringify(body.systemInstruction ?? '')).not.toContain('<model_switch>');
     }
     expect((await store.listMessages(sessionOf(fixture, 0))).length).toBeGreaterThan(0);
+  });
+
+  it("Claude Code's ToolSearch and WebSearch: a tool_reference reads as the tool's name, the hosted search is refused once, finally", async () => {
+    const { upstreams, answers, fixture } = await replay('claude-code-toolsearch-websearch');
+    // ToolSearch answered with a tool_reference block; the model read which tool came.
+    expect(JSON.stringify(fixture.exchanges[1]!.body['messages'])).toContain('"type":"tool_reference"');
+    const loaded = (upstreams.deepseek[1]!.body as { messages: Record<string, unknown>[] }).messages.at(-1);
+    expect(loaded).toEqual(expect.objectContaining({ role: 'tool', content: '[tool WebSearch is available]' }));
+    // WebSearch is a side request offering only Anthropic's hosted web_search: a 400 naming it, not to be retried.
+    const side = fixture.exchanges[3]!.body['tools'] as { type?: string }[] | string;
+    expect(JSON.stringify(fixture.toolSets)).toContain('web_search_20250305');
+    expect(side).toMatch(/^\{\{tools:\d\}\}$/);
+    for (const answer of answers.filter((entry) => entry.status === 400)) {
+      expect(answer.error).toMatch(
+        /hosted tools are not available through the gateway: web_search \(web_search_20250305\)/,
+      );
+      expect(answer.shouldRetry).toBe('false');
+    }
+    // The search tool's failure reached the model as its result, and the turn went on.
+    expect(answers.at(-1)!.text).toContain('The tool returned:');
   });
 
   it('OpenCode over chat completions: its title request without tools is a plain completion, its tool loop passes through', async () => {
