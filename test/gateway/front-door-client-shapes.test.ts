@@ -213,4 +213,27 @@ describe('Messages requests as Claude Code sends them', () => {
     expect((await claude.messages.stream(request).finalMessage()).model).toBe('claude-sonnet-4-5');
     await upstream.close();
   });
+
+  it.each([
+    [
+      'a refused token',
+      { 'x-api-key': 'wrong' },
+      { model: 'deepseek', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] },
+      401,
+      'false',
+    ],
+    ['a bad request', { 'x-api-key': 'right' }, { messages: [] }, 400, 'false'],
+  ])(
+    'answers %s with x-should-retry: false (Claude Code would resend it for minutes)',
+    async (_what, headers, body, status, retry) => {
+      const { gateway } = await doors.gateway(['deepseek'], { token: 'right' });
+      const response = await fetch(`${gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(status);
+      expect(response.headers.get('x-should-retry')).toBe(retry);
+    },
+  );
 });
