@@ -57,7 +57,8 @@ Anthropic and OpenAI SDKs): POST /v1/messages and POST /v1/responses. Reasoning 
 them in a sealed handle (the thinking signature, the reasoning item's encrypted_content) that
 the gateway opens on the next turn. The client's "model" picks a route from config.yaml
 gateway.models (or PROVIDER:MODEL); other names use this gateway's route. A session header
-(x-claude-code-session-id, session-id, X-Hermes-Session-Id) mirrors the turns into a session.
+(x-claude-code-session-id, session-id, x-session-id, X-Hermes-Session-Id) mirrors the turns
+into a session; chat requests with tools, or naming OpenCode's x-session-id, pass through.
 The token is accepted as "Authorization: Bearer T" or "x-api-key: T". See docs/gateway.md.
 
 With no provider configured the gateway runs offline against the built-in emulator.

@@ -63,14 +63,21 @@ export function readClientFixture(name: string): ClientFixture {
   return readFixtureJson<ClientFixture>(`clients/${name}.json`);
 }
 
-/** Sends every exchange of the fixture to the gateway at `url`, in order, with this gateway's handles. */
-export async function replayClientFixture(url: string, fixture: ClientFixture): Promise<ReplayedAnswer[]> {
+/**
+ * Sends every exchange of the fixture to the gateway at `url`, in order, with this gateway's
+ * handles (`headers`: added to each request, the gateway token say).
+ */
+export async function replayClientFixture(
+  url: string,
+  fixture: ClientFixture,
+  headers: Record<string, string> = {},
+): Promise<ReplayedAnswer[]> {
   const answers: ReplayedAnswer[] = [];
   for (const exchange of fixture.exchanges) {
     const body = withReplayValues(exchange.body, fixture, answers) as JsonObject;
     const response = await fetch(`${url}${exchange.path}`, {
       method: exchange.method,
-      headers: { ...exchange.headers, 'content-type': 'application/json' },
+      headers: { ...exchange.headers, ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     answers.push({
