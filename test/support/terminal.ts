@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -52,7 +52,13 @@ export function openTerminal(args: string[], sandbox: Sandbox, env: Record<strin
   const { CI: _ci, ...inherited } = process.env;
   const childEnv = { ...inherited, HERMES_HOME: sandbox.home, NO_COLOR: '1', ...env };
   const tmux = (...tmuxArgs: string[]) => run('tmux', ['-S', socket, ...tmuxArgs], { env: childEnv });
-  const command = [process.execPath, HERMES_BIN, 'chat', ...args].map(quote).join(' ');
+  // The exit status is written by the pane's shell, not read from tmux: tmux 3.3 can report a pane
+  // whose process has ended as alive, or dead without a status, for as long as the test waits.
+  // The shell traps Ctrl-C's SIGINT (a trap runs only once the foreground command ended, POSIX
+  // 2.11), so it outlives hermes, which gets the signal with its default disposition.
+  const statusFile = join(directory, 'exit-status');
+  const hermes = [process.execPath, HERMES_BIN, 'chat', ...args].map(quote).join(' ');
+  const command = `trap : INT; ${hermes}; echo $? > ${quote(statusFile)}`;
   execFileSync(
     'tmux',
     [
@@ -82,19 +88,10 @@ export function openTerminal(args: string[], sandbox: Sandbox, env: Record<strin
     const { stdout } = await tmux('capture-pane', '-p', '-J', '-t', 'hermes', '-S', '-');
     return stdout.replace(/\s+$/, '');
   };
-  const exitStatus = async () => {
-    const { stdout } = await tmux(
-      'display-message',
-      '-p',
-      '-t',
-      'hermes',
-      '#{pane_dead} #{pane_dead_status} #{pane_dead_signal}',
-    );
-    const [dead, status, signal] = stdout.split(' ').map((field) => field.trim());
-    // Right at the exit tmux may show the pane dead before it has the status: not ended yet.
-    if (dead !== '1' || (!status && !signal)) return null;
-    // Killed by a signal: the shell convention, 128 + its number.
-    return status ? Number(status) : 128 + Number(signal);
+  const exitStatus = async (): Promise<number | null> => {
+    // The shell writes `$?` (128 + the signal number when a signal ended hermes) once it ended.
+    const written = existsSync(statusFile) ? readFileSync(statusFile, 'utf8').trim() : '';
+    return written === '' ? null : Number(written);
   };
   return {
     screen,
@@ -111,7 +108,7 @@ export function openTerminal(args: string[], sandbox: Sandbox, env: Record<strin
       await tmux('paste-buffer', '-p', '-d', '-b', 'paste', '-t', 'hermes');
     },
     async waitFor(pattern, from = 0) {
-      const deadline = Date.now() + scaledTimeout(30_000);
+      const deadline = Date.now() + scaledTimeout(20_000);
       for (;;) {
         const text = await screen();
         if (pattern.test(text.slice(from))) return text;
@@ -127,7 +124,7 @@ export function openTerminal(args: string[], sandbox: Sandbox, env: Record<strin
     bytesWritten: () => readFileSync(log).length,
     exitStatus,
     async exited() {
-      const deadline = Date.now() + scaledTimeout(30_000);
+      const deadline = Date.now() + scaledTimeout(20_000);
       for (;;) {
         const status = await exitStatus();
         if (status !== null) return status;
