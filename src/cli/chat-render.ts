@@ -14,22 +14,6 @@ export interface RenderOptions {
   revealHint?: string;
 }
 
-/**
- * The status trailer `run_shell` ends its output with when the command did not succeed: a
- * non-zero exit code, a signal, a timeout or an interruption (`[exit code 1]`, `[killed by
- * SIGTERM]`, `[timed out after 30 s: …]`, `[interrupted by the user: …]`; src/tools/tool-shell.ts).
- */
-const SHELL_FAILURE =
-  /\n?\[(?:exit code [1-9]\d*|killed by [A-Z0-9]+|timed out after [^\]\n]*|interrupted by [^\]\n]*)\](?:\n\[[^\]\n]*\])?\s*$/;
-
-/**
- * Whether a tool result reports a failure: a tool error, or a command that ran but failed (the
- * shell tool returns its output with a status line rather than an error, so the model sees both).
- */
-export function toolResultFailed(event: { name: string; content: string; isError: boolean }): boolean {
-  return event.isError || (event.name === 'run_shell' && SHELL_FAILURE.test(event.content.slice(-400)));
-}
-
 /** `12s`, `2m 05s`: elapsed time for the waiting line. */
 export function formatElapsed(milliseconds: number): string {
   const seconds = Math.floor(milliseconds / 1000);
@@ -163,7 +147,7 @@ export function createRenderer(options: RenderOptions): { onEvent: (event: Agent
       case 'tool-result': {
         const lines = event.content.split('\n');
         const preview = lines.slice(0, 6).join('\n') + (lines.length > 6 ? `\n… (${lines.length - 6} more lines)` : '');
-        const label = toolResultFailed(event) ? style.red(`✗ ${event.name}`) : style.green(`✓ ${event.name}`);
+        const label = event.isError ? style.red(`✗ ${event.name}`) : style.green(`✓ ${event.name}`);
         options.notes.write(`${label}\n${style.dim(preview)}\n`);
         break;
       }

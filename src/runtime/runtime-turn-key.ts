@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { HermesError } from '../core/errors.js';
 import type { AssistantMessage, Message, ToolMessage } from '../core/message.js';
 import type { TurnResult } from './runtime-turn-options.js';
+import { toolResultIsError } from '../tools/tool-registry.js';
 
 /**
  * Turn keys make a retried turn safe (SPEC §23.6: no turn lost or duplicated across a gateway
@@ -92,7 +93,7 @@ export function storedToolCalls(messages: readonly Message[]) {
         name: call.function.name,
         arguments: call.function.arguments,
         result,
-        is_error: result.startsWith('error:'),
+        is_error: toolResultIsError(call.function.name, result),
       };
     });
 }

@@ -28,6 +28,15 @@ export interface ToolOutcome {
   isError: boolean;
 }
 
+/**
+ * Whether a stored tool result reports a failure, as {@link executeToolCall} decided when it ran:
+ * a tool error (`error: …`), or a result its tool reads as failed (a non-zero exit code).
+ */
+export function toolResultIsError(name: string, content: string, tools: readonly Tool[] = BUILTIN_TOOLS): boolean {
+  if (content.startsWith('error:')) return true;
+  return tools.find((tool) => tool.definition.name === name)?.failed?.(content) ?? false;
+}
+
 /** The tool definitions offered to the model. */
 export function toolDefinitions(tools: readonly Tool[] = BUILTIN_TOOLS): ToolDefinition[] {
   return tools.map((tool) => tool.definition);
@@ -72,7 +81,8 @@ export async function executeToolCall(
       }
       toolContext.approved = preview;
     }
-    return { content: await runWithinLimits(tool, args, toolContext), isError: false };
+    const content = await runWithinLimits(tool, args, toolContext);
+    return { content, isError: tool.failed?.(content) ?? false };
   } catch (error) {
     if (error instanceof ToolError) return { content: `error: ${error.message}`, isError: true };
     return { content: `error: ${name} failed: ${(error as Error).message}`, isError: true };

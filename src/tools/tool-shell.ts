@@ -43,6 +43,19 @@ class OutputKeeper {
   }
 }
 
+/**
+ * The status trailer a result ends with when the command did not succeed: a non-zero exit code,
+ * a signal, a timeout or an interruption (`[exit code 1]`, `[killed by SIGTERM]`, `[timed out
+ * after 30 s: …]`, `[interrupted by the user: …]`), then its note lines, if any.
+ */
+const FAILED_STATUS =
+  /\n?\[(?:exit code [1-9]\d*|killed by [A-Z0-9]+|timed out after [^\]\n]*|interrupted by [^\]\n]*)\](?:\n\[[^\]\n]*\])*\s*$/;
+
+/** Whether a `run_shell` result reports a command that did not succeed (its status trailer). */
+export function shellCommandFailed(content: string): boolean {
+  return FAILED_STATUS.test(content.slice(-400));
+}
+
 /** `run_shell {command, timeout_seconds?}` (needs approval): `sh -c` in the workspace, output and exit code returned. */
 export const runShellTool: Tool = {
   definition: {
@@ -68,6 +81,7 @@ export const runShellTool: Tool = {
     },
   },
   needsApproval: true,
+  failed: shellCommandFailed,
   deadlineMs: (MAX_SHELL_TIMEOUT_SECONDS + 15) * 1000,
   async preview(args) {
     return { summary: `run: ${stringArgument(args, 'command')}` };

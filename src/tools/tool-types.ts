@@ -48,6 +48,11 @@ export interface Tool {
    */
   preview?(args: Record<string, unknown>, context: ToolContext): Promise<ToolPreview>;
   run(args: Record<string, unknown>, context: ToolContext): Promise<string>;
+  /**
+   * Whether a result `run` returned reports a failure the model should see as one (a command
+   * that ran and exited non-zero). Results without it are failures only when the call threw.
+   */
+  failed?(content: string): boolean;
 }
 
 /** Deadline of a tool that does not set its own. */

@@ -63,7 +63,7 @@ describe('built-in tools', () => {
       true,
     );
     const outcome = await executeToolCall('run_shell', '{"command":"echo hi; exit 3"}', { workspace, approve: allow });
-    expect(outcome).toEqual({ content: 'hi\n[exit code 3]', isError: false });
+    expect(outcome).toEqual({ content: 'hi\n[exit code 3]', isError: true });
   });
 
   it('paths outside the workspace are refused, including through a symlink', async () => {

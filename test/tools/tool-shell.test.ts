@@ -47,7 +47,7 @@ describe('run_shell limits', () => {
     const outcome = await shell({ command: 'echo started; sleep 30 & sleep 30; echo never', timeout_seconds: 1 });
     expect(outcome).toEqual({
       content: 'started\n[timed out after 1 s: the command and every process it started were stopped]',
-      isError: false,
+      isError: true,
     });
   });
 
@@ -68,7 +68,7 @@ describe('run_shell limits', () => {
     controller.abort();
     expect(await running).toEqual({
       content: '[interrupted by the user: the command and every process it started were stopped]',
-      isError: false,
+      isError: true,
     });
   });
 
@@ -80,6 +80,12 @@ describe('run_shell limits', () => {
         '[1 process it left running in the background was stopped]',
       isError: false,
     });
+  });
+
+  it('a failed command with note lines after its status is still a failure', async () => {
+    const outcome = await shell({ command: 'sleep 3 & exit 4' });
+    expect(outcome.content).toMatch(/\[exit code 4\]\n\[[^\]]+\]\n\[[^\]]+\]$/);
+    expect(outcome.isError).toBe(true);
   });
 
   it('an out-of-range timeout is a tool error', async () => {
