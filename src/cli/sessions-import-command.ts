@@ -7,7 +7,8 @@ import { parseBaseUrl } from '../runtime/runtime-route.js';
 import type { CliContext } from './cli-context.js';
 import { printJson } from './cli-output.js';
 import { WORKSPACE_KEY } from './chat-session-select.js';
-import type { ImportedSession } from './sessions-import-records.js';
+import type { SessionRecord } from '../storage/session-store.js';
+import type { ImportedSession, ImportSource } from './sessions-import-records.js';
 
 /** Flags of `hermes sessions import`. */
 interface ImportFlags {
@@ -52,7 +53,9 @@ Not imported: sub-agent (sidechain) turns, the tools' own bookkeeping records, a
 prompts, which the files do not hold.
 
 A record that cannot be read stops the import with FILE:LINE and what is wrong (exit 2); nothing
-is stored until the whole file has been read.
+is stored until the whole file has been read. Importing the same transcript again stores nothing
+and names the session it became; one that grew since (the session went on in the tool) is
+imported as a new session, and the earlier import is named.
 
 Examples:
   hermes sessions import --from claude ~/.claude/projects/-home-me-app/7c9e6679-….jsonl
@@ -66,7 +69,17 @@ Examples:
       }
       await (
         await import('./cli-context.js')
-      ).withCliContext(async (context) => report(imported, await storeImported(context, imported), flags));
+      ).withCliContext(async (context) => {
+        const earlier = await earlierImports(context, imported.source);
+        // The same transcript, unchanged since it was imported: the session it became, not a copy.
+        const same = earlier.find((session) => session.messageCount === imported.messages.length);
+        if (same) {
+          report(imported, same.id, flags, { alreadyImported: true, earlier: [] });
+          return;
+        }
+        const id = await storeImported(context, imported);
+        report(imported, id, flags, { alreadyImported: false, earlier: earlier.map((session) => session.id) });
+      });
     });
 }
 
@@ -125,11 +138,38 @@ async function storeImported(context: CliContext, imported: ImportedSession): Pr
   return id;
 }
 
-function report(imported: ImportedSession, sessionId: string | null, flags: ImportFlags): void {
+/**
+ * Sessions imported before from the same source: the same tool's session id, or the same file
+ * when the transcript names none. Newest first.
+ */
+async function earlierImports(context: CliContext, source: ImportSource): Promise<SessionRecord[]> {
+  const sessions = await context.store().listSessions();
+  return sessions.filter((session) => {
+    const from = session.modelConfig['imported_from'];
+    if (typeof from !== 'object' || from === null || Array.isArray(from)) return false;
+    if (from['tool'] !== source.tool) return false;
+    return source.session_id !== null ? from['session_id'] === source.session_id : from['file'] === source.file;
+  });
+}
+
+/** Whether the transcript was stored already, and the earlier imports of an older state of it. */
+interface ImportOutcome {
+  alreadyImported: boolean;
+  earlier: string[];
+}
+
+function report(
+  imported: ImportedSession,
+  sessionId: string | null,
+  flags: ImportFlags,
+  outcome: ImportOutcome = { alreadyImported: false, earlier: [] },
+): void {
   if (flags.json) {
     printJson({
       session_id: sessionId,
       dry_run: sessionId === null,
+      already_imported: outcome.alreadyImported,
+      earlier_imports: outcome.earlier,
       source: imported.source,
       title: imported.title,
       workspace: imported.workspace,
@@ -152,8 +192,15 @@ function report(imported: ImportedSession, sessionId: string | null, flags: Impo
     .map(([count, noun]) => `${count} ${noun}${count === 1 ? '' : 's'}`);
   const what = `${imported.messages.length} messages${kept.length ? `; kept byte for byte: ${kept.join(', ')}` : ''}`;
   const head =
-    sessionId === null ? `would import ${imported.source.file}` : `imported ${imported.source.file} as ${sessionId}`;
+    sessionId === null
+      ? `would import ${imported.source.file}`
+      : outcome.alreadyImported
+        ? `${imported.source.file} was imported already, unchanged since, as ${sessionId}; nothing stored`
+        : `imported ${imported.source.file} as ${sessionId}`;
   process.stdout.write(`${head} (${what})\n`);
+  if (outcome.earlier.length) {
+    process.stdout.write(`  an earlier state of this transcript was imported as ${outcome.earlier.join(', ')}\n`);
+  }
   process.stdout.write(`  ${imported.provider} ${imported.model}, workspace ${imported.workspace ?? '(unknown)'}\n`);
   if (sessionId !== null) {
     const where = imported.workspace ? `cd ${imported.workspace} && ` : '';

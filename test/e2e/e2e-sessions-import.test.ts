@@ -297,3 +297,32 @@ describe('bad files', () => {
     expect(wrongTool.stderr).toBe('hermes: --from must be claude or codex, not "cursor"\n');
   });
 });
+
+describe('importing a transcript again', () => {
+  it('unchanged: nothing stored, the session it became named; grown: a new session naming the earlier one', async () => {
+    const sandbox = e2e.sandbox();
+    const lines = readFixtureText(CLAUDE).trim().split('\n');
+    const earlierState = join(sandbox.workspace, 'earlier.jsonl');
+    writeFileSync(earlierState, `${lines.slice(0, -4).join('\n')}\n`);
+    const importFile = async (file: string) => {
+      const run = await runHermes(['sessions', 'import', '--from', 'claude', file, '--json'], sandbox);
+      expect(run.code, run.stderr).toBe(0);
+      return parseJson<{ session_id: string; already_imported: boolean; earlier_imports: string[] }>(run);
+    };
+    const first = await importFile(earlierState);
+    expect(first).toMatchObject({ already_imported: false, earlier_imports: [] });
+    const again = await runHermes(['sessions', 'import', '--from', 'claude', earlierState], sandbox);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`was imported already, unchanged since, as ${first.session_id}; nothing stored`);
+    // The whole transcript: the same Claude Code session, further on.
+    const grown = await importFile(fixturePath(CLAUDE));
+    expect(grown.session_id).not.toBe(first.session_id);
+    expect(grown).toMatchObject({ already_imported: false, earlier_imports: [first.session_id] });
+    expect(await importFile(fixturePath(CLAUDE))).toMatchObject({
+      session_id: grown.session_id,
+      already_imported: true,
+    });
+    const listed = parseJson<{ id: string }[]>(await runHermes(['sessions', 'list', '--json'], sandbox));
+    expect(listed.map((session) => session.id).sort()).toEqual([first.session_id, grown.session_id].sort());
+  });
+});
