@@ -18,6 +18,7 @@ import { countTokensResponse, messagesResponse } from './gateway-messages-door.j
 import { GatewayModelRoutes } from './gateway-model-routes.js';
 import { responsesResponse } from './gateway-responses-door.js';
 import { chatToolsResponse, hasClientTools } from './gateway-chat-tools.js';
+import { StatelessTurnMemory } from '../runtime/runtime-stateless-memory.js';
 
 /**
  * The gateway as a value (STYLE rule 7 (docs/architecture.md)): a hono app mapping web `Request` to `Response`,
@@ -50,6 +51,7 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     keyring: new HandleKeyring(store),
     lock,
     notices: new Set(),
+    statelessMemory: new StatelessTurnMemory(),
   };
 
   app.use(async (c, next) => {

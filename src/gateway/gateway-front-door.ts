@@ -9,6 +9,7 @@ import {
   type ClientTurnSettings,
 } from '../runtime/runtime-client-turn.js';
 import type { AgentEvent } from '../runtime/agent-turn.js';
+import type { StatelessTurnMemory } from '../runtime/runtime-stateless-memory.js';
 import { openClientHistory, readableHistory, type ClientHistory } from './gateway-front-door-handles.js';
 import { ensureClientSession, mirrorClientTurn } from './gateway-front-door-session.js';
 import { sealedCarriersOf } from './gateway-handle-carriers.js';
@@ -70,6 +71,8 @@ export interface FrontDoorContext {
   lock: SessionTurnLock;
   /** What the doors said once already (gateway-front-door-serve.ts `noteOmittedTools`). */
   notices: Set<string>;
+  /** Rejected signatures stateless clients keep echoing (runtime-stateless-memory.ts). */
+  statelessMemory: StatelessTurnMemory;
 }
 
 /** Runs one front-door turn; provider failures are thrown (the door answers them). */
@@ -112,6 +115,7 @@ export async function runFrontDoorTurn(
     inputDecisions,
     signal: request.signal,
     onEvent,
+    statelessMemory: context.statelessMemory,
   });
   const carriers = sealedCarriersOf(result.message);
   const plaintext = carriers ?? JSON.stringify({ m: { origin: result.message.origin ?? null }, c: [] });

@@ -11,6 +11,7 @@ import type { SessionStore } from '../storage/session-store.js';
 import { mergeModelConfig } from '../storage/session-store-rules.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
 import { continueIncompleteTurn } from './runtime-continuation.js';
+import type { StatelessTurnMemory } from './runtime-stateless-memory.js';
 import {
   recordRequestSafely,
   requestOnce,
@@ -32,7 +33,8 @@ export type { CarrierDecision } from '../replay/replay-route-profile.js';
  *
  * With a session (the client's session header) the session's learned config is read and written
  * as in any turn; without one the turn is stateless: what a recovery learns for the session lives
- * for this turn only, store-wide verdicts (SPEC §23.1) still apply and are still recorded.
+ * for this turn only, except rejected signatures ({@link StatelessTurnMemory}); store-wide
+ * verdicts (SPEC §23.1) still apply and are still recorded.
  */
 
 /** Turn settings a front door passes through (config.yaml values in the CLI). */
@@ -64,6 +66,8 @@ export interface ClientToolsTurnInput {
   inputDecisions: readonly CarrierDecision[];
   signal?: AbortSignal | undefined;
   onEvent?: ((event: AgentEvent) => void) | undefined;
+  /** What stateless turns remember between each other (rejected signatures); unused with a session. */
+  statelessMemory?: StatelessTurnMemory | undefined;
 }
 
 /** The answered turn. */
@@ -102,7 +106,8 @@ export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<C
   };
   const transport = withInputDecisions(await turnTransport(options), input.inputDecisions);
   const profile = turnRouteProfile(options);
-  let modelConfig: JsonObject = session?.modelConfig ?? {};
+  const memory = session ? undefined : input.statelessMemory;
+  let modelConfig: JsonObject = session?.modelConfig ?? memory?.modelConfig() ?? {};
   const first = await requestOnce(transport, input.history, modelConfig, profile, options);
   const settled: TurnResponse = await continueIncompleteTurn(first, {
     api: input.route.api,
@@ -116,6 +121,7 @@ export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<C
     sessionId,
     onEvent: input.onEvent,
   });
+  memory?.learn(settled.config);
   const message = withOrigin(withoutDuplicateToolCalls(settled.message), profile, settled.usage);
   return { message, usage: settled.usage, finishReason: settled.finishReason, record: settled.record };
 }
