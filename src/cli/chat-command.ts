@@ -160,7 +160,7 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
     else
       await (
         await import('./chat-interactive.js')
-      ).runInteractiveChat(session, turnOptions, context, Boolean(flags.yolo));
+      ).runInteractiveChat(session, turnOptions, context, Boolean(flags.yolo), mcp.reports);
   } finally {
     await mcp?.close();
     await opened.close();

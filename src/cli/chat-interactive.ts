@@ -3,6 +3,7 @@ import { HermesError } from '../core/errors.js';
 import type { Message } from '../core/message.js';
 import { runAgentTurn, TurnInterruptedError, type AgentEvent } from '../runtime/agent-turn.js';
 import type { SessionRecord } from '../storage/session-store.js';
+import type { McpServerReport } from '../mcp/mcp-servers.js';
 import type { ToolPreview } from '../tools/tool-types.js';
 import type { CliContext } from './cli-context.js';
 import { styleDiff, styles, useColor } from './cli-output.js';
@@ -26,6 +27,7 @@ export async function runInteractiveChat(
   baseOptions: TurnOptions,
   context: CliContext,
   yolo: boolean,
+  mcpServers: readonly McpServerReport[] = [],
 ): Promise<void> {
   const style = styles(useColor(process.stdout));
   let current: AbortController | null = null;
@@ -48,6 +50,7 @@ export async function runInteractiveChat(
     closers: [],
     showRecent: (sessionId) => showRecentTurns(context, sessionId, style),
     launchDirectory: process.cwd(),
+    mcpServers,
   };
   /** The last message sent and its turn key: /retry sends it again under the same key. */
   let last: { text: string; turnKey: string; answered: boolean } | null = null;

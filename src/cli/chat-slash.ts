@@ -5,6 +5,8 @@ import { nextBranchTitle } from '../storage/session-branch-title.js';
 import { holdSessionLease } from '../storage/session-lease-hold.js';
 import { BUILTIN_TOOLS } from '../tools/tool-registry.js';
 import type { CliContext } from './cli-context.js';
+import { mcpReportLine } from './cli-mcp.js';
+import type { McpServerReport } from '../mcp/mcp-servers.js';
 import { formatTime, type styles } from './cli-output.js';
 import { openRoute } from './cli-route.js';
 import { getProvider } from '../providers/provider-registry.js';
@@ -26,6 +28,7 @@ export const SLASH_COMMANDS = [
   '/undo',
   '/sessions',
   '/tools',
+  '/mcp',
   '/usage',
   '/reasoning',
   '/branch',
@@ -42,7 +45,8 @@ const HELP = `Commands:
   /undo                   take back the last exchange: later turns no longer send it (it stays stored,
                           marked); files its tools changed stay changed on disk
   /sessions               recent sessions
-  /tools                  the tools the model can call
+  /tools                  the tools the model can call (built-in and MCP)
+  /mcp                    the MCP servers of this chat: state, and the tools of each connected one
   /usage                  tokens and cost of this run
   /reasoning on|off       show reasoning text, or collapse it to one line
   /branch [title]         copy this session into a new one and continue there
@@ -64,6 +68,8 @@ export interface SlashState {
   showRecent: (sessionId: string) => Promise<void>;
   /** The directory `hermes chat` was started in (a resumed session may run elsewhere). */
   launchDirectory: string;
+  /** The MCP servers started for this chat, as they ended up (`/mcp`). */
+  mcpServers: readonly McpServerReport[];
 }
 
 /** Outcome: leave, nothing changed, resend the last message, or new turn options. */
@@ -106,8 +112,20 @@ export async function runSlashCommand(line: string, state: SlashState): Promise<
     case '/usage':
       out(`this run: ${state.totals.requests} requests · ${usageLine(state.totals)}`);
       return 'ok';
+    case '/mcp':
+      if (state.mcpServers.length === 0) {
+        out(
+          'no MCP servers in this chat (add mcp_servers to config.yaml, or a .mcp.json in the workspace; docs/mcp.md)',
+        );
+        return 'ok';
+      }
+      for (const report of state.mcpServers) {
+        out(mcpReportLine(report));
+        for (const tool of report.tools) out(style.dim(`    ${tool}`));
+      }
+      return 'ok';
     case '/tools':
-      for (const tool of BUILTIN_TOOLS) {
+      for (const tool of options.tools ?? BUILTIN_TOOLS) {
         const description = tool.definition.description.split('\n')[0] ?? '';
         out(`${style.bold(tool.definition.name.padEnd(12))} ${description}`);
       }

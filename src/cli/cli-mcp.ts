@@ -10,7 +10,18 @@ import { CLI_VERSION } from './cli-version.js';
 export interface StartedMcp {
   /** Built-in tools plus every connected server's tools; undefined when no server is configured (the built-ins apply). */
   tools: readonly Tool[] | undefined;
+  /** Each server's state after starting (`/mcp`); empty when none is configured. */
+  reports: readonly McpServerReport[];
   close(): Promise<void>;
+}
+
+/** One server's line, as `hermes mcp list` and `/mcp` print it: name, transport, state, tools or why not. */
+export function mcpReportLine(report: McpServerReport): string {
+  const state = report.status === 'needs-approval' ? 'needs approval' : report.status;
+  const tools =
+    report.status === 'connected' ? `${report.tools.length} tool${report.tools.length === 1 ? '' : 's'}` : '';
+  const detail = [tools, report.detail].filter(Boolean).join('; ');
+  return `${report.name.padEnd(16)} ${(report.transport ?? '-').padEnd(5)} ${state.padEnd(14)} ${detail}  (${report.source})`;
 }
 
 /**
@@ -24,7 +35,7 @@ export async function startMcpServers(
 ): Promise<StartedMcp> {
   // No server anywhere: nothing of the MCP client is loaded.
   if (config.mcpServers.length === 0 && !existsSync(join(options.workspace, '.mcp.json'))) {
-    return { tools: undefined, close: async () => undefined };
+    return { tools: undefined, reports: [], close: async () => undefined };
   }
   const { planMcpServers, McpServerPool } = await import('../mcp/mcp-servers.js');
   const plan = planMcpServers({
@@ -34,7 +45,7 @@ export async function startMcpServers(
     startUnapproved: options.yolo,
   });
   if (plan.start.length === 0 && plan.reports.length === 0 && !plan.fileError) {
-    return { tools: undefined, close: async () => undefined };
+    return { tools: undefined, reports: [], close: async () => undefined };
   }
   const pool = await McpServerPool.start(plan, { workspace: options.workspace, clientVersion: CLI_VERSION });
   for (const line of pool.notes()) options.notes(line);
@@ -45,7 +56,7 @@ export async function startMcpServers(
     );
   }
   const { BUILTIN_TOOLS } = await import('../tools/tool-registry.js');
-  return { tools: [...BUILTIN_TOOLS, ...pool.tools()], close: () => pool.close() };
+  return { tools: [...BUILTIN_TOOLS, ...pool.tools()], reports: pool.reports, close: () => pool.close() };
 }
 
 /** Every server's report after starting each once (`hermes mcp list`, `doctor`); each is closed again. */

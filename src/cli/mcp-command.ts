@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import type { McpServerReport } from '../mcp/mcp-servers.js';
 import type { CliContext } from './cli-context.js';
 import { printJson } from './cli-output.js';
 
@@ -34,7 +33,7 @@ config.yaml server says trust: true. See docs/mcp.md.`,
     .option('--tools', 'also list each server’s tools by the names the model sees')
     .action(async (flags: { json?: boolean; tools?: boolean }) => {
       await withContext(async (context) => {
-        const { probeMcpServers } = await import('./cli-mcp.js');
+        const { probeMcpServers, mcpReportLine } = await import('./cli-mcp.js');
         const { reports, fileError } = await probeMcpServers(context.config, {
           home: context.home,
           workspace: process.cwd(),
@@ -49,7 +48,7 @@ config.yaml server says trust: true. See docs/mcp.md.`,
           return;
         }
         for (const report of reports) {
-          process.stdout.write(`${reportLine(report)}\n`);
+          process.stdout.write(`${mcpReportLine(report)}\n`);
           if (flags.tools) for (const tool of report.tools) process.stdout.write(`    ${tool}\n`);
         }
       });
@@ -93,14 +92,6 @@ config.yaml server says trust: true. See docs/mcp.md.`,
         });
       });
   }
-}
-
-function reportLine(report: McpServerReport): string {
-  const state = report.status === 'needs-approval' ? 'needs approval' : report.status;
-  const tools =
-    report.status === 'connected' ? `${report.tools.length} tool${report.tools.length === 1 ? '' : 's'}` : '';
-  const detail = [tools, report.detail].filter(Boolean).join('; ');
-  return `${report.name.padEnd(16)} ${(report.transport ?? '-').padEnd(5)} ${state.padEnd(14)} ${detail}  (${report.source})`;
 }
 
 async function withContext(body: (context: CliContext) => Promise<void>): Promise<void> {

@@ -94,6 +94,34 @@ describe('interactive hermes chat with an MCP server', () => {
     expect(run.stdout).toContain('allow mcp__fx__echo {"text":"over stdio"}? [y]es / [N]o / [a]lways for this session');
     expect(run.stdout).toContain('The tool returned: echo: over stdio');
   });
+
+  it('/mcp shows each server’s state and tools; /tools lists the MCP tools beside the built-in ones', async () => {
+    const { sandbox, route } = await setup([
+      stdioFixtureEntry('fx'),
+      stdioFixtureEntry('broken', [], ['--fail-start']),
+    ]);
+    const run = await runHermes(['chat', ...route], sandbox, {}, '/mcp\n/tools\n/exit\n');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n').map((line) =>
+      line
+        .replace(/^you> /, '')
+        .replace(/ +/g, ' ')
+        .trim(),
+    );
+    expect(lines).toContain('fx stdio connected 6 tools (config.yaml)');
+    expect(lines).toContain('mcp__fx__echo');
+    expect(lines).toContain(
+      'broken stdio failed the server closed the connection before it was ready (stderr: fixture: cannot open the database) (config.yaml)',
+    );
+    expect(lines.some((line) => line.startsWith('read_file '))).toBe(true);
+    expect(lines.some((line) => line.startsWith('mcp__fx__add '))).toBe(true);
+  });
+
+  it('/mcp without servers says how to add one', async () => {
+    const { sandbox, route } = await e2e.chatRoute({ persona: 'deepseek' }, 'deepseek', 'deepseek-v4-flash');
+    const run = await runHermes(['chat', ...route], sandbox, {}, '/mcp\n/exit\n');
+    expect(run.stdout).toContain('no MCP servers in this chat (add mcp_servers to config.yaml');
+  });
 });
 
 describe('hermes gateway with MCP servers', () => {
