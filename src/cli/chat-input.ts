@@ -87,8 +87,13 @@ export function createChatInput(options: ChatInputOptions): ChatInput {
 
   const deliver = (message: string) => {
     const waiter = waiting.shift();
-    if (waiter) waiter(message);
-    else queued.push(message);
+    if (!waiter) {
+      queued.push(message);
+      return;
+    }
+    // Piped input is echoed after its prompt (as `ask` does for a queued line), so a transcript reads like a session.
+    if (!tty) options.out.write(`${pasteSummary(message) ?? message}\n`);
+    waiter(message);
   };
   readline.on('line', (line) => {
     interruptArmed = false;

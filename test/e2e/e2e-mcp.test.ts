@@ -102,6 +102,9 @@ describe('interactive hermes chat with an MCP server', () => {
     ]);
     const run = await runHermes(['chat', ...route], sandbox, {}, '/mcp\n/tools\n/exit\n');
     expect(run.code).toBe(0);
+    // Piped lines are echoed after their prompt, whether they arrived before it or after.
+    expect(run.stdout).toContain('you> /mcp\n');
+    expect(run.stdout).toContain('you> /tools\n');
     const lines = run.stdout.split('\n').map((line) =>
       line
         .replace(/^you> /, '')
