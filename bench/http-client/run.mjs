@@ -2,8 +2,9 @@
 // streaming chat-completions request (the DeepSeek emulator in its own process, SSE answer read
 // to its end) costs this process's CPU, per client, at 32 requests in flight over keep-alive:
 //   fetch        - Node's global fetch, the body read as a web stream (what the transports used);
-//   undici Agent - undici's `request` on one pooled Agent, the body a Node stream (what they use now,
-//                  src/transports/shared/transport-http-client.ts);
+//   undici Agent - undici's `request` on one pooled Agent, the body a Node stream;
+//   undici dispatch - undici's handler API on the same Agent, the chunks in callbacks (what the
+//                  transports use, src/transports/shared/transport-pooled-exchange.ts);
 //   node:http    - node:http with a keep-alive Agent, the body read by async iteration and by
 //                  'data' events.
 // Rounds alternate the order of the clients, so a machine that gets busier or quieter affects
@@ -49,6 +50,28 @@ const clients = {
     for await (const chunk of response.body) bytes += chunk.byteLength;
     return bytes;
   },
+  // undici's handler API: the chunks arrive in callbacks, no stream object per request.
+  'undici dispatch': () =>
+    new Promise((resolve, reject) => {
+      let bytes = 0;
+      agent.dispatch(
+        { origin: new URL(url).origin, path: new URL(url).pathname, method: 'POST', headers, body },
+        {
+          onConnect() {},
+          onHeaders() {
+            return true;
+          },
+          onData(chunk) {
+            bytes += chunk.byteLength;
+            return true;
+          },
+          onComplete() {
+            resolve(bytes);
+          },
+          onError: reject,
+        },
+      );
+    }),
   'node:http iterate': () =>
     new Promise((resolve, reject) => {
       const outgoing = httpRequest(url, { method: 'POST', headers: nodeHeaders, agent: httpAgent }, async (answer) => {

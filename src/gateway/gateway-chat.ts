@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import type { SessionStore } from '../storage/session-store.js';
 import { parseChatRequest, type GatewayChatRequest } from './gateway-chat-request.js';
 import { DEFAULT_JSON_BODY_BOUNDS, readJsonBody } from './gateway-bounded-json.js';
-import { GatewayHttpError, unknownSession } from './gateway-errors.js';
+import { GatewayHttpError } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
 import { runGatewayTurn, toHttpError, type GatewayTurnEvent, type GatewayTurnOutcome } from './gateway-turn.js';
 import type { GatewayTurnContext } from './gateway-types.js';
@@ -138,10 +138,9 @@ async function resolveSession(
   parsed: GatewayChatRequest,
 ): Promise<string> {
   const store: SessionStore = context.store;
-  if (requested) {
-    if (!(await store.getSession(requested))) throw unknownSession(requested);
-    return requested;
-  }
+  // A named session is read by the turn itself, first thing: an unknown one is a 404 from there
+  // (toHttpError), before anything is stored or sent.
+  if (requested) return requested;
   const { route, sessionRoute } = context.route;
   const session = await store.createSession({
     provider: sessionRoute?.provider ?? route.provider,

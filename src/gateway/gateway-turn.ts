@@ -6,7 +6,8 @@ import type { HeldSessionLease } from '../storage/session-lease-hold.js';
 import { SessionBusyError, SessionLeaseLostError } from '../storage/session-lease.js';
 import { StorageError } from '../storage/storage-errors.js';
 import { SessionChangedError } from '../storage/session-store-rules.js';
-import { GatewayHttpError } from './gateway-errors.js';
+import { GatewayHttpError, unknownSession } from './gateway-errors.js';
+import { TurnSessionMissingError } from '../runtime/runtime-turn-start.js';
 import { knownSecrets, redactError } from '../core/redact.js';
 import { TurnKeyReusedError } from '../runtime/runtime-turn-key.js';
 
@@ -161,6 +162,7 @@ function readableReasoning(message: AssistantMessage): string {
 /** Maps a runtime failure to the status an OpenAI client understands. */
 export function toHttpError(error: unknown): GatewayHttpError {
   if (error instanceof GatewayHttpError) return error;
+  if (error instanceof TurnSessionMissingError) return unknownSession(error.sessionId);
   if (error instanceof SessionBusyError) return sessionBusy(error);
   if (error instanceof SessionChangedError) {
     return new GatewayHttpError(409, error.message, 'conflict_error', 'session_changed');

@@ -12,7 +12,7 @@ import { loadTransport } from '../transports/transport-registry.js';
 import { logRequest } from './runtime-request-log.js';
 import { logProviderFailure, logProviderRetry } from './runtime-error-log.js';
 import { recoverFromError, type Recovery } from './runtime-recovery.js';
-import { learnedFrom, loadRejectedEfforts, loadRouteLearned } from './runtime-route-memory.js';
+import { learnedFrom, rejectedCarriersFrom, rejectedEffortsFrom } from './runtime-route-memory.js';
 import { requestReasoning } from './runtime-reasoning.js';
 import type { AgentTurnOptions, TurnResult } from './runtime-turn-options.js';
 import { requestCompactThreshold } from './runtime-native-compaction.js';
@@ -64,8 +64,10 @@ export async function requestOnce(
   options: RequestOptions,
 ): Promise<TurnResponse> {
   let config = modelConfig;
-  let learned = await loadRouteLearned(options.store, config, profile);
-  let refusedEfforts = await loadRejectedEfforts(options.store, config, profile);
+  // One read of the route's store-wide verdict serves both: the carriers and the effort levels it refused.
+  const verdict = await options.store.getVerdict(profile.routeKey);
+  let learned = learnedFrom(config, rejectedCarriersFrom(config, profile, verdict), profile);
+  let refusedEfforts = rejectedEffortsFrom(config, profile, verdict);
   let retry: Recovery | null = null;
   for (let attempt = 1; ; attempt += 1) {
     const reasoning = requestReasoning(

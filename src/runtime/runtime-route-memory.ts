@@ -7,7 +7,7 @@ import {
 } from '../replay/replay-recovery.js';
 import type { Carrier, RouteKey, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
 import { CARRIERS } from '../replay/replay-route-profile.js';
-import type { SessionStore } from '../storage/session-store.js';
+import type { SessionStore, VerdictRecord } from '../storage/session-store.js';
 
 /**
  * Route memory: the one module that reads and writes what a session learned about a route, in
@@ -126,8 +126,16 @@ export async function loadRejectedCarriers(
   modelConfig: JsonObject,
   profile: Pick<RouteProfile, 'key' | 'routeKey'>,
 ): Promise<Carrier[]> {
+  return rejectedCarriersFrom(modelConfig, profile, await store.getVerdict(profile.routeKey));
+}
+
+/** {@link loadRejectedCarriers} with the route's store-wide verdict already read. */
+export function rejectedCarriersFrom(
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key'>,
+  stored: VerdictRecord | null,
+): Carrier[] {
   const fields = new Set<string>(sessionRejectedCarriers(modelConfig, profile.key));
-  const stored = await store.getVerdict(profile.routeKey);
   for (const field of stored?.fields ?? []) fields.add(field);
   return CARRIERS.filter((carrier) => fields.has(carrier));
 }
@@ -157,8 +165,16 @@ export async function loadRejectedEfforts(
   modelConfig: JsonObject,
   profile: Pick<RouteProfile, 'key' | 'routeKey'>,
 ): Promise<ReasoningEffort[]> {
+  return rejectedEffortsFrom(modelConfig, profile, await store.getVerdict(profile.routeKey));
+}
+
+/** {@link loadRejectedEfforts} with the route's store-wide verdict already read. */
+export function rejectedEffortsFrom(
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key'>,
+  stored: VerdictRecord | null,
+): ReasoningEffort[] {
   const levels = new Set<string>(routeListAt(modelConfig, REJECTED_EFFORTS_KEY, profile.key));
-  const stored = await store.getVerdict(profile.routeKey);
   for (const field of stored?.fields ?? []) {
     if (field.startsWith(EFFORT_VERDICT_PREFIX)) levels.add(field.slice(EFFORT_VERDICT_PREFIX.length));
   }

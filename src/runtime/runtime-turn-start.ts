@@ -83,11 +83,23 @@ export async function startTurn(
   }
 }
 
+/**
+ * The turn's session does not exist (and the turn was not asked to create it). Raised by the
+ * turn's first read, before anything is written, so a caller need not check the session first.
+ */
+export class TurnSessionMissingError extends HermesError {
+  override readonly name: string = 'TurnSessionMissingError';
+
+  constructor(readonly sessionId: string) {
+    super(`no session "${sessionId}"`);
+  }
+}
+
 /** The session the turn runs on, created first when `newSession` asks for it. */
 async function sessionOf(store: SessionStore, options: AgentTurnOptions): Promise<SessionRecord> {
   const session = await store.getSession(options.sessionId);
   if (session) return session;
-  if (!options.newSession) throw new HermesError(`no session "${options.sessionId}"`);
+  if (!options.newSession) throw new TurnSessionMissingError(options.sessionId);
   return store.createSession({ ...options.newSession, id: options.sessionId });
 }
 

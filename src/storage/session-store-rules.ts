@@ -70,8 +70,13 @@ export function checkedTitle<T extends string | null | undefined>(title: T): T {
  * URL lost a credential takes the configured URL it came from (`runtime-route.ts`).
  */
 export function storedBaseUrl<T extends string | null | undefined>(baseUrl: T): T {
-  return (typeof baseUrl === 'string' ? redactUrl(baseUrl) : baseUrl) as T;
+  if (typeof baseUrl !== 'string') return baseUrl;
+  // Every turn asks for its route's URL again: the last answer is kept (the redaction is pure).
+  if (lastStoredUrl?.url !== baseUrl) lastStoredUrl = { url: baseUrl, stored: redactUrl(baseUrl) };
+  return lastStoredUrl.stored as T;
 }
+
+let lastStoredUrl: { url: string; stored: string } | null = null;
 
 /**
  * Parses a stored `model_config`. SPEC §18: readers tolerate missing or invalid JSON (a file

@@ -159,6 +159,19 @@ describe('POST /v1/chat/completions', () => {
         code: 'session_not_found',
       },
     },
+    {
+      name: 'unknown session id, streaming',
+      body: ask('hi', { stream: true }),
+      headers: { 'X-Hermes-Session-Id': 'no-such-session' },
+      status: 404,
+      error: {
+        message:
+          'no session "no-such-session": omit X-Hermes-Session-Id to start a new session, or list sessions with GET /v1/sessions',
+        type: 'not_found_error',
+        param: null,
+        code: 'session_not_found',
+      },
+    },
   ])('$status envelope on $name', async ({ body, headers, status, error }) => {
     const { post } = await setup();
     const response = await post('/v1/chat/completions', body, headers);

@@ -1,49 +1,20 @@
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import type { TransportRequest } from './transport.js';
+import type { HttpAnswer, HttpBody, HttpExchange } from './transport-http-exchange.js';
+import { dispatchExchange, type UndiciErrors } from './transport-pooled-exchange.js';
 
 /**
  * The HTTP client every JSON-over-HTTP transport (and the Bedrock Converse SDK handler) sends
- * through. Default: one process-wide keep-alive pool (undici's `Agent`, its `request` API: Node
- * streams, no web-stream adaptation); measured against `fetch` and `node:http` agents in
- * bench/http-client. A request's `fetch` (tests, library users) replaces it: then every byte goes
- * through that `fetch`, which is told never to follow redirects. `connectTo` maps origins for
+ * through. Default: one process-wide keep-alive pool (undici's `Agent` through its handler API,
+ * `transport-pooled-exchange.ts`: no stream object per request, no web-stream adaptation);
+ * measured against `fetch`, undici's `request` and `node:http` agents in bench/http-client. A
+ * request's `fetch` (tests, library users) replaces it: then every byte goes through that `fetch`, which is told never to follow redirects. `connectTo` maps origins for
  * both (`HERMES_CONNECT_TO`, in-process emulators). The request's time limits are applied around
  * either (`transport-deadlines.ts`), and no redirect is ever followed (`transport-redirect.ts`).
  */
 
-/** Response headers, read by name (case-insensitive) or all at once: what `Headers` offers. */
-export interface HeaderLookup {
-  get(name: string): string | null;
-  forEach(callback: (value: string, name: string) => void): void;
-}
-
-/** A response body, read one network chunk at a time. */
-export interface HttpBody {
-  /** The next chunk; null at the end. Rejects when the connection fails or the request is aborted. */
-  read(): Promise<Uint8Array | null>;
-  /** Stops reading and lets the connection go (idempotent, never rejects). */
-  cancel(): Promise<void>;
-}
-
-/** One provider answer. */
-export interface HttpAnswer {
-  status: number;
-  headers: HeaderLookup;
-  /** The address that answered: the request URL (no redirect is ever followed). */
-  url: string;
-  body: HttpBody;
-}
-
-/** One HTTP request a transport sends. */
-export interface HttpExchange {
-  url: string;
-  /** Default `POST`. */
-  method?: 'POST' | 'GET';
-  headers: Record<string, string>;
-  body?: string | Uint8Array | undefined;
-  signal: AbortSignal;
-}
+export type { HeaderLookup, HttpAnswer, HttpBody, HttpExchange } from './transport-http-exchange.js';
 
 /** How long the pooled client waits for a TCP (and TLS) connection before failing (ms). */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -51,7 +22,15 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 /** The longest a pooled connection stays open without a request (ms); a server's `Keep-Alive` hint can shorten it. */
 const KEEP_ALIVE_MS = 30_000;
 
-let pooledAgent: Promise<Dispatcher> | undefined;
+/** The pooled client: undici's `Agent`, and undici's errors for the abort reason it reports. */
+interface PooledClient {
+  dispatcher: Dispatcher;
+  errors: UndiciErrors;
+}
+
+let loadingClient: Promise<PooledClient> | undefined;
+/** The pooled client once loaded, so later requests start without an await. */
+let loadedClient: PooledClient | undefined;
 
 /** The process-wide dispatcher slot undici keeps on `globalThis`: every `fetch` dispatches through it. */
 const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
@@ -77,18 +56,34 @@ async function loadUndici(): Promise<typeof Undici> {
  * nothing never load it). The pool's own header and body timeouts are off: the request's time
  * limits (first byte, idle, total) are the only ones, as config.yaml says.
  */
-function agent(): Promise<Dispatcher> {
-  pooledAgent ??= loadUndici().then(
-    ({ Agent }) =>
-      new Agent({
+function pooledClient(): Promise<PooledClient> {
+  loadingClient ??= loadUndici().then(({ Agent, errors }) => {
+    loadedClient = {
+      dispatcher: new Agent({
         connect: { timeout: CONNECT_TIMEOUT_MS },
         keepAliveTimeout: KEEP_ALIVE_MS,
         keepAliveMaxTimeout: KEEP_ALIVE_MS,
         headersTimeout: 0,
         bodyTimeout: 0,
       }),
-  );
-  return pooledAgent;
+      errors,
+    };
+    return loadedClient;
+  });
+  return loadingClient;
+}
+
+/** Origin and path of the URLs requests went to, so a URL is parsed once (bounded: the first {@link MAX_TARGETS}). */
+const targets = new Map<string, { origin: string; path: string }>();
+const MAX_TARGETS = 256;
+
+function targetOf(url: string): { origin: string; path: string } {
+  const known = targets.get(url);
+  if (known !== undefined) return known;
+  const parsed = new URL(url);
+  const target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+  if (targets.size < MAX_TARGETS) targets.set(url, target);
+  return target;
 }
 
 /** `url` with its origin replaced when `connectTo` maps it (path and query unchanged). */
@@ -111,54 +106,13 @@ export function sendExchange(
     : sendFetch(request.fetch, routed, exchange.url);
 }
 
-async function sendPooled(exchange: HttpExchange, requestedUrl: string): Promise<HttpAnswer> {
-  const target = new URL(exchange.url);
-  const dispatcher = await agent();
-  const response = await dispatcher.request({
-    origin: target.origin,
-    path: `${target.pathname}${target.search}`,
-    method: exchange.method ?? 'POST',
-    headers: exchange.headers,
-    body: exchange.body ?? null,
-    signal: exchange.signal,
-  });
-  return {
-    status: response.statusCode,
-    headers: headerLookup(response.headers),
-    url: requestedUrl,
-    body: nodeStreamBody(response.body),
-  };
-}
-
-/** Node's header object (lower-case names; repeated headers as arrays) as a {@link HeaderLookup}. */
-function headerLookup(raw: Dispatcher.ResponseData['headers']): HeaderLookup {
-  const text = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
-  return {
-    get: (name) => text(raw[name.toLowerCase()]) ?? null,
-    forEach(callback) {
-      for (const [name, value] of Object.entries(raw)) {
-        const joined = text(value);
-        if (joined !== undefined) callback(joined, name);
-      }
-    },
-  };
-}
-
-/** A Node readable stream as an {@link HttpBody}. */
-function nodeStreamBody(stream: Dispatcher.ResponseData['body']): HttpBody {
-  // Destroying an unfinished body emits an abort error on it; a read that fails rejects on its
-  // own, so that event has nothing left to tell (and must not become an uncaught exception).
-  stream.on('error', () => undefined);
-  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  return {
-    read: async () => {
-      const next = await chunks.next();
-      return next.done === true ? null : next.value;
-    },
-    cancel: async () => {
-      stream.destroy();
-    },
-  };
+function sendPooled(exchange: HttpExchange, requestedUrl: string): Promise<HttpAnswer> {
+  const target = targetOf(exchange.url);
+  const client = loadedClient;
+  if (client !== undefined) return dispatchExchange(client.dispatcher, client.errors, target, exchange, requestedUrl);
+  return pooledClient().then((loaded) =>
+    dispatchExchange(loaded.dispatcher, loaded.errors, target, exchange, requestedUrl),
+  );
 }
 
 async function sendFetch(
