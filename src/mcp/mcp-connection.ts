@@ -19,12 +19,31 @@ export interface McpListedTool {
 /** A started server. */
 export interface McpConnection {
   readonly settings: McpServerSettings;
+  /** The tools it listed when it first started (what the model is offered for the whole chat). */
   readonly tools: readonly McpListedTool[];
   /** False once the server went away (the process exited, the HTTP session ended). */
   readonly connected: boolean;
   /** Why the server went away, when it did. */
   readonly closedReason: string | undefined;
+  /** The client of the running server (a new one after {@link McpConnection.restart}). */
+  readonly client: Client;
+  /**
+   * Starts a server that went away again, within its startup timeout, at most
+   * {@link MAX_RESTARTS} times per process; throws an Error of one line when it cannot.
+   */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How often a server that went away is started again before its tools stay failed. */
+export const MAX_RESTARTS = 3;
+
+/** One run of a server process (or HTTP session). */
+interface LiveServer {
   client: Client;
+  tools: McpListedTool[];
+  readonly connected: boolean;
+  readonly closedReason: string | undefined;
   close(): Promise<void>;
 }
 
@@ -46,6 +65,49 @@ export interface McpStartOptions {
  * is one line saying why it could not start.
  */
 export async function connectMcpServer(settings: McpServerSettings, options: McpStartOptions): Promise<McpConnection> {
+  let live = await startServer(settings, options);
+  const tools = live.tools;
+  let restarts = 0;
+  let closed = false;
+  let restarting: Promise<void> | undefined;
+  return {
+    settings,
+    tools,
+    get connected() {
+      return live.connected;
+    },
+    get closedReason() {
+      return live.closedReason;
+    },
+    get client() {
+      return live.client;
+    },
+    restart() {
+      // Calls that find the server gone at the same time share one restart (one new process).
+      restarting ??= (async () => {
+        if (closed) throw new Error('closed');
+        if (live.connected) return;
+        if (restarts >= MAX_RESTARTS) throw new Error(`it went away again after ${MAX_RESTARTS} restarts`);
+        restarts += 1;
+        await live.close();
+        const started = await startServer(settings, options);
+        // Closed while it started: the new server goes too.
+        if (closed) await started.close();
+        else live = started;
+      })().finally(() => {
+        restarting = undefined;
+      });
+      return restarting;
+    },
+    async close() {
+      closed = true;
+      await restarting?.catch(() => undefined);
+      await live.close();
+    },
+  };
+}
+
+async function startServer(settings: McpServerSettings, options: McpStartOptions): Promise<LiveServer> {
   if (!settings.connection) throw new Error('no command or url configured');
   const connection = expandConnection(settings.connection, options.env ?? process.env);
   const [{ Client: ClientClass }, transportHandle] = await Promise.all([
@@ -70,7 +132,6 @@ export async function connectMcpServer(settings: McpServerSettings, options: Mcp
       inputSchema: tool.inputSchema as Record<string, unknown>,
     }));
     return {
-      settings,
       tools,
       client,
       get connected() {

@@ -9,7 +9,8 @@ import type { McpConnection, McpListedTool } from './mcp-connection.js';
  * rules (tool-registry.ts): approval unless the server is trusted, the server's `tool_timeout` as
  * the deadline (the turn's signal cancels the call on the server too), the 64 KiB output cap, and
  * every failure — a server error, an `isError` result, a server that went away — as a tool error
- * the model reads.
+ * the model reads. A server that went away is started again on its next call (at most
+ * `MAX_RESTARTS` times), with the tools it listed first.
  */
 
 /** Longest tool name the provider APIs accept (Anthropic and OpenAI: 64). */
@@ -50,9 +51,14 @@ function adaptTool(connection: McpConnection, listed: McpListedTool, name: strin
     deadlineMs,
     async run(args, context) {
       if (!connection.connected) {
-        throw new ToolError(
-          `MCP server "${server}" is not running (${connection.closedReason ?? 'not connected'}); start hermes again to restart it`,
-        );
+        // A server that went away (crashed, its HTTP session ended) is started again for this call.
+        const reason = connection.closedReason ?? 'not connected';
+        try {
+          await connection.restart();
+        } catch (error) {
+          const why = error instanceof Error ? error.message : String(error);
+          throw new ToolError(`MCP server "${server}" is not running (${reason}) and could not be restarted: ${why}`);
+        }
       }
       let result;
       try {

@@ -120,6 +120,15 @@ describe('interactive hermes chat with an MCP server', () => {
     expect(lines.some((line) => line.startsWith('mcp__fx__add '))).toBe(true);
   });
 
+  it('a server that crashed mid-call is started again for the next call, with the tools it listed first', async () => {
+    const { sandbox, route } = await setup([stdioFixtureEntry('fx', ['trust: true'], ['--with-crash'])]);
+    const lines = ['call the tool mcp__fx__crash', 'call the tool mcp__fx__echo with {"text": "back again"}', '/exit'];
+    const run = await runHermes(['chat', ...route], sandbox, {}, lines.map((line) => `${line}\n`).join(''));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/The tool returned: error: MCP server "fx": [^\n]+/);
+    expect(run.stdout).toContain('The tool returned: echo: back again');
+  });
+
   it('/mcp without servers says how to add one', async () => {
     const { sandbox, route } = await e2e.chatRoute({ persona: 'deepseek' }, 'deepseek', 'deepseek-v4-flash');
     const run = await runHermes(['chat', ...route], sandbox, {}, '/mcp\n/exit\n');
