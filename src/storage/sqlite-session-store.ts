@@ -11,6 +11,7 @@ import type {
   UndecodableMessage,
   VerdictRecord,
 } from './session-store.js';
+import { groupCommit } from './sqlite-group-commit.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteDatabase } from './sqlite-open.js';
 import { decodeMessageRows, encodeMessage } from './sqlite-message-codec.js';
 import type { EncodedMessage } from './sqlite-message-codec.js';
@@ -68,6 +69,8 @@ export interface SqliteSessionStore extends SessionStore {
  * Opens (creating and migrating when needed) the SQLite session store at `path`. Every write is
  * one `BEGIN IMMEDIATE` transaction: it takes the write lock before reading, so a concurrent
  * process (CLI + gateway on one file) waits on the busy timeout instead of losing an update.
+ * Turn writes (`writeTurn`) made in one event-loop turn share one such transaction, each under
+ * its own savepoint, and one commit (`sqlite-group-commit.ts`).
  * Throws a one-line `HermesError` naming the path when the file is not a usable SQLite database;
  * every method's driver failure (damaged page, full disk, read-only file) is one line too.
  */
@@ -248,6 +251,8 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     return row === undefined ? null : toLeaseRecord(row);
   });
 
+  const turnCommits = groupCommit(database);
+
   const store: SqliteSessionStore = {
     path,
     schemaVersion,
@@ -284,8 +289,11 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     undoLastExchange: async (sessionId) => undoLastExchange.immediate(sessionId),
 
     // Encoding happens before BEGIN, as for appends.
-    writeTurn: async (sessionId, write) =>
-      writeTurn.immediate(sessionId, write, (write.messages ?? []).map(encodeMessage)),
+    // Group-committed with the other turn writes of this event-loop turn (sqlite-group-commit.ts).
+    writeTurn: async (sessionId, write) => {
+      const encoded = (write.messages ?? []).map(encodeMessage);
+      return turnCommits.enqueue(() => writeTurn.immediate(sessionId, write, encoded));
+    },
 
     patchModelConfig: async (sessionId, patch) => patchModelConfig.immediate(sessionId, patch),
 
@@ -332,7 +340,9 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     describe: async () => ({ kind: 'sqlite', schemaVersion, location: path }),
 
     close: async () => {
-      if (database.open) database.close();
+      if (!database.open) return;
+      turnCommits.flush();
+      database.close();
     },
   };
   return guardStore(store, (error) => sqliteFailure(error, path, busyTimeoutMs));

@@ -128,4 +128,52 @@ export function runTurnWriteConformance(current: () => SessionStore): void {
       await expect(store.writeTurn('20200101-000000-nosuch', { session: {} })).rejects.toBeInstanceOf(UsageError);
     });
   });
+  describe('writeTurn calls made at once (the gateway runs many turns)', () => {
+    it('each applies whole or not at all: one refused write leaves the others stored', async () => {
+      const store = current();
+      const sessions = await Promise.all([1, 2, 3].map(() => store.createSession()));
+      const [first, second, third] = sessions.map((session) => session.id) as [string, string, string];
+      const outcomes = await Promise.allSettled([
+        store.writeTurn(first, { messages: [{ role: 'user', content: 'one' }], requests: [request] }),
+        // Behind the version it names: refused, nothing of it stored.
+        store.writeTurn(second, { expectedVersion: 99, messages: [{ role: 'user', content: 'two' }], requests: [request] }),
+        store.writeTurn(third, { acquireLease: claim('l3'), messages: [{ role: 'user', content: 'three' }] }),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(SessionChangedError);
+      expect((await store.listMessages(first)).map((message) => message.content)).toEqual(['one']);
+      expect(await store.listMessages(second)).toEqual([]);
+      expect(await store.listRequests(second)).toEqual([]);
+      expect((await store.getSession(second))?.version).toBe(1);
+      expect((await store.listMessages(third)).map((message) => message.content)).toEqual(['three']);
+      expect((await store.readLease(third))?.leaseId).toBe('l3');
+    });
+
+    it('apply one after another on one session, each seeing the ones before it', async () => {
+      const store = current();
+      const session = await store.createSession();
+      const contents = ['a', 'b', 'c', 'd'];
+      const writes = await Promise.all(
+        contents.map((content) => store.writeTurn(session.id, { messages: [{ role: 'user', content }] })),
+      );
+      // In some order (a PostgreSQL pool runs them on several connections): the stored order is the version order.
+      const byVersion = contents
+        .map((content, index) => ({ content, version: writes[index]!.version }))
+        .sort((left, right) => left.version - right.version);
+      expect(byVersion.map((write) => write.version)).toEqual([2, 3, 4, 5]);
+      expect((await store.listMessages(session.id)).map((message) => message.content)).toEqual(
+        byVersion.map((write) => write.content),
+      );
+      // Two lease claims at once: one takes it, the other meets its live lease.
+      const claims = await Promise.allSettled([
+        store.writeTurn(session.id, { acquireLease: claim('first') }),
+        store.writeTurn(session.id, { acquireLease: claim('second') }),
+      ]);
+      const taken = claims.findIndex((outcome) => outcome.status === 'fulfilled');
+      const refused = claims.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+      expect(claims.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      expect(refused.reason).toBeInstanceOf(SessionBusyError);
+      expect((await store.readLease(session.id))?.leaseId).toBe(['first', 'second'][taken]);
+    });
+  });
 }
