@@ -5,7 +5,8 @@
 // (or `npm run bench -- gateway`). Environment: BENCH_GATEWAY_STREAM=0 sends non-streaming
 // turns (default: streaming); BENCH_GATEWAY_LONG=0 skips the 10,000-message session;
 // BENCH_GATEWAY_DOORS=0 skips the front doors;
-// BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR.
+// BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR;
+// BENCH_GATEWAY_NODE_ARGS='--max-semi-space-size=64' runs the gateway child with those Node flags.
 //
 // Two servers run side by side in child processes (bench-server.mjs) against the same emulator:
 // the gateway over a SQLite state.db, and the floor, a plain `node:http` proxy that forwards the
@@ -87,11 +88,21 @@ async function seedLongSession(count) {
   return session.id;
 }
 
+/** BENCH_GATEWAY_NODE_ARGS: Node flags for the gateway child only (the floor runs with none). */
+const gatewayNodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 function startServer(mode, emulator) {
   const profile = process.env.BENCH_SERVER_PROFILE;
   const script = new URL('./bench-server.mjs', import.meta.url).pathname;
   return startChild(
-    [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), script, mode, emulator.url, statePath],
+    [
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+      ...(mode === 'gateway' ? gatewayNodeArgs : []),
+      script,
+      mode,
+      emulator.url,
+      statePath,
+    ],
     true,
   );
 }
@@ -151,7 +162,8 @@ try {
   const mode = stream ? 'streaming' : 'non-streaming';
   console.log(
     `gateway bench: ${turnsPerLevel} ${mode} turns per level and server after ${warmupTurns} warm-up turns, ${rounds} rounds (medians), fresh session every ` +
-      `${turnsPerSession} turns, DeepSeek emulator, SQLite state.db, Node ${process.version}; load average ` +
+      `${turnsPerSession} turns, DeepSeek emulator, SQLite state.db, Node ${process.version}` +
+      `${gatewayNodeArgs.length ? ` (gateway with ${gatewayNodeArgs.join(' ')})` : ''}; load average ` +
       `${loadBefore.map((value) => value.toFixed(2)).join(' ')} before, ${loadAfter.map((value) => value.toFixed(2)).join(' ')} after`,
   );
   const widths = [9, 26, 9, 9, 9, 9, 8, 8];

@@ -69,8 +69,9 @@ export interface SqliteSessionStore extends SessionStore {
  * Opens (creating and migrating when needed) the SQLite session store at `path`. Every write is
  * one `BEGIN IMMEDIATE` transaction: it takes the write lock before reading, so a concurrent
  * process (CLI + gateway on one file) waits on the busy timeout instead of losing an update.
- * Turn writes (`writeTurn`) made in one event-loop turn share one such transaction, each under
- * its own savepoint, and one commit (`sqlite-group-commit.ts`).
+ * The writes a turn makes (`createSession`, `appendMessage(s)`, `writeTurn`) queued in one
+ * event-loop turn share one such transaction, each under its own savepoint, and one commit
+ * (`sqlite-group-commit.ts`).
  * Throws a one-line `HermesError` naming the path when the file is not a usable SQLite database;
  * every method's driver failure (damaged page, full disk, read-only file) is one line too.
  */
@@ -259,7 +260,7 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     readOnly,
     journalMode: () => String(database.pragma('journal_mode', { simple: true })),
 
-    createSession: async (input = {}) => createSession.immediate(input),
+    createSession: async (input = {}) => turnCommits.enqueue(() => createSession.immediate(input)),
     getSession: async (id) => {
       const row = statements.sessionById.get(id);
       return row === undefined ? null : toSessionRecord(row);
@@ -275,9 +276,13 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     childSessions: async (id) => statements.childSessions.all(id).map(toSessionRecord),
 
     // Encoding happens before BEGIN so the write lock is held only for the inserts.
-    appendMessage: async (sessionId, message) => appendEncoded.immediate(sessionId, [encodeMessage(message)]),
+    appendMessage: async (sessionId, message) => {
+      const encoded = [encodeMessage(message)];
+      return turnCommits.enqueue(() => appendEncoded.immediate(sessionId, encoded));
+    },
     appendMessages: async (sessionId, messages, appendOptions = {}) => {
-      appendEncoded.immediate(sessionId, messages.map(encodeMessage), appendOptions.session);
+      const encoded = messages.map(encodeMessage);
+      await turnCommits.enqueue(() => appendEncoded.immediate(sessionId, encoded, appendOptions.session));
     },
     listMessages: async (sessionId, listOptions = {}) => {
       const report = listOptions.onUndecodable ?? options.onUndecodable ?? (() => undefined);

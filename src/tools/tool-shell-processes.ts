@@ -75,6 +75,8 @@ export class ShellProcesses {
    * how many marked processes or groups were signalled.
    */
   async end(marker?: string): Promise<number> {
+    // A turn that ran no shell command has nothing to end (the common gateway turn).
+    if (this.calls.length === 0) return 0;
     const markers = this.markersOf(marker);
     const groups = this.groupsOf(markers);
     const signal = async (name: NodeJS.Signals): Promise<number> => {
