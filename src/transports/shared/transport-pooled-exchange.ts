@@ -5,7 +5,7 @@ import type { HeaderLookup, HttpAnswer, HttpBody, HttpExchange } from './transpo
 /**
  * One request on the pooled client through undici's handler API (`Dispatcher.dispatch`): the
  * response's status, headers and chunks arrive as callbacks, and the body is a queue the
- * transport reads one network chunk at a time. undici's `request` would wrap the same callbacks
+ * transport reads in one piece per read (every chunk that arrived since the last one). undici's `request` would wrap the same callbacks
  * in a Node `Readable` per request, read here through its async iterator; skipping both halves
  * the client's CPU per streamed request (`npm run bench -- http-client`, "undici dispatch").
  *
@@ -172,11 +172,17 @@ class QueuedBody implements HttpBody {
     waiting?.reject(error);
   }
 
+  /**
+   * The next bytes: every chunk queued since the last read, joined (a provider's SSE answer comes
+   * as one HTTP chunk per event, often many per socket read; the reader then takes them in one
+   * step instead of one promise per event).
+   */
   read(): Promise<Uint8Array | null> {
-    const chunk = this.chunks.shift();
-    if (chunk !== undefined) {
-      this.queuedBytes -= chunk.byteLength;
-      if (this.paused && this.queuedBytes < HIGH_WATER_BYTES) {
+    if (this.chunks.length > 0) {
+      const chunk = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.queuedBytes);
+      this.chunks.length = 0;
+      this.queuedBytes = 0;
+      if (this.paused) {
         this.paused = false;
         this.resume();
       }
