@@ -7,6 +7,25 @@
 import { DatabaseSync } from 'node:sqlite';
 
 /** A prepared statement with better-sqlite3's calling conventions. */
+/** SQLite's primary result codes the store maps (sqlite3.h), by number. */
+const RESULT_CODES = {
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  8: 'SQLITE_READONLY',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  26: 'SQLITE_NOTADB',
+};
+
+/** The error with better-sqlite3's `code` (`DatabaseSync` gives the number in `errcode`). */
+function withSqliteCode(error) {
+  const name = typeof error?.errcode === 'number' ? RESULT_CODES[error.errcode & 0xff] : undefined;
+  if (name !== undefined) error.code = name;
+  return error;
+}
+
 class Statement {
   #statement;
   #pluck = false;
@@ -29,17 +48,32 @@ class Statement {
   }
 
   run(...parameters) {
-    const result = this.#statement.run(...parameters);
+    let result;
+    try {
+      result = this.#statement.run(...parameters);
+    } catch (error) {
+      throw withSqliteCode(error);
+    }
     return { changes: Number(result.changes), lastInsertRowid: result.lastInsertRowid };
   }
 
   get(...parameters) {
-    const row = this.#statement.get(...parameters);
+    let row;
+    try {
+      row = this.#statement.get(...parameters);
+    } catch (error) {
+      throw withSqliteCode(error);
+    }
     return this.#pluck && row !== undefined ? row[0] : row;
   }
 
   all(...parameters) {
-    const rows = this.#statement.all(...parameters);
+    let rows;
+    try {
+      rows = this.#statement.all(...parameters);
+    } catch (error) {
+      throw withSqliteCode(error);
+    }
     return this.#pluck ? rows.map((row) => row[0]) : rows;
   }
 }
@@ -55,6 +89,10 @@ export default class Database {
 
   get open() {
     return this.#database.isOpen;
+  }
+
+  get inTransaction() {
+    return this.#database.isTransaction;
   }
 
   exec(sql) {
@@ -79,7 +117,11 @@ export default class Database {
       (mode) =>
       (...parameters) => {
         if (this.#depth > 0) return this.#savepoint(body, parameters);
-        this.#database.exec(`BEGIN ${mode}`);
+        try {
+          this.#database.exec(`BEGIN ${mode}`);
+        } catch (error) {
+          throw withSqliteCode(error);
+        }
         this.#depth += 1;
         try {
           const result = body(...parameters);

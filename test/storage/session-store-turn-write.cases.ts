@@ -136,7 +136,11 @@ export function runTurnWriteConformance(current: () => SessionStore): void {
       const outcomes = await Promise.allSettled([
         store.writeTurn(first, { messages: [{ role: 'user', content: 'one' }], requests: [request] }),
         // Behind the version it names: refused, nothing of it stored.
-        store.writeTurn(second, { expectedVersion: 99, messages: [{ role: 'user', content: 'two' }], requests: [request] }),
+        store.writeTurn(second, {
+          expectedVersion: 99,
+          messages: [{ role: 'user', content: 'two' }],
+          requests: [request],
+        }),
         store.writeTurn(third, { acquireLease: claim('l3'), messages: [{ role: 'user', content: 'three' }] }),
       ]);
       expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);

@@ -179,7 +179,8 @@ class QueuedBody implements HttpBody {
    */
   read(): Promise<Uint8Array | null> {
     if (this.chunks.length > 0) {
-      const chunk = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.queuedBytes);
+      const chunk =
+        this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.queuedBytes);
       this.chunks.length = 0;
       this.queuedBytes = 0;
       if (this.paused) {
