@@ -6,7 +6,7 @@ import { GatewayHttpError } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
 import { runGatewayTurn, toHttpError, type GatewayTurnEvent, type GatewayTurnOutcome } from './gateway-turn.js';
 import type { GatewayTurnContext } from './gateway-types.js';
-import type { ChatRequestSource } from './gateway-request-source.js';
+import { clientAbort, type ChatRequestSource } from './gateway-request-source.js';
 import { knownSecrets, redactError } from '../core/redact.js';
 
 /**
@@ -223,8 +223,7 @@ async function streamingResponse(
   request: ChatRequestSource,
 ): Promise<Response> {
   const { sessionId } = turn;
-  const abort = new AbortController();
-  request.signal.addEventListener('abort', () => abort.abort(), { once: true });
+  const abort = clientAbort(request);
   const id = completionId();
   const created = Math.floor(Date.now() / 1000);
   const model = context.route.route.model;

@@ -29,10 +29,3 @@ export function frontDoorJson(body: unknown, headers: Record<string, string> = {
     headers: { 'content-type': 'application/json', ...headers },
   });
 }
-
-/** An abort signal that follows the client: it fires when the client goes away. */
-export function clientAbort(source: ChatRequestSource): AbortController {
-  const abort = new AbortController();
-  source.signal.addEventListener('abort', () => abort.abort(), { once: true });
-  return abort;
-}

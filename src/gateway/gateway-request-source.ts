@@ -133,3 +133,13 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<stri
     incoming.once('close', onClose);
   });
 }
+
+/**
+ * An abort controller that follows the client: it fires when the client goes away. Its listener
+ * closes over the controller alone, so a request's signal holds no turn state.
+ */
+export function clientAbort(source: ChatRequestSource): AbortController {
+  const abort = new AbortController();
+  source.signal.addEventListener('abort', () => abort.abort(), { once: true });
+  return abort;
+}
