@@ -5,9 +5,10 @@ import type { HeaderLookup, HttpAnswer, HttpBody, HttpExchange } from './transpo
 /**
  * One request on the pooled client through undici's handler API (`Dispatcher.dispatch`): the
  * response's status, headers and chunks arrive as callbacks, and the body is a queue the
- * transport reads in one piece per read (every chunk that arrived since the last one). undici's `request` would wrap the same callbacks
- * in a Node `Readable` per request, read here through its async iterator; skipping both halves
- * the client's CPU per streamed request (`npm run bench -- http-client`, "undici dispatch").
+ * transport reads in one piece per read (every chunk that arrived since the last one). undici's
+ * `request` would wrap the same callbacks in a Node `Readable` per request, read here through its
+ * async iterator; skipping both halves the client's CPU per streamed request
+ * (`npm run bench -- http-client`, "undici dispatch").
  *
  * Rules kept from `request`: the exchange's signal aborts the request at any point (before the
  * headers the answer rejects, after them a pending or later read rejects) with the signal's
