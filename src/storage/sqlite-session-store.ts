@@ -88,8 +88,8 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
   };
 
   /** Inserts `encoded` after the session's last message; the caller holds the write transaction. */
-  const insertRows = (sessionId: string, encoded: readonly EncodedMessage[]): number => {
-    let seq = statements.nextSeq.get(sessionId)?.next ?? 1;
+  const insertRows = (sessionId: string, encoded: readonly EncodedMessage[], firstSeq?: number): number => {
+    let seq = firstSeq ?? statements.nextSeq.get(sessionId)?.next ?? 1;
     for (const values of encoded) {
       statements.insertMessage.run(sessionId, seq, ...values);
       seq += 1;
@@ -163,18 +163,18 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
 
   const writeTurn = database.transaction(
     (sessionId: string, write: TurnWrite, encoded: readonly EncodedMessage[]): TurnWriteResult => {
-      const found = statements.sessionVersion.get(sessionId);
+      const found = statements.turnWriteState.get(sessionId);
       if (found === undefined) throw unknownSessionError(sessionId);
       const leaseRow =
-        write.acquireLease !== undefined || write.leaseId !== undefined
-          ? statements.leaseBySession.get(sessionId)
-          : undefined;
-      const lease = checkTurnWrite(sessionId, write, leaseRow === undefined ? null : toLeaseRecord(leaseRow), now());
+        found.lease_id !== null && (write.acquireLease !== undefined || write.leaseId !== undefined)
+          ? found
+          : null;
+      const lease = checkTurnWrite(sessionId, write, leaseRow === null ? null : toLeaseRecord(leaseRow), now());
       if (write.expectedVersion !== undefined && write.expectedVersion !== found.version) {
         throw new SessionChangedError(sessionId, write.expectedVersion, found.version);
       }
       if (lease.acquired !== null) statements.writeLease.run(lease.acquired);
-      if (encoded.length > 0) insertRows(sessionId, encoded);
+      if (encoded.length > 0) insertRows(sessionId, encoded, found.next_seq);
       const written = write.session !== undefined || encoded.length > 0;
       // One version step for the whole write: the fields update or the touch.
       if (write.session !== undefined) updateFields(sessionId, write.session);

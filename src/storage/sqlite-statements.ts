@@ -59,6 +59,11 @@ export interface LeaseRow {
   expires_at: number;
 }
 
+/** The `turnWriteState` row: the lease columns are NULL when the session holds no lease. */
+export type TurnWriteStateRow = { version: number; next_seq: number } & (LeaseRow | NullLeaseRow);
+
+type NullLeaseRow = { [K in keyof LeaseRow]: null };
+
 /** Maps a lease row to the store record. */
 export function toLeaseRecord(row: LeaseRow): LeaseRecord {
   return {
@@ -156,7 +161,14 @@ export function prepareStatements(database: Database.Database) {
     touchSession: database.prepare<[number, string]>(
       'UPDATE sessions SET updated_at = ?, version = version + 1 WHERE id = ?',
     ),
-    sessionVersion: database.prepare<[string], { version: number }>('SELECT version FROM sessions WHERE id = ?'),
+    // What a turn write checks before it writes, in one statement: the session's version, its
+    // lease (all NULL when none) and the next message seq (over the (session_id, seq) index).
+    turnWriteState: database.prepare<[string], TurnWriteStateRow>(
+      `SELECT s.version AS version, l.session_id, l.lease_id, l.owner, l.pid, l.host, l.acquired_at,
+         l.heartbeat_at, l.expires_at,
+         (SELECT COALESCE(MAX(m.seq), 0) + 1 FROM messages m WHERE m.session_id = s.id) AS next_seq
+       FROM sessions s LEFT JOIN session_leases l ON l.session_id = s.id WHERE s.id = ?`,
+    ),
     deleteSession: database.prepare<[string]>('DELETE FROM sessions WHERE id = ?'),
     modelConfig: database.prepare<[string], { model_config: string | null }>(
       'SELECT model_config FROM sessions WHERE id = ?',
