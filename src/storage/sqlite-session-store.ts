@@ -166,9 +166,7 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       const found = statements.turnWriteState.get(sessionId);
       if (found === undefined) throw unknownSessionError(sessionId);
       const leaseRow =
-        found.lease_id !== null && (write.acquireLease !== undefined || write.leaseId !== undefined)
-          ? found
-          : null;
+        found.lease_id !== null && (write.acquireLease !== undefined || write.leaseId !== undefined) ? found : null;
       const lease = checkTurnWrite(sessionId, write, leaseRow === null ? null : toLeaseRecord(leaseRow), now());
       if (write.expectedVersion !== undefined && write.expectedVersion !== found.version) {
         throw new SessionChangedError(sessionId, write.expectedVersion, found.version);
