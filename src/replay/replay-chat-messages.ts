@@ -14,6 +14,8 @@ import { type RejectedEntry, withoutRejectedEntries } from './replay-relay-signa
 import { resolveRouteProfile, type RouteLearned, type RouteProfile } from './replay-route-profile.js';
 import type { Carrier, CarrierDecision, RouteKey, RouteOverride } from './replay-types.js';
 import { CARRIERS } from './replay-types.js';
+import { defineLazyProperty } from '../core/lazy-property.js';
+import { withFields } from '../core/with-fields.js';
 
 /**
  * The chat-completions wire copy of a history (SPEC §6, §7.4–§7.6, §23.2–§23.3): one pure pass
@@ -117,17 +119,14 @@ export function lowerChatHistory<Facts extends object>(
     }
     messages[index] = wire;
   }
-  let materialized: CarrierDecision[] | undefined;
-  return {
-    ...facts,
+  const lowered = withFields(facts, {
     messages,
-    get decisions(): CarrierDecision[] {
-      materialized ??= decisions.materialize();
-      return materialized;
-    },
     decisionsFrom: (messageIndex: number) => decisions.materialize(messageIndex),
     carriersSent: CARRIERS.filter((carrier) => sent.has(carrier)),
-  };
+  });
+  // Facts never name these keys (LoweredChatHistory's own), so the merge keeps every fact.
+  return defineLazyProperty(lowered, 'decisions', () => decisions.materialize()) as unknown as LoweredChatHistory &
+    Facts;
 }
 
 /** Converts one canonical message to its wire object, appending its decisions. */

@@ -1,4 +1,5 @@
 import { UsageError } from '../../core/errors.js';
+import { defineLazyProperty } from '../../core/lazy-property.js';
 import type { JsonObject } from '../../core/json.js';
 import type { Message } from '../../core/message.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
@@ -58,17 +59,15 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
     if (!(key in body)) body[key] = flags[key];
   }
   if (request.maxTokens !== undefined) body['max_tokens'] = request.maxTokens;
-  return {
+  const prepared = {
     url: joinBaseUrl(baseUrl, '/chat/completions'),
     body,
-    // Read through, so decisions are materialised only when someone explains or logs them.
-    get decisions() {
-      return replay.decisions;
-    },
-    decisionsFrom: (messageIndex) => replay.decisionsFrom(messageIndex),
+    decisionsFrom: (messageIndex: number) => replay.decisionsFrom(messageIndex),
     carriersSent: replay.carriersSent,
     routeKey: profile.routeKey,
   };
+  // Read through, so decisions are materialised only when someone explains or logs them.
+  return defineLazyProperty(prepared, 'decisions', () => replay.decisions);
 }
 
 // ---------------------------------------------------------------------------------------------
