@@ -8,6 +8,7 @@ import { runGatewayTurn, toHttpError, type GatewayTurnEvent, type GatewayTurnOut
 import type { GatewayTurnContext } from './gateway-types.js';
 import { clientAbort, type ChatRequestSource } from './gateway-request-source.js';
 import { knownSecrets, redactError } from '../core/redact.js';
+import { withFields } from '../core/with-fields.js';
 
 /**
  * `POST /v1/chat/completions`: picks the session (`X-Hermes-Session-Id`
@@ -272,7 +273,10 @@ async function streamingResponse(
   send(chunk({ role: 'assistant', content: '' }));
   let stored!: () => void;
   const started = new Promise<void>((resolve) => (stored = resolve));
-  const running = runGatewayTurn(context, { ...turn, signal: abort.signal, onEvent, onUserStored: () => stored() });
+  const running = runGatewayTurn(
+    context,
+    withFields(turn, { signal: abort.signal, onEvent, onUserStored: () => stored() }),
+  );
   try {
     await Promise.race([started, running]);
   } catch (error) {

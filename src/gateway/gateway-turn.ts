@@ -10,6 +10,7 @@ import { GatewayHttpError, unknownSession } from './gateway-errors.js';
 import { TurnSessionMissingError } from '../runtime/runtime-turn-start.js';
 import { knownSecrets, redactError } from '../core/redact.js';
 import { TurnKeyReusedError } from '../runtime/runtime-turn-key.js';
+import { withFields } from '../core/with-fields.js';
 
 /**
  * Runs one gateway turn through `runAgentTurn` (which persists every message) and folds the
@@ -110,27 +111,29 @@ export async function runGatewayTurn(context: GatewayTurnContext, run: GatewayTu
   };
   let result: TurnResult;
   try {
-    result = await runAgentTurn(run.userText, {
-      ...context.turn,
-      store: context.store,
-      sessionId: run.sessionId,
-      route: context.route.route,
-      apiKey: context.route.apiKey,
-      sessionRoute: context.route.sessionRoute,
-      fetch: context.route.fetch,
-      connectTo: context.route.connectTo,
-      workspace: context.workspace,
-      // Tools that need approval (writing files, shell) are refused unless the gateway runs with --yolo:
-      // the refusal is a tool error the model sees, never a prompt nobody can answer.
-      approve: async () => context.yolo,
-      logger: context.logger,
-      signal: run.signal,
-      lease: run.lease,
-      leaseOwner: GATEWAY_LEASE_OWNER,
-      turnKey: run.turnKey,
-      warmHistories: context.warmHistories,
-      onEvent,
-    });
+    result = await runAgentTurn(
+      run.userText,
+      withFields(context.turn, {
+        store: context.store,
+        sessionId: run.sessionId,
+        route: context.route.route,
+        apiKey: context.route.apiKey,
+        sessionRoute: context.route.sessionRoute,
+        fetch: context.route.fetch,
+        connectTo: context.route.connectTo,
+        workspace: context.workspace,
+        // Tools that need approval (writing files, shell) are refused unless the gateway runs with --yolo:
+        // the refusal is a tool error the model sees, never a prompt nobody can answer.
+        approve: async () => context.yolo,
+        logger: context.logger,
+        signal: run.signal,
+        lease: run.lease,
+        leaseOwner: GATEWAY_LEASE_OWNER,
+        turnKey: run.turnKey,
+        warmHistories: context.warmHistories,
+        onEvent,
+      }),
+    );
   } catch (error) {
     // The gateway's exit for provider failures: the route's key and every credential shape redacted.
     throw redactError(toHttpError(error), knownSecrets(context.route.apiKey, process.env));

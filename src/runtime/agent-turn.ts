@@ -24,6 +24,7 @@ import {
 } from './runtime-request.js';
 import { startTurn, type TurnLease, type TurnStart } from './runtime-turn-start.js';
 import { storeAnswer, storeTurnMessages } from './runtime-turn-store.js';
+import { withFields } from '../core/with-fields.js';
 
 export type { AgentEvent, AgentTurnOptions, TurnResult, TurnToolCall } from './runtime-turn-options.js';
 export { TurnInterruptedError } from './runtime-request.js';
@@ -47,7 +48,7 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
   const shellProcesses = turnOptions.shellProcesses ?? new ShellProcesses();
   try {
     const store = leaseFencedStore(turnHistory.store, lease.held);
-    const result = await runStartedTurn({ ...turnOptions, shellProcesses, store }, start);
+    const result = await runStartedTurn(withFields(turnOptions, { shellProcesses, store }), start);
     await turnHistory.settle(result.sessionId);
     return result;
   } finally {

@@ -60,13 +60,15 @@ export async function startTurn(
     // left without a result belongs to a turn that is gone, and is answered (appended, never rewritten).
     const repaired = [...stored, ...missingToolResults(stored)];
     const first = firstMessages(userText, options, keyed.state, repaired);
+    // The lease field is set after the literal, not spread into it (core/with-fields.ts).
     const write: TurnWrite = {
-      ...(claim ? { acquireLease: claim } : { leaseId: options.lease?.record.leaseId }),
       expectedVersion: session.version,
       messages: [...repaired.slice(stored.length), ...first],
       // Given even when nothing changed: the session is marked as used now (`sessions list` order).
       session: sessionFieldsFor(session, options, userText) ?? {},
     };
+    if (claim) write.acquireLease = claim;
+    else write.leaseId = options.lease?.record.leaseId;
     let written;
     try {
       written = await store.writeTurn(sessionId, write);

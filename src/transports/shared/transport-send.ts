@@ -4,10 +4,17 @@ import type { StreamEvent } from '../../core/stream-event.js';
 import { networkError } from './transport-http.js';
 import type { HttpBody } from './transport-http-client.js';
 import { openTransportStream } from './transport-redact.js';
-import { runWithRetries, type BackoffOptions, type Sleep } from './transport-retry.js';
+import {
+  runWithRetries,
+  type BackoffOptions,
+  type RetryNotice,
+  type RetryOptions,
+  type Sleep,
+} from './transport-retry.js';
 import { ServerSentEventFramer, type ByteFramer } from './transport-sse-reader.js';
 import type { StreamDecoder } from './transport-stream-decoder.js';
 import type { PreparedRequest, TransportRequest } from './transport.js';
+import { withFields } from '../../core/with-fields.js';
 
 /**
  * The one `send()` of every transport: prepare → open (retried) → decode → one terminal event.
@@ -117,14 +124,9 @@ async function run(
   const emit = (event: StreamEvent) => stream.push(mapEvent === undefined ? event : mapEvent(event));
 
   const reading = await runWithRetries(
-    {
-      ...retry.backoff,
-      maxAttempts: request.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      signal: request.signal,
-      ...(retry.sleep === undefined ? {} : { sleep: retry.sleep }),
-      ...(retry.random === undefined ? {} : { random: retry.random }),
-      onRetry: (notice) => stream.push({ type: 'retry', ...notice }),
-    },
+    retryOptions(retry, request.maxAttempts ?? DEFAULT_MAX_ATTEMPTS, request.signal, (notice) =>
+      stream.push({ type: 'retry', ...notice }),
+    ),
     async (attempt) => {
       const answer = await steps.open(prepared, attempt);
       const opened = readingOf(answer);
@@ -138,7 +140,7 @@ async function run(
     },
   );
   for (const event of reading.firstEvents) emit(event);
-  reading.sink = emit;
+  reading.setSink(emit);
   try {
     await reading.read(false);
   } catch (error) {
@@ -149,14 +151,28 @@ async function run(
   }
 }
 
+/** The options of `runWithRetries` for one request (core/with-fields.ts: no spread-led literal). */
+function retryOptions(
+  retry: SendRetryOptions,
+  maxAttempts: number,
+  signal: AbortSignal | undefined,
+  onRetry: (notice: RetryNotice) => void,
+): RetryOptions {
+  const options: RetryOptions = withFields(retry.backoff ?? {}, { maxAttempts, signal, onRetry });
+  if (retry.sleep !== undefined) options.sleep = retry.sleep;
+  if (retry.random !== undefined) options.random = retry.random;
+  return options;
+}
+
 /**
  * An answer being read. `read(true)` reads until the decoder produced an event (kept in
- * `firstEvents`) or the input ended; `read(false)` reads to the end, handing events to `sink`.
+ * `firstEvents`) or the input ended; `read(false)` reads to the end, handing events to the sink
+ * `setSink` set.
  * The decoder's `end()` runs once, when the input is exhausted or the decoder is done.
  */
 interface Reading {
   firstEvents: StreamEvent[];
-  sink: (event: StreamEvent) => void;
+  setSink(sink: (event: StreamEvent) => void): void;
   read(untilFirstEvent: boolean): Promise<void>;
   close(): Promise<void>;
 }
@@ -180,19 +196,20 @@ async function drain(body: HttpBody): Promise<void> {
 }
 
 function readingOf(answer: TransportAnswer): Reading {
+  // Each Reading is built once with its final methods: closures assigned later to an object
+  // already built keep finished requests' objects alive through young-generation collections
+  // (README "Performance").
   const firstEvents: StreamEvent[] = [];
+  let sink: (event: StreamEvent) => void = (event) => void firstEvents.push(event);
   let ended = false;
   let answered = false;
-  const reading: Reading = {
-    firstEvents,
-    sink: (event) => firstEvents.push(event),
-    read: async () => undefined,
-    close: async () => undefined,
+  const setSink = (next: (event: StreamEvent) => void) => {
+    sink = next;
   };
   const deliver = (events: readonly StreamEvent[]) => {
     for (const event of events) {
       if (event.type === 'finish') answered = true;
-      reading.sink(event);
+      sink(event);
     }
   };
   const finish = (decoder: StreamDecoder<never>) => {
@@ -201,26 +218,28 @@ function readingOf(answer: TransportAnswer): Reading {
     deliver(decoder.end());
   };
   if (answer.kind === 'events') {
-    ended = true;
     firstEvents.push(...answer.events);
-    return reading;
+    return { firstEvents, setSink, read: async () => undefined, close: async () => undefined };
   }
   if (answer.kind === 'items') {
     const { decoder } = answer;
     const iterator = answer.items[Symbol.asyncIterator]();
-    reading.read = async (untilFirstEvent) => {
-      while (!ended && !decoder.done) {
-        if (untilFirstEvent && firstEvents.length > 0) return;
-        const next = await iterator.next();
-        if (next.done === true) break;
-        deliver(decoder.push(next.value));
-      }
-      finish(decoder);
+    return {
+      firstEvents,
+      setSink,
+      read: async (untilFirstEvent) => {
+        while (!ended && !decoder.done) {
+          if (untilFirstEvent && firstEvents.length > 0) return;
+          const next = await iterator.next();
+          if (next.done === true) break;
+          deliver(decoder.push(next.value));
+        }
+        finish(decoder);
+      },
+      close: async () => {
+        await iterator.return?.().catch(() => undefined);
+      },
     };
-    reading.close = async () => {
-      await iterator.return?.().catch(() => undefined);
-    };
-    return reading;
   }
   const { decoder } = answer;
   const onData = (data: string) => {
@@ -230,32 +249,35 @@ function readingOf(answer: TransportAnswer): Reading {
   const { body } = answer;
   let bodyEnded = false;
   let failed = false;
-  reading.read = async (untilFirstEvent) => {
-    try {
-      while (!ended && !decoder.done) {
-        if (untilFirstEvent && firstEvents.length > 0) return;
-        const chunk = await body.read();
-        if (chunk === null) {
-          bodyEnded = true;
-          framer.end();
-          break;
+  return {
+    firstEvents,
+    setSink,
+    read: async (untilFirstEvent) => {
+      try {
+        while (!ended && !decoder.done) {
+          if (untilFirstEvent && firstEvents.length > 0) return;
+          const chunk = await body.read();
+          if (chunk === null) {
+            bodyEnded = true;
+            framer.end();
+            break;
+          }
+          framer.push(chunk);
         }
-        framer.push(chunk);
+      } catch (error) {
+        failed = true;
+        throw error;
       }
-    } catch (error) {
-      failed = true;
-      throw error;
-    }
-    finish(decoder);
+      finish(decoder);
+    },
+    close: async () => {
+      if (bodyEnded) return;
+      // The decoder finished with the answer (`[DONE]`, `message_stop`): what follows is usually
+      // the body's last few bytes, read so the keep-alive connection is reused; a server that
+      // keeps sending is cut off past DRAIN_LIMIT. An error event, a failed read or an early stop
+      // cancels at once.
+      if (!failed && answered) await drain(body);
+      else await body.cancel();
+    },
   };
-  reading.close = async () => {
-    if (bodyEnded) return;
-    // The decoder finished with the answer (`[DONE]`, `message_stop`): what follows is usually
-    // the body's last few bytes, read so the keep-alive connection is reused; a server that
-    // keeps sending is cut off past DRAIN_LIMIT. An error event, a failed read or an early stop
-    // cancels at once.
-    if (!failed && answered) await drain(body);
-    else await body.cancel();
-  };
-  return reading;
 }
