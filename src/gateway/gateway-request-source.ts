@@ -19,38 +19,62 @@ export interface ChatRequestSource {
   text(maxBytes: number): Promise<string | null>;
   /** Aborts when the client goes away before the response finished. */
   readonly signal: AbortSignal;
+  /**
+   * The controller behind a turn's signal: it aborts when the client goes away, and the turn's
+   * own code may abort it too (a streamed answer the client cancelled). One per request.
+   */
+  turnAbort(): AbortController;
   /** The body of a streamed answer to this request; `onCancel` runs when the client goes away before it closed. */
   eventBody(onCancel: () => void): EventBody;
 }
 
 /** A web `Request` as a {@link ChatRequestSource}. */
 export function webRequestSource(request: Request): ChatRequestSource {
-  return {
-    header: (name) => request.headers.get(name),
-    get signal() {
-      return request.signal;
-    },
-    eventBody: webEventBody,
-    async text(maxBytes) {
-      const declared = Number(request.headers.get('content-length') ?? '0');
-      if (declared > maxBytes) return null;
-      if (!request.body) return '';
-      const reader = request.body.getReader();
-      const chunks: Uint8Array[] = [];
-      let total = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        total += value.byteLength;
-        if (total > maxBytes) {
-          await reader.cancel();
-          return null;
-        }
-        chunks.push(value);
+  return new WebRequestSource(request);
+}
+
+class WebRequestSource implements ChatRequestSource {
+  constructor(private readonly request: Request) {}
+
+  header(name: string): string | null {
+    return this.request.headers.get(name);
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+
+  turnAbort(): AbortController {
+    // The listener closes over the controller alone, so the request's signal holds no turn state.
+    const abort = new AbortController();
+    this.request.signal.addEventListener('abort', () => abort.abort(), { once: true });
+    return abort;
+  }
+
+  eventBody(onCancel: () => void): EventBody {
+    return webEventBody(onCancel);
+  }
+
+  async text(maxBytes: number): Promise<string | null> {
+    const { request } = this;
+    const declared = Number(request.headers.get('content-length') ?? '0');
+    if (declared > maxBytes) return null;
+    if (!request.body) return '';
+    const reader = request.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel();
+        return null;
       }
-      return Buffer.concat(chunks).toString('utf8');
-    },
-  };
+      chunks.push(value);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
 }
 
 /** Leading and trailing HTTP whitespace, which `Headers` strips from values (Fetch §2.2 "normalize"). */
@@ -61,32 +85,57 @@ const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
  * rule: the response closed before it finished (or the request errored) means the client left.
  */
 export function nodeRequestSource(incoming: IncomingMessage, outgoing: ServerResponse): ChatRequestSource {
-  let controller: AbortController | null = null;
-  // The adapter's abort reasons, so a turn sees the same reason whichever way it was read.
-  const leftReason = () => (incoming.errored ? incoming.errored.toString() : 'Client connection prematurely closed.');
-  outgoing.once('close', () => {
-    if (controller && (incoming.errored || !outgoing.writableFinished)) controller.abort(leftReason());
-  });
-  return {
-    header(name) {
-      const wanted = name.toLowerCase();
-      const raw = incoming.rawHeaders;
-      let value: string | null = null;
-      for (let index = 0; index < raw.length; index += 2) {
-        if ((raw[index] as string).toLowerCase() !== wanted) continue;
-        const found = (raw[index + 1] as string).replace(HTTP_WHITESPACE, '');
-        value = value === null ? found : `${value}, ${found}`;
-      }
-      return value;
-    },
-    get signal() {
-      controller ??= new AbortController();
-      if (outgoing.destroyed && !outgoing.writableFinished) controller.abort(leftReason());
-      return controller.signal;
-    },
-    text: (maxBytes) => readIncoming(incoming, maxBytes),
-    eventBody: (onCancel) => nodeEventBody(outgoing, onCancel),
-  };
+  return new NodeRequestSource(incoming, outgoing);
+}
+
+/** A class, so the `signal` getter is shared (no hidden class per request, core/lazy-property.ts). */
+class NodeRequestSource implements ChatRequestSource {
+  private controller: AbortController | null = null;
+
+  constructor(
+    private readonly incoming: IncomingMessage,
+    private readonly outgoing: ServerResponse,
+  ) {
+    outgoing.once('close', () => {
+      if (this.controller && (incoming.errored || !outgoing.writableFinished)) this.controller.abort(this.leftReason());
+    });
+  }
+
+  /** The adapter's abort reasons, so a turn sees the same reason whichever way it was read. */
+  private leftReason(): string {
+    return this.incoming.errored ? this.incoming.errored.toString() : 'Client connection prematurely closed.';
+  }
+
+  header(name: string): string | null {
+    const wanted = name.toLowerCase();
+    const raw = this.incoming.rawHeaders;
+    let value: string | null = null;
+    for (let index = 0; index < raw.length; index += 2) {
+      if ((raw[index] as string).toLowerCase() !== wanted) continue;
+      const found = (raw[index + 1] as string).replace(HTTP_WHITESPACE, '');
+      value = value === null ? found : `${value}, ${found}`;
+    }
+    return value;
+  }
+
+  get signal(): AbortSignal {
+    return this.turnAbort().signal;
+  }
+
+  /** The source's own controller: a second one following it would cost a turn another signal. */
+  turnAbort(): AbortController {
+    this.controller ??= new AbortController();
+    if (this.outgoing.destroyed && !this.outgoing.writableFinished) this.controller.abort(this.leftReason());
+    return this.controller;
+  }
+
+  text(maxBytes: number): Promise<string | null> {
+    return readIncoming(this.incoming, maxBytes);
+  }
+
+  eventBody(onCancel: () => void): EventBody {
+    return nodeEventBody(this.outgoing, onCancel);
+  }
 }
 
 /**
@@ -134,12 +183,7 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<stri
   });
 }
 
-/**
- * An abort controller that follows the client: it fires when the client goes away. Its listener
- * closes over the controller alone, so a request's signal holds no turn state.
- */
+/** An abort controller that fires when the client goes away (see {@link ChatRequestSource.turnAbort}). */
 export function clientAbort(source: ChatRequestSource): AbortController {
-  const abort = new AbortController();
-  source.signal.addEventListener('abort', () => abort.abort(), { once: true });
-  return abort;
+  return source.turnAbort();
 }

@@ -54,59 +54,85 @@ export function keepLeaseAlive(
   ttlMs: number,
   options: Omit<HoldLeaseOptions, 'owner' | 'ttlMs'> = {},
 ): HeldSessionLease {
-  const now = options.now ?? Date.now;
-  const { sessionId, leaseId } = acquired;
-  let record = acquired;
-  let lost = false;
-  let released = false;
-  let renewing: Promise<void> | null = null;
-  const renew = async () => {
+  return new KeptLease(store, acquired, ttlMs, options);
+}
+
+/**
+ * A class rather than an object literal with getters: a literal's getters give every lease a
+ * hidden class of its own (core/lazy-property.ts), and a turn takes a lease each time.
+ */
+class KeptLease implements HeldSessionLease {
+  readonly sessionId: string;
+  private readonly leaseId: string;
+  private current: LeaseRecord;
+  private isLost = false;
+  private released = false;
+  private renewing: Promise<void> | null = null;
+  private readonly timer: ReturnType<typeof setInterval>;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: SessionStore,
+    acquired: LeaseRecord,
+    private readonly ttlMs: number,
+    options: Omit<HoldLeaseOptions, 'owner' | 'ttlMs'>,
+  ) {
+    this.sessionId = acquired.sessionId;
+    this.leaseId = acquired.leaseId;
+    this.current = acquired;
+    this.now = options.now ?? Date.now;
+    this.timer = setInterval(
+      () => {
+        if (this.renewing === null && !this.released)
+          this.renewing = this.renew().finally(() => (this.renewing = null));
+      },
+      options.heartbeatMs ?? Math.max(1, Math.floor(ttlMs / 3)),
+    );
+    this.timer.unref();
+  }
+
+  get record(): LeaseRecord {
+    return this.current;
+  }
+
+  get lost(): boolean {
+    return this.isLost;
+  }
+
+  private async renew(): Promise<void> {
     try {
-      const renewed = await store.renewLease(sessionId, leaseId, ttlMs);
-      if (renewed === null) lost = true;
-      else record = renewed;
+      const renewed = await this.store.renewLease(this.sessionId, this.leaseId, this.ttlMs);
+      if (renewed === null) this.isLost = true;
+      else this.current = renewed;
     } catch {
       // A failed renewal (database briefly unreachable) is retried on the next beat; the
       // lease is only lost when it expires or another process took it.
     }
-  };
-  const timer = setInterval(
-    () => {
-      if (renewing === null && !released) renewing = renew().finally(() => (renewing = null));
-    },
-    options.heartbeatMs ?? Math.max(1, Math.floor(ttlMs / 3)),
-  );
-  timer.unref();
-  return {
-    sessionId,
-    get record() {
-      return record;
-    },
-    get lost() {
-      return lost;
-    },
-    async ensureHeld() {
-      if (!lost && record.expiresAt - ttlMs / 3 > now()) return;
-      if (!lost) await renew();
-      if (!lost) return;
-      throw leaseLostError(sessionId);
-    },
-    async release() {
-      if (released) return;
-      released = true;
-      clearInterval(timer);
-      await renewing;
-      try {
-        await store.releaseLease(sessionId, leaseId);
-      } catch {
-        // The lease expires on its own.
-      }
-    },
-    releasedByWrite() {
-      released = true;
-      clearInterval(timer);
-    },
-  };
+  }
+
+  async ensureHeld(): Promise<void> {
+    if (!this.isLost && this.current.expiresAt - this.ttlMs / 3 > this.now()) return;
+    if (!this.isLost) await this.renew();
+    if (!this.isLost) return;
+    throw leaseLostError(this.sessionId);
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    clearInterval(this.timer);
+    await this.renewing;
+    try {
+      await this.store.releaseLease(this.sessionId, this.leaseId);
+    } catch {
+      // The lease expires on its own.
+    }
+  }
+
+  releasedByWrite(): void {
+    this.released = true;
+    clearInterval(this.timer);
+  }
 }
 
 /** Store methods that write one session, named by their first argument. */

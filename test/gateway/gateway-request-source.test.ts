@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeRequestSource, webRequestSource } from '../../src/gateway/gateway-request-source.js';
+import { clientAbort, nodeRequestSource, webRequestSource } from '../../src/gateway/gateway-request-source.js';
 import { makeGatewaySandbox, startPersona, startTestGateway } from './gateway-test-helpers.js';
 
 /**
@@ -108,10 +108,13 @@ describe('ChatRequestSource', () => {
 
   it('aborts the signal when the client leaves before the answer, not after a finished answer', async () => {
     const signals: AbortSignal[] = [];
+    const turnSignals: AbortSignal[] = [];
     let answer: (() => void) | undefined;
     const port = await serve((incoming, outgoing) => {
       const source = nodeRequestSource(incoming, outgoing);
       signals.push(source.signal);
+      // The turn's controller is the source's own: one signal per request.
+      turnSignals.push(clientAbort(source).signal);
       void source.text(1024).then(() => {
         if (signals.length === 1) outgoing.end('done');
         else answer = () => outgoing.end('late');
@@ -128,6 +131,8 @@ describe('ChatRequestSource', () => {
     if (!second.aborted) await new Promise((resolve) => second.addEventListener('abort', resolve, { once: true }));
     answer?.();
     expect(signals.map((signal) => signal.aborted)).toEqual([false, true]);
+    expect(turnSignals).toEqual(signals);
+    expect(turnSignals[1]).toBe(second);
     // The reason `@hono/node-server` gives its own request signal.
     expect(second.reason).toBe('Client connection prematurely closed.');
   });
