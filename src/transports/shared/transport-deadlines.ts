@@ -1,6 +1,8 @@
 import { TimeoutError, type TimeoutLimit } from '../../core/errors.js';
 import type { Timeouts } from '../../core/timeouts.js';
 import type { HttpAnswer, HttpBody } from './transport-http-client.js';
+import type { ExchangeAbort } from './transport-http-exchange.js';
+import { RequestAbort } from './transport-request-abort.js';
 
 const HINTS: Record<TimeoutLimit, string> = {
   first_byte: 'no response headers arrived',
@@ -34,11 +36,11 @@ export interface DeadlineOptions {
  * and body.
  */
 export async function openWithDeadlines(
-  open: (signal: AbortSignal) => Promise<HttpAnswer>,
+  open: (signal: ExchangeAbort) => Promise<HttpAnswer>,
   options: DeadlineOptions,
 ): Promise<HttpAnswer> {
   const { timeouts, provider, signal: callerSignal } = options;
-  const controller = new AbortController();
+  const controller = new RequestAbort();
   const onCallerAbort = () => controller.abort(callerSignal?.reason);
   if (callerSignal?.aborted) onCallerAbort();
   else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -60,7 +62,7 @@ export async function openWithDeadlines(
 
   let answer: HttpAnswer;
   try {
-    answer = await open(controller.signal);
+    answer = await open(controller);
   } catch (error) {
     done();
     throw hit ?? error;
@@ -73,7 +75,7 @@ export async function openWithDeadlines(
     isProgress: isEventStream ? sseProgress() : () => true,
     onIdle: () => fire('idle', timeouts.idle),
     failure: () => hit,
-    signal: controller.signal,
+    signal: controller,
     done,
   });
   return answer;
@@ -84,7 +86,7 @@ interface WatchOptions {
   isProgress(chunk: Uint8Array): boolean;
   onIdle(): void;
   failure(): TimeoutError | null;
-  signal: AbortSignal;
+  signal: ExchangeAbort;
   done(): void;
 }
 

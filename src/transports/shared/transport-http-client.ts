@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { TransportRequest } from './transport.js';
 import type { HttpAnswer, HttpBody, HttpExchange } from './transport-http-exchange.js';
 import { dispatchExchange, type UndiciErrors } from './transport-pooled-exchange.js';
+import { toAbortSignal } from './transport-request-abort.js';
 
 /**
  * The HTTP client every JSON-over-HTTP transport (and the Bedrock Converse SDK handler) sends
@@ -123,7 +124,7 @@ async function sendFetch(
   const init: RequestInit = {
     method: exchange.method ?? 'POST',
     headers: exchange.headers,
-    signal: exchange.signal,
+    signal: toAbortSignal(exchange.signal),
     // Never followed: a redirect answer is refused by the caller (transport-redirect.ts).
     redirect: 'manual',
   };

@@ -24,6 +24,17 @@ export interface HttpAnswer {
   body: HttpBody;
 }
 
+/**
+ * What an exchange reads of its abort: an `AbortSignal` has all of it, and so has the request's
+ * own `RequestAbort` (transport-request-abort.ts). Listeners are called once.
+ */
+export interface ExchangeAbort {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** One HTTP request a transport sends. */
 export interface HttpExchange {
   url: string;
@@ -31,5 +42,5 @@ export interface HttpExchange {
   method?: 'POST' | 'GET';
   headers: Record<string, string>;
   body?: string | Uint8Array | undefined;
-  signal: AbortSignal;
+  signal: ExchangeAbort;
 }

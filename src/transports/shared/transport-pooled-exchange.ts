@@ -1,6 +1,6 @@
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
-import type { HeaderLookup, HttpAnswer, HttpBody, HttpExchange } from './transport-http-exchange.js';
+import type { ExchangeAbort, HeaderLookup, HttpAnswer, HttpBody, HttpExchange } from './transport-http-exchange.js';
 
 /**
  * One request on the pooled client through undici's handler API (`Dispatcher.dispatch`): the
@@ -57,7 +57,7 @@ class PooledExchange implements Dispatcher.DispatchHandler {
   private readonly onAbort: (() => void) | null = null;
 
   constructor(
-    private readonly signal: AbortSignal,
+    private readonly signal: ExchangeAbort,
     private readonly errors: UndiciErrors,
     private readonly url: string,
     private readonly resolve: (answer: HttpAnswer) => void,
@@ -123,7 +123,7 @@ class PooledExchange implements Dispatcher.DispatchHandler {
   }
 }
 
-function abortReason(signal: AbortSignal, errors: UndiciErrors): Error {
+function abortReason(signal: ExchangeAbort, errors: UndiciErrors): Error {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason : new errors.RequestAbortedError();
 }

@@ -3,6 +3,7 @@ import { TimeoutError } from '../../../src/core/errors.js';
 import type { Timeouts } from '../../../src/core/timeouts.js';
 import { openWithDeadlines } from '../../../src/transports/shared/transport-deadlines.js';
 import { webStreamBody, type HttpAnswer } from '../../../src/transports/shared/transport-http-client.js';
+import type { ExchangeAbort } from '../../../src/transports/shared/transport-http-exchange.js';
 import { readAnswerText } from '../../../src/transports/shared/transport-http.js';
 import { FAULT_TARGET_APIS, startFaultTarget, type FaultTarget } from './fault-targets.js';
 import { collectEvents } from '../transport-test-helpers.js';
@@ -95,7 +96,7 @@ describe('openWithDeadlines', () => {
   });
 
   it('the caller aborting still aborts, as an abort and not a timeout', async () => {
-    const never = (signal: AbortSignal) =>
+    const never = (signal: ExchangeAbort) =>
       new Promise<HttpAnswer>((_resolve, reject) =>
         signal.addEventListener('abort', () => reject(signal.reason as Error)),
       );
