@@ -47,6 +47,9 @@ export function serializeRequestBody(prepared: Pick<PreparedRequest, 'body'>): s
 
 /** `JSON.stringify(body)`, splicing in the cached text of stable groups of its top-level arrays. */
 export function serializeJsonBody(body: JsonObject): string {
+  // A body without a full group has nothing to splice: one call writes one flat string, where
+  // joining the parts would leave a string the socket write has to flatten again.
+  if (!hasFullGroup(body)) return JSON.stringify(body);
   let text = '{';
   let first = true;
   for (const key of Object.keys(body)) {
@@ -58,6 +61,14 @@ export function serializeJsonBody(body: JsonObject): string {
     first = false;
   }
   return `${text}}`;
+}
+
+function hasFullGroup(body: JsonObject): boolean {
+  for (const key in body) {
+    const value = body[key];
+    if (Array.isArray(value) && value.length >= SERIALIZED_GROUP_SIZE) return true;
+  }
+  return false;
 }
 
 function serializeArray(items: readonly JsonValue[]): string {
