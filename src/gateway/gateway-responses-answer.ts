@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { ToolCall } from '../core/message.js';
+import { withFields } from '../core/with-fields.js';
 import type { GatewayHttpError } from './gateway-errors.js';
 import type { ResponsesToolName } from './gateway-responses-tools.js';
 import type { FrontDoorAnswer } from './gateway-front-door.js';
@@ -171,7 +172,9 @@ export function responsesStreamWriter(
     emit('response.output_item.done', { output_index: index, item });
     open = null;
   };
-  const at = () => ({ item_id: open?.id, output_index: open?.index });
+  // The open item's fields first, then the event's (core/with-fields.ts: no spread-led literal per event).
+  const at = <Fields extends object>(fields: Fields) =>
+    withFields({ item_id: open?.id, output_index: open?.index }, fields);
   return {
     open() {
       const response = responseObject(identity, 'in_progress', [], null);
@@ -185,21 +188,25 @@ export function responsesStreamWriter(
         case 'reasoning-delta':
           if (open && !open.partOpen) {
             open.partOpen = true;
-            emit('response.reasoning_summary_part.added', {
-              ...at(),
-              summary_index: 0,
-              part: { type: 'summary_text', text: '' },
-            });
+            emit(
+              'response.reasoning_summary_part.added',
+              at({
+                summary_index: 0,
+                part: { type: 'summary_text', text: '' },
+              }),
+            );
           }
-          return emit('response.reasoning_summary_text.delta', { ...at(), summary_index: 0, delta: event.text });
+          return emit('response.reasoning_summary_text.delta', at({ summary_index: 0, delta: event.text }));
         case 'reasoning-end': {
           if (open?.partOpen) {
-            emit('response.reasoning_summary_text.done', { ...at(), summary_index: 0, text: event.text });
-            emit('response.reasoning_summary_part.done', {
-              ...at(),
-              summary_index: 0,
-              part: { type: 'summary_text', text: event.text },
-            });
+            emit('response.reasoning_summary_text.done', at({ summary_index: 0, text: event.text }));
+            emit(
+              'response.reasoning_summary_part.done',
+              at({
+                summary_index: 0,
+                part: { type: 'summary_text', text: event.text },
+              }),
+            );
           }
           return done(outputItem(event, identity, open?.id ?? '') as JsonObject);
         }
@@ -211,17 +218,19 @@ export function responsesStreamWriter(
             role: 'assistant',
             content: [],
           });
-          return emit('response.content_part.added', {
-            ...at(),
-            content_index: 0,
-            part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
-          });
+          return emit(
+            'response.content_part.added',
+            at({
+              content_index: 0,
+              part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+            }),
+          );
         case 'text-delta':
-          return emit('response.output_text.delta', { ...at(), content_index: 0, delta: event.text, logprobs: [] });
+          return emit('response.output_text.delta', at({ content_index: 0, delta: event.text, logprobs: [] }));
         case 'text-end': {
           const part = { type: 'output_text', text: event.text, annotations: [], logprobs: [] };
-          emit('response.output_text.done', { ...at(), content_index: 0, text: event.text, logprobs: [] });
-          emit('response.content_part.done', { ...at(), content_index: 0, part });
+          emit('response.output_text.done', at({ content_index: 0, text: event.text, logprobs: [] }));
+          emit('response.content_part.done', at({ content_index: 0, part }));
           return done(outputItem(event, identity, open?.id ?? '') as JsonObject);
         }
         case 'tool-call': {
@@ -230,8 +239,8 @@ export function responsesStreamWriter(
           const value = String(custom ? item['input'] : item['arguments']);
           added({ ...item, status: 'in_progress', ...(custom ? { input: '' } : { arguments: '' }) });
           const kind = custom ? 'response.custom_tool_call_input' : 'response.function_call_arguments';
-          emit(`${kind}.delta`, { ...at(), delta: value });
-          emit(`${kind}.done`, { ...at(), ...(custom ? { input: value } : { arguments: value }) });
+          emit(`${kind}.delta`, at({ delta: value }));
+          emit(`${kind}.done`, at(custom ? { input: value } : { arguments: value }));
           return done(item);
         }
       }

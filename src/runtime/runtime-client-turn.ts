@@ -21,6 +21,7 @@ import {
   type TurnResponse,
 } from './runtime-request.js';
 import { turnRouteProfile, type AgentEvent, type AgentTurnOptions } from './runtime-turn-options.js';
+import { withFields } from '../core/with-fields.js';
 
 export type { CarrierDecision } from '../replay/replay-route-profile.js';
 
@@ -88,8 +89,7 @@ export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<C
   const sessionId = input.sessionId ?? STATELESS_TURN;
   const session = input.sessionId === undefined ? null : await input.store.getSession(input.sessionId);
   const store = session ? input.store : statelessStore(input.store, STATELESS_TURN);
-  const options: AgentTurnOptions = {
-    ...input.settings,
+  const options: AgentTurnOptions = withFields(input.settings, {
     store,
     sessionId,
     route: input.route,
@@ -103,7 +103,7 @@ export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<C
     workspace: '',
     approve: async () => false,
     ...(input.onEvent ? { onEvent: input.onEvent } : {}),
-  };
+  });
   const transport = withInputDecisions(await turnTransport(options), input.inputDecisions);
   const profile = turnRouteProfile(options);
   const memory = session ? undefined : input.statelessMemory;
