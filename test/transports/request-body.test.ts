@@ -187,6 +187,23 @@ describe('serializeJsonBody', () => {
     for (const body of bodies) expect(serializeJsonBody(body)).toBe(JSON.stringify(body));
   });
 
+  test('a short array reuses the text of each stable element and writes the others afresh', () => {
+    const stable: JsonObject = { role: 'user', content: 'kept "é" 🙂' };
+    markStableWireValue(stable);
+    const fresh: JsonObject = { role: 'assistant', content: 'new' };
+    const body = (): JsonObject => ({ model: 'm', messages: [stable, fresh, null, 3, 'x'] as JsonObject[] });
+    expect(serializeJsonBody(body())).toBe(JSON.stringify(body()));
+    // The stable element's text is kept from the first body; the unmarked one is read again.
+    fresh['content'] = 'changed';
+    expect(serializeJsonBody(body())).toBe(JSON.stringify(body()));
+    // Writing to a stable value breaks the rule, and shows the text that was kept.
+    stable['content'] = 'rewritten';
+    expect(serializeJsonBody(body())).toContain('kept');
+    expect(serializeJsonBody({ model: 'm', messages: [fresh] })).toBe(
+      JSON.stringify({ model: 'm', messages: [fresh] }),
+    );
+  });
+
   test('an empty body', () => {
     expect(serializeJsonBody({})).toBe('{}');
     expect(serializeJsonBody({ only: undefined })).toBe('{}');

@@ -10,9 +10,10 @@ import type { PreparedRequest } from './transport.js';
  * learned state). Such an object is declared stable with {@link markStableWireValue}. A top-level
  * array of the body (the messages, the input items) is written in groups of
  * {@link SERIALIZED_GROUP_SIZE} elements: a group whose elements are all stable keeps its text,
- * and a later body holding the same objects at a group's positions reuses it. So a long session
- * pays serialization for the last partial group and new messages only. Groups rather than single
- * elements: one `JSON.stringify` of many elements writes one large string, where one call per
+ * and a later body holding the same objects at a group's positions reuses it. The elements after
+ * the last full group (all of a short history's) each keep their own text instead. So a session
+ * pays serialization for its new messages only. Groups rather than single elements where they
+ * fill: one `JSON.stringify` of many elements writes one large string, where one call per
  * element costs about twice as much on a cold build (bench/replay-build).
  *
  * Every transport's `open` and `replay preview --json` call {@link serializeRequestBody}, so the
@@ -31,13 +32,14 @@ interface GroupText {
   readonly text: string;
 }
 
-const stableValues = new WeakSet<object>();
+/** Stable values, with their own JSON text once a body past its full groups needed it (null before). */
+const stableTexts = new WeakMap<object, string | null>();
 /** Group texts, keyed by the group's first element. */
 const groupTexts = new WeakMap<object, GroupText>();
 
-/** Declares `value` immutable from now on, so the text of a group holding it may be reused. */
+/** Declares `value` immutable from now on, so its text and that of a group holding it may be reused. */
 export function markStableWireValue(value: JsonObject): void {
-  stableValues.add(value);
+  if (!stableTexts.has(value)) stableTexts.set(value, null);
 }
 
 /** The exact body text of `prepared`: equal to `JSON.stringify(prepared.body)`. */
@@ -47,9 +49,9 @@ export function serializeRequestBody(prepared: Pick<PreparedRequest, 'body'>): s
 
 /** `JSON.stringify(body)`, splicing in the cached text of stable groups of its top-level arrays. */
 export function serializeJsonBody(body: JsonObject): string {
-  // A body without a full group has nothing to splice: one call writes one flat string, where
-  // joining the parts would leave a string the socket write has to flatten again.
-  if (!hasFullGroup(body)) return JSON.stringify(body);
+  // A body with nothing cached to splice is one call: it writes one flat string, where joining
+  // the parts would leave a string the socket write has to flatten again.
+  if (!hasReusableText(body)) return JSON.stringify(body);
   let text = '{';
   let first = true;
   for (const key of Object.keys(body)) {
@@ -63,23 +65,49 @@ export function serializeJsonBody(body: JsonObject): string {
   return `${text}}`;
 }
 
-function hasFullGroup(body: JsonObject): boolean {
+/** Whether a top-level array of `body` has a full group or a stable element (else nothing is cached). */
+function hasReusableText(body: JsonObject): boolean {
   for (const key in body) {
     const value = body[key];
-    if (Array.isArray(value) && value.length >= SERIALIZED_GROUP_SIZE) return true;
+    if (!Array.isArray(value)) continue;
+    if (value.length >= SERIALIZED_GROUP_SIZE) return true;
+    for (const item of value) if (isStable(item)) return true;
   }
   return false;
 }
 
 function serializeArray(items: readonly JsonValue[]): string {
-  if (items.length < SERIALIZED_GROUP_SIZE) return JSON.stringify(items);
   const grouped = items.length - (items.length % SERIALIZED_GROUP_SIZE);
   let text = '[';
   for (let start = 0; start < grouped; start += SERIALIZED_GROUP_SIZE) {
     text += `${start > 0 ? ',' : ''}${groupText(items, start)}`;
   }
-  if (grouped < items.length) text += `,${elementsText(items.slice(grouped))}`;
+  if (grouped < items.length) text += `${grouped > 0 ? ',' : ''}${tailText(items, grouped)}`;
   return `${text}]`;
+}
+
+/**
+ * The elements from `start` on (fewer than a group): each stable element's own text, kept from the
+ * last body that held it, so a short history pays serialization for its new messages only. One
+ * call writes them all when none is stable.
+ */
+function tailText(items: readonly JsonValue[], start: number): string {
+  let anyStable = false;
+  for (let index = start; index < items.length && !anyStable; index++) anyStable = isStable(items[index] as JsonValue);
+  if (!anyStable) return elementsText(start === 0 ? items : items.slice(start));
+  const parts = new Array<string>(items.length - start);
+  for (let index = start; index < items.length; index++) parts[index - start] = elementText(items[index] as JsonValue);
+  return parts.join(',');
+}
+
+/** One element's JSON as `JSON.stringify` writes it inside an array (no JSON form → `null`). */
+function elementText(item: JsonValue): string {
+  if (typeof item !== 'object' || item === null) return JSON.stringify(item) ?? 'null';
+  const cached = stableTexts.get(item);
+  if (typeof cached === 'string') return cached;
+  const text = JSON.stringify(item) ?? 'null';
+  if (cached === null) stableTexts.set(item, text);
+  return text;
 }
 
 /** The elements' JSON joined by commas: `JSON.stringify(items)` without its brackets (undefined → null, as there). */
@@ -105,5 +133,5 @@ function sameElements(group: readonly JsonValue[], items: readonly JsonValue[], 
 }
 
 function isStable(value: JsonValue): boolean {
-  return typeof value === 'object' && value !== null && stableValues.has(value);
+  return typeof value === 'object' && value !== null && stableTexts.has(value);
 }
