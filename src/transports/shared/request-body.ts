@@ -52,17 +52,25 @@ export function serializeJsonBody(body: JsonObject): string {
   // A body with nothing cached to splice is one call: it writes one flat string, where joining
   // the parts would leave a string the socket write has to flatten again.
   if (!hasReusableText(body)) return JSON.stringify(body);
-  let text = '{';
+  // The pieces are joined once, into one flat string (no concatenation tree to flatten).
+  const pieces: string[] = ['{'];
   let first = true;
   for (const key of Object.keys(body)) {
     const value = body[key];
-    const part = Array.isArray(value) ? serializeArray(value) : JSON.stringify(value);
-    // As JSON.stringify: a key whose value has no JSON form (undefined) is left out.
-    if (part === undefined) continue;
-    text += `${first ? '' : ','}${JSON.stringify(key)}:${part}`;
+    const separator = first ? '' : ',';
+    if (Array.isArray(value)) {
+      pieces.push(`${separator}${JSON.stringify(key)}:`);
+      writeArray(value, pieces);
+    } else {
+      const part = JSON.stringify(value);
+      // As JSON.stringify: a key whose value has no JSON form (undefined) is left out.
+      if (part === undefined) continue;
+      pieces.push(`${separator}${JSON.stringify(key)}:${part}`);
+    }
     first = false;
   }
-  return `${text}}`;
+  pieces.push('}');
+  return pieces.join('');
 }
 
 /** Whether a top-level array of `body` has a full group or a stable element (else nothing is cached). */
@@ -76,14 +84,19 @@ function hasReusableText(body: JsonObject): boolean {
   return false;
 }
 
-function serializeArray(items: readonly JsonValue[]): string {
+/** Appends the JSON of `items` to `pieces`: cached group texts, then the tail. */
+function writeArray(items: readonly JsonValue[], pieces: string[]): void {
   const grouped = items.length - (items.length % SERIALIZED_GROUP_SIZE);
-  let text = '[';
+  pieces.push('[');
   for (let start = 0; start < grouped; start += SERIALIZED_GROUP_SIZE) {
-    text += `${start > 0 ? ',' : ''}${groupText(items, start)}`;
+    if (start > 0) pieces.push(',');
+    pieces.push(groupText(items, start));
   }
-  if (grouped < items.length) text += `${grouped > 0 ? ',' : ''}${tailText(items, grouped)}`;
-  return `${text}]`;
+  if (grouped < items.length) {
+    if (grouped > 0) pieces.push(',');
+    writeTail(items, grouped, pieces);
+  }
+  pieces.push(']');
 }
 
 /**
@@ -91,13 +104,17 @@ function serializeArray(items: readonly JsonValue[]): string {
  * last body that held it, so a short history pays serialization for its new messages only. One
  * call writes them all when none is stable.
  */
-function tailText(items: readonly JsonValue[], start: number): string {
+function writeTail(items: readonly JsonValue[], start: number, pieces: string[]): void {
   let anyStable = false;
   for (let index = start; index < items.length && !anyStable; index++) anyStable = isStable(items[index] as JsonValue);
-  if (!anyStable) return elementsText(start === 0 ? items : items.slice(start));
-  const parts = new Array<string>(items.length - start);
-  for (let index = start; index < items.length; index++) parts[index - start] = elementText(items[index] as JsonValue);
-  return parts.join(',');
+  if (!anyStable) {
+    pieces.push(elementsText(start === 0 ? items : items.slice(start)));
+    return;
+  }
+  for (let index = start; index < items.length; index++) {
+    if (index > start) pieces.push(',');
+    pieces.push(elementText(items[index] as JsonValue));
+  }
 }
 
 /** One element's JSON as `JSON.stringify` writes it inside an array (no JSON form → `null`). */
