@@ -75,6 +75,18 @@ export class EventStream implements AsyncIterable<StreamEvent> {
     else this.queue.push(event);
   }
 
+  /**
+   * The next event: itself when one is queued (no promise, no microtask), otherwise a promise of
+   * it; undefined once the stream ended. For a consumer that reads every event of a request, as
+   * iterating does, without a promise per event (events arrive in bursts, one per network read).
+   */
+  take(): StreamEvent | undefined | Promise<StreamEvent | undefined> {
+    const event = this.queue.shift();
+    if (event) return event;
+    if (this.done) return undefined;
+    return new Promise((resolve) => this.waiters.push((result) => resolve(result.done ? undefined : result.value)));
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
     return {
       next: () => {

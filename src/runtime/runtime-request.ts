@@ -211,7 +211,10 @@ async function consume(
 > {
   const stream = transport.send(request, prepared);
   let usage: Usage | null = null;
-  for await (const event of stream) {
+  for (;;) {
+    const taken = stream.take();
+    const event = taken instanceof Promise ? await taken : taken;
+    if (event === undefined) break;
     options.onEvent?.(event);
     if (event.type === 'retry') {
       logProviderRetry(options.logger, { sessionId: options.sessionId, routeKey: prepared.routeKey, ...event });

@@ -21,6 +21,27 @@ describe('EventStream (STYLE rule 4 (docs/architecture.md))', () => {
     await expect(stream.result()).resolves.toEqual({ role: 'assistant', content: 'hi' });
   });
 
+  it('take() hands queued events over at once, waits for the next one, and gives undefined after the end', async () => {
+    const stream = new EventStream();
+    stream.push({ type: 'start' });
+    stream.push({ type: 'text-delta', text: 'a' });
+    expect(stream.take()).toEqual({ type: 'start' });
+    expect(stream.take()).toEqual({ type: 'text-delta', text: 'a' });
+    const pending = stream.take();
+    expect(pending).toBeInstanceOf(Promise);
+    stream.push({ type: 'text-delta', text: 'b' });
+    await expect(pending).resolves.toEqual({ type: 'text-delta', text: 'b' });
+    const waiting = stream.take();
+    stream.end({
+      type: 'finish',
+      message: { role: 'assistant', content: 'ab' },
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: null,
+    });
+    await expect(waiting).resolves.toMatchObject({ type: 'finish' });
+    expect(stream.take()).toBeUndefined();
+  });
+
   it('ends with exactly one error event and rejects result()', async () => {
     const stream = new EventStream();
     const consumed = (async () => {
