@@ -11,6 +11,7 @@ import {
   SERIALIZED_GROUP_SIZE,
   serializeJsonBody,
   serializeRequestBody,
+  serializeRequestBodyBytes,
 } from '../../src/transports/shared/request-body.js';
 import type { PreparedRequest, TransportRequest } from '../../src/transports/shared/transport.js';
 import { prepareRequest } from '../../src/transports/transport-prepare.js';
@@ -87,6 +88,8 @@ function buildAndCompare(route: Route, history: readonly Message[], learned: Rou
   const fresh = prepareRequest(requestFor(route, structuredClone(history) as Message[], learned));
   expect(text).toBe(JSON.stringify(fresh.body));
   expect(JSON.stringify(prepared.body)).toBe(text);
+  // The bytes a transport sends: the same text, with cached texts copied as their kept bytes.
+  expect(Buffer.from(serializeRequestBodyBytes(prepared)).toString('utf8')).toBe(text);
   expect(prepared.decisions).toEqual(fresh.decisions);
   expect(prepared.carriersSent).toEqual(fresh.carriersSent);
   if (route.api === 'chat_completions') {
@@ -181,10 +184,16 @@ describe('serializeJsonBody', () => {
       },
       { model: 'm', messages: items.slice(0, SERIALIZED_GROUP_SIZE * 2) as JsonObject[] },
     ];
-    for (const body of [...bodies, ...bodies]) expect(serializeJsonBody(body)).toBe(JSON.stringify(body));
+    for (const body of [...bodies, ...bodies]) {
+      expect(serializeJsonBody(body)).toBe(JSON.stringify(body));
+      expect(Buffer.from(serializeRequestBodyBytes({ body })).equals(Buffer.from(JSON.stringify(body)))).toBe(true);
+    }
     // A value never marked stable may change between bodies: its group is written afresh.
     (items[SERIALIZED_GROUP_SIZE * 2 + 3] as JsonObject)['content'] = 'changed';
-    for (const body of bodies) expect(serializeJsonBody(body)).toBe(JSON.stringify(body));
+    for (const body of bodies) {
+      expect(serializeJsonBody(body)).toBe(JSON.stringify(body));
+      expect(Buffer.from(serializeRequestBodyBytes({ body })).equals(Buffer.from(JSON.stringify(body)))).toBe(true);
+    }
   });
 
   test('a short array reuses the text of each stable element and writes the others afresh', () => {
@@ -193,6 +202,7 @@ describe('serializeJsonBody', () => {
     const fresh: JsonObject = { role: 'assistant', content: 'new' };
     const body = (): JsonObject => ({ model: 'm', messages: [stable, fresh, null, 3, 'x'] as JsonObject[] });
     expect(serializeJsonBody(body())).toBe(JSON.stringify(body()));
+    expect(Buffer.from(serializeRequestBodyBytes({ body: body() })).toString()).toBe(JSON.stringify(body()));
     // The stable element's text is kept from the first body; the unmarked one is read again.
     fresh['content'] = 'changed';
     expect(serializeJsonBody(body())).toBe(JSON.stringify(body()));

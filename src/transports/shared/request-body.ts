@@ -26,14 +26,19 @@ import type { PreparedRequest } from './transport.js';
 /** Elements per cached group of a top-level array. */
 export const SERIALIZED_GROUP_SIZE = 64;
 
-/** The text of one group: its elements' JSON joined by commas, and the elements it was written from. */
-interface GroupText {
-  readonly items: readonly JsonValue[];
+/** A cached text, with its UTF-8 bytes once a body was sent as bytes. */
+interface CachedText {
   readonly text: string;
+  bytes: Uint8Array | undefined;
+}
+
+/** The text of one group: its elements' JSON joined by commas, and the elements it was written from. */
+interface GroupText extends CachedText {
+  readonly items: readonly JsonValue[];
 }
 
 /** Stable values, with their own JSON text once a body past its full groups needed it (null before). */
-const stableTexts = new WeakMap<object, string | null>();
+const stableTexts = new WeakMap<object, CachedText | null>();
 /** Group texts, keyed by the group's first element. */
 const groupTexts = new WeakMap<object, GroupText>();
 
@@ -47,30 +52,90 @@ export function serializeRequestBody(prepared: Pick<PreparedRequest, 'body'>): s
   return serializeJsonBody(prepared.body);
 }
 
+/**
+ * The exact body bytes of `prepared`: the UTF-8 of {@link serializeRequestBody}, with the bytes of
+ * cached texts encoded once and copied, so a request neither builds the body as a string nor
+ * encodes what an earlier request already sent.
+ */
+export function serializeRequestBodyBytes(prepared: Pick<PreparedRequest, 'body'>): Uint8Array {
+  const { body } = prepared;
+  if (!hasReusableText(body)) return Buffer.from(JSON.stringify(body));
+  const writer = new ByteWriter();
+  writeBody(body, writer);
+  return writer.finish();
+}
+
 /** `JSON.stringify(body)`, splicing in the cached text of stable groups of its top-level arrays. */
 export function serializeJsonBody(body: JsonObject): string {
   // A body with nothing cached to splice is one call: it writes one flat string, where joining
   // the parts would leave a string the socket write has to flatten again.
   if (!hasReusableText(body)) return JSON.stringify(body);
-  // The pieces are joined once, into one flat string (no concatenation tree to flatten).
-  const pieces: string[] = ['{'];
+  const writer = new TextWriter();
+  writeBody(body, writer);
+  return writer.finish();
+}
+
+/** Where a body is written: fresh text, or a cached text that may carry its bytes. */
+interface BodyWriter {
+  text(piece: string): void;
+  cached(piece: CachedText): void;
+}
+
+/** Pieces joined once, into one flat string (no concatenation tree to flatten). */
+class TextWriter implements BodyWriter {
+  private readonly pieces: string[] = [];
+  text(piece: string): void {
+    this.pieces.push(piece);
+  }
+  cached(piece: CachedText): void {
+    this.pieces.push(piece.text);
+  }
+  finish(): string {
+    return this.pieces.join('');
+  }
+}
+
+/** Fresh text runs encoded once each, cached texts by their kept bytes, copied once into one buffer. */
+class ByteWriter implements BodyWriter {
+  private readonly parts: Uint8Array[] = [];
+  private pending = '';
+  text(piece: string): void {
+    this.pending += piece;
+  }
+  cached(piece: CachedText): void {
+    this.flush();
+    piece.bytes ??= Buffer.from(piece.text);
+    this.parts.push(piece.bytes);
+  }
+  finish(): Uint8Array {
+    this.flush();
+    return Buffer.concat(this.parts);
+  }
+  private flush(): void {
+    if (this.pending === '') return;
+    this.parts.push(Buffer.from(this.pending));
+    this.pending = '';
+  }
+}
+
+function writeBody(body: JsonObject, writer: BodyWriter): void {
+  writer.text('{');
   let first = true;
   for (const key of Object.keys(body)) {
     const value = body[key];
     const separator = first ? '' : ',';
     if (Array.isArray(value)) {
-      pieces.push(`${separator}${JSON.stringify(key)}:`);
-      writeArray(value, pieces);
+      writer.text(`${separator}${JSON.stringify(key)}:`);
+      writeArray(value, writer);
     } else {
       const part = JSON.stringify(value);
       // As JSON.stringify: a key whose value has no JSON form (undefined) is left out.
       if (part === undefined) continue;
-      pieces.push(`${separator}${JSON.stringify(key)}:${part}`);
+      writer.text(`${separator}${JSON.stringify(key)}:${part}`);
     }
     first = false;
   }
-  pieces.push('}');
-  return pieces.join('');
+  writer.text('}');
 }
 
 /** Whether a top-level array of `body` has a full group or a stable element (else nothing is cached). */
@@ -84,19 +149,19 @@ function hasReusableText(body: JsonObject): boolean {
   return false;
 }
 
-/** Appends the JSON of `items` to `pieces`: cached group texts, then the tail. */
-function writeArray(items: readonly JsonValue[], pieces: string[]): void {
+/** Writes the JSON of `items`: cached group texts, then the tail. */
+function writeArray(items: readonly JsonValue[], writer: BodyWriter): void {
   const grouped = items.length - (items.length % SERIALIZED_GROUP_SIZE);
-  pieces.push('[');
+  writer.text('[');
   for (let start = 0; start < grouped; start += SERIALIZED_GROUP_SIZE) {
-    if (start > 0) pieces.push(',');
-    pieces.push(groupText(items, start));
+    if (start > 0) writer.text(',');
+    writeGroup(items, start, writer);
   }
   if (grouped < items.length) {
-    if (grouped > 0) pieces.push(',');
-    writeTail(items, grouped, pieces);
+    if (grouped > 0) writer.text(',');
+    writeTail(items, grouped, writer);
   }
-  pieces.push(']');
+  writer.text(']');
 }
 
 /**
@@ -104,27 +169,37 @@ function writeArray(items: readonly JsonValue[], pieces: string[]): void {
  * last body that held it, so a short history pays serialization for its new messages only. One
  * call writes them all when none is stable.
  */
-function writeTail(items: readonly JsonValue[], start: number, pieces: string[]): void {
+function writeTail(items: readonly JsonValue[], start: number, writer: BodyWriter): void {
   let anyStable = false;
   for (let index = start; index < items.length && !anyStable; index++) anyStable = isStable(items[index] as JsonValue);
   if (!anyStable) {
-    pieces.push(elementsText(start === 0 ? items : items.slice(start)));
+    writer.text(elementsText(start === 0 ? items : items.slice(start)));
     return;
   }
   for (let index = start; index < items.length; index++) {
-    if (index > start) pieces.push(',');
-    pieces.push(elementText(items[index] as JsonValue));
+    if (index > start) writer.text(',');
+    writeElement(items[index] as JsonValue, writer);
   }
 }
 
 /** One element's JSON as `JSON.stringify` writes it inside an array (no JSON form → `null`). */
-function elementText(item: JsonValue): string {
-  if (typeof item !== 'object' || item === null) return JSON.stringify(item) ?? 'null';
+function writeElement(item: JsonValue, writer: BodyWriter): void {
+  if (typeof item !== 'object' || item === null) {
+    writer.text(JSON.stringify(item) ?? 'null');
+    return;
+  }
   const cached = stableTexts.get(item);
-  if (typeof cached === 'string') return cached;
-  const text = JSON.stringify(item) ?? 'null';
-  if (cached === null) stableTexts.set(item, text);
-  return text;
+  if (cached === undefined) {
+    writer.text(JSON.stringify(item) ?? 'null');
+    return;
+  }
+  if (cached !== null) {
+    writer.cached(cached);
+    return;
+  }
+  const entry: CachedText = { text: JSON.stringify(item) ?? 'null', bytes: undefined };
+  stableTexts.set(item, entry);
+  writer.cached(entry);
 }
 
 /** The elements' JSON joined by commas: `JSON.stringify(items)` without its brackets (undefined → null, as there). */
@@ -133,15 +208,23 @@ function elementsText(items: readonly JsonValue[]): string {
   return text.slice(1, -1);
 }
 
-function groupText(items: readonly JsonValue[], start: number): string {
+function writeGroup(items: readonly JsonValue[], start: number, writer: BodyWriter): void {
   const first = items[start];
   const key = typeof first === 'object' && first !== null ? first : undefined;
   const cached = key === undefined ? undefined : groupTexts.get(key);
-  if (cached !== undefined && sameElements(cached.items, items, start)) return cached.text;
+  if (cached !== undefined && sameElements(cached.items, items, start)) {
+    writer.cached(cached);
+    return;
+  }
   const group = items.slice(start, start + SERIALIZED_GROUP_SIZE);
   const text = elementsText(group);
-  if (key !== undefined && group.every(isStable)) groupTexts.set(key, { items: group, text });
-  return text;
+  if (key !== undefined && group.every(isStable)) {
+    const entry: GroupText = { items: group, text, bytes: undefined };
+    groupTexts.set(key, entry);
+    writer.cached(entry);
+    return;
+  }
+  writer.text(text);
 }
 
 function sameElements(group: readonly JsonValue[], items: readonly JsonValue[], start: number): boolean {
