@@ -235,3 +235,27 @@ describe('Responses reuses system, user and tool input items across requests', (
     expect(second.filter((item) => item['type'] === 'function_call').some((item) => first.includes(item))).toBe(false);
   });
 });
+
+describe('tool definitions lower once per encoder', () => {
+  test.each([
+    { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4-flash' },
+    { api: 'codex_responses', provider: 'openai', model: 'gpt-5.1-codex', baseUrl: 'https://api.openai.com/v1' },
+    { api: 'anthropic_messages', provider: 'anthropic', model: 'claude-sonnet-4-5' },
+  ] as Route[])('$api: the same tool gives the same wire object, and its text is reused', (route) => {
+    const history: Message[] = [{ role: 'user', content: 'hi', timestamp: 1 }];
+    const first = prepareRequest(requestFor(route, history, NOTHING_LEARNED));
+    const second = prepareRequest(requestFor(route, history, NOTHING_LEARNED));
+    const tools = (prepared: PreparedRequest) => prepared.body['tools'] as JsonObject[];
+    expect(tools(first)).toHaveLength(TOOLS.length);
+    tools(first).forEach((wire, index) => expect(tools(second)[index]).toBe(wire));
+    // A client's own definitions (parsed per request) are new objects: lowered afresh.
+    const own = structuredClone(TOOLS);
+    const third = prepareRequest({ ...requestFor(route, history, NOTHING_LEARNED), tools: own });
+    expect(tools(third)[0]).not.toBe(tools(first)[0]);
+    expect(JSON.stringify(tools(third))).toBe(JSON.stringify(tools(first)));
+    for (const prepared of [first, second, third]) {
+      expect(serializeRequestBody(prepared)).toBe(JSON.stringify(prepared.body));
+      expect(Buffer.from(serializeRequestBodyBytes(prepared)).toString('utf8')).toBe(JSON.stringify(prepared.body));
+    }
+  });
+});

@@ -15,6 +15,7 @@ import { nativeCarriersSent } from '../../replay/replay-native-drops.js';
 import { INTERLEAVED_THINKING_BETA } from '../../replay/anthropic-thinking-policy.js';
 import type { AnthropicRouteFacts } from '../../replay/replay-route-profile.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
+import { ToolWireCache } from '../shared/request-tool-cache.js';
 import { requestLearned, requestProfile } from '../transport-route-profile.js';
 import {
   type AnthropicEffort,
@@ -126,8 +127,14 @@ export function anthropicThinkingParameters(
 
 /** Tools in Anthropic shape. */
 export function anthropicTools(tools: readonly ToolDefinition[]): AnthropicTool[] {
-  return tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));
+  return anthropicToolWires.wire(tools);
 }
+
+const anthropicToolWires = new ToolWireCache<AnthropicTool>((tool) => ({
+  name: tool.name,
+  description: tool.description,
+  input_schema: tool.parameters,
+}));
 
 /** The `anthropic-beta` values a request needs (header, or body `anthropic_beta` on Bedrock). */
 export function anthropicBetas(request: TransportRequest, options: AnthropicPrepareOptions = {}): string[] {

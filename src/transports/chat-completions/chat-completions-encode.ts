@@ -11,6 +11,7 @@ import { convertMessage, lowerChatHistory, type LoweredChatHistory } from '../..
 import type { RouteLearned, RouteProfile } from '../../replay/replay-route-profile.js';
 import type { CarrierDecision } from '../../replay/replay-types.js';
 import { MessageWireCache } from '../shared/request-message-cache.js';
+import { ToolWireCache } from '../shared/request-tool-cache.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestLearned, requestProfile } from '../transport-route-profile.js';
 import { joinBaseUrl } from '../shared/transport-url.js';
@@ -26,11 +27,13 @@ import { joinBaseUrl } from '../shared/transport-url.js';
 
 /** `{type: "function", function: {name, description, parameters}}` (OpenAI function-tool shape). */
 export function chatCompletionsTools(tools: readonly ToolDefinition[]): JsonObject[] {
-  return tools.map((tool) => ({
-    type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  }));
+  return chatTools.wire(tools);
 }
+
+const chatTools = new ToolWireCache<JsonObject>((tool) => ({
+  type: 'function',
+  function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+}));
 
 /**
  * Builds the exact chat-completions request without I/O. Replay decisions use the effective

@@ -7,6 +7,7 @@ import type { ToolDefinition } from '../../core/tool-definition.js';
 import { planResponsesReplay } from '../../replay/responses-replay-policy.js';
 import type { ResponsesMessagePlan } from '../../replay/responses-replay-policy.js';
 import { MessageWireCache } from '../shared/request-message-cache.js';
+import { ToolWireCache } from '../shared/request-tool-cache.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { requestLearned, requestProfile } from '../transport-route-profile.js';
 import { DEFAULT_COMPACT_THRESHOLD, ENCRYPTED_REASONING_INCLUDE } from './responses-wire.js';
@@ -37,13 +38,15 @@ function reasoningParameter(reasoning: ReasoningOptions): ResponsesReasoningPara
 }
 
 function toolsParameter(tools: readonly ToolDefinition[]): ResponsesFunctionTool[] {
-  return tools.map((tool) => ({
-    type: 'function',
-    name: tool.name,
-    description: tool.description,
-    parameters: structuredClone(tool.parameters),
-  }));
+  return responsesTools.wire(tools);
 }
+
+const responsesTools = new ToolWireCache<ResponsesFunctionTool>((tool) => ({
+  type: 'function',
+  name: tool.name,
+  description: tool.description,
+  parameters: structuredClone(tool.parameters),
+}));
 
 function userContent(message: UserMessage): string | JsonObject[] {
   if (typeof message.content === 'string') return message.content;
