@@ -17,7 +17,9 @@ import type { TurnHistory } from './runtime-warm-history.js';
  * for tool calls a gone turn left, a new session's system prompt, the question, the session's
  * route fields. The session and its history are read first (warm when the process kept them);
  * the write holds only while the session is still at the version that was read, so nothing
- * another writer stored in between is overlooked: then the session is read again.
+ * another writer stored in between is overlooked: then the session is read again. A session the
+ * process kept warm is not read at all: its kept record goes into the write the same way, and a
+ * turn that would be answered from it alone (a finished keyed turn) reads the row first.
  */
 
 /** Reads of the session a turn start makes at most before it gives up on a session that keeps changing. */
@@ -51,11 +53,22 @@ export async function startTurn(
   const { sessionId } = options;
   const store = turnHistory.store;
   const claim = options.lease ? undefined : claimForThisProcess(options.leaseOwner ?? 'hermes');
+  let warm = turnHistory.warmSession();
   for (let read = 1; ; read += 1) {
-    const session = await sessionOf(store, options);
+    const unread = warm !== undefined;
+    const session = warm ?? (await sessionOf(store, options));
+    warm = undefined;
+    // A warm record is checked by the write; nothing else may be trusted to it alone.
+    if (unread) read -= 1;
     const stored = await turnHistory.load(session);
     const keyed = findKeyedTurn(stored, options.turnKey, userText);
-    if (keyed.state === 'finished') return { kind: 'finished', result: finishedTurnResult(sessionId, keyed.messages) };
+    if (keyed.state === 'finished') {
+      if (unread && (await store.getSession(sessionId))?.version !== session.version) {
+        turnHistory.forget();
+        continue;
+      }
+      return { kind: 'finished', result: finishedTurnResult(sessionId, keyed.messages) };
+    }
     // The lease is taken in this same write, so no other turn runs on the session: a tool call
     // left without a result belongs to a turn that is gone, and is answered (appended, never rewritten).
     const repaired = [...stored, ...missingToolResults(stored)];
@@ -73,7 +86,9 @@ export async function startTurn(
     try {
       written = await store.writeTurn(sessionId, write);
     } catch (error) {
-      if (!(error instanceof SessionChangedError) || read >= MAX_READS) throw error;
+      // A warm session another process deleted is read again too: it may be created anew.
+      const retry = error instanceof SessionChangedError || (unread && !(await store.getSession(sessionId)));
+      if (!retry || read >= MAX_READS) throw error;
       turnHistory.forget();
       continue;
     }

@@ -18,6 +18,11 @@ import type { SessionRecord, SessionStore, TurnWrite, TurnWriteResult } from '..
  *   per-message caches keyed by object stay valid across turns.
  * - Memory is bounded: least recently used sessions are dropped past `maxSessions` sessions or
  *   `maxMessages` messages in all; a session longer than `maxMessages` is never kept.
+ * - An entry also keeps the session's record at that version when the turn wrote no session
+ *   fields, so the next turn starts without reading the row: it writes with that version as
+ *   `expectedVersion`, and a write another process made in between fails that write
+ *   (`SessionChangedError`) and the turn reads the session again (runtime-turn-start.ts). The
+ *   record's `updatedAt` is the one last read.
  */
 
 /** Bounds of {@link WarmHistories}. */
@@ -31,6 +36,8 @@ export interface WarmHistoryLimits {
 interface WarmEntry {
   messages: Message[];
   version: number;
+  /** The session's record at `version`, when the turn that kept the entry knew it. */
+  session: SessionRecord | undefined;
 }
 
 /** The warm histories of one process: an LRU of sessions (see the file comment for the rules). */
@@ -61,12 +68,21 @@ export class WarmHistories {
     return entry.version === session.version ? entry.messages : undefined;
   }
 
-  /** Keeps `messages` as the history of session `sessionId` at `version` (after the turn's last write). */
-  keep(sessionId: string, version: number, messages: Message[]): void {
+  /** The session's record kept with its warm history, if any (the entry stays). */
+  session(sessionId: string): SessionRecord | undefined {
+    return this.entries.get(sessionId)?.session;
+  }
+
+  /**
+   * Keeps `messages` as the history of session `sessionId` at `version` (after the turn's last
+   * write), with the session's record at that version when known.
+   */
+  keep(sessionId: string, version: number, messages: Message[], session?: SessionRecord): void {
     const existing = this.entries.get(sessionId);
     if (existing) this.remove(sessionId, existing);
     if (messages.length > this.maxMessages || this.maxSessions < 1) return;
-    this.entries.set(sessionId, { messages, version });
+    const record = session === undefined || session.version === version ? session : { ...session, version };
+    this.entries.set(sessionId, { messages, version, session: record });
     this.messageTotal += messages.length;
     for (const [sessionId, entry] of this.entries) {
       if (this.entries.size <= this.maxSessions && this.messageTotal <= this.maxMessages) break;
@@ -96,6 +112,8 @@ const VERSION_WRITES = new Set<string>(['appendMessage', 'appendMessages', 'upda
 export interface TurnHistory {
   /** The store the turn writes through: appends to the session also extend {@link load}'s list. */
   readonly store: SessionStore;
+  /** The session's record kept warm with its history (not read from the store; see the file comment). */
+  warmSession(): SessionRecord | undefined;
   /** The session's stored messages (`listMessages`), warm when {@link WarmHistories} holds a current copy. */
   load(session: SessionRecord): Promise<Message[]>;
   /** Drops what {@link load} returned, so the next load reads the store (the history changed underneath). */
@@ -114,6 +132,8 @@ export function openTurnHistory(store: SessionStore, sessionId: string, warm: Wa
   let trusted = true;
   /** The session's version after the turn's last write, when that write said it. */
   let version: number | null = null;
+  /** The record `load` was given, while no write of the turn may have changed its fields. */
+  let record: SessionRecord | null = null;
   const follow = (appended: readonly Message[] | undefined) => {
     if (messages && appended) messages.push(...appended);
   };
@@ -138,12 +158,15 @@ export function openTurnHistory(store: SessionStore, sessionId: string, warm: Wa
         try {
           const returned = await method.apply(target, args);
           if (key === 'writeTurn') {
-            follow((args[1] as TurnWrite).messages);
+            const write = args[1] as TurnWrite;
+            follow(write.messages);
             version = (returned as TurnWriteResult).version;
+            if (write.session !== undefined && Object.keys(write.session).length > 0) record = null;
           } else {
             if (key === 'appendMessage') follow([args[1] as Message]);
             if (key === 'appendMessages') follow(args[1] as readonly Message[]);
             version = null;
+            record = null;
           }
           return returned;
         } catch (error) {
@@ -163,14 +186,17 @@ export function openTurnHistory(store: SessionStore, sessionId: string, warm: Wa
   };
   return {
     store: tracked,
+    warmSession: () => warm?.session(sessionId),
     async load(session) {
       messages = warm?.take(session) ?? (await store.listMessages(sessionId));
+      record = session;
       return messages;
     },
     forget() {
       messages = null;
       trusted = true;
       version = null;
+      record = null;
     },
     async settle(finalSessionId) {
       if (!warm || !messages) return;
@@ -178,9 +204,13 @@ export function openTurnHistory(store: SessionStore, sessionId: string, warm: Wa
         warm.drop(sessionId);
         return;
       }
+      if (version !== null) {
+        warm.keep(sessionId, version, messages, record ?? undefined);
+        return;
+      }
       // A version the last write did not report is read after it: the version the next turn compares.
-      const current = version ?? (await store.getSession(sessionId))?.version;
-      if (current !== undefined) warm.keep(sessionId, current, messages);
+      const current = await store.getSession(sessionId);
+      if (current) warm.keep(sessionId, current.version, messages, current);
     },
   };
 }

@@ -174,8 +174,8 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       if (lease.acquired !== null) statements.writeLease.run(lease.acquired);
       if (encoded.length > 0) insertRows(sessionId, encoded, found.next_seq);
       const written = write.session !== undefined || encoded.length > 0;
-      // One version step for the whole write: the fields update or the touch.
-      if (write.session !== undefined) updateFields(sessionId, write.session);
+      // One version step for the whole write: the fields update, or the touch when no field is set.
+      if (write.session !== undefined && setsAnyField(write.session)) updateFields(sessionId, write.session);
       else if (written) statements.touchSession.run(now(), sessionId);
       for (const record of write.requests ?? []) insertRequest(sessionId, record);
       if (lease.releaseId !== null) statements.releaseLease.run(sessionId, lease.releaseId);
@@ -349,4 +349,10 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     },
   };
   return guardStore(store, (error) => sqliteFailure(error, path, busyTimeoutMs));
+}
+
+/** Whether `fields` sets anything (a key given as undefined sets nothing, as in updateFields). */
+function setsAnyField(fields: SessionFields): boolean {
+  for (const key in fields) if (fields[key as keyof SessionFields] !== undefined) return true;
+  return false;
 }

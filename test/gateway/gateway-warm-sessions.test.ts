@@ -29,8 +29,16 @@ async function setUp(extra: Partial<GatewayOptions> = {}) {
   cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
   cleanups.push(() => emulator.close());
   cleanups.push(() => store.close());
+  const sessionReads = { count: 0 };
+  const counted: SessionStore = {
+    ...store,
+    getSession: (id) => {
+      sessionReads.count += 1;
+      return store.getSession(id);
+    },
+  };
   const app = createGatewayApp({
-    store,
+    store: counted,
     route: {
       route: { api: 'chat_completions', provider: 'deepseek', model: 'deepseek-v4-flash', baseUrl: emulator.baseUrl },
       apiKey: 'sk-test-provider',
@@ -40,12 +48,14 @@ async function setUp(extra: Partial<GatewayOptions> = {}) {
     logger: silentLogger(),
     ...extra,
   });
-  const turn = async (text: string, sessionId?: string): Promise<string> => {
-    const response = await app.request('/v1/chat/completions', {
+  const post = (text: string, sessionId?: string) =>
+    app.request('/v1/chat/completions', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(sessionId ? { 'X-Hermes-Session-Id': sessionId } : {}) },
       body: JSON.stringify({ messages: [{ role: 'user', content: text }] }),
     });
+  const turn = async (text: string, sessionId?: string): Promise<string> => {
+    const response = await post(text, sessionId);
     expect(response.status).toBe(200);
     await response.json();
     return response.headers.get('X-Hermes-Session-Id') as string;
@@ -56,7 +66,7 @@ async function setUp(extra: Partial<GatewayOptions> = {}) {
     cleanups.push(() => other.close());
     return other;
   };
-  return { emulator, turn, otherWriter };
+  return { emulator, turn, post, otherWriter, sessionReads };
 }
 
 /** The `messages` each chat-completions request sent, as the exact JSON text. */
@@ -99,5 +109,35 @@ describe('gateway warm sessions', () => {
     const afterOther = sentMessages(emulator).at(-1) as string;
     expect(afterOther).toContain('answered on another gateway');
     expect(afterOther.indexOf('third question')).toBeLessThan(afterOther.indexOf('asked on another gateway'));
+  });
+
+  it('starts a turn on a warm session without reading its row, and writes against the version it kept', async () => {
+    const { emulator, turn, otherWriter, sessionReads } = await setUp();
+    const sessionId = await turn('first question'); // a new session: its fields are written
+    await turn('second question', sessionId); // read once: the fields changed in the last turn
+    sessionReads.count = 0;
+    await turn('third question', sessionId);
+    await turn('fourth question', sessionId);
+    expect(sessionReads.count).toBe(0);
+    // A write elsewhere moves the version on: the kept record fails the write and is read again.
+    await otherWriter().updateSession(sessionId, { title: 'renamed elsewhere' });
+    await turn('fifth question', sessionId);
+    expect(sessionReads.count).toBeGreaterThan(0);
+    expect(sentMessages(emulator).at(-1)).toContain('fourth question');
+  });
+
+  it('answers for a warm session deleted elsewhere as a gateway that reads every session does', async () => {
+    const statuses: number[] = [];
+    for (const extra of [{}, { warmSessions: false as const }]) {
+      const { turn, post, otherWriter } = await setUp(extra);
+      const sessionId = await turn('first question');
+      await turn('second question', sessionId);
+      await otherWriter().deleteSession(sessionId);
+      const response = await post('third question', sessionId);
+      statuses.push(response.status);
+      await response.text();
+    }
+    expect(statuses[0]).toBe(statuses[1]);
+    expect(statuses[0]).not.toBe(200);
   });
 });
