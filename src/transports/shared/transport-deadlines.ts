@@ -3,6 +3,7 @@ import type { Timeouts } from '../../core/timeouts.js';
 import type { HttpAnswer, HttpBody } from './transport-http-client.js';
 import type { ExchangeAbort } from './transport-http-exchange.js';
 import { RequestAbort } from './transport-request-abort.js';
+import { Deadline, deadlineClock } from './deadline-clock.js';
 
 const HINTS: Record<TimeoutLimit, string> = {
   first_byte: 'no response headers arrived',
@@ -51,12 +52,15 @@ export async function openWithDeadlines(
     hit = timeoutError(provider, limit, limitMs);
     controller.abort(hit);
   };
-  // Unref'd: a limit never keeps the process alive on its own (the open socket does).
-  const totalTimer = setTimeout(() => fire('total', timeouts.total), timeouts.total).unref();
-  const firstByteTimer = setTimeout(() => fire('first_byte', timeouts.firstByte), timeouts.firstByte).unref();
+  // The limits share the process's one timer (deadline-clock.ts).
+  const opened = performance.now();
+  const totalDeadline = new Deadline(() => fire('total', timeouts.total));
+  const firstByteDeadline = new Deadline(() => fire('first_byte', timeouts.firstByte));
+  deadlineClock.schedule(totalDeadline, opened + timeouts.total);
+  deadlineClock.schedule(firstByteDeadline, opened + timeouts.firstByte);
   const done = () => {
-    clearTimeout(totalTimer);
-    clearTimeout(firstByteTimer);
+    deadlineClock.cancel(totalDeadline);
+    deadlineClock.cancel(firstByteDeadline);
     callerSignal?.removeEventListener('abort', onCallerAbort);
   };
 
@@ -67,7 +71,7 @@ export async function openWithDeadlines(
     done();
     throw hit ?? error;
   } finally {
-    clearTimeout(firstByteTimer);
+    deadlineClock.cancel(firstByteDeadline);
   }
   const isEventStream = (answer.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
   answer.body = watchBody(answer.body, {
@@ -92,23 +96,16 @@ interface WatchOptions {
 
 /** `source` failing with the timeout error once a limit fires, with the idle clock armed. */
 function watchBody(source: HttpBody, options: WatchOptions): HttpBody {
-  // One timer per request, not one per chunk: progress only stamps the time, and the timer
-  // sleeps again for whatever is left of the idle window when it wakes early.
-  let lastProgress = performance.now();
-  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  // Progress only moves the idle deadline later; the shared clock finds it when it wakes.
+  const idle = new Deadline(() => options.onIdle());
+  deadlineClock.schedule(idle, performance.now() + options.idleMs);
   let finished = false;
-  const checkIdle = () => {
-    const left = options.idleMs - (performance.now() - lastProgress);
-    if (left <= 0) options.onIdle();
-    else idleTimer = setTimeout(checkIdle, Math.ceil(left)).unref();
-  };
-  idleTimer = setTimeout(checkIdle, options.idleMs).unref();
   // Whatever the source does with the abort, a pending read ends now.
   const stop = () => void source.cancel();
   const finish = () => {
     if (finished) return;
     finished = true;
-    clearTimeout(idleTimer);
+    deadlineClock.cancel(idle);
     options.signal.removeEventListener('abort', stop);
     options.done();
   };
@@ -128,7 +125,7 @@ function watchBody(source: HttpBody, options: WatchOptions): HttpBody {
         if (options.signal.aborted) throw options.failure() ?? options.signal.reason;
         return null;
       }
-      if (options.isProgress(chunk)) lastProgress = performance.now();
+      if (options.isProgress(chunk)) idle.at = performance.now() + options.idleMs;
       return chunk;
     },
     cancel() {
