@@ -11,12 +11,15 @@
 export class Deadline {
   /** When it fires (`performance.now()` ms); may be moved while scheduled. */
   at = Number.POSITIVE_INFINITY;
+  /** Its place in the clock's list, -1 when not scheduled. */
+  slot = -1;
 
   constructor(readonly fire: () => void) {}
 }
 
 class DeadlineClock {
-  private readonly pending = new Set<Deadline>();
+  /** The scheduled deadlines, in no order (a cancel moves the last one into the freed slot). */
+  private readonly pending: Deadline[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** The time the timer wakes at (infinity when it is not set). */
   private wakeAt = Number.POSITIVE_INFINITY;
@@ -24,16 +27,31 @@ class DeadlineClock {
   /** Schedules `deadline` to fire at `at`, or reschedules it. */
   schedule(deadline: Deadline, at: number): void {
     deadline.at = at;
-    this.pending.add(deadline);
+    if (deadline.slot === -1) {
+      deadline.slot = this.pending.length;
+      this.pending.push(deadline);
+    }
     if (at < this.wakeAt) this.wakeUpAt(at);
   }
 
   /** Takes `deadline` out; it will not fire. */
   cancel(deadline: Deadline): void {
-    if (!this.pending.delete(deadline) || this.pending.size > 0) return;
+    if (!this.remove(deadline) || this.pending.length > 0) return;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.wakeAt = Number.POSITIVE_INFINITY;
+  }
+
+  private remove(deadline: Deadline): boolean {
+    const { slot } = deadline;
+    if (slot === -1) return false;
+    const last = this.pending.pop() as Deadline;
+    if (last !== deadline) {
+      this.pending[slot] = last;
+      last.slot = slot;
+    }
+    deadline.slot = -1;
+    return true;
   }
 
   private wakeUpAt(at: number): void {
@@ -53,7 +71,7 @@ class DeadlineClock {
       if (deadline.at <= now) due.push(deadline);
       else if (deadline.at < next) next = deadline.at;
     }
-    for (const deadline of due) this.pending.delete(deadline);
+    for (const deadline of due) this.remove(deadline);
     if (next < this.wakeAt) this.wakeUpAt(next);
     for (const deadline of due) deadline.fire();
   };

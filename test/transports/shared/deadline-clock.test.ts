@@ -45,4 +45,16 @@ describe('deadlineClock', () => {
     expect(fired).toEqual(['soon']);
     deadlineClock.cancel(hour);
   });
+
+  it('keeps the others when deadlines in the middle are cancelled', async () => {
+    const fired: number[] = [];
+    const deadlines = [0, 1, 2, 3, 4].map((index) => new Deadline(() => fired.push(index)));
+    const start = performance.now();
+    deadlines.forEach((deadline, index) => deadlineClock.schedule(deadline, start + 10 + index));
+    deadlineClock.cancel(deadlines[1] as Deadline);
+    deadlineClock.cancel(deadlines[3] as Deadline);
+    deadlineClock.cancel(deadlines[3] as Deadline); // twice: nothing more happens
+    await sleep(60);
+    expect(fired.sort()).toEqual([0, 2, 4]);
+  });
 });
