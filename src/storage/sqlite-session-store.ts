@@ -103,6 +103,19 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     return insertRows(sessionId, encoded);
   };
 
+  const writeLease = (lease: LeaseRecord): void => {
+    statements.writeLease.run(
+      lease.sessionId,
+      lease.leaseId,
+      lease.owner,
+      lease.pid,
+      lease.host,
+      lease.acquiredAt,
+      lease.heartbeatAt,
+      lease.expiresAt,
+    );
+  };
+
   const insertRequest = (sessionId: string, record: Omit<RequestRecord, 'id' | 'sessionId'>): void => {
     statements.insertRequest.run(
       sessionId,
@@ -171,7 +184,7 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       if (write.expectedVersion !== undefined && write.expectedVersion !== found.version) {
         throw new SessionChangedError(sessionId, write.expectedVersion, found.version);
       }
-      if (lease.acquired !== null) statements.writeLease.run(lease.acquired);
+      if (lease.acquired !== null) writeLease(lease.acquired);
       if (encoded.length > 0) insertRows(sessionId, encoded, found.next_seq);
       const written = write.session !== undefined || encoded.length > 0;
       // One version step for the whole write: the fields update, or the touch when no field is set.
@@ -239,7 +252,7 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     const existing = row === undefined ? null : toLeaseRecord(row);
     if (!mayTakeLease(existing, claim, at)) throw new SessionBusyError(existing as LeaseRecord);
     const lease = leaseFromClaim(sessionId, claim, at);
-    statements.writeLease.run(lease);
+    writeLease(lease);
     return lease;
   });
 

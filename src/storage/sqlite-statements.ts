@@ -215,9 +215,11 @@ export function prepareStatements(database: Database.Database) {
     ),
     listRequests: database.prepare<[string], RequestRow>('SELECT * FROM requests WHERE session_id = ? ORDER BY id'),
     leaseBySession: database.prepare<[string], LeaseRow>('SELECT * FROM session_leases WHERE session_id = ?'),
-    writeLease: database.prepare(
+    // Positional parameters: a turn writes its lease every time, and binding by name looks each
+    // name up on the object (better-sqlite3 "Binding Parameters").
+    writeLease: database.prepare<[string, string, string, number, string, number, number, number]>(
       `INSERT INTO session_leases (session_id, lease_id, owner, pid, host, acquired_at, heartbeat_at, expires_at)
-       VALUES (@sessionId, @leaseId, @owner, @pid, @host, @acquiredAt, @heartbeatAt, @expiresAt)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (session_id) DO UPDATE SET lease_id = excluded.lease_id, owner = excluded.owner,
          pid = excluded.pid, host = excluded.host, acquired_at = excluded.acquired_at,
          heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at`,
