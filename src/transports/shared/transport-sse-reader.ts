@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import { StreamError } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/stream-event.js';
@@ -38,7 +39,12 @@ export function eventTooLargeError(maxEventBytes: number): StreamError {
  */
 export class ServerSentEventFramer implements ByteFramer {
   private readonly parser: EventSourceParser;
-  private readonly textDecoder = new TextDecoder('utf-8');
+  /** Made for the first read that is not plain ASCII (most streams have none). */
+  private textDecoder: InstanceType<typeof TextDecoder> | undefined;
+  /** Bytes were read before the decoder was made: a byte order mark is then text, not a mark. */
+  private pastStart = false;
+  /** The decoder may hold the first bytes of a character the last read cut (see {@link decode}). */
+  private decoderMayHoldBytes = false;
   /** Bytes fed since the last complete event or comment: the size of the event in progress. */
   private sinceBoundary = 0;
   private sawBoundary = false;
@@ -59,7 +65,7 @@ export class ServerSentEventFramer implements ByteFramer {
   /** Feeds one piece of the stream (any size, any cut). */
   push(piece: Uint8Array | string): void {
     // `stream: true` keeps a multi-byte character split across two reads for the next call.
-    const text = typeof piece === 'string' ? piece : this.textDecoder.decode(piece, { stream: true });
+    const text = typeof piece === 'string' ? piece : this.decode(piece);
     this.sinceBoundary += typeof piece === 'string' ? piece.length : piece.byteLength;
     this.sawBoundary = false;
     if (text.length > 0) this.parser.feed(text);
@@ -68,12 +74,32 @@ export class ServerSentEventFramer implements ByteFramer {
   }
 
   /**
+   * The text of `bytes`. A read of ASCII only, with nothing held from the last one, is copied as
+   * it is (on Node 20 `TextDecoder` converts through ICU at several times the cost); anything
+   * else goes through the streaming decoder, which keeps a character split across two reads for
+   * the next one. The decoder can only be holding bytes when a non-ASCII byte was among the last
+   * three it was given (a UTF-8 character is at most four bytes).
+   */
+  private decode(bytes: Uint8Array): string {
+    if (!this.decoderMayHoldBytes && isAscii(bytes)) {
+      this.pastStart ||= bytes.length > 0;
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    }
+    // A decoder drops a byte order mark at its own start; past the stream's start it is U+FEFF.
+    this.textDecoder ??= new TextDecoder('utf-8', { ignoreBOM: this.pastStart });
+    const text = this.textDecoder.decode(bytes, { stream: true });
+    this.decoderMayHoldBytes = !isAscii(bytes.subarray(Math.max(0, bytes.length - 3)));
+    return text;
+  }
+
+  /**
    * Flushes the end of the stream. A final event without its blank line is still delivered:
    * some servers close right after `data: [DONE]\n`. (A line cut mid-way is delivered too, and
    * the decoder's JSON parse then reports the truncation.)
    */
   end(): void {
-    const rest = this.textDecoder.decode();
+    const rest = this.textDecoder?.decode() ?? '';
+    this.decoderMayHoldBytes = false;
     this.parser.feed(`${rest}\n\n`);
     this.parser.reset();
   }

@@ -167,3 +167,43 @@ describe('ThinkTagSplitter', () => {
     ]);
   });
 });
+
+describe('ServerSentEventFramer decoding', () => {
+  const framedIn = (pieces: Uint8Array[]): string[] => {
+    const data: string[] = [];
+    const framer = new ServerSentEventFramer((text) => data.push(text));
+    for (const piece of pieces) framer.push(piece);
+    framer.end();
+    return data;
+  };
+  const bytes = (...parts: (string | number[])[]) =>
+    parts.map((part) => (typeof part === 'string' ? new TextEncoder().encode(part) : new Uint8Array(part)));
+
+  it('reads ASCII reads as they are and keeps a character split after them whole', () => {
+    // "é" is C3 A9: an ASCII read, then one ending in C3, then one starting with A9.
+    expect(framedIn(bytes('data: {"t":"ab', 'c', [0xc3], [0xa9, 0x22, 0x7d, 0x0a, 0x0a]))).toEqual(['{"t":"abcé"}']);
+    expect(framedIn(bytes('data: {"t":"', [0xf0, 0x9f], [0x98, 0x8a], '"}\n\ndata: x\n\n'))).toEqual([
+      '{"t":"😊"}',
+      'x',
+    ]);
+  });
+
+  it('drops a byte order mark at the start of the stream only', () => {
+    expect(framedIn(bytes([0xef, 0xbb, 0xbf], 'data: a\n\n'))).toEqual(['a']);
+    // After an ASCII read, U+FEFF is text like any other character.
+    expect(framedIn(bytes('data: "', [0xef, 0xbb, 0xbf], '"\n\n'))).toEqual(['"\uFEFF"']);
+  });
+
+  it('gives what TextDecoder gives for bytes that are not UTF-8', () => {
+    const bad = [0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0x41, 0xe2, 0x82, 0x0a, 0x0a];
+    const expected = new TextDecoder()
+      .decode(new Uint8Array(bad))
+      .replace(/^data: /, '')
+      .replace(/\n\n$/, '');
+    for (let cut = 0; cut <= bad.length; cut += 1) {
+      expect(framedIn([new Uint8Array(bad.slice(0, cut)), new Uint8Array(bad.slice(cut))]), `cut at ${cut}`).toEqual([
+        expected,
+      ]);
+    }
+  });
+});
