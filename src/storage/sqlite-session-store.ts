@@ -16,6 +16,7 @@ import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteDatabase } from './sqlite-open.js';
 import { decodeMessageRows, encodeMessage } from './sqlite-message-codec.js';
 import type { EncodedMessage } from './sqlite-message-codec.js';
 import {
+  leaseOfTurnWriteState,
   prepareStatements,
   toLeaseRecord,
   toRequestRecord,
@@ -178,14 +179,14 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     (sessionId: string, write: TurnWrite, encoded: readonly EncodedMessage[]): TurnWriteResult => {
       const found = statements.turnWriteState.get(sessionId);
       if (found === undefined) throw unknownSessionError(sessionId);
-      const leaseRow =
-        found.lease_id !== null && (write.acquireLease !== undefined || write.leaseId !== undefined) ? found : null;
-      const lease = checkTurnWrite(sessionId, write, leaseRow === null ? null : toLeaseRecord(leaseRow), now());
-      if (write.expectedVersion !== undefined && write.expectedVersion !== found.version) {
-        throw new SessionChangedError(sessionId, write.expectedVersion, found.version);
+      const [version, nextSeq] = found;
+      const checksLease = write.acquireLease !== undefined || write.leaseId !== undefined;
+      const lease = checkTurnWrite(sessionId, write, checksLease ? leaseOfTurnWriteState(found) : null, now());
+      if (write.expectedVersion !== undefined && write.expectedVersion !== version) {
+        throw new SessionChangedError(sessionId, write.expectedVersion, version);
       }
       if (lease.acquired !== null) writeLease(lease.acquired);
-      if (encoded.length > 0) insertRows(sessionId, encoded, found.next_seq);
+      if (encoded.length > 0) insertRows(sessionId, encoded, nextSeq);
       const written = write.session !== undefined || encoded.length > 0;
       // One version step for the whole write: the fields update, or the touch when no field is set.
       if (write.session !== undefined && setsAnyField(write.session)) updateFields(sessionId, write.session);
@@ -193,7 +194,7 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       for (const record of write.requests ?? []) insertRequest(sessionId, record);
       if (lease.releaseId !== null) statements.releaseLease.run(sessionId, lease.releaseId);
       return {
-        version: found.version + (written ? 1 : 0),
+        version: version + (written ? 1 : 0),
         lease: lease.releaseId === null ? lease.acquired : null,
       };
     },

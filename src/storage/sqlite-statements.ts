@@ -59,10 +59,40 @@ export interface LeaseRow {
   expires_at: number;
 }
 
-/** The `turnWriteState` row: the lease columns are NULL when the session holds no lease. */
-export type TurnWriteStateRow = { version: number; next_seq: number } & (LeaseRow | NullLeaseRow);
+/**
+ * The `turnWriteState` row as values (raw mode): the session's version, the next message seq,
+ * then the lease columns in {@link LeaseRow} order, all NULL when the session holds no lease.
+ */
+export type TurnWriteStateValues =
+  | [version: number, nextSeq: number, ...lease: LeaseValues]
+  | [version: number, nextSeq: number, ...lease: [null, null, null, null, null, null, null, null]];
 
-type NullLeaseRow = { [K in keyof LeaseRow]: null };
+type LeaseValues = [
+  sessionId: string,
+  leaseId: string,
+  owner: string,
+  pid: number,
+  host: string,
+  acquiredAt: number,
+  heartbeatAt: number,
+  expiresAt: number,
+];
+
+/** The lease of a `turnWriteState` row, or null when it has none. */
+export function leaseOfTurnWriteState(values: TurnWriteStateValues): LeaseRecord | null {
+  const [, , sessionId, leaseId, owner, pid, host, acquiredAt, heartbeatAt, expiresAt] = values;
+  if (leaseId === null) return null;
+  return {
+    sessionId,
+    leaseId,
+    owner,
+    pid: Number(pid),
+    host,
+    acquiredAt: Number(acquiredAt),
+    heartbeatAt: Number(heartbeatAt),
+    expiresAt: Number(expiresAt),
+  };
+}
 
 /** Maps a lease row to the store record. */
 export function toLeaseRecord(row: LeaseRow): LeaseRecord {
@@ -161,14 +191,18 @@ export function prepareStatements(database: Database.Database) {
     touchSession: database.prepare<[number, string]>(
       'UPDATE sessions SET updated_at = ?, version = version + 1 WHERE id = ?',
     ),
-    // What a turn write checks before it writes, in one statement: the session's version, its
-    // lease (all NULL when none) and the next message seq (over the (session_id, seq) index).
-    turnWriteState: database.prepare<[string], TurnWriteStateRow>(
-      `SELECT s.version AS version, l.session_id, l.lease_id, l.owner, l.pid, l.host, l.acquired_at,
-         l.heartbeat_at, l.expires_at,
-         (SELECT COALESCE(MAX(m.seq), 0) + 1 FROM messages m WHERE m.session_id = s.id) AS next_seq
-       FROM sessions s LEFT JOIN session_leases l ON l.session_id = s.id WHERE s.id = ?`,
-    ),
+    // What a turn write checks before it writes, in one statement: the session's version, the
+    // next message seq (over the (session_id, seq) index) and its lease (all NULL when none).
+    // Values, not an object: every turn write reads it, and a row object is built property by
+    // property (better-sqlite3 `.raw()`).
+    turnWriteState: database
+      .prepare<[string], TurnWriteStateValues>(
+        `SELECT s.version,
+           (SELECT COALESCE(MAX(m.seq), 0) + 1 FROM messages m WHERE m.session_id = s.id),
+           l.session_id, l.lease_id, l.owner, l.pid, l.host, l.acquired_at, l.heartbeat_at, l.expires_at
+         FROM sessions s LEFT JOIN session_leases l ON l.session_id = s.id WHERE s.id = ?`,
+      )
+      .raw(true),
     deleteSession: database.prepare<[string]>('DELETE FROM sessions WHERE id = ?'),
     modelConfig: database.prepare<[string], { model_config: string | null }>(
       'SELECT model_config FROM sessions WHERE id = ?',
