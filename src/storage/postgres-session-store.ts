@@ -13,7 +13,14 @@ import {
   type NamedQuery,
   type PostgresSessionRow,
 } from './postgres-statements.js';
-import { checkTurnWrite, leaseFromClaim, mayTakeLease, SessionBusyError, type LeaseRecord } from './session-lease.js';
+import {
+  checkTurnWrite,
+  leaseColumns,
+  leaseFromClaim,
+  mayTakeLease,
+  SessionBusyError,
+  type LeaseRecord,
+} from './session-lease.js';
 import type {
   NewSession,
   RequestRecord,
@@ -145,20 +152,7 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
   };
 
   const writeLease = async (client: PoolClient, lease: LeaseRecord): Promise<void> => {
-    await run(
-      SQL.writeLease,
-      [
-        lease.sessionId,
-        lease.leaseId,
-        lease.owner,
-        lease.pid,
-        lease.host,
-        lease.acquiredAt,
-        lease.heartbeatAt,
-        lease.expiresAt,
-      ],
-      client,
-    );
+    await run(SQL.writeLease, leaseColumns(lease), client);
   };
 
   /** One turn write: the session row's lock orders it with every other write to the session. */

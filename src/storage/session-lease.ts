@@ -165,6 +165,14 @@ export function leaseFromClaim(sessionId: string, claim: LeaseClaim, now: number
   };
 }
 
+/** A lease's columns in the order both stores' lease upsert binds them. */
+export type LeaseColumns = [string, string, string, number, string, number, number, number];
+
+export function leaseColumns(lease: LeaseRecord): LeaseColumns {
+  const { sessionId, leaseId, owner, pid, host, acquiredAt, heartbeatAt, expiresAt } = lease;
+  return [sessionId, leaseId, owner, pid, host, acquiredAt, heartbeatAt, expiresAt];
+}
+
 /** This host's name and a random prefix of this process's lease ids, made once. */
 let thisProcess: { host: string; prefix: string } | undefined;
 let claims = 0;

@@ -23,7 +23,7 @@ import {
   toSessionRecord,
   toVerdictRecord,
 } from './sqlite-statements.js';
-import { checkTurnWrite, leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
+import { checkTurnWrite, leaseColumns, leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
 import type { LeaseClaim, LeaseRecord } from './session-lease.js';
 import { sqliteFailure } from './sqlite-errors.js';
 import { guardStore } from './storage-errors.js';
@@ -105,16 +105,7 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
   };
 
   const writeLease = (lease: LeaseRecord): void => {
-    statements.writeLease.run(
-      lease.sessionId,
-      lease.leaseId,
-      lease.owner,
-      lease.pid,
-      lease.host,
-      lease.acquiredAt,
-      lease.heartbeatAt,
-      lease.expiresAt,
-    );
+    statements.writeLease.run(...leaseColumns(lease));
   };
 
   const insertRequest = (sessionId: string, record: Omit<RequestRecord, 'id' | 'sessionId'>): void => {

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { JsonObject } from '../core/json.js';
 import type { RequestRecord, SessionRecord, VerdictRecord } from './session-store.js';
-import type { LeaseRecord } from './session-lease.js';
+import type { LeaseColumns, LeaseRecord } from './session-lease.js';
 import { MESSAGE_SELECT_COLUMNS, MESSAGE_VALUE_COLUMNS } from './sqlite-message-codec.js';
 import type { EncodedMessage } from './sqlite-message-codec.js';
 import { parseModelConfig, type HandleKeyRow } from './session-store-rules.js';
@@ -251,7 +251,7 @@ export function prepareStatements(database: Database.Database) {
     leaseBySession: database.prepare<[string], LeaseRow>('SELECT * FROM session_leases WHERE session_id = ?'),
     // Positional parameters: a turn writes its lease every time, and binding by name looks each
     // name up on the object (better-sqlite3 "Binding Parameters").
-    writeLease: database.prepare<[string, string, string, number, string, number, number, number]>(
+    writeLease: database.prepare<LeaseColumns>(
       `INSERT INTO session_leases (session_id, lease_id, owner, pid, host, acquired_at, heartbeat_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (session_id) DO UPDATE SET lease_id = excluded.lease_id, owner = excluded.owner,
