@@ -86,6 +86,7 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
         failure: (error) => handler.failure(frontDoorHttpError(error, key)),
         toError: (error) => frontDoorHttpError(error, key),
         abort: () => abort.abort(),
+        eventBody: (onCancel) => source.eventBody(onCancel),
         headers,
         live: handler.live === true,
       });

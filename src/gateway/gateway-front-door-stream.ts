@@ -1,5 +1,6 @@
 import type { ToolCall } from '../core/message.js';
 import type { GatewayHttpError } from './gateway-errors.js';
+import type { EventBody } from './gateway-event-body.js';
 import { readableReasoning, type FrontDoorAnswer, type FrontDoorDelta } from './gateway-front-door.js';
 
 /**
@@ -158,6 +159,8 @@ export async function streamingAnswer(options: {
   failure: (error: unknown) => Response;
   toError: (error: unknown) => GatewayHttpError;
   abort: () => void;
+  /** Where the events go (the request source's body); `onCancel` runs when the client leaves first. */
+  eventBody: (onCancel: () => void) => EventBody;
   headers: Record<string, string>;
   /** Pass deltas on as they come (chat completions), see {@link AnswerSequencer}. */
   live?: boolean;
@@ -190,44 +193,34 @@ export async function streamingAnswer(options: {
       return options.failure(error);
     }
   }
-  const encoder = new TextEncoder();
-  let closed = false;
-  let keepalive: NodeJS.Timeout | undefined;
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const write = (text: string) => {
-        if (!closed) controller.enqueue(encoder.encode(text));
-      };
-      const send = (event: string | null, data: string) =>
-        write(event === null ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`);
-      keepalive = setInterval(() => write(': keep-alive\n\n'), KEEPALIVE_MS);
-      keepalive.unref();
-      const writer = options.writer(send);
-      const sequencer = new AnswerSequencer((event) => writer.event(event), options.live === true);
-      writer.open();
-      for (const delta of early.splice(0)) sequencer.delta(delta);
-      live = (delta) => sequencer.delta(delta);
-      running
-        .then((answer) => {
-          sequencer.finish(answer);
-          writer.close(answer);
-        })
-        .catch((error: unknown) => writer.fail(options.toError(error)))
-        .finally(() => {
-          clearInterval(keepalive);
-          if (!closed) {
-            closed = true;
-            controller.close();
-          }
-        });
-    },
-    cancel() {
-      closed = true;
-      clearInterval(keepalive);
-      options.abort();
-    },
+  // Events leave in one socket write per event-loop turn (`gateway-event-body.ts`). The client
+  // going away before the answer closed interrupts the turn.
+  const body = options.eventBody(() => {
+    clearInterval(keepalive);
+    options.abort();
   });
-  return new Response(body, {
-    headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', ...options.headers },
+  const send = (event: string | null, data: string) =>
+    body.write(event === null ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`);
+  const keepalive = setInterval(() => body.write(': keep-alive\n\n'), KEEPALIVE_MS);
+  keepalive.unref();
+  const writer = options.writer(send);
+  const sequencer = new AnswerSequencer((event) => writer.event(event), options.live === true);
+  writer.open();
+  for (const delta of early.splice(0)) sequencer.delta(delta);
+  live = (delta) => sequencer.delta(delta);
+  void running
+    .then((answer) => {
+      sequencer.finish(answer);
+      writer.close(answer);
+    })
+    .catch((error: unknown) => writer.fail(options.toError(error)))
+    .finally(() => {
+      clearInterval(keepalive);
+      body.close();
+    });
+  return body.respond({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    ...options.headers,
   });
 }
