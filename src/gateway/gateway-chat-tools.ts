@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
@@ -9,6 +8,7 @@ import { serveFrontDoor, type FrontDoorHandler, type ParsedFrontDoorRequest } fr
 import type { DoorStreamWriter } from './gateway-front-door-stream.js';
 import { readableReasoning, type FrontDoorAnswer, type FrontDoorContext } from './gateway-front-door.js';
 import { omittedBlockText } from './gateway-messages-request.js';
+import { randomHex } from './gateway-random-ids.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
 
 /**
@@ -61,7 +61,7 @@ const CHAT_TOOLS_DOOR: FrontDoorHandler<ChatToolsRequest> = {
   },
   answer(parsed, route) {
     const identity = {
-      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+      id: `chatcmpl-${randomHex(12)}`,
       created: Math.floor(Date.now() / 1000),
       // The model the client asked for, as the other doors answer (gateway-messages-answer.ts).
       model: parsed.model?.trim() || route.route.model,

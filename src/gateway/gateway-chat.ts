@@ -1,8 +1,8 @@
-import { randomFillSync } from 'node:crypto';
 import type { SessionStore } from '../storage/session-store.js';
 import { parseChatRequest, type GatewayChatRequest } from './gateway-chat-request.js';
 import { DEFAULT_JSON_BODY_BOUNDS, readJsonBody } from './gateway-bounded-json.js';
 import { GatewayHttpError } from './gateway-errors.js';
+import { randomHex } from './gateway-random-ids.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
 import { runGatewayTurn, toHttpError, type GatewayTurnEvent, type GatewayTurnOutcome } from './gateway-turn.js';
 import type { GatewayTurnContext } from './gateway-types.js';
@@ -154,17 +154,8 @@ async function resolveSession(
   return session.id;
 }
 
-/** Random bytes for completion ids, drawn 12 at a time and refilled when used up (one RNG call per 256 ids). */
-const idPool = Buffer.alloc(12 * 256);
-let idPoolOffset = idPool.length;
-
 function completionId(): string {
-  if (idPoolOffset === idPool.length) {
-    randomFillSync(idPool);
-    idPoolOffset = 0;
-  }
-  idPoolOffset += 12;
-  return `chatcmpl-${idPool.toString('hex', idPoolOffset - 12, idPoolOffset)}`;
+  return `chatcmpl-${randomHex(12)}`;
 }
 
 function usageOf(outcome: GatewayTurnOutcome) {

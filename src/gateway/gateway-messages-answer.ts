@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { ToolCall } from '../core/message.js';
 import type { GatewayHttpError } from './gateway-errors.js';
 import { anthropicErrorBody } from './gateway-front-door-errors.js';
 import type { FrontDoorAnswer } from './gateway-front-door.js';
+import { randomHex } from './gateway-random-ids.js';
 import { answerEvents, type AnswerEvent, type DoorStreamWriter } from './gateway-front-door-stream.js';
 
 /**
@@ -18,7 +18,7 @@ import { answerEvents, type AnswerEvent, type DoorStreamWriter } from './gateway
 
 /** A fresh Messages id. */
 export function messageId(): string {
-  return `msg_${randomBytes(12).toString('hex')}`;
+  return `msg_${randomHex(12)}`;
 }
 
 /** Anthropic's stop reason for an answer. */

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { ToolCall } from '../core/message.js';
 import { withFields } from '../core/with-fields.js';
 import type { GatewayHttpError } from './gateway-errors.js';
+import { randomHex } from './gateway-random-ids.js';
 import type { ResponsesToolName } from './gateway-responses-tools.js';
 import type { FrontDoorAnswer } from './gateway-front-door.js';
 import { answerEvents, type AnswerEvent, type DoorStreamWriter } from './gateway-front-door-stream.js';
@@ -38,8 +38,8 @@ function clientToolName(identity: ResponseIdentity, call: ToolCall): ResponsesTo
   return identity.toolNames.get(call.function.name) ?? { name: call.function.name, custom: false };
 }
 
-function hex(bytes: number): string {
-  return randomBytes(bytes / 2).toString('hex');
+function hex(characters: number): string {
+  return randomHex(characters / 2);
 }
 
 /** The envelope every response object shares. */
