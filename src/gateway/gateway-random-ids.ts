@@ -12,6 +12,7 @@ let offset = POOL_BYTES;
 
 /** `bytes` random bytes as lowercase hex (2 × `bytes` characters); `bytes` at most 4096. */
 export function randomHex(bytes: number): string {
+  if (bytes > POOL_BYTES) throw new RangeError(`randomHex draws at most ${POOL_BYTES} bytes, not ${bytes}`);
   if (offset + bytes > POOL_BYTES) {
     randomFillSync(pool);
     offset = 0;

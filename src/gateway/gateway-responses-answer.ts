@@ -30,16 +30,12 @@ export interface ResponseIdentity {
 
 /** A fresh response identity. */
 export function responseIdentity(model: string, toolNames: ReadonlyMap<string, ResponsesToolName>): ResponseIdentity {
-  return { id: `resp_${hex(24)}`, createdAt: Math.floor(Date.now() / 1000), model, toolNames };
+  return { id: `resp_${randomHex(12)}`, createdAt: Math.floor(Date.now() / 1000), model, toolNames };
 }
 
 /** How the client names a call: its declared name and namespace (a tool it did not offer: as called). */
 function clientToolName(identity: ResponseIdentity, call: ToolCall): ResponsesToolName {
   return identity.toolNames.get(call.function.name) ?? { name: call.function.name, custom: false };
-}
-
-function hex(characters: number): string {
-  return randomHex(characters / 2);
 }
 
 /** The envelope every response object shares. */
@@ -138,7 +134,7 @@ function itemIdFor(event: AnswerEvent, identity: ResponseIdentity): string {
       : event.type.startsWith('reasoning')
         ? 'reasoning'
         : 'text';
-  return `${ITEM_PREFIX[kind]}_${hex(32)}`;
+  return `${ITEM_PREFIX[kind]}_${randomHex(16)}`;
 }
 
 /** The non-streaming response body. */
