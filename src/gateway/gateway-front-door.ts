@@ -3,6 +3,7 @@ import type { ReasoningOptions } from '../core/reasoning-options.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import type { FinishReason, Usage } from '../core/usage.js';
 import {
+  type CarrierDecision,
   clientTurnOrigin,
   estimateClientTurnTokens,
   runClientToolsTurn,
@@ -11,6 +12,7 @@ import {
 import type { AgentEvent } from '../runtime/agent-turn.js';
 import type { StatelessTurnMemory } from '../runtime/runtime-stateless-memory.js';
 import { openClientHistory, readableHistory, type ClientHistory } from './gateway-front-door-handles.js';
+import { restoreFromSession } from './gateway-front-door-restore.js';
 import { ensureClientSession, mirrorClientTurn } from './gateway-front-door-session.js';
 import { sealedCarriersOf } from './gateway-handle-carriers.js';
 import type { HandleKeyring } from './gateway-handle-keys.js';
@@ -84,15 +86,20 @@ export async function runFrontDoorTurn(
   const { gateway } = context;
   const { route } = context.routes.choose(request.model);
   const settings = turnSettings(gateway, request.reasoning);
-  const inputDecisions =
+  const inputDecisions: CarrierDecision[] =
     request.purpose === null
       ? []
       : await openClientHistory(request.history, request.purpose, context.keyring, {
           api: route.route.api,
           origin: clientTurnOrigin(route.route, settings),
         });
+  const sessionId = await mirrorSession(context, request.sessionId, route, request.history.messages);
+  if (sessionId) {
+    // SPEC §26.1: the mirrored session's copy of each turn the client echoed.
+    const stored = await gateway.store.listMessages(sessionId);
+    inputDecisions.push(...restoreFromSession(request.history, stored, inputDecisions));
+  }
   const history = request.history.messages;
-  const sessionId = await mirrorSession(context, request.sessionId, route, history);
   let providerMs = 0;
   let sentAt = 0;
   const onEvent = (event: AgentEvent) => {

@@ -45,7 +45,7 @@ interface SealedCall {
 }
 
 /** The plaintext of a handle. */
-interface SealedCarriers {
+export interface SealedCarriers {
   /** Carrier keys of the message. */
   m: JsonObject;
   /** Per-call ids and sidecars, in call order. */
@@ -57,6 +57,12 @@ interface SealedCarriers {
  * native blocks, no call sidecars): such a turn replays the same from the client's echo alone.
  */
 export function sealedCarriersOf(message: AssistantMessage): string | null {
+  const carriers = carriersOf(message);
+  return carriers === null ? null : JSON.stringify(carriers);
+}
+
+/** The carriers a handle of `message` would hold, or null when it has none (see {@link sealedCarriersOf}). */
+export function carriersOf(message: AssistantMessage): SealedCarriers | null {
   const carriers: JsonObject = {};
   let worthSealing = false;
   for (const [key, value] of Object.entries(message)) {
@@ -74,8 +80,7 @@ export function sealedCarriersOf(message: AssistantMessage): string | null {
     return sealed;
   });
   if (!worthSealing) return null;
-  const sealed: SealedCarriers = { m: carriers, c: calls };
-  return JSON.stringify(sealed);
+  return { m: carriers, c: calls };
 }
 
 /** Seals the carriers of `message` for `purpose`, or returns null when it has none. */

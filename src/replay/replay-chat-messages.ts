@@ -12,6 +12,7 @@ import { originVerdict, scopeReasoningDetails } from './replay-origin-scope.js';
 import { replayableText, policyCarriers, recordsOnly } from './replay-policy.js';
 import { type RejectedEntry, withoutRejectedEntries } from './replay-relay-signature.js';
 import { resolveRouteProfile, type RouteLearned, type RouteProfile } from './replay-route-profile.js';
+import { applyStandIns, effectiveRequirement, type RequiredCarrier } from './replay-stand-ins.js';
 import type { Carrier, CarrierDecision, RouteKey, RouteOverride } from './replay-types.js';
 import { CARRIERS } from './replay-types.js';
 import { defineLazyProperty } from '../core/lazy-property.js';
@@ -84,15 +85,33 @@ export function buildChatCompletionsMessages(
 export function buildChatReplay(
   history: readonly Message[],
   profile: RouteProfile,
-  learned: Pick<RouteLearned, 'rejectedCarriers'> & Partial<Pick<RouteLearned, 'rejectedThinkingFingerprints'>>,
+  learned: Pick<RouteLearned, 'rejectedCarriers'> &
+    Partial<Pick<RouteLearned, 'rejectedThinkingFingerprints' | 'standIn'>>,
+  options: { reasoningEnabled?: boolean } = {},
 ): ChatReplayResult {
   const context = chatReplayContext(profile, learned);
   const decisions = new DecisionLog();
-  return lowerChatHistory(history, decisions, (message, index) => convertMessage(message, index, context, decisions), {
-    carriers: context.carriers,
-    pad: context.decision.pad,
-    routeKey: profile.key,
-  });
+  return lowerChatHistory(
+    history,
+    decisions,
+    (message, index) => convertMessage(message, index, context, decisions),
+    { carriers: context.carriers, pad: context.decision.pad, routeKey: profile.key },
+    requestRequirement(profile, learned.standIn, options.reasoningEnabled ?? true),
+  );
+}
+
+/**
+ * The carrier requirement of one request (SPEC §26.2): the route's, adjusted by what was learned;
+ * a relay enforces Anthropic's signed-thinking rule only while thinking is on.
+ */
+export function requestRequirement(
+  profile: RouteProfile,
+  learned: RouteLearned['standIn'],
+  reasoningEnabled: boolean,
+): RequiredCarrier | null {
+  const required = effectiveRequirement(profile.chat.requiredCarrier, learned);
+  if (required?.carrier === 'reasoning_details' && !reasoningEnabled && learned === undefined) return null;
+  return required;
 }
 
 /** The wire messages of a history and what explains them, without the route facts. */
@@ -108,6 +127,7 @@ export function lowerChatHistory<Facts extends object>(
   decisions: DecisionLog,
   lower: (message: Message, index: number) => JsonObject,
   facts: Facts,
+  required: RequiredCarrier | null = null,
 ): LoweredChatHistory & Facts {
   const messages: JsonObject[] = new Array<JsonObject>(history.length);
   const sent = new Set<Carrier>();
@@ -119,6 +139,8 @@ export function lowerChatHistory<Facts extends object>(
     }
     messages[index] = wire;
   }
+  // SPEC §26.2: a step of the current turn that lacks a carrier the route requires gets its stand-in.
+  applyStandIns(history, messages, required, decisions);
   const lowered = withFields(facts, {
     messages,
     decisionsFrom: (messageIndex: number) => decisions.materialize(messageIndex),

@@ -10,6 +10,7 @@ import { hostnameMatches, hostnameOf } from './replay-host.js';
 import { keepThinkingFlags } from './replay-keep-thinking.js';
 import { mustEchoFamily } from './replay-must-echo.js';
 import { routeKeyOf, routeKeyString } from './replay-route-key.js';
+import { requiredCarrierFor, type RequiredCarrier, type StandInKind } from './replay-stand-ins.js';
 import { staleThinkingReachesWire } from './replay-token-estimate.js';
 import type { Carrier, CarrierDecision, RouteKey, RouteOverride } from './replay-types.js';
 import { type ResponsesIssuerKind, nativeCompactionEligible, responsesIssuerKind } from './responses-replay-policy.js';
@@ -41,6 +42,8 @@ export interface ChatRouteFacts {
   nativeReasoningDetailsType: string | undefined;
   /** Keep-thinking body flags sent when reasoning is on for the turn (SPEC §8, §23.4). */
   keepThinking: JsonObject;
+  /** The carrier tool-call steps of the current turn require, with its stand-in (SPEC §26.2); null: none. */
+  requiredCarrier: RequiredCarrier | null;
 }
 
 /** Facts of the Responses API for the route (SPEC §12). */
@@ -114,6 +117,8 @@ export interface RouteLearned {
   rejectedThinkingFingerprints: readonly string[];
   /** Encrypted Responses reasoning is replayed; false after `invalid_encrypted_content` (SPEC §12 kill switch). */
   replayEncryptedReasoning: boolean;
+  /** The stand-in a required-carrier rejection taught for this route (SPEC §26.2); absent: the route's own. */
+  standIn?: StandInKind | undefined;
 }
 
 /** A route nothing has been learned about. */
@@ -192,18 +197,20 @@ function chatFacts(
   });
   const recordReads = routeReads({ model: route.model, baseUrl });
   const provider = route.provider.trim().toLowerCase();
+  // SPEC §7.6 [T/I]: Gemini/Gemma models (the same model test as the §7.4 `extra_content`
+  // read), and provider `gemini` on the Google endpoint even with an alias model id (the prior
+  // art's tests keep it there).
+  const consumesThoughtSignature =
+    recordReads.extraContent ||
+    (provider === 'gemini' && hostnameMatches(hostnameOf(baseUrl), 'generativelanguage.googleapis.com'));
   return {
     row: resolution.row,
     carriers: resolution.carriers,
     recordReads,
-    // SPEC §7.6 [T/I]: Gemini/Gemma models (the same model test as the §7.4 `extra_content`
-    // read), and provider `gemini` on the Google endpoint even with an alias model id (the prior
-    // art's tests keep it there).
-    consumesThoughtSignature:
-      recordReads.extraContent ||
-      (provider === 'gemini' && hostnameMatches(hostnameOf(baseUrl), 'generativelanguage.googleapis.com')),
+    consumesThoughtSignature,
     nativeReasoningDetailsType,
     keepThinking: keepThinkingFlags({ ...route, baseUrl }, true, overrides),
+    requiredCarrier: requiredCarrierFor(route.model, { row: resolution.row, recordReads, consumesThoughtSignature }),
   };
 }
 

@@ -16,8 +16,11 @@ export interface RouteKey {
   model: string;
 }
 
-/** What happened to one carrier (or private-record field) of one message on its way to the wire. */
-export type DecisionAction = 'kept' | 'padded' | 'lifted' | 'dropped';
+/**
+ * What happened to one carrier (or private-record field) of one message on its way to the wire.
+ * `restored`: a front door took the message's carriers from its mirrored session (SPEC §26.1).
+ */
+export type DecisionAction = 'kept' | 'padded' | 'lifted' | 'dropped' | 'restored';
 
 /**
  * One replay decision (SPEC §23.3). Values are never recorded here, only sizes, so decisions

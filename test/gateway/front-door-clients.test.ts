@@ -109,7 +109,7 @@ describe('the real clients, replayed', () => {
     expect((await store.listMessages(sessionOf(fixture, 0))).length).toBeGreaterThan(0);
   });
 
-  it('Claude Code on DeepSeek, resumed, then switched to Kimi: the resumed thinking comes back, the dropped one is padded', async () => {
+  it('Claude Code on DeepSeek, resumed, then switched to Kimi: the thinking it dropped comes back from its session', async () => {
     const { upstreams, fixture } = await replay('claude-code-deepseek-resume-kimi');
     // Resumed with the same model, Claude Code echoed the thinking (the answers named the model it asked for) …
     const resumed = fixture.exchanges[2]!.body['messages'] as { role: string; content: unknown }[];
@@ -118,6 +118,8 @@ describe('the real clients, replayed', () => {
     const switched = JSON.stringify(fixture.exchanges[3]!.body['messages']);
     expect(switched).not.toContain('"thinking"');
     expect(switched).toContain('You are powered by the model kimi.');
+    // Claude Code names its session, so the gateway restores what it dropped (SPEC §26.1): the
+    // captured answer said "broken (1 intact, 0 altered, 3 missing of 4)" before restoration.
     // Kimi's must-echo rule: every tool-call turn it got carries reasoning_content.
     for (const request of upstreams.kimi) {
       const messages = (request.body as { messages: Record<string, unknown>[] }).messages;

@@ -30,7 +30,16 @@ import type { SessionStore } from '../../src/storage/session-store.js';
 
 /** Upstreams the tests route to, by client model name. */
 export type UpstreamName =
-  'deepseek' | 'openrouter' | 'strict-mistral' | 'local' | 'anthropic' | 'bedrock' | 'gemini' | 'responses';
+  | 'deepseek'
+  | 'openrouter'
+  | 'copilot'
+  | 'gemini-openai'
+  | 'strict-mistral'
+  | 'local'
+  | 'anthropic'
+  | 'bedrock'
+  | 'gemini'
+  | 'responses';
 
 /** A running upstream: its emulator's request log and the route that reaches it. */
 export interface Upstream {
@@ -42,9 +51,25 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
-const CHAT_ROUTES: Record<string, { persona: ChatPersonaName; provider: string; model: string }> = {
+/**
+ * Chat upstreams. `origin`: the real origin the route names where host-based rules depend on it
+ * (Copilot's record lift, Gemini's signature rule); its requests are connected to the emulator.
+ */
+const CHAT_ROUTES: Record<string, { persona: ChatPersonaName; provider: string; model: string; origin?: string }> = {
   deepseek: { persona: 'deepseek', provider: 'deepseek', model: 'deepseek-v4-flash' },
   openrouter: { persona: 'openrouter', provider: 'openrouter', model: 'anthropic/claude-sonnet-4.5' },
+  copilot: {
+    persona: 'copilot',
+    provider: 'copilot',
+    model: 'claude-sonnet-4.5',
+    origin: 'https://api.githubcopilot.com',
+  },
+  'gemini-openai': {
+    persona: 'gemini-openai',
+    provider: 'gemini',
+    model: 'gemini-3-pro-preview',
+    origin: 'https://generativelanguage.googleapis.com',
+  },
   'strict-mistral': { persona: 'strict-mistral', provider: 'mistral', model: 'magistral-medium-latest' },
   local: { persona: 'local', provider: 'custom', model: 'qwen3:8b' },
 };
@@ -61,12 +86,13 @@ export async function startUpstream(
       api: 'chat_completions' as const,
       provider: chat.provider,
       model: chat.model,
-      baseUrl: emulator.baseUrl,
+      baseUrl: chat.origin ? `${chat.origin}/v1` : emulator.baseUrl,
     };
+    const connectTo = chat.origin ? new Map([[chat.origin, new URL(emulator.baseUrl).origin]]) : undefined;
     return {
       name,
       requests: emulator.requests,
-      route: { route, apiKey: 'sk-test-upstream' },
+      route: { route, apiKey: 'sk-test-upstream', ...(connectTo ? { connectTo } : {}) },
       addFault: (fault) => emulator.addFault(fault),
       close: () => emulator.close(),
     };

@@ -4,6 +4,8 @@ import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { Route } from '../../src/core/route.js';
 import { routeReads, shapeWireCarriers } from '../../src/replay/replay-carrier-shaping.js';
 import { buildChatCompletionsMessages } from '../../src/replay/replay-chat-messages.js';
+import { resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
+import { GEMINI_PLACEHOLDER_SIGNATURE } from '../../src/replay/replay-stand-ins.js';
 import { block, decision } from '../support/messages.js';
 
 /** An assistant answer `a` whose readable `text` travels in both reasoning_content and reasoning. */
@@ -200,12 +202,19 @@ describe('SPEC §7.6 chat-completions conversion', () => {
       false,
     ],
   ])('tool-call extra_content gate: %j %j kept=%s', (target, extraContent, kept) => {
+    // An earlier turn (a user message follows): the current turn's stand-ins (SPEC §26.2) do not apply.
     const history: Message[] = [
       { role: 'assistant', content: null, tool_calls: [{ ...toolCall, extra_content: extraContent }] },
+      { role: 'user', content: 'next' },
     ];
     const [wire] = buildChatCompletionsMessages(history, target).messages;
     const calls = wire?.['tool_calls'] as JsonObject[];
-    expect(calls[0]).toEqual(kept ? { ...toolCall, extra_content: extraContent } : toolCall);
+    // A Gemini 3 route puts Google's placeholder on a step left without a signature (SPEC §26.2).
+    const placeholder = resolveRouteProfile(target).chat.requiredCarrier?.standIn === 'placeholder';
+    const dropped = placeholder
+      ? { ...toolCall, extra_content: { google: { thought_signature: GEMINI_PLACEHOLDER_SIGNATURE } } }
+      : toolCall;
+    expect(calls[0]).toEqual(kept ? { ...toolCall, extra_content: extraContent } : dropped);
   });
 });
 
@@ -303,8 +312,9 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
       route('copilot', 'claude-sonnet-4', 'https://api.githubcopilot.com'),
     );
     expect(home.messages[0]).toMatchObject({ reasoning_opaque: 'OPAQUE', reasoning_text: 'copilot text' });
+    // An earlier turn: the current turn's stand-in (SPEC §26.2) is tested in replay-stand-ins.test.ts.
     const other = buildChatCompletionsMessages(
-      [copilotMessage],
+      [copilotMessage, { role: 'user', content: 'next' }],
       route('custom', 'claude-sonnet-4', 'https://proxy.githubcopilot.com'),
     );
     expect(other.messages[0]).toEqual({ role: 'assistant', content: null, tool_calls: [toolCall] });
@@ -323,8 +333,15 @@ describe('SPEC §23.2 origin-scoped opaque carriers', () => {
       route('gemini', 'gemini-3-pro', 'https://generativelanguage.googleapis.com/v1beta/openai'),
     );
     expect((home.messages[0]?.['tool_calls'] as JsonObject[])[0]).toHaveProperty('extra_content');
-    const away = buildChatCompletionsMessages([geminiMessage], route('openrouter', 'google/gemini-3-pro'));
-    expect((away.messages[0]?.['tool_calls'] as JsonObject[])[0]).toEqual(toolCall);
+    const away = buildChatCompletionsMessages(
+      [geminiMessage, { role: 'user', content: 'next' }],
+      route('openrouter', 'google/gemini-3-pro'),
+    );
+    // The foreign signature is dropped; Google's placeholder stands in for it (SPEC §26.2).
+    expect((away.messages[0]?.['tool_calls'] as JsonObject[])[0]).toEqual({
+      ...toolCall,
+      extra_content: { google: { thought_signature: GEMINI_PLACEHOLDER_SIGNATURE } },
+    });
     expect(away.decisions).toContainEqual(decision(0, 'tool_calls[0].extra_content', 'dropped', 'foreign origin'));
   });
 });

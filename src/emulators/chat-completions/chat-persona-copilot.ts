@@ -25,6 +25,9 @@ import {
  * the earlier one (SPEC §7.3), and the assistant tool-call message must come back with the latest
  * opaque. An opaque is an HMAC-sealed `{text, call, n}`: `call` binds it to the tool call it
  * preceded (`null` for the one issued after the reasoning), so a stale or altered opaque fails.
+ * Like the models behind it (Anthropic's in-flight tool loop, Vertex's current turn), only the
+ * tool-call turns after the last user message must bring their opaque. No evidence shows that
+ * Copilot forwards Google's placeholder signatures, so a placeholder is an invalid opaque here.
  */
 
 const OPAQUE_PURPOSE = 'copilot-reasoning-opaque';
@@ -41,13 +44,17 @@ function latestOpaque(output: ScriptOutput): string {
 
 function checkReplay(context: PersonaRequestContext): EmulatorAnswer | undefined {
   const { messages } = context.request;
+  let lastUser = -1;
+  messages.forEach((message, index) => {
+    if (message['role'] === 'user') lastUser = index;
+  });
   for (const [index, message] of messages.entries()) {
     if (message['role'] !== 'assistant') continue;
     const calls = toolCallsOf(message);
     const opaque = stringField(message, 'reasoning_opaque');
     if (opaque === undefined) {
       const firstCall = calls[0];
-      if (firstCall && !context.rejectedKeys.has('reasoning_opaque')) {
+      if (firstCall && index > lastUser && !context.rejectedKeys.has('reasoning_opaque')) {
         return copilotMissingOpaqueError(firstCall.name, nativeTurnIndex(messages, index) + 1);
       }
       continue;

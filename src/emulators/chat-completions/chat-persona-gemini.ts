@@ -20,11 +20,19 @@ import { firstRejection, fragmentDeltas, messageToolCalls, toolCallDeltas } from
  * recorded in `gemini-openai-compat/pydantic-compatible-api-tool-calls-without-id.cassette.json`).
  * The endpoint returns no readable reasoning, so the signature itself seals the reasoning text:
  * when it comes back the emulator reads the reasoning out of it for the continuity report.
+ *
+ * As Google documents for Gemini 3 (thought-signatures guide, "current turn" validation), only
+ * the current turn is checked: every step after the last user message must bring a signature on
+ * its first function call. Google's placeholder values (`skip_thought_signature_validator`,
+ * `context_engineering_is_the_way_to_go`) pass that check; they carry no reasoning.
  */
 
 const SIGNATURE_PURPOSE = 'gemini-thought-signature';
 /** Reasoning reported for a signature that does not open: the continuity report calls it altered. */
 const UNREADABLE_SIGNATURE = '[unreadable thought signature]';
+
+/** Google's documented placeholder signatures (thought-signatures FAQ). */
+const PLACEHOLDER_SIGNATURES = new Set(['skip_thought_signature_validator', 'context_engineering_is_the_way_to_go']);
 
 function signatureFor(text: string, call: string | null): string {
   return sealPayload(SIGNATURE_PURPOSE, { text, call });
@@ -45,6 +53,10 @@ function firstToolCall(message: JsonObject): JsonObject | undefined {
 
 function checkReplay(context: PersonaRequestContext): EmulatorAnswer | undefined {
   const { messages } = context.request;
+  let lastUser = -1;
+  messages.forEach((message, index) => {
+    if (message['role'] === 'user') lastUser = index;
+  });
   for (const [index, message] of messages.entries()) {
     if (message['role'] !== 'assistant') continue;
     const calls = toolCallsOf(message);
@@ -53,9 +65,10 @@ function checkReplay(context: PersonaRequestContext): EmulatorAnswer | undefined
     if (!firstCall || !firstWireCall) continue;
     const signature = googleExtra(firstWireCall);
     if (signature === undefined) {
-      if (context.rejectedKeys.has('extra_content')) continue;
+      if (index < lastUser || context.rejectedKeys.has('extra_content')) continue;
       return geminiMissingSignatureError(firstCall.name, nativeTurnIndex(messages, index) + 1);
     }
+    if (PLACEHOLDER_SIGNATURES.has(signature)) continue;
     const payload = openPayload(SIGNATURE_PURPOSE, signature);
     if (!isJsonObject(payload) || payload['call'] !== firstCall.id) return geminiCorruptedSignatureError();
   }
@@ -65,7 +78,8 @@ function checkReplay(context: PersonaRequestContext): EmulatorAnswer | undefined
 function readReasoning(message: JsonObject): string | undefined {
   const call = firstToolCall(message);
   const signature = (call ? googleExtra(call) : undefined) ?? googleExtra(message);
-  if (signature === undefined) return undefined;
+  // A placeholder brings no reasoning back: the turn's reasoning is missing.
+  if (signature === undefined || PLACEHOLDER_SIGNATURES.has(signature)) return undefined;
   const payload = openPayload(SIGNATURE_PURPOSE, signature);
   return isJsonObject(payload) && typeof payload['text'] === 'string' ? payload['text'] : UNREADABLE_SIGNATURE;
 }

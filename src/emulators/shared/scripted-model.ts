@@ -105,13 +105,16 @@ export function runScript(input: ScriptInput): ScriptOutput {
   // Notes a client adds after a tool result (`<total_tokens>…</total_tokens>`) are read, not answered.
   const messages = input.messages;
   const last = [...messages].reverse().find((message) => !isClientNote(message));
-  const lastUser = [...messages].reverse().find((message) => message.role === 'user' && !isClientNote(message));
+  const lastUser = [...messages]
+    .reverse()
+    .find((message) => message.role === 'user' && !isClientNote(message) && textToolResult(message) === undefined);
   const turn = messages.filter((message) => message.role === 'assistant').length + 1;
   const continuity = describeContinuity(continuityReport(messages));
   const question = (lastUser?.text ?? '').trim();
 
-  if (last?.role === 'tool') {
-    const result = last.text.length > 200 ? `${last.text.slice(0, 200)}…` : last.text;
+  const toolResult = last?.role === 'tool' ? last.text : last ? textToolResult(last) : undefined;
+  if (toolResult !== undefined) {
+    const result = toolResult.length > 200 ? `${toolResult.slice(0, 200)}…` : toolResult;
     return {
       reasoning: sealReasoning(`Turn ${turn}: the tool answered; I will summarise it for "${question}".`),
       content: `The tool returned: ${result}\n${continuity}`,
@@ -132,6 +135,16 @@ export function runScript(input: ScriptInput): ScriptOutput {
     content: `You said: ${question}\n${continuity}`,
     toolCalls: [],
   };
+}
+
+/**
+ * A tool result a client sent as text (`[tool result NAME]` then the result, SPEC §26.2): a
+ * model reads it as the result of its call.
+ */
+function textToolResult(message: ScriptMessage): string | undefined {
+  if (message.role !== 'user') return undefined;
+  const match = /^\[tool result [^\]\n]+\]\n([\s\S]*)$/.exec(message.text);
+  return match ? (match[1] ?? '') : undefined;
 }
 
 /**

@@ -7,8 +7,14 @@ import { resolveProvider } from '../../providers/provider-registry.js';
 import { mergeRequestFlags } from '../../replay/replay-keep-thinking.js';
 import { chatReplayContext, type ChatReplayContext } from '../../replay/replay-chat-context.js';
 import { DecisionLog, type SizeSource } from '../../replay/replay-chat-decisions.js';
-import { convertMessage, lowerChatHistory, type LoweredChatHistory } from '../../replay/replay-chat-messages.js';
+import {
+  convertMessage,
+  lowerChatHistory,
+  requestRequirement,
+  type LoweredChatHistory,
+} from '../../replay/replay-chat-messages.js';
 import type { RouteLearned, RouteProfile } from '../../replay/replay-route-profile.js';
+import type { RequiredCarrier } from '../../replay/replay-stand-ins.js';
 import type { CarrierDecision } from '../../replay/replay-types.js';
 import { MessageWireCache } from '../shared/request-message-cache.js';
 import { ToolWireCache } from '../shared/request-tool-cache.js';
@@ -48,7 +54,13 @@ export function prepareChatCompletions(request: TransportRequest): PreparedReque
   if (baseUrl === undefined) {
     throw new UsageError(`provider "${route.provider}" has no default endpoint; pass --base-url`);
   }
-  const replay: ChatWireReplay = buildCachedChatReplay(request.history, profile, requestLearned(request));
+  const learned = requestLearned(request);
+  const replay: ChatWireReplay = buildCachedChatReplay(
+    request.history,
+    profile,
+    learned,
+    requestRequirement(profile, learned.standIn, request.reasoning.enabled && request.reasoning.effort !== 'none'),
+  );
   const stream = request.stream ?? true;
   const body: JsonObject = { model: route.model, messages: replay.messages, stream };
   if (stream) body['stream_options'] = { include_usage: true };
@@ -166,6 +178,7 @@ export function buildCachedChatReplay(
   history: readonly Message[],
   profile: RouteProfile,
   learned: Pick<RouteLearned, 'rejectedCarriers'> & Partial<Pick<RouteLearned, 'rejectedThinkingFingerprints'>>,
+  required: RequiredCarrier | null = null,
 ): ChatWireReplay {
   const context = chatReplayContext(profile, learned);
   const key = chatContextKey(context);
@@ -186,5 +199,6 @@ export function buildCachedChatReplay(
       return wire;
     },
     {},
+    required,
   );
 }

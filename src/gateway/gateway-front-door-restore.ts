@@ -1,0 +1,150 @@
+import type { JsonValue } from '../core/json.js';
+import { isJsonObject } from '../core/json.js';
+import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
+import type { CarrierDecision } from '../runtime/runtime-client-turn.js';
+import type { ClientHistory } from './gateway-front-door-handles.js';
+import { carriersOf, restoreCarriers } from './gateway-handle-carriers.js';
+
+/**
+ * A front door never knows less than the session it mirrors (SPEC §26.1). When a request names
+ * its session, each assistant turn of the client's history is matched, in order, with the
+ * session's assistant turns by what the client can see — its text, and each tool call's id,
+ * name and arguments. A matched turn gets its carriers from the session's copy: what the client
+ * dropped (Claude Code strips every thinking block when the model changes), blanked
+ * (`"signature":""`, `encrypted_content: null`), cut (the `openai` SDK's stream helper keeps the
+ * last `reasoning_content` chunk only) or never had (the chat-completions door returns only
+ * readable reasoning) comes back. Where an opened handle agrees with the session nothing
+ * changes; where they disagree, the session wins. The route table and origin scoping then decide
+ * what travels, as for a stored session's turn. A turn the session does not hold (the client
+ * edited it) keeps the client's bytes; both outcomes are decisions.
+ */
+
+/** Field name the decisions of this step carry (`--explain`, the inspector). */
+export const SESSION_COPY_FIELD = 'session copy';
+
+/**
+ * Restores the client's assistant turns from `stored` (the session's messages, in order), in
+ * place in `history.messages`; returns one decision per turn restored or left unmatched.
+ * `inputDecisions` are the handle decisions already made (they say why a client copy is short).
+ */
+export function restoreFromSession(
+  history: ClientHistory,
+  stored: readonly Message[],
+  inputDecisions: readonly CarrierDecision[],
+): CarrierDecision[] {
+  const storedTurns = stored.filter((message): message is AssistantMessage => message.role === 'assistant');
+  if (storedTurns.length === 0) return [];
+  const storedKeys = storedTurns.map(visibleKey);
+  const decisions: CarrierDecision[] = [];
+  let next = 0;
+  history.messages.forEach((message, index) => {
+    if (message.role !== 'assistant') return;
+    const key = visibleKey(message);
+    const found = storedKeys.indexOf(key, next);
+    if (found < 0) {
+      decisions.push({
+        messageIndex: index,
+        field: SESSION_COPY_FIELD,
+        action: 'kept',
+        reason: "client's copy: no turn of the session matches it (edited or not mirrored)",
+      });
+      return;
+    }
+    next = found + 1;
+    const carriers = carriersOf(storedTurns[found] as AssistantMessage);
+    if (carriers === null) return;
+    const restored = restoreCarriers(visibleTurn(message), carriers);
+    if (!('message' in restored)) return;
+    if (reasoningOf(restored.message) === reasoningOf(message)) {
+      history.messages[index] = restored.message;
+      return;
+    }
+    history.messages[index] = restored.message;
+    decisions.push({
+      messageIndex: index,
+      field: SESSION_COPY_FIELD,
+      action: 'restored',
+      reason: `restored from session: ${whatTheClientHad(message, index, history, inputDecisions)}`,
+      bytes: Buffer.byteLength(JSON.stringify(carriers), 'utf8'),
+    });
+  });
+  return decisions;
+}
+
+/** Why the client's copy was not enough, in a few words. */
+function whatTheClientHad(
+  message: AssistantMessage,
+  index: number,
+  history: ClientHistory,
+  inputDecisions: readonly CarrierDecision[],
+): string {
+  const handle = inputDecisions.find((decision) => decision.messageIndex === index && decision.action === 'dropped');
+  if (handle) return `the client's handle was dropped (${handle.reason})`;
+  const echo = history.echoes.get(index);
+  const readable = message.reasoning ?? message.reasoning_content ?? '';
+  if (!echo && readable === '') return 'the client sent no reasoning';
+  if (
+    echo &&
+    echo.reasoning.every((entry) => entry.value === '' || entry.value === null || entry.value === undefined)
+  ) {
+    return 'the client sent its reasoning blank';
+  }
+  if (!echo) return `the client sent only readable reasoning (${Buffer.byteLength(readable, 'utf8')} B)`;
+  return "the client's copy differs from the session's";
+}
+
+/**
+ * What the client sees of a turn, as one string: its text (trimmed) and each call's id, name and
+ * arguments (as a canonical JSON value, so re-serialised arguments still match).
+ */
+export function visibleKey(message: AssistantMessage): string {
+  const calls = (message.tool_calls ?? []).map((call) => [call.id, call.function.name, canonicalArguments(call)]);
+  return JSON.stringify([textOf(message.content).trim(), calls]);
+}
+
+function textOf(content: Message['content']): string {
+  if (typeof content === 'string') return content;
+  if (content === null) return '';
+  return content.map((part) => (typeof part['text'] === 'string' ? part['text'] : '')).join('');
+}
+
+function canonicalArguments(call: ToolCall): string {
+  try {
+    return canonicalJson(JSON.parse(call.function.arguments || '{}') as JsonValue);
+  } catch {
+    return call.function.arguments;
+  }
+}
+
+function canonicalJson(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isJsonObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key] as JsonValue)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The visible turn alone: text and calls (no carriers, no call sidecars). */
+function visibleTurn(message: AssistantMessage): AssistantMessage {
+  const visible: AssistantMessage = { role: 'assistant', content: message.content };
+  if (message.tool_calls) {
+    visible.tool_calls = message.tool_calls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.function.name, arguments: call.function.arguments },
+    }));
+  }
+  return visible;
+}
+
+/**
+ * The reasoning a turn carries, as one comparable string: every sealed carrier except the stamps
+ * (origin, finish reason), which a client never echoes and whose restoring is not news.
+ */
+function reasoningOf(message: AssistantMessage): string {
+  const carriers = carriersOf(message);
+  if (carriers === null) return '';
+  const { origin: _origin, finish_reason: _finish, ...rest } = carriers.m;
+  return canonicalJson({ m: rest, c: carriers.c as unknown as JsonValue });
+}
