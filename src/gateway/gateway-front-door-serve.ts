@@ -89,6 +89,7 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
         eventBody: (onCancel) => source.eventBody(onCancel),
         headers,
         live: handler.live === true,
+        holdText: (parsed.reasoning?.enabled ?? context.gateway.turn.reasoning.enabled) !== false,
       });
     }
     const answer = await runFrontDoorTurn(context, request);

@@ -8,10 +8,14 @@ import { readableReasoning, type FrontDoorAnswer, type FrontDoorDelta } from './
  * these events to its own wire events and JSON):
  *
  * - The reasoning block (Messages `thinking`, Responses `reasoning` item) comes first and streams
- *   live. It carries the sealed handle, which is sealed over the complete provider answer, so the
- *   block closes when the answer is complete; text that arrived meanwhile follows it then.
- * - When text arrives before any reasoning, it streams live, and the reasoning block (with the
- *   handle) follows at the end, where interleaved thinking puts blocks too.
+ *   live, as the real APIs put it (SPEC §26.3: a `claude -p` answer whose thinking came after its
+ *   text printed nothing). It carries the sealed handle, which is sealed over the complete
+ *   provider answer, so the block closes when the answer is complete; text that arrived meanwhile
+ *   follows it then.
+ * - When the turn thinks (`holdText`) and text arrives before any reasoning (a route that returns
+ *   only an opaque signature, at the end), the text is held until the reasoning block can be
+ *   written first. A turn that does not think streams its text live; a reasoning block it still
+ *   gets then follows the text.
  * - Tool calls go out whole once the answer is complete (their ids and arguments are final only
  *   then; a client runs a call only after the turn anyway).
  * - A message without any carrier gets no reasoning block (there is nothing to hand back).
@@ -33,13 +37,14 @@ export type AnswerEvent =
  * comes and adds at the end only what was not streamed.
  */
 export class AnswerSequencer {
-  private mode: 'idle' | 'reasoning' | 'text' = 'idle';
+  private mode: 'idle' | 'held' | 'reasoning' | 'text' = 'idle';
   private reasoning = '';
   private text = '';
 
   constructor(
     private readonly emit: (event: AnswerEvent) => void,
     private readonly live = false,
+    private readonly holdText = false,
   ) {}
 
   /** A live delta of the provider's answer. */
@@ -53,7 +58,7 @@ export class AnswerSequencer {
     }
     if (delta.type === 'reasoning') {
       if (this.mode === 'text') return; // goes out whole in the trailing block
-      if (this.mode === 'idle') {
+      if (this.mode === 'idle' || this.mode === 'held') {
         this.mode = 'reasoning';
         this.emit({ type: 'reasoning-start' });
       }
@@ -61,7 +66,11 @@ export class AnswerSequencer {
       this.emit({ type: 'reasoning-delta', text: delta.text });
       return;
     }
-    if (this.mode === 'reasoning') return; // follows the reasoning block, from the final message
+    if (this.mode === 'reasoning' || this.mode === 'held') return; // follows the reasoning block
+    if (this.mode === 'idle' && this.holdText) {
+      this.mode = 'held';
+      return;
+    }
     if (this.mode === 'idle') {
       this.mode = 'text';
       this.emit({ type: 'text-start' });
@@ -164,6 +173,8 @@ export async function streamingAnswer(options: {
   headers: Record<string, string>;
   /** Pass deltas on as they come (chat completions), see {@link AnswerSequencer}. */
   live?: boolean;
+  /** The turn thinks: text that comes before reasoning waits for the reasoning block (SPEC §26.3). */
+  holdText?: boolean;
 }): Promise<Response> {
   const early: FrontDoorDelta[] = [];
   let live: ((delta: FrontDoorDelta) => void) | null = null;
@@ -204,7 +215,11 @@ export async function streamingAnswer(options: {
   const keepalive = setInterval(() => body.write(': keep-alive\n\n'), KEEPALIVE_MS);
   keepalive.unref();
   const writer = options.writer(send);
-  const sequencer = new AnswerSequencer((event) => writer.event(event), options.live === true);
+  const sequencer = new AnswerSequencer(
+    (event) => writer.event(event),
+    options.live === true,
+    options.holdText === true,
+  );
   writer.open();
   for (const delta of early.splice(0)) sequencer.delta(delta);
   live = (delta) => sequencer.delta(delta);

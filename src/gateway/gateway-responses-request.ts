@@ -14,9 +14,9 @@ import { parseResponsesTools, upstreamToolName, type ResponsesToolName } from '.
  *
  * - `instructions` is the first system message; `system` / `developer` messages are read by
  *   `addClientSystemText` (system messages before the first turn, user text after it).
- * - The assistant items of one turn — a `reasoning` item, `message`s, `function_call`s,
- *   `custom_tool_call`s — are one assistant message; a `reasoning` item after a message or a call
- *   starts the next turn (the gateway puts one reasoning item first in every answer). A reasoning
+ * - The assistant items of one turn — `reasoning` items, `message`s, `function_call`s,
+ *   `custom_tool_call`s, in any order (SPEC §26.3) — are one assistant message, until a user
+ *   message, a tool output or a system note ends the turn. A reasoning
  *   item's `encrypted_content` is the echoed handle, its summary (and `content`) text the readable
  *   reasoning; `null`s (Codex) and missing `id`s (opencode) are fine.
  * - `function_call_output` / `custom_tool_call_output` are tool messages.
@@ -129,7 +129,7 @@ class TurnBuilder {
     const role = item['role'];
     const text = contentText(item['content']);
     if (role === 'assistant') {
-      const turn = this.turn(false);
+      const turn = this.turn();
       this.texts.push(text);
       turn.message.content = this.texts.join('');
       return;
@@ -141,7 +141,7 @@ class TurnBuilder {
   }
 
   private reasoning(item: JsonObject, index: number): void {
-    const turn = this.turn(true);
+    const turn = this.turn();
     const summary = Array.isArray(item['summary']) ? item['summary'] : [];
     const content = Array.isArray(item['content']) ? item['content'] : [];
     const text = [...summary, ...content]
@@ -159,7 +159,7 @@ class TurnBuilder {
       throw badRequest(`input[${index}]: a ${echoed(String(item['type']))} needs "call_id" and "name"`, 'input');
     }
     const args = custom ? JSON.stringify({ input: String(item['input'] ?? '') }) : String(item['arguments'] ?? '{}');
-    const turn = this.turn(false);
+    const turn = this.turn();
     (turn.message.tool_calls ??= []).push({
       id: callId,
       type: 'function',
@@ -167,12 +167,14 @@ class TurnBuilder {
     });
   }
 
-  /** The assistant turn an item joins; a reasoning item after a message or call starts the next one. */
-  private turn(reasoning: boolean) {
+  /**
+   * The assistant turn an item joins: the current one until a user message, a tool output or a
+   * system note ends it. A reasoning item belongs to its turn wherever it stands in it (SPEC
+   * §26.3: Codex may send it after the text).
+   */
+  private turn() {
     const current = this.current;
-    const followed = current !== null && (current.message.content !== null || current.message.tool_calls !== undefined);
-    if (current && !(reasoning && followed)) return current;
-    this.close();
+    if (current) return current;
     const message: AssistantMessage = { role: 'assistant', content: null };
     this.current = { message, reasoning: [], items: [] };
     this.texts = [];
@@ -182,7 +184,7 @@ class TurnBuilder {
   private close(): void {
     const current = this.current;
     this.current = null;
-    // A reasoning item with nothing after it has no turn to ride on (the provider would refuse it too).
+    // Reasoning items alone (no message, no call) have no turn to ride on (the provider would refuse them too).
     if (!current || (current.message.content === null && !current.message.tool_calls)) return;
     const index = this.history.messages.length;
     this.history.messages.push(current.message);

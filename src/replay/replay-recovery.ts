@@ -16,6 +16,7 @@ export { isBedrockRedactedRejection, stripBedrockRedactedReasoning } from './bed
 export { effortRejection, looksLikeEffortRejection, nearestAcceptedEffort } from './replay-effort-rejection.js';
 export { classifyFieldRejection } from './replay-field-rejection.js';
 export { relaySignatureFingerprints } from './replay-relay-signature.js';
+export { classifyRequiredCarrierRejection, type RequiredCarrierRejection } from './replay-required-carrier.js';
 export { estimateMessageTokens } from './replay-token-estimate.js';
 export { isInvalidEncryptedContentError } from './responses-rejections.js';
 export { withoutDuplicateToolCalls } from './replay-tool-call-sync.js';

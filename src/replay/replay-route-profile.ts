@@ -18,6 +18,7 @@ import { type ResponsesIssuerKind, nativeCompactionEligible, responsesIssuerKind
 export type { AnthropicRouteFacts } from './anthropic-endpoint-route.js';
 export type { BedrockModelPolicy } from './bedrock-converse-policy.js';
 export type { GeminiRouteFacts } from './gemini-replay-policy.js';
+export type { RequiredCarrier, StandInKind } from './replay-stand-ins.js';
 export type { Carrier, CarrierDecision, RouteKey, RouteOverride };
 export { CARRIERS } from './replay-types.js';
 

@@ -12,10 +12,11 @@ import {
   isBedrockRedactedRejection,
   isInvalidEncryptedContentError,
   isThinkingSignatureError,
+  classifyRequiredCarrierRejection,
   relaySignatureFingerprints,
   stripBedrockRedactedReasoning,
 } from '../replay/replay-recovery.js';
-import type { Carrier, RouteProfile } from '../replay/replay-route-profile.js';
+import type { Carrier, RouteProfile, StandInKind } from '../replay/replay-route-profile.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { PreparedRequest } from '../transports/shared/transport.js';
 import { errorBodyOf } from './runtime-errors.js';
@@ -26,6 +27,7 @@ import {
   persistNativeCompactionOff,
   persistRejectedEfforts,
   persistRejectedThinking,
+  persistStandIn,
   persistVerdict,
   rememberedThinkingFingerprints,
 } from './runtime-route-memory.js';
@@ -55,7 +57,8 @@ export interface Recovery {
       | 'encrypted-replay-off'
       | 'native-compaction-off'
       | 'redacted-stripped'
-      | 'effort';
+      | 'effort'
+      | 'stand-in';
     fields: string[];
   };
 }
@@ -78,6 +81,8 @@ export interface RecoveryContext {
   reasoning: ReasoningOptions;
   /** Effort levels already refused on this route. */
   rejectedEfforts: readonly ReasoningEffort[];
+  /** The stand-in already learned for this route (SPEC §26.2), if any. */
+  standIn?: StandInKind | undefined;
 }
 
 /**
@@ -284,6 +289,37 @@ const EFFORT_VALUE: RecoveryRow = {
 };
 
 /**
+ * SPEC §26.2: a 4xx naming a carrier the route requires (WIRE §8: "missing a `thought_signature`",
+ * "Expected `thinking` … but found `tool_use`"), or refusing the placeholder sent in its stead.
+ * The first time a signature is named missing and no placeholder went out, the route learns the
+ * placeholder; otherwise it learns to send the current turn's steps that lack their carrier as
+ * text. Learned per (provider, host, model), in the session and store-wide, so the same 400 is
+ * never paid twice; nothing new to learn surfaces the error.
+ */
+const REQUIRED_CARRIER: RecoveryRow = {
+  name: 'required-carrier',
+  classify: (c) => classifyRequiredCarrierRejection(c.body, c.prepared.body) !== null,
+  async learn(c) {
+    const rejection = classifyRequiredCarrierRejection(c.body, c.prepared.body);
+    const placeholderFirst = rejection === 'thought-signature' && c.standIn === undefined;
+    const next: StandInKind = placeholderFirst ? 'placeholder' : 'text';
+    if (c.standIn === 'text' || (next === 'placeholder' && c.standIn === 'placeholder')) return null;
+    const config = await persistStandIn(c.store, c.sessionId, c.config, c.profile, next, c.body);
+    const carrier = rejection === 'signed-thinking' ? 'signed thinking' : 'its thought signature';
+    return {
+      config,
+      rejected: [...c.rejected],
+      stripAllThinking: false,
+      log:
+        next === 'placeholder'
+          ? `${c.prepared.routeKey} requires a thought signature on every step: learned to send Google's placeholder where a step has none; retrying once`
+          : `${c.prepared.routeKey} refused a step without ${carrier}${rejection === 'placeholder-refused' ? ' (and the placeholder)' : ''}: learned to send such steps of the current turn as text; retrying once`,
+      learned: { kind: 'stand-in', fields: [next] },
+    };
+  },
+};
+
+/**
  * The recoveries, keyed by wire API. For a 4xx, the rows of the route's API are tried in order;
  * the first whose `classify` is true decides (its `learn` returning null surfaces the error).
  * Each recovery retries once; the runtime logs one WARN line and emits one event for it.
@@ -294,12 +330,30 @@ const EFFORT_VALUE: RecoveryRow = {
  * here, and prove it with an e2e test against the API's emulator.
  */
 export const RECOVERIES: Readonly<Record<WireApi, readonly RecoveryRow[]>> = {
-  chat_completions: [FIELD_VERDICT, RELAY_SIGNATURE, EFFORT_VALUE],
+  chat_completions: [FIELD_VERDICT, RELAY_SIGNATURE, REQUIRED_CARRIER, EFFORT_VALUE],
   anthropic_messages: [ANTHROPIC_SIGNATURE, EFFORT_VALUE],
   codex_responses: [NATIVE_COMPACTION_OFF, ENCRYPTED_REPLAY_OFF, EFFORT_VALUE],
   bedrock_converse: [BEDROCK_REDACTED, EFFORT_VALUE],
   gemini: [EFFORT_VALUE],
 };
+
+/**
+ * After the one retry failed too: what a required-carrier rejection of the retry teaches is still
+ * learned (the placeholder refused → text), for the next request; nothing is retried (SPEC §26.2).
+ */
+export async function learnFromFailedRetry(
+  error: HermesError,
+  prepared: PreparedRequest,
+  profile: RouteProfile,
+  state: Omit<RecoveryContext, 'body' | 'status' | 'prepared' | 'profile'>,
+): Promise<Recovery | null> {
+  if (!(error instanceof ApiError) || error.status < 400 || error.status >= 500) return null;
+  if (profile.route.api !== 'chat_completions') return null;
+  const context: RecoveryContext = { ...state, body: errorBodyOf(error), status: error.status, prepared, profile };
+  if (!REQUIRED_CARRIER.classify(context)) return null;
+  const recovery = await REQUIRED_CARRIER.learn(context);
+  return recovery && { row: REQUIRED_CARRIER.name, ...recovery };
+}
 
 /** Decides whether a 4xx can be fixed by one retry (see {@link RECOVERIES}). Null means: surface the error. */
 export async function recoverFromError(

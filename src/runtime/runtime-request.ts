@@ -11,7 +11,9 @@ import type { PreparedRequest, Transport, TransportRequest } from '../transports
 import { loadTransport } from '../transports/transport-registry.js';
 import { logRequest } from './runtime-request-log.js';
 import { logProviderFailure, logProviderRetry } from './runtime-error-log.js';
-import { recoverFromError, type Recovery } from './runtime-recovery.js';
+import { learnFromFailedRetry, recoverFromError, type Recovery } from './runtime-recovery.js';
+import { errorBodyOf } from './runtime-errors.js';
+import { classifyRequiredCarrierRejection } from '../replay/replay-recovery.js';
 import { learnedFrom, rejectedCarriersFrom, rejectedEffortsFrom } from './runtime-route-memory.js';
 import { requestReasoning } from './runtime-reasoning.js';
 import type { AgentTurnOptions, TurnResult } from './runtime-turn-options.js';
@@ -66,7 +68,7 @@ export async function requestOnce(
   let config = modelConfig;
   // One read of the route's store-wide verdict serves both: the carriers and the effort levels it refused.
   const verdict = await options.store.getVerdict(profile.routeKey);
-  let learned = learnedFrom(config, rejectedCarriersFrom(config, profile, verdict), profile);
+  let learned = learnedFrom(config, rejectedCarriersFrom(config, profile, verdict), profile, verdict);
   let refusedEfforts = rejectedEffortsFrom(config, profile, verdict);
   let retry: Recovery | null = null;
   for (let attempt = 1; ; attempt += 1) {
@@ -110,20 +112,33 @@ export async function requestOnce(
       error,
       apiKey: options.apiKey,
     });
-    const recovery: Recovery | null =
-      attempt === 1
-        ? await recoverFromError(error, prepared, profile, {
-            store: options.store,
-            sessionId: options.sessionId,
-            config,
-            rejected: learned.rejectedCarriers,
-            reasoning,
-            rejectedEfforts: refusedEfforts,
-          })
-        : null;
-    if (!recovery) throw decorate(error, attempt);
+    const state = {
+      store: options.store,
+      sessionId: options.sessionId,
+      config,
+      rejected: learned.rejectedCarriers,
+      reasoning,
+      rejectedEfforts: refusedEfforts,
+      standIn: learned.standIn,
+    };
+    if (attempt > 1) {
+      const lesson = await learnFromFailedRetry(error, prepared, profile, state);
+      if (lesson) {
+        options.logger.warn(
+          {
+            session: options.sessionId,
+            routeKey: prepared.routeKey,
+            recovery: lesson.row,
+            fields: lesson.learned.fields,
+          },
+          `${lesson.log.replace(/; retrying once$/, '')} (for the next request: this one was already retried)`,
+        );
+      }
+    }
+    const recovery: Recovery | null = attempt === 1 ? await recoverFromError(error, prepared, profile, state) : null;
+    if (!recovery) throw decorate(error, attempt, prepared);
     config = recovery.config;
-    learned = learnedFrom(config, recovery.rejected, profile);
+    learned = learnedFrom(config, recovery.rejected, profile, verdict);
     refusedEfforts = recovery.rejectedEfforts ?? refusedEfforts;
     retry = recovery;
     options.logger.warn(
@@ -282,7 +297,15 @@ export function addUsage(result: TurnResult, usage: Usage | null): void {
   result.usage.total_tokens += usage.totalTokens;
 }
 
-function decorate(error: HermesError, attempt: number): HermesError {
+function decorate(error: HermesError, attempt: number, prepared: PreparedRequest): HermesError {
+  const missing =
+    error instanceof ApiError ? classifyRequiredCarrierRejection(errorBodyOf(error), prepared.body) : null;
+  if (missing !== null) {
+    // SPEC §26.2: a turn that still fails says which carrier and which route, in one line.
+    const carrier = missing === 'signed-thinking' ? 'signed thinking' : 'a thought signature';
+    const line = `${prepared.routeKey} still requires ${carrier} on a tool-call step after its stand-in`;
+    return Object.assign(error, { message: `${line}: ${error.message}` });
+  }
   if (error instanceof ApiError && attempt > 1) {
     const hint =
       ' (a learned verdict did not help: see `hermes routes verdicts` and `hermes replay preview --explain`)';

@@ -5,7 +5,7 @@ import {
   readRejectedThinking,
   withRejectedThinking,
 } from '../replay/replay-recovery.js';
-import type { Carrier, RouteKey, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
+import type { Carrier, RouteKey, RouteLearned, RouteProfile, StandInKind } from '../replay/replay-route-profile.js';
 import { CARRIERS } from '../replay/replay-route-profile.js';
 import type { SessionStore, VerdictRecord } from '../storage/session-store.js';
 
@@ -40,6 +40,12 @@ export const ENCRYPTED_REPLAY_OFF_KEY = 'responses_encrypted_replay_off';
 /** model_config key listing route keys whose native compaction is off after a 4xx (SPEC §24.7). */
 export const NATIVE_COMPACTION_OFF_KEY = 'responses_native_compaction_off';
 
+/** model_config key holding the stand-in a required-carrier rejection taught, per route (SPEC §26.2). */
+export const STAND_IN_KEY = 'reasoning_stand_in';
+
+/** Store-wide verdict fields naming a learned stand-in: `stand-in:placeholder`, `stand-in:text`. */
+export const STAND_IN_VERDICT_PREFIX = 'stand-in:';
+
 /**
  * What a session learned about a route, read from its `model_config` (verdicts, rejected
  * signature fingerprints, the Responses kill switch) and the store-wide verdict table.
@@ -56,13 +62,47 @@ export async function loadRouteLearned(
 export function learnedFrom(
   modelConfig: JsonObject,
   rejectedCarriers: readonly Carrier[],
-  profile: Pick<RouteProfile, 'routeKey'>,
+  profile: Pick<RouteProfile, 'routeKey' | 'key'>,
+  stored: VerdictRecord | null = null,
 ): RouteLearned {
-  return {
+  const learned: RouteLearned = {
     rejectedCarriers,
     rejectedThinkingFingerprints: readRejectedThinking(modelConfig),
     replayEncryptedReasoning: !encryptedReplayOffRoutes(modelConfig).includes(profile.routeKey),
   };
+  const standIn = standInFrom(modelConfig, profile, stored);
+  if (standIn !== undefined) learned.standIn = standIn;
+  return learned;
+}
+
+/**
+ * The stand-in learned for the route, session-level or store-wide (SPEC §26.2): `text` once a
+ * placeholder was refused, else `placeholder` once a missing signature was named.
+ */
+export function standInFrom(
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key'>,
+  stored: VerdictRecord | null,
+): StandInKind | undefined {
+  const values = new Set<string>(routeListAt(modelConfig, STAND_IN_KEY, profile.key));
+  for (const field of stored?.fields ?? []) {
+    if (field.startsWith(STAND_IN_VERDICT_PREFIX)) values.add(field.slice(STAND_IN_VERDICT_PREFIX.length));
+  }
+  if (values.has('text')) return 'text';
+  return values.has('placeholder') ? 'placeholder' : undefined;
+}
+
+/** Persists a learned stand-in for the route: the session's model_config and the store-wide verdict table. */
+export function persistStandIn(
+  store: SessionStore,
+  sessionId: string,
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key' | 'routeKey'>,
+  standIn: StandInKind,
+  errorText: string,
+): Promise<JsonObject> {
+  const learned = { configKey: STAND_IN_KEY, prefix: STAND_IN_VERDICT_PREFIX, values: [standIn], errorText };
+  return persistRouteList(store, sessionId, modelConfig, learned, profile);
 }
 
 /**

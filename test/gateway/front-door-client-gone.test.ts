@@ -9,6 +9,8 @@ import { useFrontDoors } from './front-door-helpers.js';
 
 const doors = useFrontDoors();
 
+// Thinking is off: the endless answer is text only, and a thinking turn holds text that comes
+// before any reasoning until its reasoning block can go first (SPEC §26.3).
 const DOORS = [
   {
     door: 'messages',
@@ -17,13 +19,20 @@ const DOORS = [
       model: 'deepseek',
       max_tokens: 256,
       stream,
+      thinking: { type: 'disabled' },
       messages: [{ role: 'user', content: text }],
     }),
   },
   {
     door: 'responses',
     path: '/v1/responses',
-    body: (text: string, stream: boolean) => ({ model: 'deepseek', stream, store: false, input: text }),
+    body: (text: string, stream: boolean) => ({
+      model: 'deepseek',
+      stream,
+      store: false,
+      reasoning: { effort: 'none' },
+      input: text,
+    }),
   },
 ];
 
