@@ -22,7 +22,7 @@ import { emulatorPreviewRoute } from './cli-emulator-route.js';
 import { EMULATOR_PREFIX } from '../runtime/runtime-route.js';
 import { hermesHome } from '../storage/store-paths.js';
 import { isUndone } from '../storage/session-undo.js';
-import { formatHandleDecisions } from './replay-handle-decisions.js';
+import { formatFailedRequests, formatHandleDecisions, formatSessionRestores } from './replay-handle-decisions.js';
 
 /**
  * `hermes replay preview`: a dry run of the request a route would receive for a history
@@ -291,8 +291,13 @@ async function previewSession(sessionId: string, options: PreviewOptions): Promi
       return;
     }
     process.stdout.write(`${formatExplainTable(history, prepared)}\n`);
-    const handles = formatHandleDecisions(await store.listRequests(sessionId));
+    const records = await store.listRequests(sessionId);
+    const handles = formatHandleDecisions(records);
     if (handles) process.stdout.write(`${handles}\n`);
+    const restored = formatSessionRestores(records);
+    if (restored) process.stdout.write(`${restored}\n`);
+    const failed = formatFailedRequests(records);
+    if (failed) process.stdout.write(`${failed}\n`);
     if (!options.explain) {
       process.stdout.write(
         `route ${prepared.routeKey} (${route.api}) · carriers sent: ${prepared.carriersSent.join(', ') || 'none'}\n`,

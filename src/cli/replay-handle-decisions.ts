@@ -35,3 +35,47 @@ export function formatHandleDecisions(records: readonly RequestRecord[]): string
   const head = `gateway handles: the newest front-door request opened ${opened}; ${drops.length ? 'dropped:' : 'none dropped'}`;
   return [head, ...drops].join('\n');
 }
+
+/**
+ * What the newest front-door request took from the session instead of the client's copy (SPEC
+ * §26.1): how many turns were restored, and the turns no session turn matched (edited history).
+ */
+export function formatSessionRestores(records: readonly RequestRecord[]): string {
+  const newest = [...records].reverse().find((record) => record.decisions.some(isSessionCopy));
+  if (!newest) return '';
+  const restored = newest.decisions.filter((decision) => isSessionCopy(decision) && decision['action'] === 'restored');
+  const unmatched = newest.decisions.filter((decision) => isSessionCopy(decision) && decision['action'] !== 'restored');
+  const lines = [
+    `session copies: the newest front-door request restored ${restored.length} turn(s) from the session` +
+      (unmatched.length ? `; ${unmatched.length} turn(s) matched none and kept the client's copy` : ''),
+  ];
+  for (const decision of [...restored, ...unmatched]) {
+    lines.push(`  message ${String(decision['messageIndex'])}: ${String(decision['reason'])}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The session's requests the provider refused, newest last, with the provider's complaint and the
+ * stand-ins that request carried (SPEC §26.2): a failing request always says why.
+ */
+export function formatFailedRequests(records: readonly RequestRecord[]): string {
+  const failed = records.filter((record) => record.status >= 400 || record.status === 0);
+  if (failed.length === 0) return '';
+  const lines = [`failed requests: ${failed.length}`];
+  for (const record of failed.slice(-5)) {
+    const complaint = (record.error ?? '(no provider text recorded)').replace(/\s+/g, ' ').slice(0, 300);
+    lines.push(`  ${new Date(record.at).toISOString()} ${record.routeKey} HTTP ${record.status}: ${complaint}`);
+    for (const decision of record.decisions) {
+      const reason = String(decision['reason']);
+      if (reason.startsWith('stand-in') || reason.startsWith('sent as text')) {
+        lines.push(`    message ${String(decision['messageIndex'])} ${String(decision['field'])}: ${reason}`);
+      }
+    }
+  }
+  return lines.join('\n');
+}
+
+function isSessionCopy(decision: Record<string, unknown>): boolean {
+  return decision['field'] === 'session copy';
+}

@@ -102,6 +102,7 @@ function renderRequests(requests, messages) {
     if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '5', class: 'small', text: 'no reasoning carriers to replay (first request)' })));
     const head = el('tr', {}, ...['message', 'carrier', 'decision', 'reason', 'bytes'].map((name) => el('th', { text: name })));
     return el('div', {}, el('div', { class: 'small', text: 'request #' + request.id + ' · ' + request.at + ' · ' + request.route_key + ' · HTTP ' + request.status }),
+      request.error ? el('div', { class: 'error', 'data-provider-error': '', text: 'the provider answered: ' + request.error }) : null,
       el('table', { class: 'carriers', 'data-request-id': String(request.id) }, el('thead', {}, head), el('tbody', {}, ...rows)));
   });
 }

@@ -92,6 +92,8 @@ export interface GatewayRequestRecord {
   route_key: string;
   status: number;
   decisions: unknown[];
+  /** What the provider answered when the request failed (redacted). */
+  error?: string;
 }
 
 /** `GET /v1/sessions/{id}/requests`: every request sent for the session with its carrier decisions (values never). */
@@ -111,6 +113,7 @@ export async function listRequestsBody(
       route_key: record.routeKey,
       status: record.status,
       decisions: record.decisions,
+      ...(record.error !== undefined ? { error: record.error } : {}),
     })),
   };
 }

@@ -100,6 +100,8 @@ export async function requestOnce(
     if (!outcome.error) {
       return { message: outcome.message, usage: outcome.usage, finishReason: outcome.finishReason, config, record };
     }
+    // The provider's complaint travels with the record (already redacted by the transport).
+    record.error = complaintOf(outcome.error);
     await recordRequestSafely(record, options);
     const error = outcome.error;
     if (error instanceof AbortError || options.signal?.aborted) {
@@ -295,6 +297,15 @@ export function addUsage(result: TurnResult, usage: Usage | null): void {
   result.usage.output_tokens += usage.outputTokens;
   result.usage.reasoning_tokens += usage.reasoningTokens ?? 0;
   result.usage.total_tokens += usage.totalTokens;
+}
+
+/** Longest provider complaint a request record keeps. */
+const COMPLAINT_LIMIT = 4096;
+
+/** What a failed request's record says went wrong: the provider's text (or the error's message), cut. */
+function complaintOf(error: HermesError): string {
+  const text = error instanceof ApiError ? errorBodyOf(error) || error.message : error.message;
+  return text.length > COMPLAINT_LIMIT ? `${text.slice(0, COMPLAINT_LIMIT)}…` : text;
 }
 
 function decorate(error: HermesError, attempt: number, prepared: PreparedRequest): HermesError {

@@ -44,7 +44,7 @@ export function openPostgresRows(url: string): StoreRows {
     },
     requests: async (sessionId) =>
       query<RequestRow>(
-        'SELECT at, api, route_key, status, decisions FROM requests WHERE session_id = $1 ORDER BY id',
+        'SELECT at, api, route_key, status, decisions, error FROM requests WHERE session_id = $1 ORDER BY id',
         [sessionId],
       ),
     verdicts: async () =>
@@ -84,8 +84,8 @@ export function openPostgresRows(url: string): StoreRows {
         }
         for (const request of requests) {
           await client.query(
-            'INSERT INTO requests (session_id, at, api, route_key, status, decisions) VALUES ($1, $2, $3, $4, $5, $6)',
-            [session.id, request.at, request.api, request.route_key, request.status, request.decisions],
+            'INSERT INTO requests (session_id, at, api, route_key, status, decisions, error) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+            [session.id, request.at, request.api, request.route_key, request.status, request.decisions, request.error],
           );
         }
       }),

@@ -103,6 +103,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE sessions ADD COLUMN version integer NOT NULL DEFAULT 1;
   `,
+  // 4: a failed request's provider complaint (RequestRecord.error), shown by the inspector and --explain.
+  `
+  ALTER TABLE requests ADD COLUMN error text;
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -148,7 +148,11 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     record: Omit<RequestRecord, 'id' | 'sessionId'>,
   ): Promise<void> => {
     const decisions = stringifyJson(record.decisions, 'request decisions');
-    await run(SQL.insertRequest, [sessionId, record.at, record.api, record.routeKey, record.status, decisions], client);
+    await run(
+      SQL.insertRequest,
+      [sessionId, record.at, record.api, record.routeKey, record.status, decisions, record.error ?? null],
+      client,
+    );
   };
 
   const writeLease = async (client: PoolClient, lease: LeaseRecord): Promise<void> => {

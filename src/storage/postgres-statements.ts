@@ -97,7 +97,7 @@ export const SQL = {
   forgetAllVerdicts: query('forget_all_verdicts', 'DELETE FROM verdicts'),
   insertRequest: query(
     'insert_request',
-    'INSERT INTO requests (session_id, at, api, route_key, status, decisions) VALUES ($1, $2, $3, $4, $5, $6)',
+    'INSERT INTO requests (session_id, at, api, route_key, status, decisions, error) VALUES ($1, $2, $3, $4, $5, $6, $7)',
   ),
   listRequests: query('list_requests', 'SELECT * FROM requests WHERE session_id = $1 ORDER BY id'),
   leaseBySession: query('lease_by_session', 'SELECT * FROM session_leases WHERE session_id = $1'),
@@ -184,6 +184,7 @@ export function requestFromRow(row: Record<string, unknown>): RequestRecord {
     routeKey: row['route_key'] as string,
     status: row['status'] as number,
     decisions: JSON.parse(row['decisions'] as string) as RequestRecord['decisions'],
+    ...(typeof row['error'] === 'string' ? { error: row['error'] } : {}),
   };
 }
 

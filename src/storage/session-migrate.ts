@@ -36,7 +36,8 @@ function sameRequest(a: RequestRow, b: RequestRow): boolean {
     a.api === b.api &&
     a.route_key === b.route_key &&
     a.status === b.status &&
-    a.decisions === b.decisions
+    a.decisions === b.decisions &&
+    a.error === b.error
   );
 }
 

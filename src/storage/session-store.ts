@@ -69,6 +69,11 @@ export interface RequestRecord {
   status: number;
   /** Replay decisions as recorded (CarrierDecision[] JSON). */
   decisions: JsonObject[];
+  /**
+   * What the provider answered when the request failed: its complaint, redacted and cut to a few
+   * KiB (SPEC §26.2: a failing request shows why); absent for an answered request.
+   */
+  error?: string;
 }
 
 /**

@@ -26,7 +26,7 @@ export function openSqliteRows(path: string): StoreRows {
       .prepare<[string], MessageRow>(`SELECT ${MESSAGE_SELECT_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq`)
       .raw(true),
     requests: database.prepare<[string], RequestRow>(
-      'SELECT at, api, route_key, status, decisions FROM requests WHERE session_id = ? ORDER BY id',
+      'SELECT at, api, route_key, status, decisions, error FROM requests WHERE session_id = ? ORDER BY id',
     ),
     verdicts: database.prepare<[], VerdictRow>(
       'SELECT route_key, provider, host, model, fields, first_seen, updated_at, error_text FROM verdicts ORDER BY route_key',
@@ -42,8 +42,8 @@ export function openSqliteRows(path: string): StoreRows {
     insertMessage: database.prepare(
       `INSERT INTO messages (session_id, seq, ${columns}) VALUES (?, ?, ${placeholders})`,
     ),
-    insertRequest: database.prepare<[string, number, string, string, number, string]>(
-      'INSERT INTO requests (session_id, at, api, route_key, status, decisions) VALUES (?, ?, ?, ?, ?, ?)',
+    insertRequest: database.prepare<[string, number, string, string, number, string, string | null]>(
+      'INSERT INTO requests (session_id, at, api, route_key, status, decisions, error) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     handleKeys: database.prepare<[], HandleKeyRow>(
       'SELECT id, secret, created_at FROM handle_keys ORDER BY created_at, id',
@@ -71,6 +71,7 @@ export function openSqliteRows(path: string): StoreRows {
           request.route_key,
           request.status,
           request.decisions,
+          request.error,
         );
       }
     },

@@ -108,6 +108,10 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
   `,
+  // 6: a failed request's provider complaint (RequestRecord.error), shown by the inspector and --explain.
+  `
+  ALTER TABLE requests ADD COLUMN error TEXT;
+  `,
 ];
 
 /** The tables of the current schema (a database lacking one is refused at open). */

@@ -116,6 +116,7 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       record.routeKey,
       record.status,
       stringifyJson(record.decisions, 'request decisions'),
+      record.error ?? null,
     );
   };
 

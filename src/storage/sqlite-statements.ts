@@ -45,6 +45,7 @@ export interface RequestRow {
   route_key: string;
   status: number;
   decisions: string;
+  error: string | null;
 }
 
 /** A `session_leases` row. */
@@ -158,6 +159,7 @@ export function toRequestRecord(row: RequestRow): RequestRecord {
     routeKey: row.route_key,
     status: row.status,
     decisions: JSON.parse(row.decisions) as JsonObject[],
+    ...(row.error !== null && row.error !== undefined ? { error: row.error } : {}),
   };
 }
 
@@ -244,8 +246,8 @@ export function prepareStatements(database: Database.Database) {
     forgetVerdict: database.prepare<[string]>('DELETE FROM verdicts WHERE route_key = ?'),
     forgetAllVerdicts: database.prepare<[]>('DELETE FROM verdicts'),
     sessionExists: database.prepare<[string], { found: number }>('SELECT 1 AS found FROM sessions WHERE id = ?'),
-    insertRequest: database.prepare<[string, number, string, string, number, string]>(
-      'INSERT INTO requests (session_id, at, api, route_key, status, decisions) VALUES (?, ?, ?, ?, ?, ?)',
+    insertRequest: database.prepare<[string, number, string, string, number, string, string | null]>(
+      'INSERT INTO requests (session_id, at, api, route_key, status, decisions, error) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     listRequests: database.prepare<[string], RequestRow>('SELECT * FROM requests WHERE session_id = ? ORDER BY id'),
     leaseBySession: database.prepare<[string], LeaseRow>('SELECT * FROM session_leases WHERE session_id = ?'),

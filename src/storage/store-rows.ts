@@ -35,6 +35,8 @@ export interface RequestRow {
   route_key: string;
   status: number;
   decisions: string;
+  /** The provider's complaint of a failed request (null when it was answered). */
+  error: string | null;
 }
 
 /** A `verdicts` row. */

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
@@ -6,6 +9,9 @@ import { startGateway } from '../../src/gateway/gateway-serve.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 import type { SessionStore } from '../../src/storage/session-store.js';
+import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
+import { stateDbPath } from '../../src/storage/store-paths.js';
+import { runHermes } from '../support/e2e.js';
 import { READ_FILE_SCHEMA, runClientTool } from './front-door-helpers.js';
 
 /**
@@ -24,7 +30,11 @@ const tools: OpenAI.Chat.ChatCompletionTool[] = [
   { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: READ_FILE_SCHEMA } },
 ];
 
-async function aliasGateway(persona: ChatPersonaName, store: SessionStore = createMemorySessionStore()) {
+async function aliasGateway(
+  persona: ChatPersonaName,
+  store: SessionStore = createMemorySessionStore(),
+  headers: Record<string, string> = {},
+) {
   const emulator = await startChatEmulator({ persona });
   cleanups.push(() => emulator.close());
   const route = {
@@ -41,8 +51,13 @@ async function aliasGateway(persona: ChatPersonaName, store: SessionStore = crea
     port: 0,
   });
   cleanups.push(() => gateway.close());
-  const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'client-key', maxRetries: 0 });
-  return { emulator, client, store };
+  const client = new OpenAI({
+    baseURL: `${gateway.url}/v1`,
+    apiKey: 'client-key',
+    maxRetries: 0,
+    defaultHeaders: headers,
+  });
+  return { emulator, client, store, gateway };
 }
 
 /** One tool loop through the chat door (stateless, streamed): the answer's text, or the error's message. */
@@ -93,5 +108,30 @@ describe('required-carrier recovery (SPEC §26.2)', () => {
     expect(String(sent[2]?.content)).toMatch(/^\[tool result read_file\]\n/);
     const verdict = (await store.listVerdicts()).find((entry) => entry.model === 'house-model');
     expect(verdict?.fields).toContain('stand-in:text');
+  });
+
+  it('a failing request shows its decisions and the provider complaint: the inspector API and replay preview --explain', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'hermes-diagnostics-'));
+    const store = openSqliteSessionStore(stateDbPath(home));
+    cleanups.push(async () => store.close());
+    const { client, gateway } = await aliasGateway('copilot', store, { 'x-session-id': 'ses-diagnose-1' });
+    expect(await toolLoop(client)).toContain('still requires a thought signature');
+    const listed = (await (await fetch(`${gateway.url}/v1/sessions/ses-diagnose-1/requests`)).json()) as {
+      data: { status: number; error?: string; decisions: { reason: string }[] }[];
+    };
+    const failed = listed.data.filter((record) => record.status === 400);
+    expect(failed).toHaveLength(2);
+    for (const record of failed) expect(record.error).toContain('is missing a `thought_signature`');
+    expect(failed[1]!.decisions.map((decision) => decision.reason)).toContainEqual(
+      expect.stringContaining("stand-in: Google's placeholder signature"),
+    );
+    const preview = await runHermes(['replay', 'preview', '--session', 'ses-diagnose-1', '--explain'], {
+      home,
+      workspace: process.cwd(),
+    });
+    expect(preview.code).toBe(0);
+    expect(preview.stdout).toContain('failed requests: 2');
+    expect(preview.stdout).toContain('custom|127.0.0.1|house-model HTTP 400');
+    expect(preview.stdout).toMatch(/message \d+ tool_calls\[0\]\.extra_content: stand-in/);
   });
 });
