@@ -34,7 +34,7 @@ export { CHAT_PERSONA_NAMES, isChatPersonaName } from './chat-emulator-types.js'
 
 /**
  * The OpenAI-compatible provider emulator: a loopback server speaking `POST /v1/chat/completions`
- * (also `/chat/completions`) and `GET /v1/models`, streaming and not, driven by the scripted
+ * (also `/chat/completions` under any prefix, such as Gemini's `/v1beta/openai`) and `GET /v1/models`, streaming and not, driven by the scripted
  * model, playing one provider persona (its carriers, its validation, its exact errors).
  *
  * Pipeline per request: log the exact bytes → consume a queued fault → parse → context window →
@@ -128,7 +128,9 @@ export async function startChatEmulator(options: ChatEmulatorOptions): Promise<R
       if (handleControlRequest(request, response, { requests, faults })) return;
       if (
         request.method === 'POST' &&
-        (request.path === '/v1/chat/completions' || request.path === '/chat/completions')
+        // Also under a provider's own prefix, so a real base URL reaches it through connect-to
+        // (Gemini's `/v1beta/openai/chat/completions`, Copilot's `/chat/completions`).
+        request.path.endsWith('/chat/completions')
       ) {
         await handleCompletion(request, response);
       } else if (request.method === 'GET' && (request.path === '/v1/models' || request.path === '/models')) {
