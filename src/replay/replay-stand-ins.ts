@@ -2,8 +2,13 @@ import type { JsonObject, JsonValue } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
 import type { Message } from '../core/message.js';
 import type { RouteReads } from './replay-carrier-shaping.js';
-import type { DecisionLog } from './replay-chat-decisions.js';
 import { geminiModelFamily, parseClaudeModel } from './replay-model-ids.js';
+import type { DecisionAction } from './replay-types.js';
+
+/** Where stand-in decisions are recorded (the chat lowering's decision log). */
+export interface StandInDecisions {
+  add(messageIndex: number, field: string, action: DecisionAction, reason: string, size: number | undefined): void;
+}
 
 /**
  * Stand-ins for carriers a route requires (SPEC §26.2). Some chat-completions routes refuse a
@@ -103,7 +108,7 @@ export function applyStandIns(
   history: readonly Message[],
   messages: JsonObject[],
   required: RequiredCarrier | null,
-  decisions: DecisionLog,
+  decisions: StandInDecisions,
 ): void {
   if (required === null) return;
   // Placeholders go on every step that lacks a signature, so earlier turns keep the bytes they
