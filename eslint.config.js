@@ -31,6 +31,8 @@ const LAYERS = {
   storage: ['core', 'logging', 'config'],
   runtime: ['core', 'replay', 'providers', 'logging', 'tools', 'config', 'transports', 'storage'],
   gateway: ['core', 'logging', 'config', 'runtime', 'storage'],
+  // The continuity probe (SPEC §26.5): drives the runtime and the gateway's doors like their clients.
+  probe: ['core', 'replay', 'providers', 'logging', 'tools', 'config', 'transports', 'storage', 'runtime', 'gateway'],
   // The AI SDK provider (`hermes-ts/ai-sdk`): above transports and replay, like runtime, whose request loop it uses.
   'ai-sdk': ['core', 'replay', 'providers', 'logging', 'config', 'transports', 'storage', 'runtime'],
   cli: [
@@ -45,6 +47,7 @@ const LAYERS = {
     'storage',
     'runtime',
     'gateway',
+    'probe',
   ],
   // transports: the wire types only (`transports/<api>/<api>-wire.ts`), checked below.
   emulators: ['core', 'transports'],

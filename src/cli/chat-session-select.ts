@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { isJsonObject } from '../core/json.js';
+import { listUserSessions } from '../storage/session-probe.js';
 import type { SessionRecord, SessionStore } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
 
@@ -31,7 +32,8 @@ export function sessionWorkspace(session: SessionRecord): string | null {
 }
 
 async function nonEmptySessions(store: SessionStore): Promise<SessionRecord[]> {
-  return (await store.listSessions({ limit: SCAN_LIMIT })).filter((session) => session.messageCount > 0);
+  // The continuity probe's sessions are not the user's (storage/session-probe.ts).
+  return (await listUserSessions(store, SCAN_LIMIT)).filter((session) => session.messageCount > 0);
 }
 
 function ambiguous(value: string, matches: readonly SessionRecord[]): UsageError {

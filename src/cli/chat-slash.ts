@@ -3,6 +3,7 @@ import { redactUrl } from '../core/redact.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
 import { holdSessionLease } from '../storage/session-lease-hold.js';
+import { listUserSessions } from '../storage/session-probe.js';
 import { BUILTIN_TOOLS } from '../tools/tool-registry.js';
 import type { CliContext } from './cli-context.js';
 import { mcpReportLine } from './cli-mcp.js';
@@ -237,7 +238,7 @@ async function switchModel(argument: string, state: SlashState): Promise<SlashOu
 }
 
 async function listSessions(context: CliContext, currentId: string, out: (text: string) => void): Promise<void> {
-  const sessions = await context.store().listSessions({ limit: 10 });
+  const sessions = await listUserSessions(context.store(), 10);
   for (const session of sessions) {
     const marker = session.id === currentId ? '*' : ' ';
     out(

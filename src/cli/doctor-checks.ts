@@ -5,7 +5,7 @@ import { lastHomeEnvLoad } from '../config/config-env.js';
 import { HermesError } from '../core/errors.js';
 import { PROVIDERS } from '../providers/provider-registry.js';
 import { isLocalEndpoint } from '../replay/replay-host.js';
-import { resolveRoute, type ResolvedRoute } from '../runtime/runtime-route.js';
+import { resolveRoute, type ResolvedRoute, type RouteFlags } from '../runtime/runtime-route.js';
 import { turnRouteProfile } from '../runtime/runtime-turn-options.js';
 import { checkSqliteFile } from '../storage/sqlite-check.js';
 import { openSessionStore, selectedStoreUrl, sqlitePathOf } from '../storage/store-open.js';
@@ -136,12 +136,15 @@ export function dotenvCheck(): DoctorCheck | null {
   return { status: 'ok', name: '.env', detail: `${load.path}: ${load.loaded.length} variables loaded${shadowed}` };
 }
 
-/** The configured route: wire API, provider, model, URL, carrier row and carriers, key state. */
-export function routeCheck(config: HermesConfig | null): { check: DoctorCheck; resolved: ResolvedRoute | null } {
+/** The route (the flags', else the configured one): wire API, provider, model, URL, carrier row and carriers, key state. */
+export function routeCheck(
+  config: HermesConfig | null,
+  flags: RouteFlags = {},
+): { check: DoctorCheck; resolved: ResolvedRoute | null } {
   if (!config) return { check: { status: 'fail', name: 'route', detail: 'config.yaml is invalid' }, resolved: null };
   let resolved: ResolvedRoute;
   try {
-    resolved = resolveRoute({}, config, null, process.env);
+    resolved = resolveRoute(flags, config, null, process.env);
   } catch (error) {
     const detail = error instanceof HermesError ? error.message : String(error);
     return { check: { status: 'fail', name: 'route', detail }, resolved: null };

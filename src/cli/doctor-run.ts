@@ -8,6 +8,7 @@ import { loadTransport } from '../transports/transport-registry.js';
 import { openCliContext } from './cli-context.js';
 import { styles, useColor } from './cli-output.js';
 import { openRoute } from './cli-route.js';
+import type { RouteFlags } from '../runtime/runtime-route.js';
 import { describeSessionLearned, listSessionLearned, sessionLabel } from './routes-learned.js';
 import {
   configCheck,
@@ -20,14 +21,14 @@ import {
   type DoctorCheck,
 } from './doctor-checks.js';
 
-/** Runs the checks and prints them; true when none failed. */
-export async function runDoctor(probe: boolean): Promise<boolean> {
-  const checks = await collectChecks(probe);
+/** Runs the checks (on the route the flags name, else the configured one) and prints them; true when none failed. */
+export async function runDoctor(probe: boolean, flags: RouteFlags = {}): Promise<boolean> {
+  const checks = await collectChecks(probe, flags);
   printChecks(checks);
   return !checks.some((check) => check.status === 'fail');
 }
 
-async function collectChecks(probe: boolean): Promise<DoctorCheck[]> {
+async function collectChecks(probe: boolean, flags: RouteFlags): Promise<DoctorCheck[]> {
   const home = hermesHome();
   const checks: DoctorCheck[] = [nodeCheck(), homeCheck(home)];
   const { check: configResult, config } = configCheck(home);
@@ -36,14 +37,14 @@ async function collectChecks(probe: boolean): Promise<DoctorCheck[]> {
   if (dotenv) checks.push(dotenv);
   const store = await storeCheck(home, config);
   checks.push(store, keysCheck());
-  const { check: route, resolved } = routeCheck(config);
+  const { check: route, resolved } = routeCheck(config, flags);
   checks.push(route);
   if (store.status !== 'fail') checks.push(await verdictsCheck(home, config, resolved?.route.model));
   if (config) checks.push(...(await mcpChecks(config, home)));
   if (probe) {
     checks.push(
       config && route.status !== 'fail'
-        ? await probeCheck(config)
+        ? await probeCheck(config, flags)
         : { status: 'fail', name: 'probe', detail: 'not sent: the route check failed' },
     );
   }
@@ -108,12 +109,12 @@ async function mcpChecks(config: HermesConfig, home: string): Promise<DoctorChec
 }
 
 /** One tiny non-streaming request ("Reply with OK", no tools, no reasoning): status and latency. */
-async function probeCheck(config: HermesConfig): Promise<DoctorCheck> {
+async function probeCheck(config: HermesConfig, flags: RouteFlags): Promise<DoctorCheck> {
   const context = openCliContext();
   const silent = { write: () => true } as unknown as NodeJS.WritableStream;
   let opened: Awaited<ReturnType<typeof openRoute>> | null = null;
   try {
-    opened = await openRoute({}, { ...context, config }, null, silent);
+    opened = await openRoute(flags, { ...context, config }, null, silent);
     const history: Message[] = [{ role: 'user', content: 'Reply with the single word OK.', timestamp: Date.now() }];
     const started = performance.now();
     const message = await (

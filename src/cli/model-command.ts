@@ -56,16 +56,23 @@ Examples:
 }
 
 async function listModels(json: boolean): Promise<void> {
-  const { loadConfig } = await import('../config/config-load.js');
+  const [{ loadConfig }, { knownRoute }] = await Promise.all([
+    import('../config/config-load.js'),
+    import('./model-routes.js'),
+  ]);
   const config = loadConfig(hermesHome());
-  const rows = PROVIDERS.map((info) => ({
-    provider: info.id,
-    api: info.api,
-    key_env: info.apiKeyEnv ?? null,
-    key_set: info.apiKeyEnv ? Boolean(process.env[info.apiKeyEnv]) : null,
-    default_model: info.defaultModel ?? null,
-    models: [...(providerModels(info.id)?.models ?? [])],
-  }));
+  const rows = PROVIDERS.map((info) => {
+    const models = [...(providerModels(info.id)?.models ?? [])];
+    return {
+      provider: info.id,
+      api: info.api,
+      key_env: info.apiKeyEnv ?? null,
+      key_set: info.apiKeyEnv ? Boolean(process.env[info.apiKeyEnv]) : null,
+      default_model: info.defaultModel ?? null,
+      models,
+      routes: models.map((model) => knownRoute(info, model, config)),
+    };
+  });
   const current = { provider: config.provider ?? null, model: config.model ?? null };
   if (json) {
     printJson({ current, providers: rows });

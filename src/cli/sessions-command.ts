@@ -9,6 +9,7 @@ import type { RouteFlags } from '../runtime/runtime-route.js';
 import { registerSessionsMigrateCommand } from './sessions-migrate-command.js';
 import { registerSessionsImportCommand } from './sessions-import-command.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
+import { listUserSessions } from '../storage/session-probe.js';
 
 /** Runs `body` with a CLI context; the store and config load on first use, not at registration. */
 async function withCliContext<T>(body: (context: CliContext) => Promise<T>): Promise<T> {
@@ -25,14 +26,16 @@ export function registerSessionsCommand(program: Command): void {
 
   sessions
     .command('list')
-    .description('List sessions, newest first.')
+    .description('List sessions, newest first (the sessions of hermes doctor --probe continuity are left out).')
     .option('--json', 'print JSON')
     .option('-n, --limit <n>', 'how many sessions to show', '50')
-    .action(async (flags: { json?: boolean; limit: string }) => {
+    .option('--probes', 'include the sessions of hermes doctor --probe continuity')
+    .action(async (flags: { json?: boolean; limit: string; probes?: boolean }) => {
       const limit = Number.parseInt(flags.limit, 10);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number');
       await withCliContext(async (context) => {
-        const list = await context.store().listSessions({ limit });
+        const store = context.store();
+        const list = flags.probes ? await store.listSessions({ limit }) : await listUserSessions(store, limit);
         if (flags.json) {
           printJson(list.map(sessionSummaryDocument));
           return;

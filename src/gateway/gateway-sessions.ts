@@ -4,6 +4,7 @@ import {
   type SessionDocument,
   type SessionSummaryDocument,
 } from '../storage/session-documents.js';
+import { listUserSessions } from '../storage/session-probe.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { badRequest, GatewayHttpError, unknownSession } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
@@ -18,14 +19,14 @@ import { MAX_SESSION_TITLE_LENGTH } from '../storage/session-store-rules.js';
 /** One row of `GET /v1/sessions`. */
 export type GatewaySessionSummary = SessionSummaryDocument;
 
-/** `GET /v1/sessions?limit=N`: newest first. */
+/** `GET /v1/sessions?limit=N`: newest first, without the continuity probe's sessions. */
 export async function listSessionsBody(
   store: SessionStore,
   limitText: string | undefined,
 ): Promise<{ object: 'list'; data: GatewaySessionSummary[] }> {
   const limit = limitText === undefined ? 100 : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1) throw badRequest('"limit" must be a positive whole number', 'limit');
-  const sessions = await store.listSessions({ limit });
+  const sessions = await listUserSessions(store, limit);
   return {
     object: 'list',
     data: sessions.map(sessionSummaryDocument),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { runProbeScript } from './scripted-probe.js';
 
 /**
  * A deterministic scripted "model" shared by every provider emulator. It is wire-agnostic: each
@@ -92,6 +93,7 @@ export function describeContinuity(report: ContinuityReport): string {
 
 /**
  * Runs the script (trailing client notes, {@link isClientNote}, skipped). Rules, in order:
+ * 0. The continuity probe's questions are answered by `scripted-probe.ts` (SPEC §26.5).
  * 1. The last message is a tool result: answer with a summary of it (final answer).
  * 2. The last user text asks for a tool that is offered — "call the tool NAME [with {JSON}]",
  *    "read the file X" / "read X",
@@ -111,6 +113,8 @@ export function runScript(input: ScriptInput): ScriptOutput {
   const turn = messages.filter((message) => message.role === 'assistant').length + 1;
   const continuity = describeContinuity(continuityReport(messages));
   const question = (lastUser?.text ?? '').trim();
+  const probe = runProbeScript(messages, { question, last, tools: input.tools, turn, continuity, seal: sealReasoning });
+  if (probe) return probe;
 
   const toolResult = last?.role === 'tool' ? last.text : last ? textToolResult(last) : undefined;
   if (toolResult !== undefined) {
