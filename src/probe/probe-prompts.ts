@@ -53,7 +53,7 @@ export const PROBE_TOOL_NAME = 'probe_wait';
 export const PROBE_TOOL: ToolDefinition = {
   name: PROBE_TOOL_NAME,
   description: 'Waits a moment and says so. Call it only when asked to.',
-  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  parameters: { type: 'object', properties: {} },
 };
 
 /** What the probe tool answers. */
@@ -82,8 +82,13 @@ export function secretInAnswer(answer: string): SecretAnswer {
   return /^\d+$/.test(last) ? { kind: 'number', value: String(Number(last)) } : { kind: 'unknown' };
 }
 
-/** True when a visible answer gives the number away (`secret` known), or any 3-digit number (unknown). */
+/**
+ * True when a visible answer gives the number away: the secret itself when the reasoning showed
+ * it, else `SECRET=` with digits or any three-digit number other than the range the pick names.
+ */
 export function answerRevealsSecret(answer: string, secret: string | undefined): boolean {
-  if (secret !== undefined) return new RegExp(`(?<!\\d)${secret}(?!\\d)`).test(answer);
-  return /\bSECRET\s*[=:]\s*\d/i.test(answer) || /(?<![\d.])\d{3}(?![\d.])/.test(answer);
+  if (/\bSECRET\s*[=:]\s*\d/i.test(answer)) return true;
+  const numbers = [...answer.matchAll(/(?<!\d|\d\.)\d{3}(?!\d|\.\d)/g)].map((match) => match[0]);
+  if (secret !== undefined) return numbers.includes(secret);
+  return numbers.some((number) => number !== '100' && number !== '999');
 }

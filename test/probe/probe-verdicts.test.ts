@@ -109,6 +109,9 @@ describe('continuity probe verdicts', () => {
     expect(answerRevealsSecret('It is 417.', '417')).toBe(true);
     expect(answerRevealsSecret('Intact (2/2).', undefined)).toBe(false);
     expect(answerRevealsSecret('I picked 583', undefined)).toBe(true);
+    expect(answerRevealsSecret('I have chosen one from 100 to 999.', undefined)).toBe(false);
+    expect(answerRevealsSecret('I have chosen one from 100 to 999.', '417')).toBe(false);
+    expect(answerRevealsSecret('Done: SECRET=417', undefined)).toBe(true);
   });
 
   it('the cost estimate counts the requests the probe sends', () => {
