@@ -35,9 +35,10 @@ export interface DoorProtocol {
   name: string;
   /** `POST /v1/messages`. */
   label: string;
-  path: string;
-  /** The header that names the client's session. */
-  sessionHeader: string;
+  /** The request path for a model (a Gemini-wire door names the model in its path). */
+  path(model: string): string;
+  /** The header that names the client's session (none: the client's turns are stateless). */
+  sessionHeader?: string;
   headers: Readonly<Record<string, string>>;
   body(history: readonly JsonValue[], options: DoorBodyOptions): JsonObject;
   userItem(text: string): JsonValue;
@@ -53,7 +54,7 @@ const count = (value: unknown): number => (typeof value === 'number' ? value : 0
 export const MESSAGES_DOOR: DoorProtocol = {
   name: 'messages',
   label: 'POST /v1/messages',
-  path: '/v1/messages',
+  path: () => '/v1/messages',
   sessionHeader: 'x-claude-code-session-id',
   headers: { 'anthropic-version': '2023-06-01', 'x-api-key': 'hermes-probe' },
   body: (history, options) => ({
@@ -88,7 +89,7 @@ export const MESSAGES_DOOR: DoorProtocol = {
 export const RESPONSES_DOOR: DoorProtocol = {
   name: 'responses',
   label: 'POST /v1/responses',
-  path: '/v1/responses',
+  path: () => '/v1/responses',
   sessionHeader: 'session_id',
   headers: { authorization: 'Bearer hermes-probe' },
   body: (history, options) => ({
@@ -135,7 +136,7 @@ export const RESPONSES_DOOR: DoorProtocol = {
 export const CHAT_DOOR: DoorProtocol = {
   name: 'chat',
   label: 'POST /v1/chat/completions',
-  path: '/v1/chat/completions',
+  path: () => '/v1/chat/completions',
   sessionHeader: 'x-session-id',
   headers: { authorization: 'Bearer hermes-probe' },
   body: (history, options) => ({

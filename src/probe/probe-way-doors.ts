@@ -56,7 +56,9 @@ async function openDoor(protocol: DoorProtocol, environment: ProbeEnvironment): 
   const limitMs = 2 * (environment.settings.timeouts?.total ?? DEFAULT_TIMEOUTS.total);
   const model = environment.route.route.model;
 
-  const newSession = async (title: string): Promise<string> => {
+  // The gateway mirrors a named session: made first, marked as a probe, so it is never listed.
+  const newSession = async (title: string): Promise<string | undefined> => {
+    if (protocol.sessionHeader === undefined) return undefined;
     const id = newSessionId();
     await environment.store.createSession({ id, title, modelConfig: probeMark(protocol.name) });
     sessions.push(id);
@@ -65,8 +67,8 @@ async function openDoor(protocol: DoorProtocol, environment: ProbeEnvironment): 
 
   const post = async (url: string, history: readonly JsonValue[], system: string, sessionId?: string) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...protocol.headers };
-    if (sessionId !== undefined) headers[protocol.sessionHeader] = sessionId;
-    const response = await fetch(`${url}${protocol.path}`, {
+    if (sessionId !== undefined && protocol.sessionHeader !== undefined) headers[protocol.sessionHeader] = sessionId;
+    const response = await fetch(`${url}${protocol.path(model)}`, {
       method: 'POST',
       headers,
       body: JSON.stringify(protocol.body(history, { model, system })),
@@ -81,7 +83,7 @@ async function openDoor(protocol: DoorProtocol, environment: ProbeEnvironment): 
 
   const conversation = (
     url: string,
-    sessionId: string,
+    sessionId: string | undefined,
     history: JsonValue[],
     turns: HeldTurn[],
   ): ProbeConversation => ({

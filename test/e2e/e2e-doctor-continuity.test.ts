@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJson, runHermes, useE2e } from '../support/e2e.js';
+import { hasTmux, openTerminal } from '../support/terminal.js';
 
 /**
  * `hermes doctor --probe continuity` through the real binary (SPEC §26.5): `kept` on routes that
@@ -129,6 +130,37 @@ describe('hermes doctor --probe continuity', () => {
     expect(run.stdout + run.stderr).not.toContain('sk-probe-secret');
     expect(emulator.requests.length).toBeGreaterThanOrEqual(9);
   });
+
+  it.skipIf(!hasTmux)(
+    'a real route on a terminal: the cost question; no sends nothing, yes runs the probe',
+    async () => {
+      const emulator = await e2e.chat({ persona: 'deepseek' });
+      const sandbox = e2e.sandbox();
+      const args = ['--probe', 'continuity', '--provider', 'deepseek', '--base-url', emulator.baseUrl];
+      const env = { DEEPSEEK_API_KEY: 'sk-probe' };
+      const declined = openTerminal(args, sandbox, env, 'doctor');
+      try {
+        await declined.waitFor(/output tokens, \$[\d.]+–\$[\d.]+ at .*\. Run it\? \[y\/N\]/);
+        await declined.type('n');
+        await declined.keys('Enter');
+        expect(await declined.exited()).toBe(1);
+        expect(await declined.screen()).toContain('hermes: the continuity probe was not run');
+        expect(emulator.requests).toHaveLength(0);
+      } finally {
+        await declined.close();
+      }
+      const accepted = openTerminal(args, sandbox, env, 'doctor');
+      try {
+        await accepted.waitFor(/Run it\? \[y\/N\]/);
+        await accepted.type('y');
+        await accepted.keys('Enter');
+        expect(await accepted.exited()).toBe(0);
+        expect(await accepted.screen()).toMatch(/verdict: kept/);
+      } finally {
+        await accepted.close();
+      }
+    },
+  );
 
   it('error when requests fail, with the provider text (exit 1)', async () => {
     const faults = Array.from({ length: 12 }, () => ({ kind: 'status' as const, status: 400 }));

@@ -42,8 +42,13 @@ function quote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Starts `hermes chat ARGS` in a 100 × 40 tmux terminal in the sandbox's workspace. */
-export function openTerminal(args: string[], sandbox: Sandbox, env: Record<string, string> = {}): Terminal {
+/** Starts `hermes chat ARGS` (or `hermes COMMAND ARGS`) in a 100 × 40 tmux terminal in the sandbox's workspace. */
+export function openTerminal(
+  args: string[],
+  sandbox: Sandbox,
+  env: Record<string, string> = {},
+  command = 'chat',
+): Terminal {
   const directory = mkdtempSync(join(tmpdir(), 'hermes-tmux-'));
   const socket = join(directory, 'tmux.sock');
   const log = join(directory, 'output.log');
@@ -57,8 +62,8 @@ export function openTerminal(args: string[], sandbox: Sandbox, env: Record<strin
   // The shell traps Ctrl-C's SIGINT (a trap runs only once the foreground command ended, POSIX
   // 2.11), so it outlives hermes, which gets the signal with its default disposition.
   const statusFile = join(directory, 'exit-status');
-  const hermes = [process.execPath, HERMES_BIN, 'chat', ...args].map(quote).join(' ');
-  const command = `trap : INT; ${hermes}; echo $? > ${quote(statusFile)}`;
+  const hermes = [process.execPath, HERMES_BIN, command, ...args].map(quote).join(' ');
+  const shell = `trap : INT; ${hermes}; echo $? > ${quote(statusFile)}`;
   execFileSync(
     'tmux',
     [
@@ -76,7 +81,7 @@ export function openTerminal(args: string[], sandbox: Sandbox, env: Record<strin
       'hermes',
       '-c',
       sandbox.workspace,
-      command,
+      shell,
     ],
     { env: childEnv },
   );
