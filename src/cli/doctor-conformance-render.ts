@@ -206,13 +206,14 @@ run on every built-in emulator persona, through every way into Hermes (how the p
 how to run it on your own route: [continuity.md](continuity.md)).
 
 In each probe the model first chooses a secret number in its private reasoning and never writes
-it. Then four scenarios ask for it, each in a conversation of its own:
+it. Then four scenarios ask for it, each in a copy of the conversation of its own:
 
-- \`tool-loop\`: the model calls a tool first, then answers (a branch of the conversation);
+- \`tool-loop\`: the model calls a tool first, then answers;
 - \`resume\`: the conversation itself, continued from a fresh start (here: its state.db opened
   anew and a new runtime, or a new gateway for the doors; \`hermes doctor\` resumes in a new process);
 - \`compaction\`: after the earlier turns were summarised, the pick kept verbatim;
-- \`branch\`: in a branch of the conversation.
+- \`branch\`: in a branch (\`hermes sessions branch\`; at a door, the client's history forked under a
+  new session id, where the other scenarios keep the conversation's own).
 
 The emulators play it honestly: a number is drawn at random and written only in the reasoning;
 asked later, an emulator recalls it only from the reasoning that came back to it (readable

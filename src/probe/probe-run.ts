@@ -25,9 +25,11 @@ import { judgeScenarios, overallVerdict, type ScenarioOutcome } from './probe-ve
 /**
  * The hidden-number probe (SPEC §26.5) on one way in: two warm-up turns, the pick (a secret
  * number chosen in the model's private reasoning), then each scenario asks for the number in a
- * conversation of its own, so no scenario sees another's answer: `tool-loop` (a branch that
- * calls the probe's tool first), `branch`, `compaction` (a branch compacted with the pick in the
- * kept tail) and, last, `resume` (the conversation itself, continued from a fresh start).
+ * copy of its own, so no scenario sees another's answer: `tool-loop` (the model calls the probe's
+ * tool first), `compaction` (the copy compacted, the pick in the kept tail), `branch` (a branch as
+ * a user makes one) and, last, `resume` (the conversation itself, continued from a fresh start).
+ * They run one after another: at a door the copies share the gateway's mirrored session, and its
+ * order of turns must not depend on timing.
  */
 
 /** What the probe tells its caller while it runs. */
@@ -91,15 +93,12 @@ export async function runContinuityProbe(
         return { error: oneLine(error) };
       }
     };
-    // The three branches are independent conversations: they run side by side.
-    const [toolLoop, branch, compaction] = await Promise.all([
-      ask('tool-loop', async () => (await base.branch()).turn(PROBE_TOOL_LOOP_ASK)),
-      ask('branch', async () => (await base.branch()).turn(PROBE_ASK)),
-      ask('compaction', async () => {
-        const compacted = add(await (await base.branch()).compact());
-        return compacted.conversation.turn(PROBE_ASK);
-      }),
-    ]);
+    const toolLoop = await ask('tool-loop', async () => (await base.fork()).turn(PROBE_TOOL_LOOP_ASK));
+    const compaction = await ask('compaction', async () => {
+      const compacted = add(await (await base.fork()).compact());
+      return compacted.conversation.turn(PROBE_ASK);
+    });
+    const branch = await ask('branch', async () => (await base.branch()).turn(PROBE_ASK));
     // Last: it continues the pick's own conversation.
     const resume = await ask('resume', async () => (await base.resume()).turn(PROBE_ASK));
     const outcomes = { 'tool-loop': toolLoop, resume, compaction, branch };

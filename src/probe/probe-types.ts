@@ -102,7 +102,14 @@ export interface ProbeTurn {
 export interface ProbeConversation {
   /** One user turn; the client runs `probe_wait` when the model calls it. */
   turn(text: string): Promise<ProbeTurn>;
-  /** A copy that goes on separately (`hermes sessions branch`, a client forking its history). */
+  /**
+   * A copy that goes on separately as the same conversation, so a scenario never sees another's
+   * answer: a copy of the stored session on the CLI (a session is its history), the client's
+   * history under the same session id at a door (the client continues; the gateway's mirror is
+   * the same session).
+   */
+  fork(): Promise<ProbeConversation>;
+  /** A branch as a user makes one (`hermes sessions branch`, a client forking under a new session id). */
   branch(): Promise<ProbeConversation>;
   /** The conversation compacted: earlier turns summarised, the last turn kept verbatim. */
   compact(): Promise<{ conversation: ProbeConversation; usage: ProbeUsage }>;

@@ -91,6 +91,7 @@ export const CLI_WAY_IN: ProbeWayIn = {
       Promise.reject(new HermesError(`a resumed probe conversation cannot ${what}`));
     const resumed = (sessionId: string): ProbeConversation => ({
       turn: (text) => environment.freshStart.askInSession(sessionId, text),
+      fork: cannot('fork'),
       branch: cannot('branch'),
       compact: cannot('compact'),
       resume: async () => resumed(sessionId),
@@ -103,6 +104,11 @@ export const CLI_WAY_IN: ProbeWayIn = {
           if (!exists) sessions.push(sessionId);
           exists = true;
           return turn;
+        },
+        async fork() {
+          const child = await store.forkSession(sessionId, { title: 'continuity probe (scenario)' });
+          sessions.push(child.id);
+          return stored(child.id, true);
         },
         async branch() {
           const child = await store.forkSession(sessionId, { title: 'continuity probe (branch)' });

@@ -20,8 +20,8 @@ import { PROBE_REASONING } from './probe-way-cli.js';
 
 /**
  * A gateway door as a way in: an in-process gateway on loopback serving the route, and a client
- * that holds the history as the door's real clients do. A branch forks the client's history
- * under a new session id; compaction is the client's own (a summary side request, then the
+ * that holds the history as the door's real clients do. A scenario's own copy is the client's
+ * history under the same session id, a branch forks it under a new one; compaction is the client's own (a summary side request, then the
  * summary and the last turn verbatim, the session id kept, as Claude Code keeps it); a resume
  * sends the same history to a fresh gateway over a newly opened store.
  */
@@ -108,6 +108,13 @@ async function openDoor(protocol: DoorProtocol, environment: ProbeEnvironment): 
       }
       throw new HermesError(`no final answer after ${DOOR_TURN_REQUESTS} requests`);
     },
+    fork: async () =>
+      conversation(
+        url,
+        sessionId,
+        structuredClone(history),
+        turns.map((turn) => ({ ...turn })),
+      ),
     async branch() {
       const id = await newSession('continuity probe (branch)');
       return conversation(
