@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runConformanceMatrix } from '../../src/cli/doctor-conformance.js';
+import type { ConformanceMatrix } from '../../src/cli/doctor-conformance-routes.js';
 import {
   renderConformanceDocument,
   spliceReadmeDefects,
@@ -20,11 +21,9 @@ import { scaledTimeout } from '../support/timeouts.js';
 const read = (file: string): string => readFileSync(join(process.cwd(), file), 'utf8');
 
 describe('docs/conformance.md', () => {
-  let rendered: ConformanceDocuments | undefined;
-  const matrix = async (): Promise<ConformanceDocuments> => {
-    rendered ??= renderConformanceDocument(await runConformanceMatrix());
-    return rendered;
-  };
+  let run: Promise<ConformanceMatrix> | undefined;
+  const results = (): Promise<ConformanceMatrix> => (run ??= runConformanceMatrix());
+  const matrix = async (): Promise<ConformanceDocuments> => renderConformanceDocument(await results());
 
   it(
     'is what the probe finds today (npm run conformance rewrites it)',
@@ -55,6 +54,19 @@ describe('docs/conformance.md', () => {
     expect(Number(routes?.[2])).toBeGreaterThanOrEqual(4);
     expect(total).toBe(Number(routes?.[3]));
     expect(document).not.toMatch(/\| — \|/);
+  });
+
+  it('through hermes chat: kept on every route that reads every earlier turn, not-read where the table sends nothing', async () => {
+    const { rows } = await results();
+    for (const row of rows) {
+      const cell = row.cells['cli'];
+      const expected = row.reads.startsWith('every earlier turn') ? 'kept' : 'not-read';
+      expect({ route: `${row.route.persona} ${row.route.model}`, verdict: cell?.verdict }).toEqual({
+        route: `${row.route.persona} ${row.route.model}`,
+        verdict: expected,
+      });
+    }
+    expect(rows.filter((row) => row.cells['cli']?.verdict === 'kept').length).toBeGreaterThanOrEqual(20);
   });
 
   it('a stale document or README list is seen as stale', () => {
