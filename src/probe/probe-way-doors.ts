@@ -86,76 +86,67 @@ async function openDoor(protocol: DoorProtocol, environment: ProbeEnvironment): 
     sessionId: string | undefined,
     history: JsonValue[],
     turns: HeldTurn[],
-  ): ProbeConversation => ({
-    async turn(text) {
-      const held: HeldTurn = { start: history.length, user: text, answer: '' };
-      history.push(protocol.userItem(text));
-      const usage: ProbeUsage = { input: 0, output: 0, requests: 0 };
-      const reasoning: string[] = [];
-      for (let request = 0; request < DOOR_TURN_REQUESTS; request += 1) {
-        const answer = await post(url, history, PROBE_SYSTEM_PROMPT, sessionId);
-        history.push(...answer.items);
-        usage.input += answer.usage.input;
-        usage.output += answer.usage.output;
-        usage.requests += 1;
-        if (answer.reasoning) reasoning.push(answer.reasoning);
-        if (answer.calls.length === 0) {
-          held.answer = answer.text;
-          turns.push(held);
-          return { answer: answer.text, reasoning: reasoning.join('\n\n'), usage } satisfies ProbeTurn;
-        }
-        history.push(...protocol.toolResults(answer.calls, PROBE_TOOL_RESULT));
-      }
-      throw new HermesError(`no final answer after ${DOOR_TURN_REQUESTS} requests`);
-    },
-    fork: async () =>
+  ): ProbeConversation => {
+    // The client's copy of this conversation, sent to `atUrl` under session `id`.
+    const copy = (atUrl: string, id: string | undefined): ProbeConversation =>
       conversation(
-        url,
-        sessionId,
-        structuredClone(history),
-        turns.map((turn) => ({ ...turn })),
-      ),
-    async branch() {
-      const id = await newSession('continuity probe (branch)');
-      return conversation(
-        url,
+        atUrl,
         id,
         structuredClone(history),
         turns.map((turn) => ({ ...turn })),
       );
-    },
-    async compact() {
-      const last = turns[turns.length - 1];
-      if (!last || turns.length < 2) throw new HermesError('nothing to compact: one turn only');
-      const transcript = turns
-        .slice(0, -1)
-        .map((turn) => `user: ${turn.user}\nassistant: ${turn.answer}`)
-        .join('\n');
-      // A side request without the session, as clients send their summary requests.
-      const system = `${PROBE_SUMMARY_PROMPT}\n\n<transcript>\n${transcript}\n</transcript>`;
-      const summary = await post(url, [protocol.userItem('Write the summary now.')], system);
-      const kept = history.slice(last.start);
-      const compacted = [protocol.userItem(`[Summary of the earlier conversation]\n${summary.text}`), ...kept];
-      const keptTurn: HeldTurn = { ...last, start: 1 };
-      return {
-        conversation: conversation(url, sessionId, compacted, [keptTurn]),
-        usage: { input: summary.usage.input, output: summary.usage.output, requests: 1 },
-      };
-    },
-    async resume() {
-      if (resumedUrl === undefined) {
-        const store = await environment.freshStart.openStore();
-        freshStores.push(store);
-        resumedUrl = await start(store);
-      }
-      return conversation(
-        resumedUrl,
-        sessionId,
-        structuredClone(history),
-        turns.map((turn) => ({ ...turn })),
-      );
-    },
-  });
+    return {
+      async turn(text) {
+        const held: HeldTurn = { start: history.length, user: text, answer: '' };
+        history.push(protocol.userItem(text));
+        const usage: ProbeUsage = { input: 0, output: 0, requests: 0 };
+        const reasoning: string[] = [];
+        for (let request = 0; request < DOOR_TURN_REQUESTS; request += 1) {
+          const answer = await post(url, history, PROBE_SYSTEM_PROMPT, sessionId);
+          history.push(...answer.items);
+          usage.input += answer.usage.input;
+          usage.output += answer.usage.output;
+          usage.requests += 1;
+          if (answer.reasoning) reasoning.push(answer.reasoning);
+          if (answer.calls.length === 0) {
+            held.answer = answer.text;
+            turns.push(held);
+            return { answer: answer.text, reasoning: reasoning.join('\n\n'), usage } satisfies ProbeTurn;
+          }
+          history.push(...protocol.toolResults(answer.calls, PROBE_TOOL_RESULT));
+        }
+        throw new HermesError(`no final answer after ${DOOR_TURN_REQUESTS} requests`);
+      },
+      fork: async () => copy(url, sessionId),
+      branch: async () => copy(url, await newSession('continuity probe (branch)')),
+      async compact() {
+        const last = turns[turns.length - 1];
+        if (!last || turns.length < 2) throw new HermesError('nothing to compact: one turn only');
+        const transcript = turns
+          .slice(0, -1)
+          .map((turn) => `user: ${turn.user}\nassistant: ${turn.answer}`)
+          .join('\n');
+        // A side request without the session, as clients send their summary requests.
+        const system = `${PROBE_SUMMARY_PROMPT}\n\n<transcript>\n${transcript}\n</transcript>`;
+        const summary = await post(url, [protocol.userItem('Write the summary now.')], system);
+        const kept = history.slice(last.start);
+        const compacted = [protocol.userItem(`[Summary of the earlier conversation]\n${summary.text}`), ...kept];
+        const keptTurn: HeldTurn = { ...last, start: 1 };
+        return {
+          conversation: conversation(url, sessionId, compacted, [keptTurn]),
+          usage: { input: summary.usage.input, output: summary.usage.output, requests: 1 },
+        };
+      },
+      async resume() {
+        if (resumedUrl === undefined) {
+          const store = await environment.freshStart.openStore();
+          freshStores.push(store);
+          resumedUrl = await start(store);
+        }
+        return copy(resumedUrl, sessionId);
+      },
+    };
+  };
 
   return {
     start: async () => conversation(firstUrl, await newSession('continuity probe'), [], []),
