@@ -103,7 +103,7 @@ export class WarmHistories {
 }
 
 /** Store methods that change a session's messages other than by appending (first argument: the session id). */
-const HISTORY_REWRITES = new Set<string>(['undoLastExchange', 'deleteSession']);
+const HISTORY_REWRITES = new Set<string>(['undoLastExchange', 'compactInPlace', 'deleteSession']);
 
 /** Store methods that change a session's version without a result that says which (first argument: the session id). */
 const VERSION_WRITES = new Set<string>(['appendMessage', 'appendMessages', 'updateSession', 'patchModelConfig']);

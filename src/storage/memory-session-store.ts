@@ -25,6 +25,14 @@ import {
 import { checkTurnWrite, leaseFromClaim, mayTakeLease, SessionBusyError } from './session-lease.js';
 import type { LeaseRecord } from './session-lease.js';
 import { isUndone, UNDONE_KEY, undoStart, visibleMessages } from './session-undo.js';
+import { archiveCandidateOf, archivedBy, archivePlan, ARCHIVED_KEY, withoutArchived } from './session-archive.js';
+import {
+  checkedSearchText,
+  searchableFieldsOf,
+  searchLimit,
+  searchMatch,
+  type MessageSearchHit,
+} from './session-search.js';
 
 /** Options for {@link createMemorySessionStore}. */
 export interface MemorySessionStoreOptions {
@@ -171,13 +179,16 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       append(sessionId, messages);
       if (appendOptions.session) updateFields(sessionId, appendOptions.session);
     },
-    listMessages: async (sessionId, listOptions = {}) =>
-      structuredClone(visibleMessages(sessions.get(sessionId)?.messages ?? [], listOptions.includeUndone)),
+    listMessages: async (sessionId, listOptions = {}) => {
+      const stored = withoutArchived(sessions.get(sessionId)?.messages ?? [], listOptions.includeArchived);
+      return structuredClone(visibleMessages(stored, listOptions.includeUndone));
+    },
     undoLastExchange: async (sessionId) => {
       const stored = requireSession(sessionId);
-      const start = undoStart(stored.messages.map((message) => ({ role: message.role, undone: isUndone(message) })));
+      const live = withoutArchived(stored.messages, false);
+      const start = undoStart(live.map((message) => ({ role: message.role, undone: isUndone(message) })));
       if (start < 0) return 0;
-      const marked = stored.messages.slice(start).filter((message) => !isUndone(message));
+      const marked = live.slice(start).filter((message) => !isUndone(message));
       for (const message of marked) (message as unknown as Record<string, unknown>)[UNDONE_KEY] = true;
       touch(stored.record);
       return marked.length;
@@ -200,6 +211,50 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       if (lease.releaseId !== null && leases.get(sessionId)?.leaseId === lease.releaseId) leases.delete(sessionId);
       const held = lease.releaseId === null ? lease.acquired : null;
       return { version: stored.record.version, lease: held === null ? null : structuredClone(held) };
+    },
+
+    compactInPlace: async (sessionId, compaction) => {
+      const stored = requireSession(sessionId);
+      // Every check and copy before any change, as in writeTurn.
+      checkTurnWrite(sessionId, compaction, leases.get(sessionId) ?? null, now());
+      if (compaction.expectedVersion !== undefined && compaction.expectedVersion !== stored.record.version) {
+        throw new SessionChangedError(sessionId, compaction.expectedVersion, stored.record.version);
+      }
+      const plan = archivePlan(stored.messages.map(archiveCandidateOf), compaction.from, compaction.to);
+      const messages = compaction.messages.map((message) => jsonCopy(message, 'message'));
+      const patch = compaction.modelConfig === undefined ? undefined : jsonCopy(compaction.modelConfig, 'model config');
+      for (const index of plan.archive) {
+        (stored.messages[index] as unknown as Record<string, unknown>)[ARCHIVED_KEY] = plan.compaction;
+      }
+      const replaced = new Set(plan.replace);
+      stored.messages = [...stored.messages.filter((_message, index) => !replaced.has(index)), ...messages];
+      if (patch !== undefined) stored.record.modelConfig = mergeModelConfig(stored.record.modelConfig, patch);
+      touch(stored.record);
+      return { compaction: plan.compaction, archived: plan.archive.length, version: stored.record.version };
+    },
+    searchMessages: async (text, searchOptions) => {
+      const limit = searchLimit(searchOptions);
+      checkedSearchText(text);
+      const hits: MessageSearchHit[] = [];
+      for (const stored of newestFirst()) {
+        if (searchOptions?.sessionId !== undefined && stored.record.id !== searchOptions.sessionId) continue;
+        for (const [position, message] of stored.messages.entries()) {
+          const match = searchMatch(searchableFieldsOf(message), text);
+          if (match === null) continue;
+          const timestamp = typeof message.timestamp === 'number' ? message.timestamp : null;
+          hits.push({
+            sessionId: stored.record.id,
+            title: stored.record.title,
+            position,
+            role: message.role,
+            archived: archivedBy(message),
+            timestamp,
+            ...match,
+          });
+          if (hits.length === limit) return hits;
+        }
+      }
+      return hits;
     },
 
     patchModelConfig: async (sessionId, patch) => {

@@ -107,6 +107,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE requests ADD COLUMN error text;
   `,
+  // 5: in-place compaction (SPEC §26.6): a compacted message stays stored, archived by compaction
+  // N of its session; the live history is read through the partial index and never touches them.
+  `
+  ALTER TABLE messages ADD COLUMN archived integer;
+  CREATE INDEX messages_live ON messages (session_id, seq) WHERE archived IS NULL;
+  `,
 ];
 
 /** The schema version this build writes. */

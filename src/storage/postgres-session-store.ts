@@ -47,7 +47,9 @@ import {
 } from './session-store-rules.js';
 import { decodeMessageRows, encodeMessage, type EncodedMessage } from './sqlite-message-codec.js';
 import { guardStore } from './storage-errors.js';
-import { undoRowUpdates, visibleMessages, type UndoRow } from './session-undo.js';
+import { isUndoneExtra, undoRowUpdates, visibleMessages, type UndoRow } from './session-undo.js';
+import { archivePlan, type InPlaceCompaction, type InPlaceCompactionResult } from './session-archive.js';
+import { checkedSearchText, likePattern, searchHitsOf, searchLimit, type SearchRow } from './session-search.js';
 
 /** Options for {@link openPostgresSessionStore}. */
 export interface PostgresSessionStoreOptions {
@@ -187,6 +189,39 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     return { version: locked.version + (written ? 1 : 0), lease: lease.releaseId === null ? lease.acquired : null };
   };
 
+  /** One in-place compaction: under the session row's lock, like every other write to the session. */
+  const compactInPlace = async (
+    client: PoolClient,
+    sessionId: string,
+    compaction: InPlaceCompaction,
+    encoded: readonly EncodedMessage[],
+  ): Promise<InPlaceCompactionResult> => {
+    const locked = (await run<{ model_config: string; version: number }>(SQL.lockSession, [sessionId], client)).rows[0];
+    if (locked === undefined) throw unknownSessionError(sessionId);
+    const leaseRow =
+      compaction.leaseId !== undefined ? (await run(SQL.leaseBySession, [sessionId], client)).rows[0] : undefined;
+    checkTurnWrite(sessionId, compaction, leaseRow === undefined ? null : leaseFromRow(leaseRow), now());
+    if (compaction.expectedVersion !== undefined && compaction.expectedVersion !== locked.version) {
+      throw new SessionChangedError(sessionId, compaction.expectedVersion, locked.version);
+    }
+    const rows = (
+      await run<{ seq: number; archived: number | null; extra: string | null }>(SQL.archiveRows, [sessionId], client)
+    ).rows;
+    const plan = archivePlan(
+      rows.map((row) => ({ key: row.seq, archived: row.archived, undone: isUndoneExtra(row.extra) })),
+      compaction.from,
+      compaction.to,
+    );
+    if (plan.archive.length) await run(SQL.markArchived, [plan.compaction, sessionId, plan.archive], client);
+    if (plan.replace.length) await run(SQL.deleteMessages, [sessionId, plan.replace], client);
+    await insertRows(client, sessionId, encoded);
+    if (compaction.modelConfig !== undefined) {
+      const merged = mergeModelConfig(parseModelConfig(locked.model_config), compaction.modelConfig);
+      await run(SQL.writeModelConfig, [stringifyJson(merged, 'model config'), now(), sessionId], client);
+    } else await run(SQL.touchSession, [now(), sessionId], client);
+    return { compaction: plan.compaction, archived: plan.archive.length, version: locked.version + 1 };
+  };
+
   const insertSession = async (client: PoolClient, input: NewSession): Promise<string> => {
     const id = input.id ?? newSessionId(new Date(now()));
     if ((await run(SQL.sessionExists, [id], client)).rowCount) throw duplicateSessionError(id);
@@ -243,7 +278,8 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     },
     listMessages: async (sessionId, listOptions = {}) => {
       const report = listOptions.onUndecodable ?? options.onUndecodable ?? (() => undefined);
-      const result = await run<unknown[]>({ ...SQL.listMessages, rowMode: 'array' } as QueryConfig, [sessionId]);
+      const statement = listOptions.includeArchived ? SQL.listAllMessages : SQL.listMessages;
+      const result = await run<unknown[]>({ ...statement, rowMode: 'array' } as QueryConfig, [sessionId]);
       const messages = decodeMessageRows(result.rows as unknown[][], (row) => report({ sessionId, ...row }));
       return visibleMessages(messages, listOptions.includeUndone);
     },
@@ -260,6 +296,17 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     writeTurn: async (sessionId, write) => {
       const encoded = (write.messages ?? []).map(encodeMessage);
       return transaction((client) => writeTurn(client, sessionId, write, encoded));
+    },
+
+    compactInPlace: async (sessionId, compaction) => {
+      const encoded = compaction.messages.map(encodeMessage);
+      return transaction((client) => compactInPlace(client, sessionId, compaction, encoded));
+    },
+    searchMessages: async (text, searchOptions) => {
+      const limit = searchLimit(searchOptions);
+      const pattern = likePattern(checkedSearchText(text));
+      const rows = (await run<SearchRow>(SQL.searchMessages, [pattern, searchOptions?.sessionId ?? null, limit])).rows;
+      return searchHitsOf(rows, text);
     },
 
     patchModelConfig: async (sessionId, patch) =>

@@ -76,12 +76,38 @@ export const SQL = {
     `INSERT INTO messages (session_id, seq, ${VALUE_COLUMNS})
      SELECT $1, seq, ${VALUE_COLUMNS} FROM messages WHERE session_id = $2 ORDER BY seq`,
   ),
+  // The live history: archived rows (session-archive.ts) stay out, read through `messages_live`.
   listMessages: query(
     'list_messages',
+    `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = $1 AND archived IS NULL ORDER BY seq`,
+  ),
+  listAllMessages: query(
+    'list_all_messages',
     `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = $1 ORDER BY seq`,
   ),
   // `/undo` reads role and private keys only, then rewrites `extra` row by row (session-undo.ts).
-  undoRows: query('undo_rows', 'SELECT seq, role, extra FROM messages WHERE session_id = $1 ORDER BY seq'),
+  undoRows: query(
+    'undo_rows',
+    'SELECT seq, role, extra FROM messages WHERE session_id = $1 AND archived IS NULL ORDER BY seq',
+  ),
+  // In-place compaction reads what it decides on, then marks or removes rows (session-archive.ts).
+  archiveRows: query('archive_rows', 'SELECT seq, archived, extra FROM messages WHERE session_id = $1 ORDER BY seq'),
+  markArchived: query(
+    'mark_archived',
+    'UPDATE messages SET archived = $1 WHERE session_id = $2 AND seq = ANY($3::integer[])',
+  ),
+  deleteMessages: query('delete_messages', 'DELETE FROM messages WHERE session_id = $1 AND seq = ANY($2::integer[])'),
+  searchMessages: query(
+    'search_messages',
+    `SELECT m.session_id, s.title, m.role, m.archived, m.timestamp, m.content, m.tool_calls, m.reasoning_content,
+       m.reasoning,
+       (SELECT COUNT(*) FROM messages x WHERE x.session_id = m.session_id AND x.seq < m.seq)::integer AS position
+     FROM messages m JOIN sessions s ON s.id = m.session_id
+     WHERE ($2::text IS NULL OR m.session_id = $2)
+       AND (m.content ILIKE $1 ESCAPE '\\' OR m.tool_calls ILIKE $1 ESCAPE '\\'
+         OR m.reasoning_content ILIKE $1 ESCAPE '\\' OR m.reasoning ILIKE $1 ESCAPE '\\')
+     ORDER BY s.updated_at DESC, s.created_order DESC, m.seq LIMIT $3`,
+  ),
   writeExtra: query('write_extra', 'UPDATE messages SET extra = $1 WHERE session_id = $2 AND seq = $3'),
   verdictLock: query('verdict_lock', 'SELECT pg_advisory_xact_lock($1, hashtext($2))'),
   verdictByKey: query('verdict_by_key', 'SELECT * FROM verdicts WHERE route_key = $1'),

@@ -140,6 +140,7 @@ const SESSION_WRITES = new Set<string>([
   'appendMessage',
   'appendMessages',
   'writeTurn',
+  'compactInPlace',
   'patchModelConfig',
   'updateSession',
   'recordRequest',

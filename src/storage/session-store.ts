@@ -1,6 +1,11 @@
 import type { JsonObject } from '../core/json.js';
 import type { Message } from '../core/message.js';
 import type { LeaseClaim, LeaseRecord } from './session-lease.js';
+import type { InPlaceCompaction, InPlaceCompactionResult } from './session-archive.js';
+import type { MessageSearchHit, MessageSearchOptions } from './session-search.js';
+
+export type { InPlaceCompaction, InPlaceCompactionResult } from './session-archive.js';
+export type { MessageSearchHit, MessageSearchOptions, SearchField } from './session-search.js';
 
 /** A stored session (without its messages). Times are epoch milliseconds. */
 export interface SessionRecord {
@@ -164,6 +169,12 @@ export interface ListMessagesOptions {
    * Default false: the history a request is built from (`session-undo.ts`).
    */
   includeUndone?: boolean;
+  /**
+   * Also return the messages an in-place compaction archived, each carrying `_archived: N`
+   * (`sessions show --archived`, export). Default false: the history a request is built from
+   * (`session-archive.ts`).
+   */
+  includeArchived?: boolean;
 }
 
 /**
@@ -206,6 +217,23 @@ export interface SessionStore {
    * left to undo. Throws the unknown-session usage error for an unknown id.
    */
   undoLastExchange(sessionId: string): Promise<number>;
+
+  /**
+   * Compacts the session in place (SPEC §26.6), in one transaction: the messages from position
+   * `from` of the live history are archived (kept, marked `_archived: N`, left out of
+   * `listMessages`), the live messages from `to` on are replaced by their copies in
+   * `compaction.messages`, which follow the head, and the model config patch is merged. The
+   * session keeps its id. Checks the lease and version like {@link TurnWrite}; throws the
+   * unknown-session usage error for an unknown id and a usage error for positions that do not fit.
+   */
+  compactInPlace(sessionId: string, compaction: InPlaceCompaction): Promise<InPlaceCompactionResult>;
+
+  /**
+   * Messages of every session (or one) whose text, tool calls or reasoning hold `text`
+   * (case-insensitive substring), live and archived alike: newest session first, then in stored
+   * order, at most `options.limit` (default 20) hits (`session-search.ts`).
+   */
+  searchMessages(text: string, options?: MessageSearchOptions): Promise<MessageSearchHit[]>;
 
   /**
    * One transaction of a turn ({@link TurnWrite}): the lease, messages, session fields, request

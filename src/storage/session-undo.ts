@@ -60,6 +60,11 @@ function parseExtra(text: string | null): Record<string, unknown> | null {
   }
 }
 
+/** True when a row's `extra` column marks it taken back by `/undo`. */
+export function isUndoneExtra(extra: string | null): boolean {
+  return parseExtra(extra)?.[UNDONE_KEY] === true;
+}
+
 /**
  * The rows an `/undo` rewrites in a SQL store, with the new `extra` text of each (the stored
  * private keys plus `_undone: true`). Empty when no exchange is left.

@@ -27,6 +27,8 @@ import type { Message } from '../core/message.js';
  *   `origin`) hold `JSON.stringify(value)` written ONCE and read back with one `JSON.parse`. A list
  *   is never pre-encoded and then encoded again, which is how the prior art ended up with
  *   double-encoded rows (SPEC §18, hermes-agent #82109 / #57240).
+ * - The private key `_archived` (a compaction number, `session-archive.ts`) is the `archived`
+ *   column, so stores filter archived rows in SQL; it is decoded as the message's last key.
  * - A value whose type does not fit its column (user content parts in `content`, a string where a
  *   list is expected, a string that is not well-formed UTF-16 or holds NUL and so would not
  *   survive UTF-8 text in SQLite or PostgreSQL) goes to `extra` with every other key, as JSON. `extra` holds unknown keys and
@@ -67,6 +69,7 @@ export const MESSAGE_VALUE_COLUMNS: readonly string[] = [
   'null_keys',
   'extra',
   'details_text_from_content',
+  'archived',
 ];
 
 /** One encoded message: column values in {@link MESSAGE_VALUE_COLUMNS} order. */
@@ -79,6 +82,14 @@ const REASONING_FROM_CONTENT_INDEX = MAPPED_COLUMNS.length + 1;
 const NULL_KEYS_INDEX = MAPPED_COLUMNS.length + 2;
 const EXTRA_INDEX = MAPPED_COLUMNS.length + 3;
 const DETAILS_FROM_CONTENT_INDEX = MAPPED_COLUMNS.length + 4;
+const ARCHIVED_INDEX = MAPPED_COLUMNS.length + 5;
+/** The private key held by the `archived` column (session-archive.ts): the compaction that archived the row. */
+const ARCHIVED_KEY = '_archived';
+
+/** True when `value` is a compaction number the `archived` column holds. */
+function isCompactionNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= 2_147_483_647;
+}
 const REASONING_DETAILS_INDEX = MAPPED_COLUMNS.findIndex(([key]) => key === 'reasoning_details') + 1;
 // Row positions (role is 0) of the two reasoning text columns.
 const REASONING_INDEX = MAPPED_COLUMNS.findIndex(([key]) => key === 'reasoning') + 1;
@@ -141,6 +152,7 @@ export function encodeMessage(message: Message): EncodedMessage {
     }
     const kind = MAPPED_KIND.get(key);
     if (kind !== undefined && fitsColumn(kind, value)) continue;
+    if (key === ARCHIVED_KEY && isCompactionNumber(value)) continue;
     extra ??= {};
     if (key === '__proto__')
       Object.defineProperty(extra, key, { value, enumerable: true, writable: true, configurable: true });
@@ -156,6 +168,8 @@ export function encodeMessage(message: Message): EncodedMessage {
   values.push(nullKeys.length === 0 ? null : JSON.stringify(nullKeys));
   values.push(extra === null ? null : stringifyJson(extra, 'message'));
   values.push(dedupeDetailsText(record, values));
+  const archived = record[ARCHIVED_KEY];
+  values.push(isCompactionNumber(archived) ? archived : null);
   return values;
 }
 
@@ -227,6 +241,8 @@ export function decodeMessageRow(row: readonly unknown[]): Message {
       if (entry) entry['text'] = message['reasoning_content'];
     }
   }
+  const archived = row[ARCHIVED_INDEX];
+  if (archived !== null && archived !== undefined) message[ARCHIVED_KEY] = Number(archived);
   return message as unknown as Message;
 }
 

@@ -112,6 +112,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE requests ADD COLUMN error TEXT;
   `,
+  // 7: in-place compaction (SPEC §26.6): a compacted message stays stored, archived by compaction
+  // N of its session; the live history is read through the partial index and never touches them.
+  `
+  ALTER TABLE messages ADD COLUMN archived INTEGER;
+  CREATE INDEX messages_live ON messages(session_id, seq) WHERE archived IS NULL;
+  `,
 ];
 
 /** The tables of the current schema (a database lacking one is refused at open). */

@@ -42,7 +42,9 @@ import {
   unknownSessionError,
 } from './session-store-rules.js';
 import type { VerdictInput } from './session-store-rules.js';
-import { undoRowUpdates, visibleMessages } from './session-undo.js';
+import { isUndoneExtra, undoRowUpdates, visibleMessages } from './session-undo.js';
+import { archivePlan, type InPlaceCompaction, type InPlaceCompactionResult } from './session-archive.js';
+import { checkedSearchText, likePattern, searchHitsOf, searchLimit } from './session-search.js';
 
 /** Options for {@link openSqliteSessionStore}. */
 export interface SqliteSessionStoreOptions {
@@ -231,6 +233,40 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     return updates.length;
   });
 
+  const compactInPlace = database.transaction(
+    (sessionId: string, compaction: InPlaceCompaction, encoded: readonly EncodedMessage[]): InPlaceCompactionResult => {
+      const found = statements.turnWriteState.get(sessionId);
+      if (found === undefined) throw unknownSessionError(sessionId);
+      const [version] = found;
+      checkTurnWrite(
+        sessionId,
+        compaction,
+        compaction.leaseId === undefined ? null : leaseOfTurnWriteState(found),
+        now(),
+      );
+      if (compaction.expectedVersion !== undefined && compaction.expectedVersion !== version) {
+        throw new SessionChangedError(sessionId, compaction.expectedVersion, version);
+      }
+      const rows = statements.archiveRows.all(sessionId);
+      const plan = archivePlan(
+        rows.map((row) => ({ key: row.seq, archived: row.archived, undone: isUndoneExtra(row.extra) })),
+        compaction.from,
+        compaction.to,
+      );
+      for (const seq of plan.archive) statements.markArchived.run(plan.compaction, sessionId, seq);
+      for (const seq of plan.replace) statements.deleteMessage.run(sessionId, seq);
+      insertRows(sessionId, encoded);
+      if (compaction.modelConfig !== undefined) {
+        const merged = mergeModelConfig(
+          parseModelConfig(statements.modelConfig.get(sessionId)?.model_config),
+          compaction.modelConfig,
+        );
+        statements.writeModelConfig.run(stringifyJson(merged, 'model config'), now(), sessionId);
+      } else statements.touchSession.run(now(), sessionId);
+      return { compaction: plan.compaction, archived: plan.archive.length, version: version + 1 };
+    },
+  );
+
   const recordVerdict = database.transaction((input: VerdictInput): VerdictRecord => {
     const existingRow = statements.verdictByKey.get(input.routeKey);
     const merged = mergeVerdict(existingRow === undefined ? null : toVerdictRecord(existingRow), input, now());
@@ -290,12 +326,25 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     },
     listMessages: async (sessionId, listOptions = {}) => {
       const report = listOptions.onUndecodable ?? options.onUndecodable ?? (() => undefined);
-      const messages = decodeMessageRows(statements.listMessages.all(sessionId), (row) =>
-        report({ sessionId, ...row }),
-      );
+      const rows = (listOptions.includeArchived ? statements.listAllMessages : statements.listMessages).all(sessionId);
+      const messages = decodeMessageRows(rows, (row) => report({ sessionId, ...row }));
       return visibleMessages(messages, listOptions.includeUndone);
     },
     undoLastExchange: async (sessionId) => undoLastExchange.immediate(sessionId),
+    // Encoding happens before BEGIN, as for appends.
+    compactInPlace: async (sessionId, compaction) => {
+      const encoded = compaction.messages.map(encodeMessage);
+      return turnCommits.enqueue(() => compactInPlace.immediate(sessionId, compaction, encoded));
+    },
+    searchMessages: async (text, searchOptions) => {
+      const limit = searchLimit(searchOptions);
+      const rows = statements.searchMessages.all({
+        pattern: likePattern(checkedSearchText(text)),
+        session: searchOptions?.sessionId ?? null,
+        limit,
+      });
+      return searchHitsOf(rows, text);
+    },
 
     // Encoding happens before BEGIN, as for appends.
     // Group-committed with the other turn writes of this event-loop turn (sqlite-group-commit.ts).

@@ -5,6 +5,7 @@ import type { LeaseColumns, LeaseRecord } from './session-lease.js';
 import { MESSAGE_SELECT_COLUMNS, MESSAGE_VALUE_COLUMNS } from './sqlite-message-codec.js';
 import type { EncodedMessage } from './sqlite-message-codec.js';
 import { parseModelConfig, type HandleKeyRow } from './session-store-rules.js';
+import type { SearchRow } from './session-search.js';
 
 // Row shapes, row-to-record mapping and the prepared statements of the SQLite store.
 
@@ -223,14 +224,38 @@ export function prepareStatements(database: Database.Database) {
       `INSERT INTO messages (session_id, seq, ${valueColumns})
        SELECT ?, seq, ${valueColumns} FROM messages WHERE session_id = ? ORDER BY seq`,
     ),
+    // The live history: archived rows (session-archive.ts) stay out, read through `messages_live`.
     listMessages: database
+      .prepare<[string], unknown[]>(
+        `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? AND archived IS NULL ORDER BY seq`,
+      )
+      .raw(true),
+    listAllMessages: database
       .prepare<[string], unknown[]>(
         `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? ORDER BY seq`,
       )
       .raw(true),
     // `/undo` reads role and private keys only, then rewrites `extra` row by row (session-undo.ts).
     undoRows: database.prepare<[string], { seq: number; role: string; extra: string | null }>(
-      'SELECT seq, role, extra FROM messages WHERE session_id = ? ORDER BY seq',
+      'SELECT seq, role, extra FROM messages WHERE session_id = ? AND archived IS NULL ORDER BY seq',
+    ),
+    // In-place compaction reads what it decides on, then marks or removes rows (session-archive.ts).
+    archiveRows: database.prepare<[string], { seq: number; archived: number | null; extra: string | null }>(
+      'SELECT seq, archived, extra FROM messages WHERE session_id = ? ORDER BY seq',
+    ),
+    markArchived: database.prepare<[number, string, number]>(
+      'UPDATE messages SET archived = ? WHERE session_id = ? AND seq = ?',
+    ),
+    deleteMessage: database.prepare<[string, number]>('DELETE FROM messages WHERE session_id = ? AND seq = ?'),
+    searchMessages: database.prepare<[{ pattern: string; session: string | null; limit: number }], SearchRow>(
+      `SELECT m.session_id, s.title, m.role, m.archived, m.timestamp, m.content, m.tool_calls,
+         m.reasoning_content, m.reasoning,
+         (SELECT COUNT(*) FROM messages x WHERE x.session_id = m.session_id AND x.seq < m.seq) AS position
+       FROM messages m JOIN sessions s ON s.id = m.session_id
+       WHERE (@session IS NULL OR m.session_id = @session)
+         AND (m.content LIKE @pattern ESCAPE '\\' OR m.tool_calls LIKE @pattern ESCAPE '\\'
+           OR m.reasoning_content LIKE @pattern ESCAPE '\\' OR m.reasoning LIKE @pattern ESCAPE '\\')
+       ${NEWEST_FIRST}, m.seq LIMIT @limit`,
     ),
     writeExtra: database.prepare<[string, string, number]>(
       'UPDATE messages SET extra = ? WHERE session_id = ? AND seq = ?',

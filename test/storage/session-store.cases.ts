@@ -11,6 +11,7 @@ import { runUndoConformance } from './session-store-undo.cases.js';
 import { runBatchAppendConformance } from './session-store-batch.cases.js';
 import { runHandleKeyConformance } from './session-store-handle-keys.cases.js';
 import { runTurnWriteConformance } from './session-store-turn-write.cases.js';
+import { runArchiveConformance } from './session-store-archive.cases.js';
 
 /** A deterministic clock: every call is one millisecond later than the previous one. */
 export interface TestClock {
@@ -321,6 +322,7 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
     runBatchAppendConformance(() => store);
     runHandleKeyConformance(() => store);
     runTurnWriteConformance(() => store);
+    runArchiveConformance(() => store);
 
     describe('model config (SPEC §18 patch semantics)', () => {
       it('merges keys, deletes on null, replaces nested values whole and returns the new config', async () => {
