@@ -58,7 +58,7 @@ export { SessionBusyError } from './storage/session-lease.js';
 export { StorageError } from './storage/storage-errors.js';
 export { TurnInterruptedError, type AgentEvent, type TurnResult, type TurnToolCall } from './runtime/agent-turn.js';
 export type { CompactionOutcome } from './runtime/compaction-run.js';
-export type { CompactionSettings } from './runtime/compaction-plan.js';
+export type { CompactionSettings, CompactionTail } from './runtime/compaction-plan.js';
 export { createGatewayApp } from './gateway/gateway-app.js';
 export { startGateway, type RunningGateway } from './gateway/gateway-serve.js';
 export type { GatewayOptions, GatewayRoute, GatewayTurnSettings } from './gateway/gateway-types.js';
@@ -192,16 +192,17 @@ export async function branchSession(
 /** Input of {@link compactSession}. */
 export interface CompactSessionOptions extends TurnRouteOptions {
   sessionId: string;
-  /** Recent user turns kept intact (default 20) and the threshold settings. */
+  /** How to compact: in place or into a child, the tail (lean or turns), the window and threshold. */
   compaction?: CompactionSettings | undefined;
   /** Called with each progress line. */
   onProgress?: ((text: string) => void) | undefined;
 }
 
 /**
- * Compacts a session now: the route summarises the middle, and a child session holds the head,
- * the summary and the recent turns with every reasoning byte (docs/sessions.md). The outcome
- * names the child, or says why nothing was compacted.
+ * Compacts a session now: the route summarises the middle; the head, the summary and the kept
+ * tail (every reasoning byte intact) continue in the same session, the summarised turns archived
+ * (docs/sessions.md), or in a child session with `compaction.inPlace: false`. The outcome names
+ * the session that continues, or says why nothing was compacted.
  */
 export async function compactSession(options: CompactSessionOptions): Promise<CompactionOutcome> {
   const route = resolveRequestRoute(options.route);

@@ -159,6 +159,10 @@ export function createRenderer(options: RenderOptions): { onEvent: (event: Agent
         stopSpinner();
         options.notes.write(style.yellow(`${event.message}\n`));
         break;
+      case 'compacting':
+        stopSpinner();
+        options.notes.write(style.dim(`${event.message}\n`));
+        break;
       case 'compacted':
         stopSpinner();
         options.notes.write(style.yellow(`${event.message}\n`));

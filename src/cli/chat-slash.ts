@@ -169,7 +169,8 @@ export async function runSlashCommand(line: string, state: SlashState): Promise<
     case '/compress': {
       const { compressSession } = await import('../runtime/compaction-run.js');
       const outcome = await compressSession(options, (text: string) => out(style.dim(text)));
-      if (outcome.childSessionId) return { ...options, sessionId: outcome.childSessionId };
+      // In place the chat goes on in the same session; a child (in_place: false) takes over.
+      if (outcome.sessionId !== options.sessionId) return { ...options, sessionId: outcome.sessionId };
       return 'ok';
     }
     default:

@@ -110,6 +110,9 @@ function publicView(config: HermesConfig): Record<string, unknown> {
   view['compaction'] = {
     threshold: config.compaction.threshold,
     keep_turns: config.compaction.keepTurns,
+    in_place: config.compaction.inPlace,
+    tail: config.compaction.tail,
+    min_tail_user_messages: config.compaction.minTailUserMessages,
     ...(config.compaction.contextWindow ? { context_window: config.compaction.contextWindow } : {}),
   };
   view['max_iterations'] = config.maxIterations;

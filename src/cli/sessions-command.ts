@@ -6,6 +6,7 @@ import { formatTime, printJson, useColor } from './cli-output.js';
 import { describeSession } from './sessions-show.js';
 import { sessionDocument, sessionSummaryDocument } from '../storage/session-documents.js';
 import type { RouteFlags } from '../runtime/runtime-route.js';
+import type { CompactionSettings } from '../runtime/compaction-plan.js';
 import { registerSessionsMigrateCommand } from './sessions-migrate-command.js';
 import { registerSessionsImportCommand } from './sessions-import-command.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
@@ -125,20 +126,33 @@ export function registerSessionsCommand(program: Command): void {
 
   sessions
     .command('compress <id>')
-    .description("Compact a session now: summarise its middle with the session's own route into a child session.")
+    .description(
+      "Compact a session now: summarise its middle with the session's own route; by default in place (same id, the summarised turns archived), or into a child session with --child.",
+    )
     .option('--provider <id>', 'override the provider used for the summary')
     .option('--model <id>', 'override the model')
     .option('--base-url <url>', 'override the base URL')
     .option('--api-key <key>', 'API key (default: the provider environment variable)')
-    .option('--keep-turns <n>', 'recent user turns kept intact (default: config, 20)')
-    .action(async (id: string, flags: RouteFlags & { keepTurns?: string }) => {
+    .option('--tail <mode>', 'how the kept tail is sized: lean (tokens) or turns (default: config, lean)')
+    .option('--keep-turns <n>', 'recent user turns kept intact; implies --tail turns (default: config, 20)')
+    .option(
+      '--child',
+      'write the result to a new child session and leave this one as it is (compaction.in_place: false)',
+    )
+    .option('--json', 'print what was done as JSON')
+    .addHelpText(
+      'after',
+      `
+Prints the id of the session that continues (the same id when compacted in place). What was
+summarised and what the tail kept: hermes sessions show ID; the archived turns: hermes sessions
+show ID --archived, or hermes sessions search TEXT.`,
+    )
+    .action(async (id: string, flags: CompressFlags) => {
       await withCliContext(async (context) => {
         const store = context.store();
         const session = await store.getSession(id);
         if (!session) throw new UsageError(`no session "${id}" (see hermes sessions list)`);
-        const keepTurns = flags.keepTurns === undefined ? context.config.compaction.keepTurns : Number(flags.keepTurns);
-        if (!Number.isInteger(keepTurns) || keepTurns < 1)
-          throw new UsageError('--keep-turns must be a positive whole number');
+        const compaction = compressSettings(context.config.compaction, flags);
         const [{ openRoute }, { compressSession }] = await Promise.all([
           import('./cli-route.js'),
           import('../runtime/compaction-run.js'),
@@ -156,11 +170,22 @@ export function registerSessionsCommand(program: Command): void {
               reasoning: { enabled: false },
               routeOverrides: context.config.routes,
               echoOptIn: context.config.reasoningEcho,
-              compaction: { ...context.config.compaction, keepTurns },
+              compaction,
+              leaseOwner: 'hermes sessions compress',
             },
-            (text) => process.stderr.write(`${text}\n`),
+            (text) => {
+              if (!flags.json) process.stderr.write(`${text}\n`);
+            },
           );
-          if (outcome.childSessionId) process.stdout.write(`${outcome.childSessionId}\n`);
+          if (flags.json) {
+            printJson({
+              session_id: outcome.sessionId,
+              compacted: outcome.compacted,
+              in_place: outcome.compacted && outcome.childSessionId === undefined,
+              message: outcome.message,
+              record: outcome.record ?? null,
+            });
+          } else if (outcome.compacted) process.stdout.write(`${outcome.sessionId}\n`);
         } finally {
           await opened.close();
         }
@@ -169,6 +194,28 @@ export function registerSessionsCommand(program: Command): void {
 
   registerSessionsMigrateCommand(sessions);
   registerSessionsImportCommand(sessions);
+}
+
+/** Flags of `sessions compress`. */
+type CompressFlags = RouteFlags & { tail?: string; keepTurns?: string; child?: boolean; json?: boolean };
+
+/** The compaction settings of `sessions compress`: the config's, with the flags applied. */
+function compressSettings(config: CompactionSettings, flags: CompressFlags): CompactionSettings {
+  const settings: CompactionSettings = { ...config };
+  if (flags.tail !== undefined) {
+    if (flags.tail !== 'lean' && flags.tail !== 'turns') throw new UsageError('--tail must be lean or turns');
+    settings.tail = flags.tail;
+  }
+  if (flags.keepTurns !== undefined) {
+    const keepTurns = Number(flags.keepTurns);
+    if (!Number.isInteger(keepTurns) || keepTurns < 1)
+      throw new UsageError('--keep-turns must be a positive whole number');
+    if (flags.tail === 'lean') throw new UsageError('--keep-turns sizes a turns tail: drop it, or use --tail turns');
+    settings.keepTurns = keepTurns;
+    settings.tail = 'turns';
+  }
+  if (flags.child) settings.inPlace = false;
+  return settings;
 }
 
 /** Throws a UsageError when the session does not exist. */

@@ -21,7 +21,15 @@ export interface HermesConfig {
   reasoningOverrides: ReasoningOverrides;
   reasoningEcho: boolean;
   routes: RouteOverride[];
-  compaction: { threshold: number; keepTurns: number; contextWindow?: number };
+  /** `compaction:` (SPEC §16, §26.6; docs/sessions.md "Compaction"). */
+  compaction: {
+    threshold: number;
+    keepTurns: number;
+    contextWindow?: number;
+    inPlace: boolean;
+    tail: 'lean' | 'turns';
+    minTailUserMessages: number;
+  };
   maxIterations: number;
   /** `storage.url`: the session store to use (overridden by HERMES_DATABASE_URL). */
   storageUrl?: string;
@@ -55,7 +63,7 @@ export const DEFAULT_CONFIG: HermesConfig = {
   reasoningOverrides: {},
   reasoningEcho: false,
   routes: [],
-  compaction: { threshold: 0.8, keepTurns: 20 },
+  compaction: { threshold: 0.8, keepTurns: 20, inPlace: true, tail: 'lean', minTailUserMessages: 3 },
   maxIterations: 25,
   timeouts: DEFAULT_TIMEOUTS,
   mcpServers: [],
@@ -109,6 +117,9 @@ export function parseConfigText(text: string, path = 'config.yaml'): HermesConfi
     compaction: {
       threshold: config.compaction?.threshold ?? DEFAULT_CONFIG.compaction.threshold,
       keepTurns: config.compaction?.keep_turns ?? DEFAULT_CONFIG.compaction.keepTurns,
+      inPlace: config.compaction?.in_place ?? DEFAULT_CONFIG.compaction.inPlace,
+      tail: config.compaction?.tail ?? DEFAULT_CONFIG.compaction.tail,
+      minTailUserMessages: config.compaction?.min_tail_user_messages ?? DEFAULT_CONFIG.compaction.minTailUserMessages,
       ...(config.compaction?.context_window ? { contextWindow: config.compaction.context_window } : {}),
     },
     maxIterations: config.max_iterations ?? DEFAULT_CONFIG.maxIterations,

@@ -44,6 +44,9 @@ const compactionSchema = z
     threshold: z.number().gt(0).lte(1).optional(),
     keep_turns: z.number().int().min(1).optional(),
     context_window: z.number().int().positive().optional(),
+    in_place: z.boolean().optional(),
+    tail: z.enum(['lean', 'turns']).optional(),
+    min_tail_user_messages: z.number().int().min(0).max(1000).optional(),
   })
   .strict();
 

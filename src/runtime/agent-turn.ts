@@ -84,23 +84,31 @@ async function runStartedTurn(
     // One attempt per turn: a pass that frees nothing says so once and is not tried again before
     // each later request of the tool loop (every try costs a summary call).
     compactedThisTurn = true;
-    const outcome = await compressSession(options, () => undefined, force);
-    if (!outcome.childSessionId) {
+    const onLeased = options.sessionId === lease.held.sessionId;
+    const outcome = await compressSession(
+      onLeased ? withFields(options, { leaseId: lease.held.record.leaseId }) : options,
+      (message) => options.onEvent?.({ type: 'compacting', message }),
+      force,
+    );
+    if (!outcome.compacted) {
       options.logger.info({ session: options.sessionId }, outcome.message);
       options.onEvent?.({ type: 'recovery', message: outcome.message });
       return false;
     }
+    options.logger.info({ session: options.sessionId, compaction: outcome.record }, outcome.message);
     options.onEvent?.({
       type: 'compacted',
       from: options.sessionId,
-      to: outcome.childSessionId,
+      to: outcome.sessionId,
       message: outcome.message,
     });
-    options = { ...options, sessionId: outcome.childSessionId };
-    result.sessionId = outcome.childSessionId;
-    history.splice(0, history.length, ...repairToolPairing(await store.listMessages(outcome.childSessionId)));
-    modelConfig = (await store.getSession(outcome.childSessionId))?.modelConfig ?? modelConfig;
-    compactedThisTurn = true;
+    // In place the session keeps its id; a child (`compaction.in_place: false`) continues the turn.
+    if (outcome.sessionId !== options.sessionId) {
+      options = { ...options, sessionId: outcome.sessionId };
+      result.sessionId = outcome.sessionId;
+    }
+    history.splice(0, history.length, ...repairToolPairing(await store.listMessages(outcome.sessionId)));
+    modelConfig = (await store.getSession(outcome.sessionId))?.modelConfig ?? modelConfig;
     return true;
   };
   while (result.iterations < maxIterations) {

@@ -1,6 +1,10 @@
 import type { JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message } from '../core/message.js';
 import { estimateMessageTokens } from '../replay/replay-recovery.js';
+import { LEAN_TAIL_WINDOW_CAP, leanTailBudget, leanTailCut } from './compaction-tail.js';
+
+/** How the kept tail is sized: in tokens (`lean`, SPEC §26.6) or in user turns (`turns`). */
+export type CompactionTail = 'lean' | 'turns';
 
 /** Compaction settings (config.yaml `compaction:`). */
 export interface CompactionSettings {
@@ -8,8 +12,29 @@ export interface CompactionSettings {
   contextWindow?: number | undefined;
   /** Fraction of the window that triggers compaction (default 0.8). */
   threshold: number;
-  /** User turns kept intact at the end (default 20). */
+  /** User turns kept intact at the end with `tail: turns` (default 20). */
   keepTurns: number;
+  /** Compact in the same session, archiving the compacted turns (default true); false writes a child session. */
+  inPlace?: boolean | undefined;
+  /** How the kept tail is sized (default `lean`). */
+  tail?: CompactionTail | undefined;
+  /** The lean tail holds at least this many user messages (default 3). */
+  minTailUserMessages?: number | undefined;
+}
+
+/** Defaults of the settings a config may leave out (SPEC §26.6). */
+export const COMPACTION_DEFAULTS = { inPlace: true, tail: 'lean', minTailUserMessages: 3 } as const;
+
+/**
+ * The window compaction sizes its tail and summary requests for when `compaction.context_window`
+ * is not set (automatic compaction then never triggers; `/compress` and a context-length error
+ * still compact).
+ */
+export const ASSUMED_CONTEXT_WINDOW = 128_000;
+
+/** The window sizes are computed from: the configured one, else {@link ASSUMED_CONTEXT_WINDOW}. */
+export function sizingWindow(settings: Pick<CompactionSettings, 'contextWindow'>): number {
+  return settings.contextWindow ?? ASSUMED_CONTEXT_WINDOW;
 }
 
 /** Where the history is cut: `[0, headEnd)` kept, `[headEnd, tailStart)` summarised, `[tailStart, end)` kept. */
@@ -22,12 +47,18 @@ export interface CompactionPlan {
   shouldCompact: boolean;
   headEnd: number;
   tailStart: number;
-  /** Turns kept in the tail after any salvage trimming. */
+  /** User messages in the kept tail (`tail: turns`: the turns kept after any salvage trimming). */
   keptTurns: number;
   /** Tokens of the retained head + tail. */
   retainedEstimate: number;
-  /** True when the salvage pass had to keep fewer turns than configured. */
+  /** True when the salvage pass had to keep less than configured (turns, or the lean tail's user-message floor). */
   salvaged: boolean;
+  /** How the tail was sized. */
+  tail: CompactionTail;
+  /** Tokens of the kept tail, priced like the preflight (SPEC §15). */
+  tailTokens: number;
+  /** The lean tail's token budget (SPEC §26.6); null with `tail: turns`. */
+  tailBudget: number | null;
 }
 
 /**
@@ -67,10 +98,12 @@ export function anchoredEstimate(history: readonly Message[], costs: readonly nu
 }
 
 /**
- * Chooses the cut: keep the system prompt(s) and the first user message, keep the last
- * `keepTurns` user turns intact (a turn starts at a user message, so a tool call is never
- * separated from its result), summarise the middle. The salvage pass keeps fewer turns while
- * head + tail alone would not fit under the limit (never fewer than one).
+ * Chooses the cut: keep the system prompt(s) and the first user message, keep a tail intact,
+ * summarise the middle. `tail: lean` (the default) sizes the tail in tokens (`compaction-tail.ts`);
+ * `tail: turns` keeps the last `keepTurns` user turns (a turn starts at a user message, so a tool
+ * call is never separated from its result), and its salvage pass keeps fewer turns while head +
+ * tail alone would not fit under half the limit (never fewer than one). Both price messages with
+ * the preflight's costs (SPEC §15), so the trigger and the cut never disagree.
  */
 export function planCompaction(
   history: readonly Message[],
@@ -83,39 +116,64 @@ export function planCompaction(
   const limit = settings.contextWindow ? Math.floor(settings.contextWindow * settings.threshold) : null;
   const firstUser = history.findIndex((message) => message.role === 'user');
   const headEnd = firstUser < 0 ? history.length : firstUser + 1;
-  const turnStarts: number[] = [];
-  history.forEach((message, index) => {
-    if (message.role === 'user' && index >= headEnd) turnStarts.push(index);
-  });
   const sum = (from: number, to: number): number => {
     let total = 0;
     for (let index = from; index < to; index += 1) total += costs[index] ?? 0;
     return total;
   };
   const headCost = sum(0, headEnd);
-  let keptTurns = Math.min(settings.keepTurns, turnStarts.length);
-  // With no later user turn, everything after the first user message is its (current) turn: keep it.
-  let tailStart = keptTurns > 0 ? (turnStarts[turnStarts.length - keptTurns] ?? history.length) : headEnd;
+  const tail = settings.tail ?? COMPACTION_DEFAULTS.tail;
+  let tailStart: number;
+  let keptTurns: number;
   let salvaged = false;
-  // Salvage: the summary itself needs room, so aim for head + tail under half the limit.
-  const budget = limit === null ? Infinity : Math.floor(limit / 2);
-  while (keptTurns > 1 && headCost + sum(tailStart, history.length) > budget) {
-    keptTurns -= 1;
-    tailStart = turnStarts[turnStarts.length - keptTurns] ?? history.length;
-    salvaged = true;
+  let tailBudget: number | null = null;
+  if (tail === 'lean') {
+    const window = sizingWindow(settings);
+    tailBudget = leanTailBudget(window);
+    const cut = leanTailCut({
+      history,
+      costs,
+      headEnd,
+      budget: tailBudget,
+      minUserMessages: settings.minTailUserMessages ?? COMPACTION_DEFAULTS.minTailUserMessages,
+      cap: Math.min(Math.floor(window * LEAN_TAIL_WINDOW_CAP), Math.floor((window * settings.threshold) / 2)),
+    });
+    tailStart = cut.tailStart;
+    salvaged = cut.salvaged;
+    keptTurns = history.slice(tailStart).filter((message) => message.role === 'user').length;
+  } else {
+    const turnStarts: number[] = [];
+    history.forEach((message, index) => {
+      if (message.role === 'user' && index >= headEnd) turnStarts.push(index);
+    });
+    keptTurns = Math.min(settings.keepTurns, turnStarts.length);
+    // With no later user turn, everything after the first user message is its (current) turn: keep it.
+    tailStart = keptTurns > 0 ? (turnStarts[turnStarts.length - keptTurns] ?? history.length) : headEnd;
+    // Salvage: the summary itself needs room, so aim for head + tail under half the limit.
+    const budget = limit === null ? Infinity : Math.floor(limit / 2);
+    while (keptTurns > 1 && headCost + sum(tailStart, history.length) > budget) {
+      keptTurns -= 1;
+      tailStart = turnStarts[turnStarts.length - keptTurns] ?? history.length;
+      salvaged = true;
+    }
   }
+  tailStart = Math.max(tailStart, headEnd);
   const middleEmpty = tailStart <= headEnd;
   const over = limit !== null && estimate > limit;
+  const tailTokens = sum(tailStart, history.length);
   return {
     estimate,
     roughEstimate: sum(0, history.length),
     limit,
     shouldCompact: !middleEmpty && (force || over),
     headEnd,
-    tailStart: Math.max(tailStart, headEnd),
+    tailStart,
     keptTurns,
-    retainedEstimate: headCost + sum(Math.max(tailStart, headEnd), history.length),
+    retainedEstimate: headCost + tailTokens,
     salvaged,
+    tail,
+    tailTokens,
+    tailBudget,
   };
 }
 

@@ -1,23 +1,41 @@
-import { HermesError } from '../core/errors.js';
+import type { JsonObject } from '../core/json.js';
+import { isJsonObject } from '../core/json.js';
 import type { Message, UserMessage } from '../core/message.js';
-import { loadTransport } from '../transports/transport-registry.js';
-import { compactedMessages, planCompaction, type CompactionPlan, type CompactionSettings } from './compaction-plan.js';
+import { holdSessionLease } from '../storage/session-lease-hold.js';
+import {
+  compactedMessages,
+  COMPACTION_DEFAULTS,
+  planCompaction,
+  sizingWindow,
+  type CompactionPlan,
+  type CompactionSettings,
+} from './compaction-plan.js';
+import { identifierCount, identifierIndex, renderIdentifierIndex } from './compaction-identifiers.js';
+import { summariseMiddle } from './compaction-summary.js';
 import { turnRouteProfile, type AgentTurnOptions } from './runtime-turn-options.js';
 
-/** The instruction the session's own model gets for the summary. */
-export const COMPACTION_SUMMARY_PROMPT =
-  'You are compacting a long agent session. Summarise the conversation transcript below so the ' +
-  'session can continue without it: the user goals, decisions taken, files and commands touched, ' +
-  'tool results that still matter, and open questions. Be factual and concise; do not invent.';
+export { COMPACTION_SUMMARY_PROMPT, transcriptOf } from './compaction-summary.js';
 
 /** Prefix of the user message that carries the summary in the compacted session. */
 export const SUMMARY_MESSAGE_PREFIX = '[Summary of the earlier part of this session]\n';
 
+/** The private key marking the summary message a compaction wrote (never sent: SPEC §2). */
+export const SUMMARY_MARK_KEY = '_compaction_summary';
+
+/** Compaction records kept in `model_config.compactions`, newest last. */
+export const COMPACTION_RECORDS_KEPT = 20;
+
 /** What a compaction did. */
 export interface CompactionOutcome {
   plan: CompactionPlan;
-  /** The child session that continues, when compaction happened. */
+  /** True when the session was compacted (in place or into a child). */
+  compacted: boolean;
+  /** The session that continues: the same id in place, the child otherwise. */
+  sessionId: string;
+  /** The child session that continues, when compaction wrote one (`compaction.in_place: false`). */
   childSessionId?: string;
+  /** The record written to `model_config` (in place: `compactions[]`; child: `compaction`). */
+  record?: JsonObject;
   summarisedMessages: number;
   message: string;
 }
@@ -36,16 +54,25 @@ type CompactionOptions = Pick<
   | 'fetch'
   | 'connectTo'
   | 'timeouts'
-> & { compaction?: CompactionSettings | undefined };
+  | 'leaseOwner'
+> & {
+  compaction?: CompactionSettings | undefined;
+  /**
+   * The lease the caller holds on the session (a running turn). Without one, an in-place
+   * compaction takes the session's lease for its duration (SPEC §23.6: one writer per session).
+   */
+  leaseId?: string | undefined;
+};
 
 const DEFAULT_SETTINGS: CompactionSettings = { threshold: 0.8, keepTurns: 20 };
 
 /**
- * Compacts a session (SPEC §16): summarises the middle with the session's own route and writes a
- * child session (lineage via parent) holding the head, the summary and the retained tail with
- * every carrier byte for byte. `force` compacts even under the threshold (`/compress`). Never
- * loops: when there is nothing to summarise, or the summary would not free anything, it says so
- * and stops.
+ * Compacts a session (SPEC §16, §26.6): summarises the middle with the session's own route and
+ * keeps the head and the tail with every carrier byte for byte. In place (the default) the
+ * session keeps its id and the summarised messages are archived; with `inPlace: false` a child
+ * session holds the result (lineage via parent). `force` compacts even under the threshold
+ * (`/compress`). Never loops: when there is nothing to summarise, or the summary would not free
+ * anything, it says so and stops.
  */
 export async function compressSession(
   options: CompactionOptions,
@@ -53,114 +80,167 @@ export async function compressSession(
   force = true,
 ): Promise<CompactionOutcome> {
   const settings = options.compaction ?? DEFAULT_SETTINGS;
+  const inPlace = settings.inPlace ?? COMPACTION_DEFAULTS.inPlace;
   const history = await options.store.listMessages(options.sessionId);
   const charge = turnRouteProfile(options).chargeStaleThinking;
   const plan = planCompaction(history, settings, charge, force);
-  if (!plan.shouldCompact) {
-    const message =
-      plan.tailStart <= plan.headEnd
-        ? nothingToCompactMessage(plan.keptTurns)
-        : `no compaction needed: about ${plan.estimate} tokens, limit ${plan.limit ?? 'not set'}`;
+  const stop = (message: string): CompactionOutcome => {
     progress(message);
-    return { plan, summarisedMessages: 0, message };
+    return { plan, compacted: false, sessionId: options.sessionId, summarisedMessages: 0, message };
+  };
+  if (!plan.shouldCompact) {
+    return stop(
+      plan.tailStart <= plan.headEnd
+        ? nothingToCompactMessage(plan)
+        : `no compaction needed: about ${plan.estimate} tokens, limit ${plan.limit ?? 'not set'}`,
+    );
   }
   const middle = history.slice(plan.headEnd, plan.tailStart);
-  const salvage = plan.salvaged ? ` (salvage: ${settings.keepTurns} would not fit beside a summary)` : '';
-  progress(`compacting: summarising ${middle.length} messages, keeping ${plan.keptTurns} recent turns${salvage}…`);
-  const summary = await summarise(middle, options);
-  const summaryMessage: UserMessage = {
+  progress(`compacting: summarising ${middle.length} messages, keeping ${describeTail(plan, settings)}…`);
+  const window = sizingWindow(settings);
+  const summary = await summariseMiddle(middle, window, options, progress);
+  const identifiers = identifierIndex(middle);
+  const index = renderIdentifierIndex(identifiers);
+  const summaryMessage = {
     role: 'user',
-    content: SUMMARY_MESSAGE_PREFIX + summary,
+    content: `${SUMMARY_MESSAGE_PREFIX}${summary.text}${index ? `\n\n${index}` : ''}`,
     timestamp: Date.now(),
-  };
+    [SUMMARY_MARK_KEY]: true,
+  } as UserMessage;
   const retained = compactedMessages(history, plan, summaryMessage);
   const after = planCompaction(retained, settings, charge, false);
   // Like against like: the rough estimate before and after (the usage anchor only exists before).
   if (after.roughEstimate >= plan.roughEstimate) {
-    const message = `compaction would free nothing (about ${plan.roughEstimate} tokens before, ${after.roughEstimate} after); stopped`;
-    progress(message);
-    return { plan, summarisedMessages: 0, message };
+    return stop(
+      `compaction would free nothing (about ${plan.roughEstimate} tokens before, ${after.roughEstimate} after); stopped`,
+    );
   }
+  const record: JsonObject = {
+    at: new Date().toISOString(),
+    in_place: inPlace,
+    summarised_messages: middle.length,
+    summary_requests: summary.requests,
+    transcript_parts: summary.parts,
+    identifiers: identifierCount(identifiers),
+    tail: plan.tail,
+    tail_budget: plan.tailBudget,
+    tail_tokens: plan.tailTokens,
+    kept_messages: history.length - plan.tailStart,
+    kept_turns: plan.keptTurns,
+    estimate_before: plan.estimate,
+    estimate_after: after.estimate,
+    salvaged: plan.salvaged,
+  };
+  if (!inPlace) return compactIntoChild(options, retained, record, plan, progress);
+  return compactInPlace(options, retained, record, plan, progress);
+}
+
+/** Writes the compacted history in the same session, archiving the summarised messages. */
+async function compactInPlace(
+  options: CompactionOptions,
+  retained: readonly Message[],
+  record: JsonObject,
+  plan: CompactionPlan,
+  progress: (text: string) => void,
+): Promise<CompactionOutcome> {
+  const { store, sessionId } = options;
+  const held =
+    options.leaseId === undefined
+      ? await holdSessionLease(store, sessionId, { owner: options.leaseOwner ?? 'hermes compaction' })
+      : undefined;
+  try {
+    const session = await store.getSession(sessionId);
+    const previous = compactionRecords(session?.modelConfig ?? {});
+    const last = previous[previous.length - 1];
+    const number = (typeof last?.['number'] === 'number' ? last['number'] : previous.length) + 1;
+    const entry: JsonObject = { number, ...record };
+    const records = [...previous, entry].slice(-COMPACTION_RECORDS_KEPT);
+    const result = await store.compactInPlace(sessionId, {
+      from: plan.headEnd,
+      to: plan.tailStart,
+      messages: retained.slice(plan.headEnd),
+      leaseId: options.leaseId ?? held?.record.leaseId,
+      modelConfig: { compactions: records },
+    });
+    if (result.compaction !== number) {
+      // The archive's own count wins (a record list edited by hand): the record says which marks are its.
+      entry['number'] = result.compaction;
+      await store.patchModelConfig(sessionId, { compactions: records });
+    }
+    const message =
+      `compacted ${sessionId} in place (compaction ${result.compaction}): ${plan.tailStart - plan.headEnd} messages ` +
+      `summarised and archived, about ${String(record['estimate_before'])} → ${String(record['estimate_after'])} tokens`;
+    progress(message);
+    return {
+      plan,
+      compacted: true,
+      sessionId,
+      record: entry,
+      summarisedMessages: plan.tailStart - plan.headEnd,
+      message,
+    };
+  } finally {
+    await held?.release();
+  }
+}
+
+/** `compaction.in_place: false`: a child session (lineage via parent) holds the compacted history. */
+async function compactIntoChild(
+  options: CompactionOptions,
+  retained: readonly Message[],
+  record: JsonObject,
+  plan: CompactionPlan,
+  progress: (text: string) => void,
+): Promise<CompactionOutcome> {
   const source = await options.store.getSession(options.sessionId);
+  const entry: JsonObject = { source_session_id: options.sessionId, ...record };
   // One transaction for the child, its messages and its model_config (inherited verdicts and
   // fingerprints plus the compaction entry): a failure leaves no half child.
   const child = await options.store.forkSession(options.sessionId, {
     title: `${source?.title ?? options.sessionId} (compacted)`,
     messages: retained,
-    modelConfig: {
-      ...source?.modelConfig,
-      compaction: {
-        source_session_id: options.sessionId,
-        at: new Date().toISOString(),
-        summarised_messages: middle.length,
-        kept_turns: plan.keptTurns,
-        estimate_before: plan.estimate,
-        estimate_after: after.estimate,
-        salvaged: plan.salvaged,
-      },
-    },
+    modelConfig: { ...source?.modelConfig, compaction: entry },
   });
-  const message = `compacted ${options.sessionId} → ${child.id}: ${middle.length} messages summarised, about ${plan.estimate} → ${after.estimate} tokens`;
+  const message = `compacted ${options.sessionId} → ${child.id}: ${plan.tailStart - plan.headEnd} messages summarised, about ${String(record['estimate_before'])} → ${String(record['estimate_after'])} tokens`;
   progress(message);
-  return { plan, childSessionId: child.id, summarisedMessages: middle.length, message };
+  return {
+    plan,
+    compacted: true,
+    sessionId: child.id,
+    childSessionId: child.id,
+    record: entry,
+    summarisedMessages: plan.tailStart - plan.headEnd,
+    message,
+  };
 }
 
-/** Renders the middle as a plain transcript (tool calls and results included, reasoning left out). */
-export function transcriptOf(messages: readonly Message[]): string {
-  return messages
-    .map((message) => {
-      if (message.role === 'assistant') {
-        const calls = (message.tool_calls ?? []).map(
-          (call) => `[tool call ${call.function.name} ${call.function.arguments}]`,
-        );
-        return `assistant: ${[message.content ?? '', ...calls].filter(Boolean).join(' ')}`;
-      }
-      if (message.role === 'tool')
-        return `tool result (${message.tool_name ?? message.tool_call_id}): ${message.content}`;
-      const content = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
-      return `${message.role}: ${content}`;
-    })
-    .join('\n');
+/** The in-place compaction records of a session's model config, oldest first. */
+export function compactionRecords(modelConfig: JsonObject): JsonObject[] {
+  const records = modelConfig['compactions'];
+  return Array.isArray(records) ? records.filter(isJsonObject) : [];
 }
 
-async function summarise(middle: readonly Message[], options: CompactionOptions): Promise<string> {
-  const transport = options.transportFor
-    ? options.transportFor(options.route.api)
-    : await loadTransport(options.route.api);
-  // The transcript travels in the system prompt and the user turn only asks for the summary, so
-  // the request carries no replayed reasoning at all: any route accepts it.
-  const history: Message[] = [
-    { role: 'system', content: `${COMPACTION_SUMMARY_PROMPT}\n\n<transcript>\n${transcriptOf(middle)}\n</transcript>` },
-    { role: 'user', content: 'Write the summary of the transcript now.' },
-  ];
-  const stream = transport.send({
-    route: options.route,
-    history,
-    tools: [],
-    reasoning: { enabled: false },
-    stream: true,
-    apiKey: options.apiKey,
-    signal: options.signal,
-    fetch: options.fetch,
-    connectTo: options.connectTo,
-    timeouts: options.timeouts,
-  });
-  try {
-    const message = await stream.result();
-    const text = (message.content ?? '').trim();
-    if (!text) throw new HermesError('the model returned an empty summary');
-    return text;
-  } catch (error) {
-    throw new HermesError(`compaction failed while summarising: ${(error as Error).message}`, { cause: error });
+/** What the tail keeps, for the progress line. */
+function describeTail(plan: CompactionPlan, settings: CompactionSettings): string {
+  if (plan.tail === 'turns') {
+    const salvage = plan.salvaged ? ` (salvage: ${settings.keepTurns} would not fit beside a summary)` : '';
+    return `${plan.keptTurns} recent turns${salvage}`;
   }
+  const floor = plan.salvaged ? '; fewer user messages than min_tail_user_messages fit beside a summary' : '';
+  return `a lean tail of ${plan.tailTokens} tokens with ${plan.keptTurns} user messages (budget ${plan.tailBudget ?? 0}${floor})`;
 }
 
 /**
  * Why a session is too short to compact. The first message and the recent turns are always
  * kept, so "the last 0 turns are all there is" told the user nothing; this names what is kept.
  */
-function nothingToCompactMessage(keptTurns: number): string {
-  if (keptTurns === 0) return 'nothing to compact: the session holds only its first turn, which is always kept';
-  const turns = keptTurns === 1 ? 'turn' : `${keptTurns} turns`;
+function nothingToCompactMessage(plan: CompactionPlan): string {
+  if (plan.keptTurns === 0 && plan.tail === 'turns') {
+    return 'nothing to compact: the session holds only its first turn, which is always kept';
+  }
+  if (plan.tail === 'lean') {
+    return `nothing to compact: the first message and the lean tail (${plan.tailTokens} tokens, budget ${plan.tailBudget ?? 0}) hold the whole session`;
+  }
+  const turns = plan.keptTurns === 1 ? 'turn' : `${plan.keptTurns} turns`;
   return `nothing to compact: the first message and the last ${turns} are always kept, and nothing lies between them`;
 }

@@ -95,6 +95,9 @@ export type AgentEvent =
   | { type: 'verdict-learned'; routeKey: string; fields: Carrier[] }
   | { type: 'recovery'; message: string }
   | { type: 'request-sent'; routeKey: string; attempt: number }
+  /** Progress of a compaction (`compacting: summarising part 2 of 5…`). */
+  | { type: 'compacting'; message: string }
+  /** A compaction finished: `to` is `from` in place, the child session otherwise. */
   | { type: 'compacted'; from: string; to: string; message: string }
   /** The user message is stored: from here on a failed turn keeps it. */
   | { type: 'user-stored'; sessionId: string };

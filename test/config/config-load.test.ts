@@ -20,7 +20,14 @@ compaction: { context_window: 8000, keep_turns: 4 }
     expect(config.reasoning).toEqual({ enabled: true, effort: 'high' });
     expect(config.reasoningEcho).toBe(true);
     expect(config.routes).toEqual([{ providers: ['acme'], carriers: ['reasoning'], mustEcho: false }]);
-    expect(config.compaction).toEqual({ threshold: 0.8, keepTurns: 4, contextWindow: 8000 });
+    expect(config.compaction).toEqual({
+      threshold: 0.8,
+      keepTurns: 4,
+      contextWindow: 8000,
+      inPlace: true,
+      tail: 'lean',
+      minTailUserMessages: 3,
+    });
   });
 
   it('reads reasoning_overrides per model, with only the keys each entry sets', () => {

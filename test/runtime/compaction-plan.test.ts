@@ -87,7 +87,7 @@ describe('compaction cut', () => {
   const history = generateHistory(7, 30);
 
   it('keeps the first user message and the last N turns, cutting only at user messages', () => {
-    const plan = planCompaction(history, { contextWindow: 2000, threshold: 0.8, keepTurns: 5 }, true);
+    const plan = planCompaction(history, { contextWindow: 2000, threshold: 0.8, keepTurns: 5, tail: 'turns' }, true);
     expect(plan.shouldCompact).toBe(true);
     expect(history[plan.headEnd - 1]?.role).toBe('user');
     expect(history[plan.tailStart]?.role).toBe('user');
@@ -95,7 +95,7 @@ describe('compaction cut', () => {
   });
 
   it('salvage keeps fewer turns when the tail alone does not fit, never fewer than one', () => {
-    const plan = planCompaction(history, { contextWindow: 300, threshold: 0.8, keepTurns: 20 }, true);
+    const plan = planCompaction(history, { contextWindow: 300, threshold: 0.8, keepTurns: 20, tail: 'turns' }, true);
     expect(plan.salvaged).toBe(true);
     expect(plan.keptTurns).toBeGreaterThanOrEqual(1);
     expect(plan.keptTurns).toBeLessThan(20);
@@ -106,9 +106,10 @@ describe('compaction cut', () => {
       { role: 'user', content: 'a' },
       { role: 'assistant', content: 'b' },
     ];
-    expect(planCompaction(short, { contextWindow: 10, threshold: 0.8, keepTurns: 20 }, true, true).shouldCompact).toBe(
-      false,
-    );
+    expect(
+      planCompaction(short, { contextWindow: 10, threshold: 0.8, keepTurns: 20, tail: 'turns' }, true, true)
+        .shouldCompact,
+    ).toBe(false);
   });
 
   it('drops only Responses checkpoints superseded by a newer one (SPEC §16)', () => {

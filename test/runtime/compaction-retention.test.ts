@@ -28,7 +28,12 @@ function turn(index: number, checkpoint: boolean): Message[] {
 describe('compactedMessages (SPEC §16)', () => {
   const history: Message[] = [{ role: 'system', content: 'sys' }];
   for (let index = 1; index <= 6; index += 1) history.push(...turn(index, index === 4 || index === 6));
-  const plan = planCompaction(history, { contextWindow: 100_000, threshold: 0.8, keepTurns: 3 }, true, true);
+  const plan = planCompaction(
+    history,
+    { contextWindow: 100_000, threshold: 0.8, keepTurns: 3, tail: 'turns' as const },
+    true,
+    true,
+  );
   const summary: UserMessage = { role: 'user', content: '[Summary]\nshort' };
   const child = compactedMessages(history, plan, summary);
 
@@ -62,8 +67,16 @@ describe('compactedMessages (SPEC §16)', () => {
 
   it('drops the parent usage anchor, so the child is measured by its own content and frees what it should', () => {
     expect(child.some((message) => '_usage' in message)).toBe(false);
-    const before = planCompaction(history, { contextWindow: 100_000, threshold: 0.8, keepTurns: 3 }, true);
-    const after = planCompaction(child, { contextWindow: 100_000, threshold: 0.8, keepTurns: 3 }, true);
+    const before = planCompaction(
+      history,
+      { contextWindow: 100_000, threshold: 0.8, keepTurns: 3, tail: 'turns' as const },
+      true,
+    );
+    const after = planCompaction(
+      child,
+      { contextWindow: 100_000, threshold: 0.8, keepTurns: 3, tail: 'turns' as const },
+      true,
+    );
     // The source's anchor says 6,010 tokens; the child is priced from its messages alone.
     expect(before.estimate).toBe(6010);
     expect(after.estimate).toBe(after.roughEstimate);

@@ -42,7 +42,7 @@ describe('compressSession: nothing to compact', () => {
         transportFor: () => {
           throw new Error('no request may be sent');
         },
-        compaction: { threshold: 0.8, keepTurns: 20 },
+        compaction: { threshold: 0.8, keepTurns: 20, tail: 'turns' },
       },
       (text) => progress.push(text),
     );

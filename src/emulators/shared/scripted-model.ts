@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { runProbeScript } from './scripted-probe.js';
+import { scriptedSummary } from './scripted-summary.js';
 
 /**
  * A deterministic scripted "model" shared by every provider emulator. It is wire-agnostic: each
@@ -94,6 +95,8 @@ export function describeContinuity(report: ContinuityReport): string {
 /**
  * Runs the script (trailing client notes, {@link isClientNote}, skipped). Rules, in order:
  * 0. The continuity probe's questions are answered by `scripted-probe.ts` (SPEC §26.5).
+ * 0. A compaction request (a `<transcript>` or `<partial-summaries>` block) is summarised
+ *    (`scripted-summary.ts`).
  * 1. The last message is a tool result: answer with a summary of it (final answer).
  * 2. The last user text asks for a tool that is offered — "call the tool NAME [with {JSON}]",
  *    "read the file X" / "read X",
@@ -104,6 +107,9 @@ export function describeContinuity(report: ContinuityReport): string {
  * (`call_<turn>_<n>`), so recordings are stable.
  */
 export function runScript(input: ScriptInput): ScriptOutput {
+  // Compaction requests get the summary mode (scripted-summary.ts).
+  const summary = scriptedSummary(input.messages);
+  if (summary) return summary;
   // Notes a client adds after a tool result (`<total_tokens>…</total_tokens>`) are read, not answered.
   const messages = input.messages;
   const last = [...messages].reverse().find((message) => !isClientNote(message));
