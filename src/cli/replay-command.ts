@@ -22,7 +22,9 @@ import { emulatorPreviewRoute } from './cli-emulator-route.js';
 import { EMULATOR_PREFIX } from '../runtime/runtime-route.js';
 import { hermesHome } from '../storage/store-paths.js';
 import { isUndone } from '../storage/session-undo.js';
+import { archivedBy } from '../storage/session-archive.js';
 import { formatFailedRequests, formatHandleDecisions, formatSessionRestores } from './replay-handle-decisions.js';
+import { compactionLines } from './sessions-compaction-view.js';
 
 /**
  * `hermes replay preview`: a dry run of the request a route would receive for a history
@@ -145,8 +147,11 @@ function readHistoryFile(file: string): Message[] {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
     throw new UsageError(`cannot read history file "${file}": ${why}`);
   }
-  // An export keeps the messages `/undo` took back, marked; a request never sends them (docs/sessions.md).
-  return parseHistory(withoutExportHeader(text)).filter((message) => !isUndone(message));
+  // An export keeps the messages `/undo` took back and those compaction archived, marked; a
+  // request never sends them (docs/sessions.md).
+  return parseHistory(withoutExportHeader(text)).filter(
+    (message) => !isUndone(message) && archivedBy(message) === null,
+  );
 }
 
 interface PreviewOptions {
@@ -298,6 +303,9 @@ async function previewSession(sessionId: string, options: PreviewOptions): Promi
     if (restored) process.stdout.write(`${restored}\n`);
     const failed = formatFailedRequests(records);
     if (failed) process.stdout.write(`${failed}\n`);
+    // What compaction summarised and what its tail kept (SPEC §26.6): the history above starts after it.
+    const compactions = compactionLines(session.modelConfig, sessionId);
+    if (compactions.length) process.stdout.write(`${compactions.join('\n')}\n`);
     if (!options.explain) {
       process.stdout.write(
         `route ${prepared.routeKey} (${route.api}) · carriers sent: ${prepared.carriersSent.join(', ') || 'none'}\n`,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import type { SessionStore } from '../storage/session-store.js';
+import type { SessionRecord, SessionStore } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
 import { formatTime, printJson, useColor } from './cli-output.js';
 import { describeSession } from './sessions-show.js';
@@ -9,6 +9,7 @@ import type { RouteFlags } from '../runtime/runtime-route.js';
 import type { CompactionSettings } from '../runtime/compaction-plan.js';
 import { registerSessionsMigrateCommand } from './sessions-migrate-command.js';
 import { registerSessionsImportCommand } from './sessions-import-command.js';
+import { registerSessionsSearchCommand } from './sessions-search-command.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
 import { listUserSessions } from '../storage/session-probe.js';
 
@@ -17,7 +18,7 @@ async function withCliContext<T>(body: (context: CliContext) => Promise<T>): Pro
   return (await import('./cli-context.js')).withCliContext(body);
 }
 
-/** Registers `hermes sessions list|show|export|delete|rename|branch|compress|migrate|import`. */
+/** Registers `hermes sessions list|show|search|export|delete|rename|branch|compress|migrate|import`. */
 export function registerSessionsCommand(program: Command): void {
   const sessions = program
     .command('sessions')
@@ -48,7 +49,7 @@ export function registerSessionsCommand(program: Command): void {
         for (const session of list) {
           process.stdout.write(
             `${session.id}  ${formatTime(session.updatedAt)}  ${String(session.messageCount).padStart(4)} msgs  ` +
-              `${session.provider ?? '-'}/${session.model ?? '-'}  ${session.title ?? ''}\n`,
+              `${session.provider ?? '-'}/${session.model ?? '-'}  ${session.title ?? ''}${compactedNote(session)}\n`,
           );
         }
       });
@@ -59,13 +60,18 @@ export function registerSessionsCommand(program: Command): void {
     .description('Show a session: route, turns, carriers kept per turn, lineage, and its messages.')
     .option('--json', 'print model_config and every stored message in the canonical message shape (docs/sessions.md)')
     .option('--full', "print every line of each turn's reasoning and the whole system prompt")
-    .action(async (id: string, flags: { json?: boolean; full?: boolean }) => {
+    .option('--archived', 'also list the messages compaction archived (marked; --json: "_archived": N)')
+    .action(async (id: string, flags: { json?: boolean; full?: boolean; archived?: boolean }) => {
       await withCliContext(async (context) => {
         const store = context.store();
         await requireSession(store, id);
-        if (flags.json) printJson(await sessionDocument(store, id));
+        if (flags.json) printJson(await sessionDocument(store, id, { includeArchived: flags.archived === true }));
         else {
-          const options = { full: Boolean(flags.full), color: useColor(process.stdout) };
+          const options = {
+            full: Boolean(flags.full),
+            color: useColor(process.stdout),
+            archived: flags.archived === true,
+          };
           process.stdout.write(await describeSession(store, id, options));
         }
       });
@@ -74,13 +80,14 @@ export function registerSessionsCommand(program: Command): void {
   sessions
     .command('export <id>')
     .description(
-      'Print the session as JSON lines: a header line {"hermes_session": {...model_config}} then one message per line.',
+      'Print the session as JSON lines: a header line {"hermes_session": {...model_config}} then every stored message, one per line (archived ones marked "_archived": N).',
     )
     .action(async (id: string) => {
       await withCliContext(async (context) => {
         const store = context.store();
         await requireSession(store, id);
-        const json = await sessionDocument(store, id);
+        // An export is the whole session: what compaction archived comes along, marked.
+        const json = await sessionDocument(store, id, { includeArchived: true });
         const { messages, ...header } = json;
         process.stdout.write(`${JSON.stringify({ hermes_session: header })}\n`);
         for (const message of messages) process.stdout.write(`${JSON.stringify(message)}\n`);
@@ -192,8 +199,15 @@ show ID --archived, or hermes sessions search TEXT.`,
       });
     });
 
+  registerSessionsSearchCommand(sessions);
   registerSessionsMigrateCommand(sessions);
   registerSessionsImportCommand(sessions);
+}
+
+/** `  (compacted 2×)` for a session compacted in place; empty otherwise. */
+function compactedNote(session: SessionRecord): string {
+  const records = session.modelConfig['compactions'];
+  return Array.isArray(records) && records.length ? `  (compacted ${records.length}×)` : '';
 }
 
 /** Flags of `sessions compress`. */

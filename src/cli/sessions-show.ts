@@ -2,6 +2,8 @@ import type { AssistantMessage } from '../core/message.js';
 import { redactUrl } from '../core/redact.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { isUndone } from '../storage/session-undo.js';
+import { archivedBy } from '../storage/session-archive.js';
+import { compactionLines } from './sessions-compaction-view.js';
 import { formatTime } from './cli-output.js';
 import { opaqueCarrierBytes } from '../replay/replay-native-drops.js';
 
@@ -41,6 +43,8 @@ export interface DescribeOptions {
   full?: boolean;
   /** Dim the reasoning text (a terminal). */
   color?: boolean;
+  /** Also list the messages compaction archived (default: one line per archived run). */
+  archived?: boolean;
 }
 
 /**
@@ -86,30 +90,50 @@ function reasoningLines(text: string, options: DescribeOptions): string[] {
 export async function describeSession(store: SessionStore, id: string, options: DescribeOptions = {}): Promise<string> {
   const session = await store.getSession(id);
   if (!session) return '';
-  const messages = await store.listMessages(id, { includeUndone: true });
-  const undone = messages.filter(isUndone).length;
+  // Every stored message, so each keeps its number (the one `sessions search` prints).
+  const stored = await store.listMessages(id, { includeUndone: true, includeArchived: true });
+  const live = stored.filter((message) => archivedBy(message) === null);
+  const archivedCount = stored.length - live.length;
+  const undone = live.filter(isUndone).length;
   const children = await store.childSessions(id);
-  const assistants = messages.filter((message): message is AssistantMessage => message.role === 'assistant');
+  const assistants = live.filter((message): message is AssistantMessage => message.role === 'assistant');
   const hasRecord = assistants.some((message) =>
     message.reasoning_details?.some((entry) => String(entry['type'] ?? '').endsWith('.native_assistant')),
   );
-  const turns = messages.filter((message) => message.role === 'user').length;
+  const turns = live.filter((message) => message.role === 'user').length;
+  const archivedNote = archivedCount ? `; ${archivedCount} archived by compaction` : '';
   const lines = [
     `session   ${session.id}${session.title ? `  "${session.title}"` : ''}`,
     `provider  ${session.provider ?? '-'}   model ${session.model ?? '-'}   api ${session.api ?? '-'}`,
     `base url  ${session.baseUrl === null ? '(provider default)' : redactUrl(session.baseUrl)}`,
-    `turns     ${turns} user turns, ${messages.length} messages${undone ? ` (${undone} undone)` : ''}; carrier record: ${hasRecord ? 'yes' : 'no'}`,
+    `turns     ${turns} user turns, ${live.length} messages${undone ? ` (${undone} undone)` : ''}${archivedNote}; carrier record: ${hasRecord ? 'yes' : 'no'}`,
     `created   ${formatTime(session.createdAt)}   updated ${formatTime(session.updatedAt)}`,
     `lineage   parent ${session.parentSessionId ?? '-'}; children ${children.map((child) => child.id).join(', ') || '-'}`,
+    ...compactionLines(session.modelConfig, session.id),
   ];
   const verdicts = session.modelConfig['reasoning_rejected_carriers'];
   if (Array.isArray(verdicts) && verdicts.length) lines.push(`verdicts  ${JSON.stringify(verdicts)}`);
   lines.push('');
-  messages.forEach((message, index) => {
+  let hiddenFrom = -1;
+  const closeHidden = (end: number) => {
+    if (hiddenFrom < 0) return;
+    const range = end - 1 === hiddenFrom ? `${hiddenFrom}` : `${hiddenFrom}–${end - 1}`;
+    const how = `hermes sessions show ${session.id} --archived`;
+    lines.push(`${range.padStart(4)} (${end - hiddenFrom} archived by compaction; ${how})`);
+    hiddenFrom = -1;
+  };
+  stored.forEach((message, index) => {
+    const archivedIn = archivedBy(message);
+    if (archivedIn !== null && !options.archived) {
+      if (hiddenFrom < 0) hiddenFrom = index;
+      return;
+    }
+    closeHidden(index);
     const text =
       typeof message.content === 'string' ? message.content : message.content ? JSON.stringify(message.content) : '';
-    // A message `/undo` took back is kept and shown, marked; requests no longer send it.
-    const preview = `${isUndone(message) ? '(undone) ' : ''}${text.replace(/\s+/g, ' ').slice(0, 90)}`;
+    // A message `/undo` took back or compaction archived is kept and shown, marked; requests no longer send it.
+    const marks = `${archivedIn !== null ? `(archived #${archivedIn}) ` : ''}${isUndone(message) ? '(undone) ' : ''}`;
+    const preview = `${marks}${text.replace(/\s+/g, ' ').slice(0, 90)}`;
     if (message.role === 'assistant') {
       const calls = message.tool_calls?.map((call) => `${call.function.name}(${call.function.arguments})`).join(', ');
       // SPEC §23.5, §25.5: each opaque carrier once, as it travels (the count --explain reports).
@@ -133,5 +157,6 @@ export async function describeSession(store: SessionStore, id: string, options: 
       lines.push(`${String(index).padStart(4)} ${message.role.padEnd(9)} ${preview}`);
     }
   });
+  closeHidden(stored.length);
   return `${lines.join('\n')}\n`;
 }

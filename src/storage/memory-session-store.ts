@@ -80,7 +80,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
   };
 
   const toRecord = (stored: StoredSession): SessionRecord =>
-    structuredClone({ ...stored.record, messageCount: stored.messages.length });
+    structuredClone({ ...stored.record, messageCount: withoutArchived(stored.messages, false).length });
 
   const requireSession = (id: string): StoredSession => {
     const stored = sessions.get(id);

@@ -16,7 +16,7 @@ const query = (name: string, text: string): NamedQuery => ({ name: `hermes_${nam
 
 const SESSION_SELECT = `SELECT s.id, s.title, s.parent_session_id, s.created_at, s.updated_at, s.provider,
   s.model, s.base_url, s.api, s.model_config, s.version,
-  (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)::integer AS message_count FROM sessions s`;
+  (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.archived IS NULL)::integer AS message_count FROM sessions s`;
 
 const VALUE_COLUMNS = MESSAGE_VALUE_COLUMNS.join(', ');
 

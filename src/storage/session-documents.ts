@@ -23,7 +23,8 @@ export interface SessionSummaryDocument {
 
 /**
  * The `sessions show --json` document: session fields, model_config, lineage and every stored
- * message (SPEC §2 shape), those taken back by `/undo` marked `_undone: true`.
+ * message of the live history (SPEC §2 shape), those taken back by `/undo` marked `_undone: true`;
+ * optionally the archived ones too, marked `_archived: N`.
  */
 export interface SessionDocument {
   id: string;
@@ -55,13 +56,24 @@ export function sessionSummaryDocument(session: SessionRecord): SessionSummaryDo
   };
 }
 
-/** Builds the show document; throws when the session does not exist (callers check first). */
-export async function sessionDocument(store: SessionStore, id: string): Promise<SessionDocument> {
+/**
+ * Builds the show document; throws when the session does not exist (callers check first). With
+ * `includeArchived` the messages compaction archived are listed too, each with `_archived: N`
+ * (`sessions show --archived`, `sessions export`).
+ */
+export async function sessionDocument(
+  store: SessionStore,
+  id: string,
+  options: { includeArchived?: boolean } = {},
+): Promise<SessionDocument> {
   const session = await store.getSession(id);
   if (!session) throw new Error(`no session ${id}`);
   const children = await store.childSessions(id);
   // Stored history in full: messages `/undo` took back carry `_undone: true` (session-undo.ts).
-  const messages = await store.listMessages(id, { includeUndone: true });
+  const messages = await store.listMessages(id, {
+    includeUndone: true,
+    includeArchived: options.includeArchived === true,
+  });
   return {
     id: session.id,
     title: session.title,

@@ -22,7 +22,7 @@ export interface SessionRecord {
   api: string | null;
   /** Session model config (SPEC §18): learned verdicts, rejected-signature fingerprints, ... */
   modelConfig: JsonObject;
-  /** Number of stored messages. */
+  /** Messages of the live history: every stored message but those compaction archived (`/undo`ne ones count). */
   messageCount: number;
   /**
    * The session's write version: 1 when created, one more after every write that changes its

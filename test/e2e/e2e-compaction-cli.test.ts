@@ -8,7 +8,7 @@ import { stateDbPath } from '../../src/storage/store-paths.js';
 import { chatJson, parseJson, runHermes, type Sandbox, useE2e, resumeArgs } from '../support/e2e.js';
 
 /**
- * `hermes sessions compress ID` (SPEC §16): the salvage pass keeps fewer
+ * `hermes sessions compress ID --child --keep-turns N` (SPEC §16, today's child sessions): the salvage pass keeps fewer
  * turns than asked when they do not fit, with the same retention rule; a pass that would free
  * nothing says so and stops after one summary request; a session with nothing between its first
  * message and its kept turns sends no request at all.
@@ -80,7 +80,10 @@ describe('hermes sessions compress (SPEC §16)', () => {
     // Limit 0.8 × 2000 = 1600 tokens; each turn is ~370, so 6 kept turns cannot fit beside a summary.
     const { id, history } = await seedLongSession(sandbox, emulator.baseUrl);
 
-    const run = await runHermes(['sessions', 'compress', id, '--keep-turns', '6', ...route(emulator.baseUrl)], sandbox);
+    const run = await runHermes(
+      ['sessions', 'compress', id, '--child', '--keep-turns', '6', ...route(emulator.baseUrl)],
+      sandbox,
+    );
     expect(run.code, run.stderr).toBe(0);
     const childId = run.stdout.trim();
     const child = parseJson<ShownSession>(await runHermes(['sessions', 'show', childId, '--json'], sandbox));
@@ -98,7 +101,10 @@ describe('hermes sessions compress (SPEC §16)', () => {
     expect(child.messages).toEqual([history[0], expect.objectContaining({ role: 'user' }), ...tail]);
     const kept = child.messages.filter((message): message is AssistantMessage => message.role === 'assistant');
     expect(kept.every((message) => typeof message.reasoning_content === 'string')).toBe(true);
-    expect(emulator.requests.map((request) => request.status)).toEqual([200]);
+    // A 2,000-token window: the transcript goes in parts that fit, then one merge; every request answered.
+    const summaries = emulator.requests.length;
+    expect(summaries).toBeGreaterThan(1);
+    expect(emulator.requests.every((request) => request.status === 200)).toBe(true);
 
     // The compacted child continues: a tool-call turn on it succeeds with no 400 (must-echo RC kept).
     const next = await chatJson(sandbox, [
@@ -106,7 +112,7 @@ describe('hermes sessions compress (SPEC §16)', () => {
       ...route(emulator.baseUrl),
     ]);
     expect(next.answer).toMatch(/Reasoning continuity: intact/);
-    expect(emulator.requests.map((request) => request.status)).toEqual([200, 200, 200]);
+    expect(emulator.requests.slice(summaries).map((request) => request.status)).toEqual([200, 200]);
   });
 
   it('resuming a compacted session continues in its compaction child and does not compact it again', async () => {
@@ -115,11 +121,12 @@ describe('hermes sessions compress (SPEC §16)', () => {
     // Over the limit: a turn on the long parent would compact it (again).
     const { id, history } = await seedLongSession(sandbox, emulator.baseUrl);
     const compressed = await runHermes(
-      ['sessions', 'compress', id, '--keep-turns', '1', ...route(emulator.baseUrl)],
+      ['sessions', 'compress', id, '--child', '--keep-turns', '1', ...route(emulator.baseUrl)],
       sandbox,
     );
     expect(compressed.code, compressed.stderr).toBe(0);
     const childId = compressed.stdout.trim();
+    const summaries = emulator.requests.length;
 
     const resumed = await runHermes(
       ['chat', ...resumeArgs(id, 'and now?'), '--json', ...route(emulator.baseUrl)],
@@ -130,8 +137,8 @@ describe('hermes sessions compress (SPEC §16)', () => {
     expect(resumed.stderr).toContain(
       `hermes: ${id} was compacted into ${childId}; continuing there (the full history: hermes sessions show ${id})\n`,
     );
-    // One summary request (the compress), then the turn: no second compaction, no second child.
-    expect(emulator.requests).toHaveLength(2);
+    // The summary requests of the compress, then the turn: no second compaction, no second child.
+    expect(emulator.requests).toHaveLength(summaries + 1);
     const parent = parseJson<ShownSession>(await runHermes(['sessions', 'show', id, '--json'], sandbox));
     expect(parent.children).toEqual([childId]);
     expect(parent.messages).toHaveLength(history.length);
@@ -163,7 +170,7 @@ describe('hermes sessions compress (SPEC §16)', () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();
     const id = await seedSession(sandbox, emulator.baseUrl, toolTurn(1, 'alpha'));
-    const run = await runHermes(['sessions', 'compress', id, ...route(emulator.baseUrl)], sandbox);
+    const run = await runHermes(['sessions', 'compress', id, '--tail', 'turns', ...route(emulator.baseUrl)], sandbox);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('nothing to compact');

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { ReceivedRequest } from '../../src/emulators/chat-completions/chat-emulator-types.js';
-import { COMPACTION_SUMMARY_PROMPT, SUMMARY_MESSAGE_PREFIX } from '../../src/runtime/compaction-run.js';
+import { SUMMARY_MESSAGE_PREFIX } from '../../src/runtime/compaction-run.js';
+import { COMPACTION_MERGE_PROMPT, COMPACTION_SUMMARY_PROMPT } from '../../src/runtime/compaction-summary.js';
 import { assistantsOf, chatJson, routeArgs, type Sandbox, showSession, useE2e } from '../support/e2e.js';
 
 /**
- * (SPEC §15–§16): a session long enough to compact compacts automatically into
+ * (SPEC §15–§16): with `compaction.in_place: false` and `tail: turns` (today's
+ * child-session behaviour, SPEC §26.6), a session long enough to compact compacts automatically into
  * a child session, every retained assistant turn keeps its carriers byte for byte on the wire, the
  * next tool-call turn succeeds with no 400, and the child inherits the parent's model_config.
  */
@@ -19,6 +21,9 @@ interface ShownSession {
   model_config: Record<string, unknown>;
   messages: Message[];
 }
+
+/** Today's child-session compaction with a turns tail (`in_place: false`, `tail: turns`). */
+const LEGACY_CONFIG = 'compaction:\n  context_window: 3000\n  keep_turns: 2\n  tail: turns\n  in_place: false\n';
 
 /** A tool result of ~350 tokens, so a handful of turns crosses a small context window. */
 const NOTES = `${'alpha beta gamma delta '.repeat(60)}\n`;
@@ -38,9 +43,18 @@ async function chatUntilCompacted(sandbox: Sandbox, route: string[]): Promise<{ 
   throw new Error('the session never compacted within 12 turns');
 }
 
+/** A summary request: a transcript part, or a merge of part summaries (compaction-summary.ts). */
 function isSummaryRequest(request: ReceivedRequest): boolean {
   const messages = (request.body as { messages?: { content?: unknown }[] }).messages ?? [];
-  return String(messages[0]?.content ?? '').startsWith(COMPACTION_SUMMARY_PROMPT);
+  const system = String(messages[0]?.content ?? '');
+  return system === COMPACTION_SUMMARY_PROMPT || system === COMPACTION_MERGE_PROMPT;
+}
+
+/** The first request after the last summary request: the turn's request on the compacted history. */
+function firstAfterSummary(requests: readonly ReceivedRequest[]): ReceivedRequest | undefined {
+  const last = requests.findLastIndex(isSummaryRequest);
+  expect(last).toBeGreaterThan(0);
+  return requests[last + 1];
 }
 
 function withoutUsage(message: Message): Message {
@@ -106,7 +120,7 @@ describe('automatic compaction end to end (SPEC §15–§16)', () => {
     // enforces its own 4,000-token window: had automatic compaction (limit 0.8 × 3,000) not run
     // first, its context-length 400 would show up in the status count below.
     const emulator = await e2e.chat({ persona: 'deepseek', contextWindow: 4000, rejectKeys: ['reasoning'] });
-    const sandbox = e2e.sandbox({ notes: NOTES, config: 'compaction:\n  context_window: 3000\n  keep_turns: 2\n' });
+    const sandbox = e2e.sandbox({ notes: NOTES, config: LEGACY_CONFIG });
     const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl);
     const { source, child } = await chatUntilCompacted(sandbox, route);
     const { parent, compacted } = await expectCompactedLineage(sandbox, source, child);
@@ -122,9 +136,7 @@ describe('automatic compaction end to end (SPEC §15–§16)', () => {
     expect(storedAssistants(childTail).every((message) => typeof message.reasoning_content === 'string')).toBe(true);
 
     // On the wire: the first request after the summary carries each retained reasoning_content verbatim.
-    const summaryAt = emulator.requests.findIndex(isSummaryRequest);
-    expect(summaryAt).toBeGreaterThan(0);
-    const afterSummary = emulator.requests[summaryAt + 1];
+    const afterSummary = firstAfterSummary(emulator.requests);
     const retainedAssistants = storedAssistants(childTail);
     const sent = assistantsOf(afterSummary?.body);
     expect(sent.map((message) => message['reasoning_content'])).toEqual(
@@ -152,7 +164,7 @@ describe('automatic compaction end to end (SPEC §15–§16)', () => {
 
   it('OpenRouter: retained turns keep reasoning_details byte-identical in the store and on the wire', async () => {
     const emulator = await e2e.chat({ persona: 'openrouter', contextWindow: 4000 });
-    const sandbox = e2e.sandbox({ notes: NOTES, config: 'compaction:\n  context_window: 3000\n  keep_turns: 2\n' });
+    const sandbox = e2e.sandbox({ notes: NOTES, config: LEGACY_CONFIG });
     const route = routeArgs('openrouter', 'anthropic/claude-sonnet-4.5', emulator.baseUrl);
     const { source, child } = await chatUntilCompacted(sandbox, route);
     const { parent, compacted } = await expectCompactedLineage(sandbox, source, child);
@@ -166,8 +178,7 @@ describe('automatic compaction end to end (SPEC §15–§16)', () => {
       expect(retainedAssistants[index]?.reasoning_details).toEqual(message.reasoning_details);
     }
 
-    const summaryAt = emulator.requests.findIndex(isSummaryRequest);
-    const afterSummary = emulator.requests[summaryAt + 1];
+    const afterSummary = firstAfterSummary(emulator.requests);
     expect(afterSummary?.status).toBe(200);
     expect(assistantsOf(afterSummary?.body).map((message) => message['reasoning_details'])).toEqual(
       retainedAssistants.map((message) => message.reasoning_details),
@@ -186,7 +197,10 @@ describe('automatic compaction end to end (SPEC §15–§16)', () => {
   it('a context-length 400 compacts once and retries the same request, which then succeeds', async () => {
     // No context_window in config: only the provider's own "maximum context length" 400 can trigger it.
     const emulator = await e2e.chat({ persona: 'deepseek', contextWindow: 2500 });
-    const sandbox = e2e.sandbox({ notes: NOTES, config: 'compaction:\n  keep_turns: 2\n' });
+    const sandbox = e2e.sandbox({
+      notes: NOTES,
+      config: 'compaction:\n  keep_turns: 2\n  tail: turns\n  in_place: false\n',
+    });
     const route = routeArgs('deepseek', 'deepseek-v4-flash', emulator.baseUrl);
     const { source, child } = await chatUntilCompacted(sandbox, route);
     const compacted = await showSession<ShownSession>(sandbox, child);

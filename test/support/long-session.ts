@@ -36,12 +36,14 @@ export interface LongSessionOptions {
   resultTokens: number;
   /** Plant {@link PLANTED_IDENTIFIERS} in the turn with this number (default 2). */
   plantInTurn?: number;
+  /** Give each tool call an opaque encrypted reasoning_details entry too (default true). */
+  opaque?: boolean;
 }
 
 /**
  * A system prompt and a first user message, then `turns` tool-loop turns: a user message, an
  * assistant tool call carrying reasoning_content and an opaque encrypted reasoning_details entry,
- * the tool result, and a final answer with reasoning.
+ * (unless `opaque: false`), the tool result, and a final answer with reasoning.
  */
 export function longSession(options: LongSessionOptions): Message[] {
   const plantIn = options.plantInTurn ?? 2;
@@ -61,7 +63,9 @@ export function longSession(options: LongSessionOptions): Message[] {
       role: 'assistant',
       content: null,
       reasoning_content: reasoningOfTurn(turn),
-      reasoning_details: [{ type: 'reasoning.encrypted', data: `gAAAA${'e'.repeat(4000)}`, index: 0 }],
+      ...(options.opaque === false
+        ? {}
+        : { reasoning_details: [{ type: 'reasoning.encrypted', data: `gAAAA${'e'.repeat(4000)}`, index: 0 }] }),
       tool_calls: [
         {
           id,
