@@ -19,17 +19,18 @@ function count(value: unknown): string {
 export function describeCompactionRecord(record: JsonObject): string {
   const at = typeof record['at'] === 'string' ? record['at'].replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '?';
   // Records written before lean tails existed have no `tail`: they kept whole turns.
-  const kept =
-    record['tail'] === 'lean'
-      ? `kept a lean tail of ${count(record['tail_tokens'])} tokens (budget ${count(record['tail_budget'])}) with ${count(record['kept_turns'])} user messages`
-      : `kept the last ${count(record['kept_turns'])} turns`;
   const keptMessages =
-    typeof record['kept_messages'] === 'number' ? `, ${count(record['kept_messages'])} messages` : '';
+    typeof record['kept_messages'] === 'number' ? ` ${count(record['kept_messages'])} messages:` : '';
+  const tail =
+    record['tail'] === 'lean'
+      ? `a lean tail of ${count(record['tail_tokens'])} tokens (budget ${count(record['tail_budget'])}) with ${count(record['kept_turns'])} user messages`
+      : `the last ${count(record['kept_turns'])} turns`;
+  const kept = `kept${keptMessages} ${tail}`;
   const archived = record['in_place'] === true || record['number'] !== undefined ? ' and archived' : '';
   const parts = [
     `${count(record['summarised_messages'])} messages summarised${archived}`,
     `about ${count(record['estimate_before'])} → ${count(record['estimate_after'])} tokens`,
-    `${kept}${keptMessages}`,
+    kept,
   ];
   if (typeof record['summary_requests'] === 'number' && record['summary_requests'] > 1) {
     parts.push(

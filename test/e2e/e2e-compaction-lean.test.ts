@@ -42,7 +42,16 @@ const routes: Route[] = [
     name: 'DeepSeek',
     // The emulator enforces the window itself: a summary request over 200K tokens is its 400.
     start: () => e2e.chat({ persona: 'deepseek', contextWindow: WINDOW }),
-    args: (baseUrl) => ['--provider', 'deepseek', '--model', 'deepseek-v4-flash', '--base-url', baseUrl, '--api-key', 'k'],
+    args: (baseUrl) => [
+      '--provider',
+      'deepseek',
+      '--model',
+      'deepseek-v4-flash',
+      '--base-url',
+      baseUrl,
+      '--api-key',
+      'k',
+    ],
     carriers: (message) =>
       typeof message.reasoning_content === 'string' ? [JSON.stringify(message.reasoning_content)] : [],
   },
@@ -58,7 +67,16 @@ const routes: Route[] = [
   {
     name: 'Anthropic',
     start: () => e2e.anthropic(),
-    args: (baseUrl) => ['--provider', 'anthropic', '--model', 'claude-opus-4-8', '--base-url', baseUrl, '--api-key', 'x'],
+    args: (baseUrl) => [
+      '--provider',
+      'anthropic',
+      '--model',
+      'claude-opus-4-8',
+      '--base-url',
+      baseUrl,
+      '--api-key',
+      'x',
+    ],
     // Signed blocks travel today (SPEC §9.1); thinking-block binding (SPEC §26.4) may leave stale ones out.
     carriers: (message) =>
       (message.anthropic_content_blocks ?? [])
