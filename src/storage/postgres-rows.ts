@@ -52,7 +52,7 @@ export function openPostgresRows(url: string): StoreRows {
         `SELECT route_key, provider, host, model, fields, first_seen, updated_at, error_text
          FROM verdicts ORDER BY route_key COLLATE "C"`,
       ),
-    writeSession: async (session, messages, firstSeq, requests) =>
+    writeSession: async (session, messages, firstSeq, requests, replaceMessages = false) =>
       transaction(async (client) => {
         await client.query(
           `INSERT INTO sessions (id, title, parent_session_id, created_at, updated_at, provider, model, base_url, api, model_config, version)
@@ -75,6 +75,7 @@ export function openPostgresRows(url: string): StoreRows {
             session.version,
           ],
         );
+        if (replaceMessages) await client.query('DELETE FROM messages WHERE session_id = $1', [session.id]);
         let seq = firstSeq;
         for (let start = 0; start < messages.length; start += INSERT_BATCH) {
           const batch = messages.slice(start, start + INSERT_BATCH);

@@ -1,13 +1,58 @@
-import { canonicalMessageRow, messageRowHash, type RequestRow, type StoreRows, type VerdictRow } from './store-rows.js';
+import {
+  canonicalMessageRow,
+  messageRowHash,
+  unarchivedRowHash,
+  type MessageRow,
+  type RequestRow,
+  type SessionRow,
+  type StoreRows,
+  type VerdictRow,
+} from './store-rows.js';
 
 /**
  * `hermes sessions migrate`: copies every session (times, lineage, model config), message,
  * request record, verdict and handle key from one store to another — SQLite to PostgreSQL and back —
  * then verifies counts and the SHA-256 of each message's stored bytes. Idempotent: a session
  * already in the target with the same leading messages only gets what it lacks; a run that
- * finds nothing new writes nothing. A session whose target copy differs is left alone and
+ * finds nothing new writes nothing. A session compacted in place since it was copied (SPEC §26.6:
+ * rows archived, the tail moved after the summary) is copied again in full when the target copy
+ * holds nothing the source lacks. Any other session whose target copy differs is left alone and
  * reported as a conflict.
  */
+
+/** How many in-place compactions a session's model config records. */
+function compactionCount(session: Pick<SessionRow, 'model_config'>): number {
+  try {
+    const records = (JSON.parse(session.model_config) as { compactions?: unknown }).compactions;
+    return Array.isArray(records) ? records.length : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * True when the source was compacted in place after the target copy was made and the target
+ * holds no message the source lacks (each target row, marks aside, is a source row).
+ */
+function compactedSinceCopy(
+  source: SessionRow,
+  target: SessionRow,
+  sourceRows: readonly MessageRow[],
+  targetRows: readonly MessageRow[],
+): boolean {
+  if (compactionCount(source) <= compactionCount(target)) return false;
+  const available = new Map<string, number>();
+  for (const row of sourceRows) {
+    const hash = unarchivedRowHash(row);
+    available.set(hash, (available.get(hash) ?? 0) + 1);
+  }
+  return targetRows.every((row) => {
+    const hash = unarchivedRowHash(canonicalMessageRow(row));
+    const left = available.get(hash) ?? 0;
+    available.set(hash, left - 1);
+    return left > 0;
+  });
+}
 
 /** What one run did and found. */
 export interface MigrateReport {
@@ -94,27 +139,28 @@ export async function migrateSessions(
     const prefixMatches =
       targetMessages.length <= messages.length &&
       targetMessages.every((row, index) => messageRowHash(row) === hashes[index]);
-    if (!prefixMatches) {
+    const replace =
+      !prefixMatches && present !== undefined && compactedSinceCopy(session, present, messages, targetMessages);
+    if (!prefixMatches && !replace) {
       report.conflicts.push(session.id);
       continue;
     }
     const requestPrefix =
       targetRequests.length <= requests.length &&
       targetRequests.every((row, index) => sameRequest(row, requests[index] as RequestRow));
-    const newMessages = messages.slice(targetMessages.length);
+    const newMessages = replace ? messages : messages.slice(targetMessages.length);
     const newRequests = requestPrefix ? requests.slice(targetRequests.length) : [];
     const rowChanged =
       present === undefined ||
       (Object.keys(session) as (keyof typeof session)[]).some((key) => session[key] !== present[key]);
     if (newMessages.length || newRequests.length || rowChanged) {
-      await target.writeSession(session, newMessages, targetMessages.length + 1, newRequests);
+      await target.writeSession(session, newMessages, replace ? 1 : targetMessages.length + 1, newRequests, replace);
       report.messages.copied += newMessages.length;
       report.requests.copied += newRequests.length;
       if (present) report.sessions.extended += 1;
       else report.sessions.copied += 1;
-      progress(
-        `${present ? 'extended' : 'copied'} ${session.id}: ${newMessages.length} messages, ${newRequests.length} requests`,
-      );
+      const what = replace ? 'rewrote (compacted in place since the last copy)' : present ? 'extended' : 'copied';
+      progress(`${what} ${session.id}: ${newMessages.length} messages, ${newRequests.length} requests`);
     } else {
       report.sessions.unchanged += 1;
     }

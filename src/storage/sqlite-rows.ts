@@ -39,6 +39,7 @@ export function openSqliteRows(path: string): StoreRows {
          model_config = excluded.model_config,
          version = MAX(excluded.version, sessions.version + 1)`,
     ),
+    deleteMessages: database.prepare<[string]>('DELETE FROM messages WHERE session_id = ?'),
     insertMessage: database.prepare(
       `INSERT INTO messages (session_id, seq, ${columns}) VALUES (?, ?, ${placeholders})`,
     ),
@@ -60,8 +61,15 @@ export function openSqliteRows(path: string): StoreRows {
     ),
   };
   const writeSession = database.transaction(
-    (session: SessionRow, messages: readonly MessageRow[], firstSeq: number, requests: readonly RequestRow[]) => {
+    (
+      session: SessionRow,
+      messages: readonly MessageRow[],
+      firstSeq: number,
+      requests: readonly RequestRow[],
+      replaceMessages: boolean,
+    ) => {
       statements.upsertSession.run(session);
+      if (replaceMessages) statements.deleteMessages.run(session.id);
       messages.forEach((row, index) => statements.insertMessage.run(session.id, firstSeq + index, ...row));
       for (const request of requests) {
         statements.insertRequest.run(
@@ -82,8 +90,8 @@ export function openSqliteRows(path: string): StoreRows {
     messages: async (sessionId) => statements.messages.all(sessionId),
     requests: async (sessionId) => statements.requests.all(sessionId),
     verdicts: async () => statements.verdicts.all(),
-    writeSession: async (session, messages, firstSeq, requests) => {
-      writeSession.immediate(session, messages, firstSeq, requests);
+    writeSession: async (session, messages, firstSeq, requests, replaceMessages = false) => {
+      writeSession.immediate(session, messages, firstSeq, requests, replaceMessages);
     },
     writeVerdict: async (verdict) => {
       statements.upsertVerdict.run(verdict);

@@ -76,13 +76,16 @@ export interface StoreRows {
   verdicts(): Promise<VerdictRow[]>;
   /**
    * In one transaction: inserts the session row when absent (else updates its title, route,
-   * model config and times), then appends `messages` from `firstSeq` and `requests`.
+   * model config and times), then appends `messages` from `firstSeq` and `requests`. With
+   * `replaceMessages` the session's stored messages are removed first (a session compacted in
+   * place since the last copy, `session-migrate.ts`).
    */
   writeSession(
     session: SessionRow,
     messages: readonly MessageRow[],
     firstSeq: number,
     requests: readonly RequestRow[],
+    replaceMessages?: boolean,
   ): Promise<void>;
   /** Inserts or replaces a verdict row. */
   writeVerdict(verdict: VerdictRow): Promise<void>;
@@ -91,6 +94,16 @@ export interface StoreRows {
   /** Inserts a handle key row unless its id is there (a stored key is never replaced). */
   writeHandleKey(key: HandleKeyRow): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Position of the `archived` column (session-archive.ts) in a {@link MessageRow}. */
+const ARCHIVED_COLUMN = MESSAGE_VALUE_COLUMNS.indexOf('archived');
+
+/** The row's hash as if it were live: what an in-place compaction changes of a row it keeps is its mark. */
+export function unarchivedRowHash(row: readonly unknown[]): string {
+  const copy = row.slice(0, MESSAGE_VALUE_COLUMNS.length);
+  if (ARCHIVED_COLUMN >= 0) copy[ARCHIVED_COLUMN] = null;
+  return messageRowHash(copy);
 }
 
 /** The hash `sessions migrate` compares: SHA-256 of the message's stored column values. */

@@ -133,7 +133,91 @@ describe('sessions migrate between SQLite files', () => {
   });
 });
 
+/** Compacts the session in place: the messages after the first user message but the last two become a summary. */
+async function compact(store: SessionStore, id: string, text: string): Promise<void> {
+  const live = await store.listMessages(id);
+  const head = live.findIndex((message) => message.role === 'user') + 1;
+  await store.compactInPlace(id, {
+    from: head,
+    to: live.length - 2,
+    messages: [{ role: 'user', content: text }, ...live.slice(-2)],
+    modelConfig: {
+      compactions: [...(((await store.getSession(id))?.modelConfig['compactions'] as []) ?? []), { at: text }],
+    },
+  });
+}
+
+/** Every stored message of each session, archived ones included (marked). */
+async function archive(store: SessionStore, ids: string[]) {
+  return Promise.all(ids.map((id) => store.listMessages(id, { includeArchived: true, includeUndone: true })));
+}
+
+describe('sessions migrate carries in-place compaction (SPEC §26.6)', () => {
+  it('copies archived messages with their marks; a session compacted again since is rewritten, not a conflict', async () => {
+    const fromPath = databasePath();
+    const from = track(openSqliteSessionStore(fromPath));
+    const ids = await fill(from);
+    const [parent] = ids as [string];
+    for (let turn = 0; turn < 4; turn += 1) {
+      await from.appendMessages(parent, [
+        { role: 'user', content: `more ${turn}` },
+        { role: 'assistant', content: `answer ${turn}` },
+      ]);
+    }
+    await compact(from, parent, 'first summary');
+    const toPath = databasePath();
+    await migrate(track(openSqliteRows(fromPath)), track(openSqliteRows(toPath)));
+    const to = track(openSqliteSessionStore(toPath));
+    expect(await archive(to, ids)).toStrictEqual(await archive(from, ids));
+    expect(await to.listMessages(parent)).toStrictEqual(await from.listMessages(parent));
+
+    await from.appendMessages(parent, [
+      { role: 'user', content: 'later' },
+      { role: 'assistant', content: 'later answer' },
+    ]);
+    await compact(from, parent, 'second summary');
+    const again = await migrate(track(openSqliteRows(fromPath)), track(openSqliteRows(toPath)));
+    expect(again.sessions.extended).toBe(1);
+    expect(again.conflicts).toEqual([]);
+    expect(await archive(to, ids)).toStrictEqual(await archive(from, ids));
+    expect((await to.getSession(parent))?.modelConfig['compactions']).toHaveLength(2);
+  });
+
+  it('a target that holds a message the source lacks stays a conflict', async () => {
+    const fromPath = databasePath();
+    const from = track(openSqliteSessionStore(fromPath));
+    const [parent] = (await fill(from)) as [string];
+    await from.appendMessages(parent, [{ role: 'user', content: 'one more' }]);
+    const toPath = databasePath();
+    await migrate(track(openSqliteRows(fromPath)), track(openSqliteRows(toPath)));
+    const to = track(openSqliteSessionStore(toPath));
+    await to.appendMessages(parent, [{ role: 'user', content: 'only in the target' }]);
+    await compact(from, parent, 'summary');
+    const report = await migrateSessions(track(openSqliteRows(fromPath)), track(openSqliteRows(toPath)));
+    expect(report.conflicts).toEqual([parent]);
+  });
+});
+
 describe.skipIf(skipWithoutPostgres())('sessions migrate SQLite -> PostgreSQL -> SQLite', () => {
+  it('carries archived messages and their marks both ways', async () => {
+    const fromPath = databasePath();
+    const from = track(openSqliteSessionStore(fromPath));
+    const ids = await fill(from);
+    await from.appendMessages(ids[0] as string, [
+      { role: 'user', content: 'more' },
+      { role: 'assistant', content: 'answer' },
+    ]);
+    await compact(from, ids[0] as string, 'summary');
+    const schema = await createTestSchema();
+    cleanups.push(schema.drop);
+    await migrate(track(openSqliteRows(fromPath)), track(openPostgresRows(schema.url)));
+    const postgres = track(openPostgresSessionStore(schema.url));
+    expect(await archive(postgres, ids)).toStrictEqual(await archive(from, ids));
+    const backPath = databasePath();
+    await migrate(track(openPostgresRows(schema.url)), track(openSqliteRows(backPath)));
+    expect(await archive(track(openSqliteSessionStore(backPath)), ids)).toStrictEqual(await archive(from, ids));
+  });
+
   it('round-trips every carrier kind with matching hashes, idempotently', async () => {
     const fromPath = databasePath();
     const from = track(openSqliteSessionStore(fromPath));
