@@ -31,7 +31,7 @@ function summariser() {
     send() {
       counter.requests += 1;
       const stream = new EventStream();
-      queueMicrotask(() =>
+      globalThis.queueMicrotask(() =>
         stream.end({
           type: 'finish',
           message: { role: 'assistant', content: SUMMARY },
