@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 import { sealReasoning } from '../../src/emulators/shared/scripted-model.js';
-import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
-import { stateDbPath } from '../../src/storage/store-paths.js';
 import { chatJson, parseJson, runHermes, type Sandbox, useE2e, resumeArgs } from '../support/e2e.js';
+import { seedDeepSeekSession } from '../support/long-session.js';
 
 /**
  * `hermes sessions compress ID --child --keep-turns N` (SPEC §16, today's child sessions): the salvage pass keeps fewer
@@ -21,24 +20,6 @@ interface ShownSession {
   children: string[];
   model_config: Record<string, unknown>;
   messages: Message[];
-}
-
-/** Creates a DeepSeek session on the running emulator holding `messages`, through the store API. */
-async function seedSession(sandbox: Sandbox, baseUrl: string, messages: Message[]): Promise<string> {
-  const store = openSqliteSessionStore(stateDbPath(sandbox.home));
-  try {
-    const session = await store.createSession({
-      title: 'seeded',
-      provider: 'deepseek',
-      model: 'deepseek-v4-flash',
-      baseUrl,
-      api: 'chat_completions',
-    });
-    await store.appendMessages(session.id, messages);
-    return session.id;
-  } finally {
-    await store.close();
-  }
 }
 
 /** One tool-call turn as DeepSeek stores it: RC on the tool turn and on the answer. */
@@ -70,7 +51,7 @@ async function seedLongSession(sandbox: Sandbox, baseUrl: string): Promise<{ id:
   writeFileSync(join(sandbox.home, 'config.yaml'), 'compaction:\n  context_window: 2000\n');
   const history: Message[] = [];
   for (let turn = 1; turn <= 8; turn += 1) history.push(...toolTurn(turn, 'alpha beta gamma delta '.repeat(60)));
-  return { id: await seedSession(sandbox, baseUrl, history), history };
+  return { id: await seedDeepSeekSession(sandbox.home, baseUrl, history), history };
 }
 
 describe('hermes sessions compress (SPEC §16)', () => {
@@ -148,7 +129,7 @@ describe('hermes sessions compress (SPEC §16)', () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();
     // The middle (three one-word messages) is smaller than any summary the model writes.
-    const id = await seedSession(sandbox, emulator.baseUrl, [
+    const id = await seedDeepSeekSession(sandbox.home, emulator.baseUrl, [
       { role: 'user', content: 'start' },
       { role: 'assistant', content: 'ok', reasoning_content: '' },
       { role: 'user', content: 'x' },
@@ -169,7 +150,7 @@ describe('hermes sessions compress (SPEC §16)', () => {
   it('nothing between the first message and the kept turns: says so, sends no request', async () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox();
-    const id = await seedSession(sandbox, emulator.baseUrl, toolTurn(1, 'alpha'));
+    const id = await seedDeepSeekSession(sandbox.home, emulator.baseUrl, toolTurn(1, 'alpha'));
     const run = await runHermes(['sessions', 'compress', id, '--tail', 'turns', ...route(emulator.baseUrl)], sandbox);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');

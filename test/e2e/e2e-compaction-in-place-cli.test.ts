@@ -1,20 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../src/core/message.js';
 import { SUMMARY_MESSAGE_PREFIX } from '../../src/runtime/compaction-run.js';
-import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
-import { stateDbPath } from '../../src/storage/store-paths.js';
-import {
-  parseJson,
-  postChatCompletion,
-  routeArgs,
-  runHermes,
-  type Sandbox,
-  showSession,
-  useE2e,
-} from '../support/e2e.js';
-import { longSession, PLANTED_IDENTIFIERS } from '../support/long-session.js';
+import { parseJson, postChatCompletion, routeArgs, runHermes, showSession, useE2e } from '../support/e2e.js';
+import { longSession, PLANTED_IDENTIFIERS, seedDeepSeekSession } from '../support/long-session.js';
 
 /**
  * In-place compaction through every way in (SPEC §26.6, docs/sessions.md): `/compress` in the
@@ -26,24 +15,6 @@ import { longSession, PLANTED_IDENTIFIERS } from '../support/long-session.js';
 
 const e2e = useE2e();
 
-/** Seeds a DeepSeek session on the emulator through the store API. */
-async function seed(sandbox: Sandbox, baseUrl: string, messages: Message[]): Promise<string> {
-  const store = openSqliteSessionStore(stateDbPath(sandbox.home));
-  try {
-    const session = await store.createSession({
-      title: 'seeded',
-      provider: 'deepseek',
-      model: 'deepseek-v4-flash',
-      baseUrl,
-      api: 'chat_completions',
-    });
-    await store.appendMessages(session.id, messages);
-    return session.id;
-  } finally {
-    await store.close();
-  }
-}
-
 const deepseek = (baseUrl: string) => ['--base-url', baseUrl, '--api-key', 'k'];
 
 /** A question of about `tokens` tokens. */
@@ -54,7 +25,7 @@ describe('hermes sessions compress, in place', () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox({ config: 'compaction:\n  context_window: 32000\n' });
     const history = longSession({ turns: 12, resultTokens: 1_500 });
-    const id = await seed(sandbox, emulator.baseUrl, history);
+    const id = await seedDeepSeekSession(sandbox.home, emulator.baseUrl, history);
 
     const run = await runHermes(['sessions', 'compress', id, ...deepseek(emulator.baseUrl)], sandbox);
     expect(run.code, run.stderr).toBe(0);
@@ -126,7 +97,11 @@ describe('hermes sessions compress, in place', () => {
   it('--json says what was done; a second compaction numbers its archive 2', async () => {
     const emulator = await e2e.chat({ persona: 'deepseek' });
     const sandbox = e2e.sandbox({ config: 'compaction:\n  context_window: 32000\n  min_tail_user_messages: 1\n' });
-    const id = await seed(sandbox, emulator.baseUrl, longSession({ turns: 12, resultTokens: 1_500 }));
+    const id = await seedDeepSeekSession(
+      sandbox.home,
+      emulator.baseUrl,
+      longSession({ turns: 12, resultTokens: 1_500 }),
+    );
     const first = await runHermes(['sessions', 'compress', id, '--json', ...deepseek(emulator.baseUrl)], sandbox);
     expect(first.code, first.stderr).toBe(0);
     const done = parseJson<{ session_id: string; compacted: boolean; in_place: boolean; record: { number: number } }>(

@@ -5,6 +5,7 @@ import type { Route } from '../../src/core/route.js';
 import { estimateRequestTokens } from '../../src/replay/replay-token-estimate.js';
 import { runAgentTurn } from '../../src/runtime/agent-turn.js';
 import { compressSession, SUMMARY_MESSAGE_PREFIX } from '../../src/runtime/compaction-run.js';
+import type { CompactionSettings } from '../../src/runtime/compaction-plan.js';
 import { COMPACTION_SUMMARY_PROMPT } from '../../src/runtime/compaction-summary.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 import type { SessionStore } from '../../src/storage/session-store.js';
@@ -56,6 +57,19 @@ async function seeded(store: SessionStore, messages: Message[]): Promise<string>
 
 const compaction = { contextWindow: WINDOW, threshold: 0.8, keepTurns: 20 };
 
+/** `compressSession` options on the test route, every request through `transport`. */
+function compressOptions(store: SessionStore, sessionId: string, transport: Transport, settings: CompactionSettings) {
+  return {
+    store,
+    sessionId,
+    route,
+    apiKey: 'k',
+    reasoning: { enabled: false },
+    transportFor: () => transport,
+    compaction: settings,
+  };
+}
+
 describe('in-place compaction (SPEC §26.6)', () => {
   it('a 562K-token session on a 200K window: same id, parts that fit, identifiers kept, tail byte for byte', async () => {
     const store = createMemorySessionStore();
@@ -64,17 +78,8 @@ describe('in-place compaction (SPEC §26.6)', () => {
     const id = await seeded(store, history);
     const fake = summarisingTransport();
     const progress: string[] = [];
-    const outcome = await compressSession(
-      {
-        store,
-        sessionId: id,
-        route,
-        apiKey: 'k',
-        reasoning: { enabled: false },
-        transportFor: () => fake.transport,
-        compaction,
-      },
-      (line) => progress.push(line),
+    const outcome = await compressSession(compressOptions(store, id, fake.transport, compaction), (line) =>
+      progress.push(line),
     );
     expect(outcome).toMatchObject({ compacted: true, sessionId: id });
     expect(outcome.childSessionId).toBeUndefined();
@@ -163,15 +168,9 @@ describe('in-place compaction (SPEC §26.6)', () => {
     const history = longSession({ turns: 20, resultTokens: 1_000 });
     const id = await seeded(store, history);
     const fake = summarisingTransport();
-    const outcome = await compressSession({
-      store,
-      sessionId: id,
-      route,
-      apiKey: 'k',
-      reasoning: { enabled: false },
-      transportFor: () => fake.transport,
-      compaction: { ...compaction, inPlace: false },
-    });
+    const outcome = await compressSession(
+      compressOptions(store, id, fake.transport, { ...compaction, inPlace: false }),
+    );
     expect(outcome.childSessionId).toBeDefined();
     expect(outcome.sessionId).toBe(outcome.childSessionId);
     expect(await store.listMessages(id)).toStrictEqual(history);

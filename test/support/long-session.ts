@@ -1,4 +1,6 @@
 import type { Message } from '../../src/core/message.js';
+import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
+import { stateDbPath } from '../../src/storage/store-paths.js';
 
 /**
  * Long agent sessions for the compaction tests (SPEC §26.6): tool-loop turns whose assistant
@@ -90,4 +92,25 @@ export function longSession(options: LongSessionOptions): Message[] {
     });
   }
   return messages;
+}
+
+/**
+ * Stores `messages` as a new DeepSeek session on the emulator at `baseUrl`, through the store API
+ * of `$HERMES_HOME/state.db` (no `hermes` process may hold it meanwhile); returns its id.
+ */
+export async function seedDeepSeekSession(home: string, baseUrl: string, messages: Message[]): Promise<string> {
+  const store = openSqliteSessionStore(stateDbPath(home));
+  try {
+    const session = await store.createSession({
+      title: 'seeded',
+      provider: 'deepseek',
+      model: 'deepseek-v4-flash',
+      baseUrl,
+      api: 'chat_completions',
+    });
+    await store.appendMessages(session.id, messages);
+    return session.id;
+  } finally {
+    await store.close();
+  }
 }
