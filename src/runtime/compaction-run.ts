@@ -95,6 +95,12 @@ export async function compressSession(
         : `no compaction needed: about ${plan.estimate} tokens, limit ${plan.limit ?? 'not set'}`,
     );
   }
+  // An automatic pass that could not get under the limit would run again before every request.
+  if (!force && plan.limit !== null && plan.retainedEstimate >= plan.limit) {
+    return stop(
+      `compaction cannot bring this session under the limit: the first message and the kept tail alone are about ${plan.retainedEstimate} tokens (limit ${plan.limit}); start a new session or raise compaction.context_window`,
+    );
+  }
   const middle = history.slice(plan.headEnd, plan.tailStart);
   progress(`compacting: summarising ${middle.length} messages, keeping ${describeTail(plan, settings)}…`);
   const window = sizingWindow(settings);

@@ -163,6 +163,26 @@ describe('in-place compaction (SPEC §26.6)', () => {
     expect((await store.getSession(id))?.modelConfig['compactions']).toHaveLength(1);
   });
 
+  it('a session whose first message alone is over the limit is not summarised over and over: it says why, once per turn, with no request', async () => {
+    const store = createMemorySessionStore();
+    const history: Message[] = [
+      { role: 'user', content: 'huge paste '.repeat(80_000) },
+      ...longSession({ turns: 6, resultTokens: 1_000 }).slice(2),
+    ];
+    const id = await seeded(store, history);
+    const fake = summarisingTransport();
+    const outcome = await compressSession(
+      compressOptions(store, id, fake.transport, compaction),
+      () => undefined,
+      false,
+    );
+    expect(outcome.compacted).toBe(false);
+    expect(outcome.message).toMatch(
+      /^compaction cannot bring this session under the limit: the first message and the kept tail alone are about \d+ tokens \(limit 160000\)/,
+    );
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('in_place: false writes a child session and leaves the source as it was', async () => {
     const store = createMemorySessionStore();
     const history = longSession({ turns: 20, resultTokens: 1_000 });
