@@ -23,7 +23,7 @@ export function registerSessionsCommand(program: Command): void {
   const sessions = program
     .command('sessions')
     .description(
-      'List, inspect, export, import, branch and manage stored sessions ($HERMES_HOME/state.db, or the storage.url / HERMES_DATABASE_URL store).',
+      'List, inspect, search, export, import, branch, compact and manage stored sessions ($HERMES_HOME/state.db, or the storage.url / HERMES_DATABASE_URL store).',
     );
 
   sessions
