@@ -127,8 +127,8 @@ export const CLI_WAY_IN: ProbeWayIn = {
               reasoning: { enabled: false },
               routeOverrides: environment.settings.routeOverrides ?? [],
               echoOptIn: environment.settings.echoOptIn ?? false,
-              // The pick is the last turn: keep it, summarise the warm-ups before it.
-              compaction: { ...(environment.settings.compaction ?? { threshold: 0.8 }), keepTurns: 1 },
+              // The pick is the last turn: keep that one turn, summarise the warm-ups before it.
+              compaction: { ...(environment.settings.compaction ?? { threshold: 0.8 }), keepTurns: 1, tail: 'turns' },
             },
             () => undefined,
             true,
