@@ -53,6 +53,8 @@ export function restoreFromSession(
     next = found + 1;
     const carriers = carriersOf(storedTurns[found] as AssistantMessage);
     if (carriers === null) return;
+    // Store marks describe the stored row, not the turn: never carried into a request.
+    delete carriers.m['_archived'];
     const restored = restoreCarriers(visibleTurn(message), carriers);
     if (!('message' in restored)) return;
     if (reasoningOf(restored.message) === reasoningOf(message)) {

@@ -96,7 +96,8 @@ export async function runFrontDoorTurn(
   const sessionId = await mirrorSession(context, request.sessionId, route, request.history.messages);
   if (sessionId) {
     // SPEC §26.1: the mirrored session's copy of each turn the client echoed.
-    const stored = await gateway.store.listMessages(sessionId);
+    // Archived turns too: a client keeps the turns an in-place compaction summarised (SPEC §26.6).
+    const stored = await gateway.store.listMessages(sessionId, { includeArchived: true });
     inputDecisions.push(...restoreFromSession(request.history, stored, inputDecisions));
   }
   const history = request.history.messages;

@@ -106,6 +106,18 @@ describe('restoreFromSession', () => {
     expect((history.messages[1] as AssistantMessage).reasoning_details).toEqual(signed);
   });
 
+  test('a turn an in-place compaction archived is restored without its archive mark', () => {
+    const archived = stored.map((message) => (message.role === 'assistant' ? { ...message, _archived: 1 } : message));
+    const history = client([
+      { role: 'user', content: 'read it' },
+      { role: 'assistant', content: null, tool_calls: [toolCall('call_1', 'read_file', '{"path":"notes.txt"}')] },
+    ]);
+    restoreFromSession(history, archived as Message[], []);
+    const restored = history.messages[1] as AssistantMessage & { _archived?: number };
+    expect(restored.reasoning_details).toEqual(signed);
+    expect(restored._archived).toBeUndefined();
+  });
+
   test('an empty session restores nothing', () => {
     const history = client([{ role: 'assistant', content: 'x' }]);
     expect(restoreFromSession(history, [], [])).toEqual([]);
