@@ -19,13 +19,22 @@ import { GatewayModelRoutes } from './gateway-model-routes.js';
 import { responsesResponse } from './gateway-responses-door.js';
 import { chatToolsResponse, hasClientTools } from './gateway-chat-tools.js';
 import { StatelessTurnMemory } from '../runtime/runtime-stateless-memory.js';
+import {
+  geminiActionResponse,
+  geminiKeyCheck,
+  geminiModelResponse,
+  geminiModelsResponse,
+  geminiNotFound,
+} from './gateway-gemini-door.js';
 
 /**
  * The gateway as a value (STYLE rule 7 (docs/architecture.md)): a hono app mapping web `Request` to `Response`,
  * testable with `app.request()`; only `gateway-serve.ts` binds a port.
  *
  * Routes: `GET /` (inspector page), `GET /v1/models`, `POST /v1/chat/completions`, the front
- * doors `POST /v1/messages` (+ `/v1/messages/count_tokens`) and `POST /v1/responses`,
+ * doors `POST /v1/messages` (+ `/v1/messages/count_tokens`), `POST /v1/responses` and Gemini's
+ * `POST /v1beta/models/{model}:generateContent` (+ `:streamGenerateContent`, `:countTokens`,
+ * `GET /v1beta/models`),
  * `GET /v1/sessions`, `GET /v1/sessions/{id}`, `POST /v1/sessions/{id}/branch`,
  * `GET /v1/sessions/{id}/requests`. With a token every route but the static page requires it,
  * as `Authorization: Bearer <token>` or `x-api-key: <token>` (the Anthropic SDK's header).
@@ -83,6 +92,14 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     return next();
   });
 
+  // The Gemini door takes Google's key header or `?key=` as the token (gateway-gemini-door.ts).
+  app.use('/v1beta/*', async (c, next) => {
+    const checked = geminiKeyCheck(c.get('source'), c.req.query('key'), token);
+    if (checked instanceof Response) return checked;
+    c.set('source', checked);
+    return next();
+  });
+
   if (token) {
     app.use(async (c, next) => {
       // The page itself is static and holds no data: it must load so it can ask for the token.
@@ -130,6 +147,17 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
   app.post('/v1/messages', (c) => messagesResponse(c.get('source'), doors, onSession(c)));
   app.post('/v1/messages/count_tokens', (c) => countTokensResponse(c.get('source'), doors));
   app.post('/v1/responses', (c) => responsesResponse(c.get('source'), doors, onSession(c)));
+  app.get('/v1beta/models', () => geminiModelsResponse(doors));
+  app.get('/v1beta/models/:name{.+}', (c) => geminiModelResponse(c.req.param('name')));
+  app.post('/v1beta/models/:target{.+}', (c) =>
+    geminiActionResponse(
+      c.get('source'),
+      doors,
+      { target: c.req.param('target'), alt: c.req.query('alt'), options: { keyRequired: Boolean(token) } },
+      onSession(c),
+    ),
+  );
+  app.all('/v1beta/*', (c) => geminiNotFound(c.req.method, c.req.path));
 
   app.get('/v1/sessions', async (c) => c.json(await listSessionsBody(store, c.req.query('limit'))));
   app.get('/v1/sessions/:id', async (c) => c.json(await showSessionBody(store, c.req.param('id'))));

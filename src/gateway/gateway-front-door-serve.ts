@@ -1,4 +1,5 @@
 import type { JsonObject } from '../core/json.js';
+import type { AssistantMessage } from '../core/message.js';
 import type { ReasoningOptions } from '../core/reasoning-options.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import { SESSION_HEADER } from './gateway-chat.js';
@@ -48,6 +49,17 @@ export interface FrontDoorHandler<Parsed extends ParsedFrontDoorRequest> {
     writer(send: (event: string | null, data: string) => void): DoorStreamWriter;
   };
   failure(error: GatewayHttpError): Response;
+  /**
+   * The session of a request that names none in a header (the Gemini door finds it by the
+   * client's history, gateway-gemini-sessions.ts); undefined: the turn is stateless.
+   */
+  session?(parsed: Parsed): Promise<FrontDoorSession | undefined>;
+}
+
+/** A session a door found for a request, and what it does once the answer is mirrored into it. */
+export interface FrontDoorSession {
+  id: string;
+  onMirrored?(answer: AssistantMessage): Promise<void>;
 }
 
 /** Serves one request on `handler`'s door (`body` when the caller already parsed the JSON). */
@@ -62,7 +74,9 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
   try {
     const parsed = handler.parse(body === undefined ? await readFrontDoorBody(source) : body);
     noteOmittedTools(context, parsed.omittedTools ?? []);
-    const sessionId = clientSessionId((name) => source.header(name));
+    const named = clientSessionId((name) => source.header(name));
+    const found = named === undefined ? await handler.session?.(parsed) : undefined;
+    const sessionId = named ?? found?.id;
     if (sessionId) onSession?.(sessionId);
     const { route } = context.routes.choose(parsed.model);
     apiKey = route.apiKey;
@@ -77,6 +91,7 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
       reasoning: parsed.reasoning,
       sessionId,
       signal: abort.signal,
+      onMirrored: found?.onMirrored?.bind(found),
     };
     const key = apiKey;
     if (parsed.stream) {

@@ -42,6 +42,8 @@ export interface FrontDoorTurnRequest {
   /** The session the client named (front-door-session.ts), or undefined: stateless. */
   sessionId: string | undefined;
   signal: AbortSignal;
+  /** Runs once the answer is mirrored into the session (the Gemini door notes it to find the conversation again). */
+  onMirrored?: ((answer: AssistantMessage) => Promise<void>) | undefined;
 }
 
 /** Live text of the answer, for streaming doors. */
@@ -137,6 +139,7 @@ export async function runFrontDoorTurn(
       record: result.record,
       route,
     });
+    await request.onMirrored?.(result.message);
   }
   return {
     message: result.message,

@@ -4,7 +4,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  * The sealed reasoning handle (SPEC §25.6, docs/gateway.md "Sealed reasoning handles"): an
  * AES-256-GCM envelope (node:crypto) around the carriers of one assistant message, returned to a
  * stateless client in the one field it echoes byte for byte (a thinking block's `signature`, a
- * reasoning item's `encrypted_content`).
+ * reasoning item's `encrypted_content`, a Gemini part's `thoughtSignature`).
  *
  *     hermes.1.<key id>.<base64url(nonce ‖ ciphertext ‖ tag)>
  *
@@ -18,7 +18,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  */
 
 /** The field a handle is returned in: the purpose its envelope is bound to. */
-export type HandlePurpose = 'messages.thinking.signature' | 'responses.reasoning.encrypted_content';
+export type HandlePurpose =
+  'messages.thinking.signature' | 'responses.reasoning.encrypted_content' | 'gemini.part.thoughtSignature';
 
 /** What every handle starts with (version 1). */
 export const HANDLE_PREFIX = 'hermes.1.';

@@ -70,6 +70,9 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
   const leases = new Map<string, LeaseRecord>();
   const handleKeys = new Map<string, HandleKeyRecord>();
   const sortedHandleKeys = () => [...handleKeys.values()].sort(compareHandleKeys).map((key) => ({ ...key }));
+  /** fingerprint → session id → when noted (a counter: later notes sort first). */
+  const turnFingerprints = new Map<string, Map<string, number>>();
+  let nextNote = 0;
   let nextOrder = 0;
   let nextRequestId = 1;
 
@@ -166,6 +169,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       for (let index = requests.length - 1; index >= 0; index -= 1) {
         if (requests[index]?.sessionId === id) requests.splice(index, 1);
       }
+      for (const holders of turnFingerprints.values()) holders.delete(id);
       return true;
     },
     childSessions: async (id) =>
@@ -325,6 +329,18 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       for (const id of [...handleKeys.keys()]) if (id !== keepId && handleKeys.delete(id)) count += 1;
       return count;
     },
+
+    addTurnFingerprint: async (sessionId, fingerprint) => {
+      requireSession(sessionId);
+      const holders = turnFingerprints.get(fingerprint) ?? new Map<string, number>();
+      if (!holders.has(sessionId)) holders.set(sessionId, nextNote++);
+      turnFingerprints.set(fingerprint, holders);
+    },
+    sessionsWithTurn: async (fingerprint, limit) =>
+      [...(turnFingerprints.get(fingerprint) ?? new Map<string, number>())]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, limit)
+        .map(([sessionId]) => sessionId),
 
     acquireLease: async (sessionId, claim) => {
       requireSession(sessionId);

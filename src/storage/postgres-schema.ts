@@ -113,6 +113,17 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE messages ADD COLUMN archived integer;
   CREATE INDEX messages_live ON messages (session_id, seq) WHERE archived IS NULL;
   `,
+  // 6: fingerprints of front-door assistant turns (what the client sees of each), so a client
+  // that names no session (Gemini CLI) is found by its history in one indexed read.
+  `
+  CREATE TABLE turn_fingerprints (
+    fingerprint text NOT NULL,
+    session_id text NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    noted_at bigint NOT NULL,
+    PRIMARY KEY (fingerprint, session_id)
+  );
+  CREATE INDEX turn_fingerprints_session_id ON turn_fingerprints (session_id);
+  `,
 ];
 
 /** The schema version this build writes. */
@@ -126,6 +137,7 @@ export const POSTGRES_TABLES: readonly string[] = [
   'requests',
   'session_leases',
   'handle_keys',
+  'turn_fingerprints',
 ];
 
 /** Advisory lock keys (class, object) of this store: migrations, and one per verdict route key. */

@@ -383,6 +383,13 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     },
     retireHandleKeys: async (keepId) => (await run(SQL.retireHandleKeys, [keepId])).rowCount ?? 0,
 
+    addTurnFingerprint: async (sessionId, fingerprint) => {
+      if (!(await run(SQL.sessionExists, [sessionId])).rowCount) throw unknownSessionError(sessionId);
+      await run(SQL.addTurnFingerprint, [fingerprint, sessionId, now()]);
+    },
+    sessionsWithTurn: async (fingerprint, limit) =>
+      (await run<{ session_id: string }>(SQL.sessionsWithTurn, [fingerprint, limit])).rows.map((row) => row.session_id),
+
     acquireLease: async (sessionId, claim) =>
       transaction(async (client) => {
         // The session row's lock orders claimants; the lease row is then read and written under it.

@@ -150,6 +150,14 @@ export const SQL = {
     'INSERT INTO handle_keys (id, secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING',
   ),
   retireHandleKeys: query('retire_handle_keys', 'DELETE FROM handle_keys WHERE id <> $1'),
+  addTurnFingerprint: query(
+    'add_turn_fingerprint',
+    'INSERT INTO turn_fingerprints (fingerprint, session_id, noted_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+  ),
+  sessionsWithTurn: query(
+    'sessions_with_turn',
+    'SELECT session_id FROM turn_fingerprints WHERE fingerprint = $1 ORDER BY noted_at DESC, session_id COLLATE "C" LIMIT $2',
+  ),
 } as const;
 
 /** A session row with its message count. */

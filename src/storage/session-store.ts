@@ -277,6 +277,16 @@ export interface SessionStore {
   retireHandleKeys(keepId: string): Promise<number>;
 
   /**
+   * Notes that the session holds an assistant turn whose visible content digests to
+   * `fingerprint` (a front door that gets no session id finds the conversation by it,
+   * `gateway-gemini-sessions.ts`); noting the same pair again changes nothing. Deleting the
+   * session deletes its notes. Throws the unknown-session usage error for an unknown id.
+   */
+  addTurnFingerprint(sessionId: string, fingerprint: string): Promise<void>;
+  /** The sessions holding a turn of `fingerprint` (at most `limit`, most recently noted first): one indexed read. */
+  sessionsWithTurn(fingerprint: string, limit: number): Promise<string[]>;
+
+  /**
    * Takes the session's lease (SPEC §23.6: one writer per session across processes) or throws
    * `SessionBusyError` naming the live holder. The claim wins when the session has no lease,
    * holds the claimant's own, an expired one, or one whose holder is gone (`mayTakeLease`).

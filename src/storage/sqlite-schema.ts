@@ -118,6 +118,17 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE messages ADD COLUMN archived INTEGER;
   CREATE INDEX messages_live ON messages(session_id, seq) WHERE archived IS NULL;
   `,
+  // 8: fingerprints of front-door assistant turns (what the client sees of each), so a client
+  // that names no session (Gemini CLI) is found by its history in one indexed read.
+  `
+  CREATE TABLE turn_fingerprints (
+    fingerprint TEXT NOT NULL,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    noted_at INTEGER NOT NULL,
+    PRIMARY KEY (fingerprint, session_id)
+  );
+  CREATE INDEX turn_fingerprints_session_id ON turn_fingerprints(session_id);
+  `,
 ];
 
 /** The tables of the current schema (a database lacking one is refused at open). */
@@ -128,6 +139,7 @@ export const SQLITE_TABLES: readonly string[] = [
   'requests',
   'session_leases',
   'handle_keys',
+  'turn_fingerprints',
 ];
 
 /** The schema version this build writes. */

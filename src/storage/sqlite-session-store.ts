@@ -387,6 +387,13 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     },
     retireHandleKeys: async (keepId) => statements.retireHandleKeys.run(keepId).changes,
 
+    addTurnFingerprint: async (sessionId, fingerprint) => {
+      if (statements.sessionExists.get(sessionId) === undefined) throw unknownSessionError(sessionId);
+      statements.addTurnFingerprint.run(fingerprint, sessionId, now());
+    },
+    sessionsWithTurn: async (fingerprint, limit) =>
+      statements.sessionsWithTurn.all(fingerprint, limit).map((row) => row.session_id),
+
     acquireLease: async (sessionId, claim) => acquireLease.immediate(sessionId, claim),
     renewLease: async (sessionId, leaseId, ttlMs) => renewLease.immediate(sessionId, leaseId, ttlMs),
     releaseLease: async (sessionId, leaseId) => statements.releaseLease.run(sessionId, leaseId).changes > 0,

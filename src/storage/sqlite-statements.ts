@@ -298,5 +298,11 @@ export function prepareStatements(database: Database.Database) {
       'INSERT INTO handle_keys (id, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
     ),
     retireHandleKeys: database.prepare<[string]>('DELETE FROM handle_keys WHERE id <> ?'),
+    addTurnFingerprint: database.prepare<[string, string, number]>(
+      'INSERT INTO turn_fingerprints (fingerprint, session_id, noted_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    ),
+    sessionsWithTurn: database.prepare<[string, number], { session_id: string }>(
+      'SELECT session_id FROM turn_fingerprints WHERE fingerprint = ? ORDER BY noted_at DESC, session_id LIMIT ?',
+    ),
   };
 }

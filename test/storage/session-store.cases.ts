@@ -10,6 +10,7 @@ import { conversation, everyCarrierMessage } from './session-store-messages.js';
 import { runUndoConformance } from './session-store-undo.cases.js';
 import { runBatchAppendConformance } from './session-store-batch.cases.js';
 import { runHandleKeyConformance } from './session-store-handle-keys.cases.js';
+import { runTurnFingerprintConformance } from './session-store-turn-fingerprints.cases.js';
 import { runTurnWriteConformance } from './session-store-turn-write.cases.js';
 import { runArchiveConformance } from './session-store-archive.cases.js';
 
@@ -321,6 +322,7 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
     runUndoConformance(() => store);
     runBatchAppendConformance(() => store);
     runHandleKeyConformance(() => store);
+    runTurnFingerprintConformance(() => store);
     runTurnWriteConformance(() => store);
     runArchiveConformance(() => store);
 

@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import { newSessionId } from '../core/ids.js';
+import { isJsonObject, type JsonValue } from '../core/json.js';
+import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
+import type { Logger } from '../logging/logger.js';
+import type { SessionStore } from '../storage/session-store.js';
+
+/**
+ * Which stored conversation a Gemini-door request continues (SPEC §26.1, docs/gateway.md
+ * "Gemini CLI"). Gemini CLI names no session in any header or body, drops every thought part,
+ * and on `--resume` replaces each call's signature with Google's placeholder and drops the
+ * others, so neither a header nor a handle can say which session holds the reasoning. What the
+ * client keeps is what it saw: the text of each answer and each call's name, id and arguments.
+ *
+ * Every answer the door mirrors is noted in the store under a fingerprint of exactly that — a
+ * SHA-256 of the door, the caller and the visible turn (`SessionStore.addTurnFingerprint`). A
+ * request is matched by looking up its assistant turns, newest first, one indexed read each
+ * (at most {@link MAX_LOOKUPS}), never a scan of the sessions:
+ *
+ * - the newest turn held by exactly one session names it;
+ * - held by several (two conversations whose visible turns are identical so far), earlier turns
+ *   narrow the candidates; still several, no session is used: reasoning is restored only from
+ *   the one conversation the history can belong to, never from a look-alike;
+ * - held by none (a new conversation, or history from elsewhere), the request starts a new
+ *   session.
+ *
+ * The caller is part of the fingerprint (a digest of the key it presented when the gateway
+ * requires one), so one caller's history never matches another's conversation. A structured
+ * side request (`responseMimeType: "application/json"`: Gemini CLI's helpers) is answered
+ * without a session.
+ */
+
+/** Lookups one request makes at most (each one indexed read). */
+export const MAX_LOOKUPS = 8;
+
+/** Sessions read per lookup: two are enough to tell one from several. */
+const CANDIDATES_PER_LOOKUP = 4;
+
+/** The conversation a request continues, and how to note its answer. */
+export interface FoundConversation {
+  /** The session to mirror into (new or matched). */
+  id: string;
+  /** True when an earlier answer of this conversation was found (restoration applies). */
+  matched: boolean;
+}
+
+/** What the finder reads and notes. */
+export interface ConversationIndex {
+  store: SessionStore;
+  logger: Logger;
+}
+
+/**
+ * The session a request with `history` continues, for `caller` (see the module comment); a new
+ * session id when none matches, or when several do.
+ */
+export async function findConversation(
+  index: ConversationIndex,
+  history: readonly Message[],
+  caller: string,
+): Promise<FoundConversation> {
+  const turns = history.filter((message): message is AssistantMessage => message.role === 'assistant');
+  let candidates: string[] | null = null;
+  let lookups = 0;
+  for (let position = turns.length - 1; position >= 0 && lookups < MAX_LOOKUPS; position -= 1) {
+    lookups += 1;
+    const holders = await index.store.sessionsWithTurn(
+      turnFingerprint(caller, turns[position] as AssistantMessage),
+      CANDIDATES_PER_LOOKUP,
+    );
+    if (holders.length === 0) continue;
+    candidates = candidates === null ? holders : candidates.filter((id) => holders.includes(id));
+    if (candidates.length <= 1) break;
+  }
+  if (candidates !== null && candidates.length === 1) return { id: candidates[0] as string, matched: true };
+  if (candidates !== null && candidates.length > 1) {
+    index.logger.info(
+      { sessions: candidates.length },
+      `gemini door: ${candidates.length} stored conversations hold this history; it starts a session of its own and no reasoning is restored from them`,
+    );
+  }
+  return { id: newSessionId(), matched: false };
+}
+
+/** Notes the answer mirrored into `sessionId`, so the conversation's next request finds it. */
+export async function noteAnswer(
+  index: ConversationIndex,
+  sessionId: string,
+  answer: AssistantMessage,
+  caller: string,
+): Promise<void> {
+  try {
+    await index.store.addTurnFingerprint(sessionId, turnFingerprint(caller, answer));
+  } catch (error) {
+    index.logger.warn(
+      { session: sessionId, err: (error as Error).message },
+      `gemini door: the answer of session ${sessionId} was not noted (a later resume starts a new session): ${(error as Error).message}`,
+    );
+  }
+}
+
+/** The caller part of a fingerprint: a digest of the presented key, or `""` when the gateway takes any. */
+export function callerOf(presentedKey: string | null | undefined, keyRequired: boolean): string {
+  if (!keyRequired || !presentedKey) return '';
+  return createHash('sha256').update(presentedKey, 'utf8').digest('base64url');
+}
+
+/** The fingerprint of a turn as the client sees it (text, and each call's id, name and arguments). */
+export function turnFingerprint(caller: string, turn: AssistantMessage): string {
+  return createHash('sha256')
+    .update(`gemini\n${caller}\n${visibleTurnKey(turn)}`, 'utf8')
+    .digest('base64url');
+}
+
+/** What a client sees of a turn, as one string; arguments as canonical JSON (re-serialised arguments still match). */
+export function visibleTurnKey(message: AssistantMessage): string {
+  const calls = (message.tool_calls ?? []).map((call) => [call.id, call.function.name, canonicalArguments(call)]);
+  return JSON.stringify([textOf(message.content).trim(), calls]);
+}
+
+function textOf(content: Message['content']): string {
+  if (typeof content === 'string') return content;
+  if (content === null) return '';
+  return content.map((part) => (typeof part['text'] === 'string' ? part['text'] : '')).join('');
+}
+
+function canonicalArguments(call: ToolCall): string {
+  try {
+    return canonicalJson(JSON.parse(call.function.arguments || '{}') as JsonValue);
+  } catch {
+    return call.function.arguments;
+  }
+}
+
+function canonicalJson(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isJsonObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key] as JsonValue)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
