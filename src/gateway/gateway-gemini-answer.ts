@@ -9,11 +9,15 @@ import { randomHex } from './gateway-random-ids.js';
  * A front-door answer as a Gemini `generateContent` response (WIRE §4.2, §4.3): one candidate
  * whose content is the thought part (readable reasoning, when the request asked for thoughts),
  * the text, then the function calls. The sealed handle rides in the `thoughtSignature` of the
- * parts every client keeps — Gemini CLI drops thought parts — where Gemini puts its own: the
- * first function call, else the last text part, else an empty text part (Gemini's own trailing
- * `{"text": "", "thoughtSignature": …}`). Streamed, thoughts and text go out live as their own
- * chunks; the calls, the signature, the finish reason and usage close the stream in one chunk,
- * because the handle is sealed over the complete answer.
+ * parts clients keep: the first text part and the first function call (Gemini CLI drops thought
+ * parts, and joins the text parts of an answer into the first one, keeping only that part's
+ * signature); an answer with neither gets an empty text part with it, as Gemini ends a stream.
+ *
+ * Streamed, thoughts go out live; the handle is sealed over the complete answer, and text that
+ * follows reasoning is held until then anyway (gateway-front-door-stream.ts), so its first chunk
+ * carries the handle. Text that comes before any reasoning streams live, and the handle follows
+ * in a closing empty part (Gemini CLI drops that one: its session copy restores the turn,
+ * SPEC §26.1). The calls, the finish reason and usage close the stream in one chunk.
  */
 
 /** What every chunk and response of one answer repeats. */
@@ -104,12 +108,10 @@ export function geminiResponseBody(answer: FrontDoorAnswer, identity: GeminiAnsw
     } else if (event.type === 'text-end' && event.text !== '') parts.push({ text: event.text });
   }
   const calls = answer.message.tool_calls ?? [];
+  const text = parts.find((part) => part['thought'] !== true);
+  if (text) text['thoughtSignature'] = answer.handle;
   if (calls.length > 0) parts.push(...callParts(calls, answer.handle));
-  else {
-    const last = parts.at(-1);
-    if (last && last['thought'] !== true) last['thoughtSignature'] = answer.handle;
-    else parts.push({ text: '', thoughtSignature: answer.handle });
-  }
+  else if (!text) parts.push({ text: '', thoughtSignature: answer.handle });
   return responseObject(identity, parts, closingFields(answer, identity));
 }
 
@@ -120,18 +122,29 @@ export function geminiStreamWriter(
 ): DoorStreamWriter {
   const chunk = (parts: JsonObject[], closing?: JsonObject) =>
     send(null, JSON.stringify(responseObject(identity, parts, closing)));
+  // The handle is known once the reasoning closes; the first text chunk after it carries it.
+  let handle: string | null = null;
+  let handleSent = false;
   return {
     open() {
       // Gemini's stream has no opening event: the first chunk is the first part.
     },
     event(event) {
       if (event.type === 'reasoning-delta' && identity.includeThoughts) chunk([{ text: event.text, thought: true }]);
-      else if (event.type === 'text-delta') chunk([{ text: event.text }]);
+      else if (event.type === 'reasoning-end') handle = event.handle;
+      else if (event.type === 'text-delta') {
+        const part: JsonObject = { text: event.text };
+        if (handle !== null && !handleSent) {
+          part['thoughtSignature'] = handle;
+          handleSent = true;
+        }
+        chunk([part]);
+      }
     },
     close(answer) {
       const calls = answer.message.tool_calls ?? [];
-      const parts =
-        calls.length > 0 ? callParts(calls, answer.handle) : [{ text: '', thoughtSignature: answer.handle }];
+      const parts = calls.length > 0 ? callParts(calls, answer.handle) : [];
+      if (calls.length === 0 && !handleSent) parts.push({ text: '', thoughtSignature: answer.handle });
       chunk(parts, closingFields(answer, identity));
     },
     fail(error: GatewayHttpError) {

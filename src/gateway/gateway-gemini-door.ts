@@ -192,7 +192,7 @@ export function geminiKeyCheck(
   return geminiErrorResponse(
     new GatewayHttpError(
       401,
-      'missing or wrong key: send the gateway token as the API key (x-goog-api-key, ?key=, or "Authorization: Bearer <token>")',
+      'missing or wrong key: send the gateway token as the API key (the x-goog-api-key header, the key query parameter, or "Authorization: Bearer <token>")',
       'authentication_error',
       'invalid_token',
     ),

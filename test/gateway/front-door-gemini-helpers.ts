@@ -107,7 +107,7 @@ export function geminiConversation(client: GoogleGenAI, model: string, options: 
           role: 'user',
           parts: calls.map((call) => ({
             functionResponse: {
-              id: call.id,
+              ...(call.id ? { id: call.id } : {}),
               name: call.name ?? '',
               response: { output: runClientTool(call.name ?? '', call.args ?? {}) },
             },
