@@ -7,7 +7,7 @@ import { serveFrontDoor, type FrontDoorHandler } from './gateway-front-door-serv
 import { estimateFrontDoorTokens, type FrontDoorContext } from './gateway-front-door.js';
 import { geminiResponseBody, geminiResponseId, geminiStreamWriter, googleErrorBody } from './gateway-gemini-answer.js';
 import { parseGeminiRequest, type GeminiDoorRequest } from './gateway-gemini-request.js';
-import { callerOf, findConversation, noteAnswer } from './gateway-gemini-sessions.js';
+import { callerOf, findConversation, noteAnswer, startConversation } from './gateway-gemini-sessions.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
 
 /**
@@ -80,6 +80,7 @@ function geminiDoor(
     async session(parsed) {
       if (parsed.sideRequest) return undefined;
       const found = await findConversation(index, parsed.history.messages, caller);
+      if (!found.matched) await startConversation(index, found.id, context.routes.choose(parsed.model).route, parsed);
       return { id: found.id, onMirrored: (answer) => noteAnswer(index, found.id, answer, caller) };
     },
   };

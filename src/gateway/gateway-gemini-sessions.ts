@@ -4,6 +4,9 @@ import { isJsonObject, type JsonValue } from '../core/json.js';
 import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
 import type { Logger } from '../logging/logger.js';
 import type { SessionStore } from '../storage/session-store.js';
+import type { ClientHistory } from './gateway-front-door-handles.js';
+import { sessionFieldsFor } from './gateway-front-door-session.js';
+import type { GatewayRoute } from './gateway-types.js';
 
 /**
  * Which stored conversation a Gemini-door request continues (SPEC §26.1, docs/gateway.md
@@ -80,6 +83,31 @@ export async function findConversation(
     );
   }
   return { id: newSessionId(), matched: false };
+}
+
+/**
+ * Creates the session of a new conversation, titled by the user's words: the last text part of
+ * the first user content (Gemini CLI puts its `<session_context>` note in the first). A store
+ * that cannot take it is left to the pipeline, which then runs the turn stateless.
+ */
+export async function startConversation(
+  index: ConversationIndex,
+  sessionId: string,
+  route: GatewayRoute,
+  request: { history: ClientHistory },
+): Promise<void> {
+  const question = request.history.messages.find((message) => message.role === 'user');
+  const parts =
+    typeof question?.content === 'string'
+      ? [question.content]
+      : (question?.content ?? []).map((part) => String(part['text'] ?? ''));
+  const line = (parts.filter((part) => part.trim() !== '').at(-1) ?? '').trim().split('\n')[0] ?? '';
+  const title = line.length > 60 ? `${line.slice(0, 57)}...` : line || 'untitled';
+  try {
+    await index.store.createSession({ id: sessionId, title, ...sessionFieldsFor(route) });
+  } catch {
+    // The pipeline creates it (ensureClientSession) or says why it cannot.
+  }
 }
 
 /** Notes the answer mirrored into `sessionId`, so the conversation's next request finds it. */
