@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { newSessionId } from '../core/ids.js';
-import { isJsonObject, type JsonValue } from '../core/json.js';
-import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
+import type { AssistantMessage, Message } from '../core/message.js';
 import type { Logger } from '../logging/logger.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { ClientHistory } from './gateway-front-door-handles.js';
+import { visibleKey } from './gateway-front-door-restore.js';
 import { sessionFieldsFor } from './gateway-front-door-session.js';
 import type { GatewayRoute } from './gateway-types.js';
 
@@ -136,35 +136,6 @@ export function callerOf(presentedKey: string | null | undefined, keyRequired: b
 /** The fingerprint of a turn as the client sees it (text, and each call's id, name and arguments). */
 export function turnFingerprint(caller: string, turn: AssistantMessage): string {
   return createHash('sha256')
-    .update(`gemini\n${caller}\n${visibleTurnKey(turn)}`, 'utf8')
+    .update(`gemini\n${caller}\n${visibleKey(turn)}`, 'utf8')
     .digest('base64url');
-}
-
-/** What a client sees of a turn, as one string; arguments as canonical JSON (re-serialised arguments still match). */
-export function visibleTurnKey(message: AssistantMessage): string {
-  const calls = (message.tool_calls ?? []).map((call) => [call.id, call.function.name, canonicalArguments(call)]);
-  return JSON.stringify([textOf(message.content).trim(), calls]);
-}
-
-function textOf(content: Message['content']): string {
-  if (typeof content === 'string') return content;
-  if (content === null) return '';
-  return content.map((part) => (typeof part['text'] === 'string' ? part['text'] : '')).join('');
-}
-
-function canonicalArguments(call: ToolCall): string {
-  try {
-    return canonicalJson(JSON.parse(call.function.arguments || '{}') as JsonValue);
-  } catch {
-    return call.function.arguments;
-  }
-}
-
-function canonicalJson(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isJsonObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key] as JsonValue)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
