@@ -4,7 +4,7 @@ import { useE2e } from '../support/e2e.js';
 import { GATEWAY_TOKEN, startFrontDoorFleet, upstreamStatuses } from './e2e-front-door-helpers.js';
 
 /**
- * What Claude Code, Codex and OpenCode really sent (test/fixtures/clients/), replayed against a
+ * What Claude Code, Codex, OpenCode and Gemini CLI really sent (test/fixtures/clients/), replayed against a
  * real `hermes gateway` (token required, as the clients send it) onto the DeepSeek, Kimi,
  * Gemini and Anthropic emulators: every answer has the captured status and continuity, and no
  * upstream answers anything but 200.
@@ -19,6 +19,8 @@ const FIXTURES = [
   ['codex-namespace-kimi-gemini', { authorization: `Bearer ${GATEWAY_TOKEN}` }],
   ['opencode-chat-title-and-tool', { authorization: `Bearer ${GATEWAY_TOKEN}` }],
   ['opencode-responses-no-ids', { authorization: `Bearer ${GATEWAY_TOKEN}` }],
+  ['gemini-cli-resume-switch', { 'x-goog-api-key': GATEWAY_TOKEN }],
+  ['gemini-cli-acp-live', { 'x-goog-api-key': GATEWAY_TOKEN }],
 ] as const;
 
 describe('the real clients against hermes gateway', () => {

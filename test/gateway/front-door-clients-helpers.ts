@@ -48,7 +48,7 @@ export interface ReplayedAnswer {
   model: string | undefined;
   /** The answer's visible text. */
   text: string;
-  /** The handles it returned (thinking `signature`, reasoning `encrypted_content`), in order. */
+  /** The handles it returned (thinking `signature`, reasoning `encrypted_content`, `thoughtSignature`), in order. */
   handles: string[];
   /** Tool calls as the client receives them (Messages `tool_use` blocks, Responses call items). */
   calls: JsonObject[];
@@ -151,6 +151,16 @@ function readEvent(answer: ReplayedAnswer, event: JsonObject): void {
   }
   if (event['object'] === 'response' && Array.isArray(event['output'])) {
     for (const item of event['output'].filter(isJsonObject)) readItem(answer, item);
+  }
+  // Gemini, streamed or not: the handle in `thoughtSignature`, calls as `functionCall` parts.
+  if (typeof event['modelVersion'] === 'string') answer.model = event['modelVersion'];
+  for (const candidate of Array.isArray(event['candidates']) ? event['candidates'].filter(isJsonObject) : []) {
+    const content = isJsonObject(candidate['content']) ? candidate['content'] : {};
+    for (const part of Array.isArray(content['parts']) ? content['parts'].filter(isJsonObject) : []) {
+      if (typeof part['text'] === 'string' && part['thought'] !== true) answer.text += part['text'];
+      if (typeof part['thoughtSignature'] === 'string') answer.handles.push(part['thoughtSignature']);
+      if (isJsonObject(part['functionCall'])) answer.calls.push(part['functionCall']);
+    }
   }
   // Chat completions, streamed (`delta`) or not (`message`).
   for (const choice of Array.isArray(event['choices']) ? event['choices'].filter(isJsonObject) : []) {
