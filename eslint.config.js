@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
  * The layers of src/ (docs/architecture.md): each top-level folder lists the folders it may import.
  * Imports point one way, from the edge (cli, gateway) down to core:
  *
- *   core → replay → providers → config, logging, tools → mcp, transports → storage → runtime → gateway, cli, ai-sdk
+ *   core → replay → providers → config, logging, tools → mcp, transports → storage → runtime → gateway, acp, cli, ai-sdk
  *
  * - core and replay are pure (no I/O; enforced below as well).
  * - providers is the provider table (ids, base URLs, key variables, reasoning parameters): data
@@ -33,6 +33,8 @@ const LAYERS = {
   gateway: ['core', 'logging', 'config', 'runtime', 'storage'],
   // The continuity probe (SPEC §26.5): drives the runtime and the gateway's doors like their clients.
   probe: ['core', 'replay', 'providers', 'logging', 'tools', 'config', 'transports', 'storage', 'runtime', 'gateway'],
+  // The ACP agent (`hermes acp`): runs agent turns for an editor, like the CLI's chat.
+  acp: ['core', 'logging', 'tools', 'config', 'storage', 'runtime'],
   // The AI SDK provider (`hermes-ts/ai-sdk`): above transports and replay, like runtime, whose request loop it uses.
   'ai-sdk': ['core', 'replay', 'providers', 'logging', 'config', 'transports', 'storage', 'runtime'],
   cli: [
@@ -48,6 +50,7 @@ const LAYERS = {
     'runtime',
     'gateway',
     'probe',
+    'acp',
   ],
   // transports: the wire types only (`transports/<api>/<api>-wire.ts`), checked below.
   emulators: ['core', 'transports'],

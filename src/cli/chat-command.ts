@@ -1,19 +1,14 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { isReasoningEffort, pinnedEffort, REASONING_EFFORTS, type ReasoningEffort } from '../core/reasoning-options.js';
+import { isReasoningEffort, REASONING_EFFORTS, type ReasoningEffort } from '../core/reasoning-options.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
 import { printJson } from './cli-output.js';
 import { createRenderer } from './chat-render.js';
 import { newSessionId } from '../core/ids.js';
-import {
-  chatWorkspace,
-  continueTarget,
-  newSessionSystemPrompt,
-  resumeTarget,
-  WORKSPACE_KEY,
-} from './chat-session-select.js';
+import { chatWorkspace, continueTarget, newSessionSystemPrompt, resumeTarget } from './chat-session-select.js';
+import { chatTurnOptions } from './chat-turn-options.js';
 
 /** Exit status of `hermes chat -q` stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
 const INTERRUPTED_EXIT_CODE = 130;
@@ -107,7 +102,6 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
   const workspace = chatWorkspace(session, process.cwd(), note);
   const { openRoute } = await import('./cli-route.js');
   const opened = await openRoute(flags, context, session);
-  const { route, sessionRoute } = opened;
   // A session with messages keeps the system prompt it stored with its first one.
   const systemPrompt =
     session && session.messageCount > 0 ? undefined : await newSessionSystemPrompt(context, workspace);
@@ -120,42 +114,17 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
       notes: (line) => process.stderr.write(`hermes: ${line}\n`),
       logger: context.logger(),
     });
-    const turnOptions: Omit<AgentTurnOptions, 'approve' | 'signal' | 'onEvent'> = {
-      store,
-      // A new session is stored with its first message (runAgentTurn creates it), never empty.
-      sessionId: session?.id ?? newSessionId(),
-      newSession: session
-        ? undefined
-        : {
-            provider: sessionRoute?.provider ?? route.provider,
-            model: route.model,
-            baseUrl: sessionRoute ? null : (route.baseUrl ?? null),
-            api: route.api,
-            modelConfig: { [WORKSPACE_KEY]: workspace },
-          },
-      route,
-      apiKey: opened.apiKey,
-      reasoning: {
-        enabled: flags.reasoning !== false && context.config.reasoning.enabled,
-        effort: effort ?? context.config.reasoning.effort,
-        budgetTokens: context.config.reasoning.budgetTokens,
-      },
-      // --effort is this run's choice for every model: it wins over reasoning_overrides' effort.
-      reasoningOverrides: pinnedEffort(context.config.reasoningOverrides, effort),
-      echoOptIn: context.config.reasoningEcho,
-      routeOverrides: context.config.routes,
+    const turnOptions = chatTurnOptions(context, {
+      session,
+      sessionId: newSessionId(),
       workspace,
-      leaseOwner: 'hermes chat',
-      logger: context.logger(),
-      maxIterations: context.config.maxIterations,
-      compaction: context.config.compaction,
-      timeouts: context.config.timeouts,
-      sessionRoute,
-      connectTo: opened.connectTo,
-      stream: flags.stream !== false,
+      opened,
+      mcp,
       systemPrompt,
-      ...(mcp.tools ? { tools: mcp.tools } : {}),
-    };
+      leaseOwner: 'hermes chat',
+      flags,
+      effort,
+    });
     if (flags.query !== undefined) await runOneTurn(flags, turnOptions);
     else
       await (

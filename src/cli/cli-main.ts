@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { HermesError, UsageError } from '../core/errors.js';
+import { registerAcpCommand } from './acp-command.js';
 import { registerChatCommand } from './chat-command.js';
 import { registerEmulateCommand } from './emulate-command.js';
 import { registerGatewayCommand } from './gateway-command.js';
@@ -37,6 +38,7 @@ Data lives in $HERMES_HOME (default ~/.hermes): state.db, config.yaml, .env (API
   registerLogsCommand(program);
   registerEmulateCommand(program);
   registerGatewayCommand(program);
+  registerAcpCommand(program);
   registerModelCommand(program);
   registerConfigCommand(program);
   registerMcpCommand(program);

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { CarrierDecision } from '../../src/runtime/runtime-client-turn.js';
+import type { RequestRecord } from '../../src/storage/session-store.js';
 import { expectToolLoopIntact, statuses, useFrontDoors, type UpstreamName } from './front-door-helpers.js';
 import { asResumedByGeminiCli, geminiClient, geminiDoorConversation } from './front-door-gemini-helpers.js';
 
@@ -13,6 +15,11 @@ import { asResumedByGeminiCli, geminiClient, geminiDoorConversation } from './fr
 const doors = useFrontDoors();
 const UPSTREAMS: UpstreamName[] = ['deepseek', 'openrouter', 'anthropic', 'gemini'];
 const CASES = UPSTREAMS.flatMap((upstream) => [false, true].map((stream) => [upstream, stream] as const));
+
+/** A request record's decisions (stored as JSON). */
+function decisionsOf(record: RequestRecord): CarrierDecision[] {
+  return record.decisions as unknown as CarrierDecision[];
+}
 
 /** The session the gateway mirrored the last answer into (`X-Hermes-Session-Id`). */
 async function answeredSession(url: string, body: unknown, model: string): Promise<string | null> {
@@ -49,7 +56,7 @@ describe('the Gemini door onto every upstream', () => {
       const [session] = await store.listSessions();
       const requests = await store.listRequests(session!.id);
       expect(requests).toHaveLength(3);
-      const restored = requests.at(-1)!.decisions.filter((decision) => decision.action === 'restored');
+      const restored = decisionsOf(requests.at(-1)!).filter((decision) => decision.action === 'restored');
       expect(restored.map((decision) => decision.reason)).toEqual([
         expect.stringContaining('restored from session'),
         expect.stringContaining('restored from session'),
@@ -128,7 +135,7 @@ describe('the Gemini door, its wire', () => {
     expect(next?.text).toContain('You said: thanks');
     expect(statuses(upstreams['deepseek']!).filter((status) => status !== 200)).toEqual([]);
     const [session] = await store.listSessions();
-    const decisions = (await store.listRequests(session!.id)).at(-1)!.decisions;
+    const decisions = decisionsOf((await store.listRequests(session!.id)).at(-1)!);
     const dropped = decisions.filter(
       (decision) => decision.field.startsWith('handle ') && decision.action === 'dropped',
     );
