@@ -26,7 +26,7 @@ export function registerGatewayCommand(program: Command): void {
   const gateway = program
     .command('gateway')
     .description(
-      'Serve /v1/chat/completions, Anthropic /v1/messages and OpenAI /v1/responses with reasoning kept across turns and models, plus a web inspector at /.',
+      'Serve /v1/chat/completions, Anthropic /v1/messages, OpenAI /v1/responses and Gemini /v1beta/models/MODEL:generateContent with reasoning kept across turns and models, plus a web inspector at /.',
     )
     .option('--host <address>', 'address to bind (non-loopback needs --token)', DEFAULT_GATEWAY_HOST)
     .option('--port <n>', 'port to listen on (0 picks a free one)', String(DEFAULT_GATEWAY_PORT))
@@ -52,14 +52,17 @@ export function registerGatewayCommand(program: Command): void {
 Chat completions: send X-Hermes-Session-Id (or "session_id" in the body) to continue a stored
 session; without it a new one is created and its id returned in the X-Hermes-Session-Id header.
 
-Front doors for clients that run their own tools and hold the history (Claude Code, Codex, the
-Anthropic and OpenAI SDKs): POST /v1/messages and POST /v1/responses. Reasoning comes back to
-them in a sealed handle (the thinking signature, the reasoning item's encrypted_content) that
-the gateway opens on the next turn. The client's "model" picks a route from config.yaml
-gateway.models (or PROVIDER:MODEL); other names use this gateway's route. A session header
-(x-claude-code-session-id, session-id, x-session-id, X-Hermes-Session-Id) mirrors the turns
-into a session; chat requests with tools, or naming OpenCode's x-session-id, pass through.
-The token is accepted as "Authorization: Bearer T" or "x-api-key: T". See docs/gateway.md.
+Front doors for clients that run their own tools and hold the history (Claude Code, Codex,
+Gemini CLI, the Anthropic, OpenAI and Google SDKs): POST /v1/messages, POST /v1/responses and
+POST /v1beta/models/MODEL:generateContent (:streamGenerateContent, :countTokens). Reasoning
+comes back to them in a sealed handle (the thinking signature, the reasoning item's
+encrypted_content, a part's thoughtSignature) that the gateway opens on the next turn. The
+client's model picks a route from config.yaml gateway.models (or PROVIDER:MODEL); other names
+use this gateway's route. A session header (x-claude-code-session-id, session-id, x-session-id,
+X-Hermes-Session-Id) mirrors the turns into a session; Gemini clients send none, and their
+conversation is found by its history. Chat requests with tools, or naming OpenCode's
+x-session-id, pass through. The token is accepted as "Authorization: Bearer T", "x-api-key: T",
+"x-goog-api-key: T" or ?key=T. See docs/gateway.md.
 
 With no provider configured the gateway runs offline against the built-in emulator.
 
