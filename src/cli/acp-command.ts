@@ -1,17 +1,14 @@
 import type { Command } from 'commander';
 import { Readable, Writable } from 'node:stream';
 import type { OpenedAcpSession } from '../acp/acp-agent.js';
+import type { RouteFlags } from '../runtime/runtime-route.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import type { CliContext } from './cli-context.js';
+import { addRouteOptions } from './cli-route-options.js';
 import { CLI_VERSION } from './cli-version.js';
 
 /** Flags of `hermes acp`. */
-interface AcpFlags {
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
-  apiKey?: string;
-  api?: string;
+interface AcpFlags extends RouteFlags {
   yolo?: boolean;
   stream?: boolean;
   reasoning?: boolean;
@@ -19,19 +16,12 @@ interface AcpFlags {
 
 /** Registers `hermes acp`. */
 export function registerAcpCommand(program: Command): void {
-  program
+  const acp = program
     .command('acp')
     .description(
       'Run Hermes as an Agent Client Protocol agent over stdin/stdout, for Zed and other ACP editors: each ACP session is a Hermes session',
-    )
-    .option('--provider <id>', 'provider id (e.g. openrouter, deepseek, anthropic) or emulator:PERSONA')
-    .option('--model <id>', 'model id')
-    .option('--base-url <url>', 'provider base URL (e.g. http://127.0.0.1:8080/v1)')
-    .option('--api-key <key>', "API key (default: the provider's environment variable; never stored)")
-    .option(
-      '--api <api>',
-      'wire API override: chat_completions, anthropic_messages, bedrock_converse, gemini, codex_responses',
-    )
+    );
+  addRouteOptions(acp)
     .option('--yolo', 'approve every tool call without asking the editor')
     .option('--no-stream', 'ask for non-streaming responses')
     .option('--no-reasoning', 'do not request reasoning from the model')

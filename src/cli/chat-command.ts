@@ -9,6 +9,7 @@ import { createRenderer } from './chat-render.js';
 import { newSessionId } from '../core/ids.js';
 import { chatWorkspace, continueTarget, newSessionSystemPrompt, resumeTarget } from './chat-session-select.js';
 import { chatTurnOptions } from './chat-turn-options.js';
+import { addRouteOptions } from './cli-route-options.js';
 
 /** Exit status of `hermes chat -q` stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
 const INTERRUPTED_EXIT_CODE = 130;
@@ -33,7 +34,7 @@ export interface ChatFlags {
 
 /** Registers `hermes chat`. */
 export function registerChatCommand(program: Command): void {
-  program
+  const chat = program
     .command('chat')
     .description(
       'Chat with a reasoning model: interactive by default, one turn with -q. Tools run in the current directory; a resumed session runs them in the directory it started in.',
@@ -42,15 +43,8 @@ export function registerChatCommand(program: Command): void {
       '-q, --query <text>',
       'run one turn non-interactively (tool loop included) and print the answer; "-" reads it from stdin',
     )
-    .option('--json', 'with -q: print {"session_id", "answer", "reasoning", "tool_calls", "usage"} as JSON')
-    .option('--provider <id>', 'provider id (e.g. openrouter, deepseek, anthropic) or emulator:PERSONA')
-    .option('--model <id>', 'model id')
-    .option('--base-url <url>', 'provider base URL (e.g. http://127.0.0.1:8080/v1)')
-    .option('--api-key <key>', "API key (default: the provider's environment variable; never stored)")
-    .option(
-      '--api <api>',
-      'wire API override: chat_completions, anthropic_messages, bedrock_converse, gemini, codex_responses',
-    )
+    .option('--json', 'with -q: print {"session_id", "answer", "reasoning", "tool_calls", "usage"} as JSON');
+  addRouteOptions(chat)
     .option(
       '-r, --resume <id>',
       'resume a stored session: its id, "latest", or its title (a unique prefix of either will do); it runs in the directory it started in',

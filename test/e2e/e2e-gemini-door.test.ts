@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { asResumedByGeminiCli, geminiDoorConversation } from '../gateway/front-door-gemini-helpers.js';
+import { asResumedByGeminiCli, geminiDoorConversation, spoilHandles } from '../gateway/front-door-gemini-helpers.js';
 import { continuitySentence } from '../gateway/front-door-clients-helpers.js';
 import { runHermes, useE2e } from '../support/e2e.js';
 import { scaledTimeout } from '../support/timeouts.js';
@@ -74,11 +74,7 @@ async function expectBadHandlesDropped(fleet: FrontDoorFleet, sessionId: string)
   // Its own words: a conversation whose visible turns repeat another's is matched to neither.
   const conversation = geminiDoorConversation(fleet.gateway.url, 'deepseek', { apiKey: GATEWAY_TOKEN });
   await conversation.turn('call the tool read_file with {"path":"other.txt"}', { stream: false });
-  const [call, answer] = conversation.contents.filter((content) => content.role === 'model');
-  const signed = call!.parts!.find((part) => part.thoughtSignature)!;
-  const handle = signed.thoughtSignature!;
-  signed.thoughtSignature = `${handle.slice(0, 40)}${handle[40] === 'x' ? 'y' : 'x'}${handle.slice(41)}`;
-  answer!.parts!.find((part) => part.thoughtSignature)!.thoughtSignature = foreignCall!.handle!;
+  spoilHandles(conversation.contents, foreignCall!.handle!);
   const [next] = await conversation.turn('thanks', { stream: true });
   expect(next?.text).toContain('Reasoning continuity: intact (2/2).');
   expect(upstreamStatuses(fleet).filter((status) => status !== 200)).toEqual([]);

@@ -1,7 +1,11 @@
 import { isJsonObject, type JsonObject } from '../../src/core/json.js';
 import { startChatEmulator } from '../../src/emulators/chat-completions/chat-emulator.js';
 import type { ReceivedRequest } from '../../src/emulators/shared/emulator-request-log.js';
-import type { GatewayRoute } from '../../src/gateway/gateway-types.js';
+import { startGateway, type RunningGateway } from '../../src/gateway/gateway-serve.js';
+import type { GatewayModelAlias, GatewayRoute } from '../../src/gateway/gateway-types.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
+import type { SessionStore } from '../../src/storage/session-store.js';
 import { readFixtureJson } from '../support/fixtures.js';
 
 /**
@@ -204,4 +208,25 @@ export async function realHostChatUpstream(
     connectTo: new Map([[origin, new URL(emulator.baseUrl).origin]]),
   };
   return { route, requests: emulator.requests, close: () => emulator.close() };
+}
+
+/**
+ * A gateway on loopback over `models` (the first is also the gateway's own route), as the
+ * captures met it: its store and a `close`.
+ */
+export async function startClientsGateway(
+  models: readonly GatewayModelAlias[],
+): Promise<{ gateway: RunningGateway; store: SessionStore }> {
+  const store = createMemorySessionStore();
+  const gateway = await startGateway({
+    store,
+    route: (models[0] as GatewayModelAlias).route,
+    models,
+    workspace: process.cwd(),
+    yolo: false,
+    logger: silentLogger(),
+    host: '127.0.0.1',
+    port: 0,
+  });
+  return { gateway, store };
 }

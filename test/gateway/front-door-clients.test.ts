@@ -1,15 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceivedRequest } from '../../src/emulators/shared/emulator-request-log.js';
-import { startGateway, type RunningGateway } from '../../src/gateway/gateway-serve.js';
-import type { GatewayModelAlias } from '../../src/gateway/gateway-types.js';
-import { silentLogger } from '../../src/logging/logger.js';
-import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
+import type { RunningGateway } from '../../src/gateway/gateway-serve.js';
 import type { SessionStore } from '../../src/storage/session-store.js';
 import {
   continuitySentence,
   readClientFixture,
   realHostChatUpstream,
   replayClientFixture,
+  startClientsGateway,
   type ClientFixture,
 } from './front-door-clients-helpers.js';
 import { startUpstream } from './front-door-helpers.js';
@@ -38,23 +36,12 @@ async function clientGateway(): Promise<{ gateway: RunningGateway; store: Sessio
   const gemini = await startUpstream('gemini');
   const anthropic = await startUpstream('anthropic');
   for (const upstream of [deepseek, kimi, gemini, anthropic]) cleanups.push(() => upstream.close());
-  const models: GatewayModelAlias[] = [
+  const { gateway, store } = await startClientsGateway([
     { name: 'deepseek', route: deepseek.route },
     { name: 'kimi', route: kimi.route },
     { name: 'gemini', route: gemini.route },
     { name: 'claude-*', route: anthropic.route },
-  ];
-  const store = createMemorySessionStore();
-  const gateway = await startGateway({
-    store,
-    route: deepseek.route,
-    models,
-    workspace: process.cwd(),
-    yolo: false,
-    logger: silentLogger(),
-    host: '127.0.0.1',
-    port: 0,
-  });
+  ]);
   cleanups.push(() => gateway.close());
   const upstreams = {
     deepseek: deepseek.requests,

@@ -1,12 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGateway } from '../../src/gateway/gateway-serve.js';
-import { silentLogger } from '../../src/logging/logger.js';
-import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 import {
   continuitySentence,
   readClientFixture,
   realHostChatUpstream,
   replayClientFixture,
+  startClientsGateway,
 } from './front-door-clients-helpers.js';
 import { startUpstream } from './front-door-helpers.js';
 
@@ -31,22 +29,12 @@ async function geminiCliGateway() {
   const anthropic = await startUpstream('anthropic');
   const upstreams = [deepseek, gemini, openrouter, anthropic];
   for (const upstream of upstreams) cleanups.push(() => upstream.close());
-  const store = createMemorySessionStore();
-  const gateway = await startGateway({
-    store,
-    route: deepseek.route,
-    models: [
-      { name: 'deepseek', route: deepseek.route },
-      { name: 'gemini', route: gemini.route },
-      { name: 'openrouter', route: openrouter.route },
-      { name: 'claude-*', route: anthropic.route },
-    ],
-    workspace: process.cwd(),
-    yolo: false,
-    logger: silentLogger(),
-    host: '127.0.0.1',
-    port: 0,
-  });
+  const { gateway, store } = await startClientsGateway([
+    { name: 'deepseek', route: deepseek.route },
+    { name: 'gemini', route: gemini.route },
+    { name: 'openrouter', route: openrouter.route },
+    { name: 'claude-*', route: anthropic.route },
+  ]);
   cleanups.push(() => gateway.close());
   return { gateway, store, statuses: () => upstreams.flatMap((upstream) => upstream.requests.map((r) => r.status)) };
 }

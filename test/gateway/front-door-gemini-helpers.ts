@@ -147,3 +147,16 @@ export function asResumedByGeminiCli(contents: Content[]): void {
       });
   }
 }
+
+/**
+ * Spoils the handles of a conversation's first two answers, as the drop tests need: the first
+ * answer's handle altered in one character (a random handle may already hold an 'x' there), the
+ * second's replaced by `foreign` (another gateway's).
+ */
+export function spoilHandles(contents: Content[], foreign: string): void {
+  const [first, second] = contents.filter((content) => content.role === 'model');
+  const signed = first!.parts!.find((part) => part.thoughtSignature)!;
+  const handle = signed.thoughtSignature!;
+  signed.thoughtSignature = `${handle.slice(0, 40)}${handle[40] === 'x' ? 'y' : 'x'}${handle.slice(41)}`;
+  second!.parts!.find((part) => part.thoughtSignature)!.thoughtSignature = foreign;
+}

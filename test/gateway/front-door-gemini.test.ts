@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { CarrierDecision } from '../../src/runtime/runtime-client-turn.js';
 import type { RequestRecord } from '../../src/storage/session-store.js';
 import { expectToolLoopIntact, statuses, useFrontDoors, type UpstreamName } from './front-door-helpers.js';
-import { asResumedByGeminiCli, geminiClient, geminiDoorConversation } from './front-door-gemini-helpers.js';
+import {
+  asResumedByGeminiCli,
+  geminiClient,
+  geminiDoorConversation,
+  spoilHandles,
+} from './front-door-gemini-helpers.js';
 
 /**
  * The Gemini front door (SPEC §26.9, docs/gateway.md "Gemini CLI and @google/genai"): the
@@ -126,11 +131,7 @@ describe('the Gemini door, its wire', () => {
     const [foreignCall] = await foreign.turn('read the file notes.txt', { stream: false });
     const conversation = geminiDoorConversation(gateway.url, 'deepseek');
     await conversation.turn('read the file notes.txt', { stream: false });
-    const [call, answer] = conversation.contents.filter((content) => content.role === 'model');
-    const callPart = call!.parts!.find((part) => part.thoughtSignature)!;
-    const handle = callPart.thoughtSignature!;
-    callPart.thoughtSignature = `${handle.slice(0, 40)}${handle[40] === 'x' ? 'y' : 'x'}${handle.slice(41)}`;
-    answer!.parts!.find((part) => part.thoughtSignature)!.thoughtSignature = foreignCall!.handle!;
+    spoilHandles(conversation.contents, foreignCall!.handle!);
     const [next] = await conversation.turn('thanks', { stream: true });
     expect(next?.text).toContain('You said: thanks');
     expect(statuses(upstreams['deepseek']!).filter((status) => status !== 200)).toEqual([]);
