@@ -1,8 +1,9 @@
-import { isJsonObject, type JsonObject } from '../core/json.js';
+import type { JsonObject } from '../core/json.js';
 import type { ToolCall } from '../core/message.js';
 import type { GatewayHttpError } from './gateway-errors.js';
 import { answerEvents, type DoorStreamWriter } from './gateway-front-door-stream.js';
 import type { FrontDoorAnswer } from './gateway-front-door.js';
+import { toolInput } from './gateway-messages-answer.js';
 import { randomHex } from './gateway-random-ids.js';
 
 /**
@@ -63,20 +64,10 @@ function usageMetadata(answer: FrontDoorAnswer, estimatedInput: number): JsonObj
   return metadata;
 }
 
-/** A call's `args` object (a model's malformed arguments become `{}`, which clients can run or refuse). */
-function callArguments(call: ToolCall): JsonObject {
-  try {
-    const parsed: unknown = JSON.parse(call.function.arguments || '{}');
-    return isJsonObject(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
-}
-
 /** The function-call parts of an answer, the handle on the first. */
 function callParts(calls: readonly ToolCall[], handle: string): JsonObject[] {
   return calls.map((call, index) => {
-    const part: JsonObject = { functionCall: { name: call.function.name, args: callArguments(call), id: call.id } };
+    const part: JsonObject = { functionCall: { name: call.function.name, args: toolInput(call), id: call.id } };
     if (index === 0) part['thoughtSignature'] = handle;
     return part;
   });

@@ -48,7 +48,7 @@ function usageOf(answer: FrontDoorAnswer, estimatedInput: number): JsonObject {
 }
 
 /** A tool call's input object (a model's malformed arguments become `{}`, which clients can run or refuse). */
-function toolInput(call: ToolCall): JsonObject {
+export function toolInput(call: ToolCall): JsonObject {
   try {
     const parsed: unknown = JSON.parse(call.function.arguments || '{}');
     return isJsonObject(parsed) ? parsed : {};
