@@ -10,6 +10,7 @@ import {
   type RequestRow,
   type SessionRow,
   type StoreRows,
+  type TurnFingerprintRow,
   type VerdictRow,
 } from './store-rows.js';
 
@@ -119,6 +120,19 @@ export function openPostgresRows(url: string): StoreRows {
         key.secret,
         key.created_at,
       ]);
+    },
+    turnFingerprints: async (sessionId) =>
+      (
+        await query<TurnFingerprintRow>(
+          'SELECT fingerprint, session_id, noted_at FROM turn_fingerprints WHERE session_id = $1 ORDER BY noted_at, fingerprint COLLATE "C"',
+          [sessionId],
+        )
+      ).map((row) => ({ ...row, noted_at: Number(row.noted_at) })),
+    writeTurnFingerprint: async (row) => {
+      await query(
+        'INSERT INTO turn_fingerprints (fingerprint, session_id, noted_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+        [row.fingerprint, row.session_id, row.noted_at],
+      );
     },
     close: async () => {
       if (!pool.ended) await pool.end();

@@ -11,7 +11,7 @@ import {
 
 /**
  * `hermes sessions migrate`: copies every session (times, lineage, model config), message,
- * request record, verdict and handle key from one store to another — SQLite to PostgreSQL and back —
+ * request record, turn fingerprint, verdict and handle key from one store to another — SQLite to PostgreSQL and back —
  * then verifies counts and the SHA-256 of each message's stored bytes. Idempotent: a session
  * already in the target with the same leading messages only gets what it lacks; a run that
  * finds nothing new writes nothing. A session compacted in place since it was copied (SPEC §26.6:
@@ -64,6 +64,8 @@ export interface MigrateReport {
   verdicts: { total: number; written: number };
   /** Handle keys (SPEC §25.6): copied so the handles clients hold keep opening on the target. */
   handleKeys: { total: number; copied: number };
+  /** Turn fingerprints: copied so a Gemini CLI conversation resumed on the target is found again. */
+  turnFingerprints: { total: number; copied: number };
   /** Sessions left alone because the target holds different messages. */
   conflicts: string[];
   /** Messages whose hash in the target differs from the source after the copy. */
@@ -120,6 +122,7 @@ export async function migrateSessions(
     requests: { total: 0, copied: 0 },
     verdicts: { total: 0, written: 0 },
     handleKeys: { total: 0, copied: 0 },
+    turnFingerprints: { total: 0, copied: 0 },
     conflicts: [],
     mismatches: [],
   };
@@ -164,6 +167,7 @@ export async function migrateSessions(
     } else {
       report.sessions.unchanged += 1;
     }
+    await copyTurnFingerprints(source, target, session.id, report);
     const copied = await target.messages(session.id);
     if (copied.length !== messages.length) report.mismatches.push({ sessionId: session.id, seq: copied.length + 1 });
     copied.forEach((row, index) => {
@@ -189,6 +193,22 @@ export async function migrateSessions(
   return report;
 }
 
+/** Copies the session's turn fingerprints the target lacks. */
+async function copyTurnFingerprints(
+  source: StoreRows,
+  target: StoreRows,
+  sessionId: string,
+  report: MigrateReport,
+): Promise<void> {
+  const present = new Set((await target.turnFingerprints(sessionId)).map((row) => row.fingerprint));
+  for (const row of await source.turnFingerprints(sessionId)) {
+    report.turnFingerprints.total += 1;
+    if (present.has(row.fingerprint)) continue;
+    await target.writeTurnFingerprint(row);
+    report.turnFingerprints.copied += 1;
+  }
+}
+
 /** The closing lines a person reads. */
 export function describeMigration(report: MigrateReport): string {
   const lines = [
@@ -196,7 +216,7 @@ export function describeMigration(report: MigrateReport): string {
     `sessions: ${report.sessions.total} (${report.sessions.copied} copied, ${report.sessions.extended} extended, ${report.sessions.unchanged} already there)`,
     `messages: ${report.messages.total} (${report.messages.copied} copied); sha-256 of stored bytes verified for ${report.messages.verified}` +
       (report.messages.reencoded ? ` (${report.messages.reencoded} older rows re-encoded losslessly)` : ''),
-    `requests: ${report.requests.total} (${report.requests.copied} copied); verdicts: ${report.verdicts.total} (${report.verdicts.written} written); handle keys: ${report.handleKeys.total} (${report.handleKeys.copied} copied)`,
+    `requests: ${report.requests.total} (${report.requests.copied} copied); verdicts: ${report.verdicts.total} (${report.verdicts.written} written); handle keys: ${report.handleKeys.total} (${report.handleKeys.copied} copied); turn fingerprints: ${report.turnFingerprints.total} (${report.turnFingerprints.copied} copied)`,
   ];
   for (const id of report.conflicts) {
     lines.push(`conflict: session ${id} already exists in the target with different messages; it was left as it is`);

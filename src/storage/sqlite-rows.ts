@@ -9,6 +9,7 @@ import {
   type RequestRow,
   type SessionRow,
   type StoreRows,
+  type TurnFingerprintRow,
   type VerdictRow,
 } from './store-rows.js';
 
@@ -51,6 +52,12 @@ export function openSqliteRows(path: string): StoreRows {
     ),
     insertHandleKey: database.prepare(
       'INSERT INTO handle_keys (id, secret, created_at) VALUES (@id, @secret, @created_at) ON CONFLICT (id) DO NOTHING',
+    ),
+    turnFingerprints: database.prepare<[string], TurnFingerprintRow>(
+      'SELECT fingerprint, session_id, noted_at FROM turn_fingerprints WHERE session_id = ? ORDER BY noted_at, fingerprint',
+    ),
+    insertTurnFingerprint: database.prepare(
+      'INSERT INTO turn_fingerprints (fingerprint, session_id, noted_at) VALUES (@fingerprint, @session_id, @noted_at) ON CONFLICT DO NOTHING',
     ),
     upsertVerdict: database.prepare(
       `INSERT INTO verdicts (route_key, provider, host, model, fields, first_seen, updated_at, error_text)
@@ -99,6 +106,10 @@ export function openSqliteRows(path: string): StoreRows {
     handleKeys: async () => statements.handleKeys.all(),
     writeHandleKey: async (key) => {
       statements.insertHandleKey.run(key);
+    },
+    turnFingerprints: async (sessionId) => statements.turnFingerprints.all(sessionId),
+    writeTurnFingerprint: async (row) => {
+      statements.insertTurnFingerprint.run(row);
     },
     close: async () => {
       if (database.open) database.close();

@@ -66,6 +66,13 @@ export interface HandleKeyRow {
   created_at: number;
 }
 
+/** A `turn_fingerprints` row (gateway-gemini-sessions.ts). */
+export interface TurnFingerprintRow {
+  fingerprint: string;
+  session_id: string;
+  noted_at: number;
+}
+
 export interface StoreRows {
   /** `sqlite:PATH` or the PostgreSQL URL without credentials. */
   readonly location: string;
@@ -93,6 +100,10 @@ export interface StoreRows {
   handleKeys(): Promise<HandleKeyRow[]>;
   /** Inserts a handle key row unless its id is there (a stored key is never replaced). */
   writeHandleKey(key: HandleKeyRow): Promise<void>;
+  /** The turn fingerprints noted for a session. */
+  turnFingerprints(sessionId: string): Promise<TurnFingerprintRow[]>;
+  /** Inserts a turn fingerprint row unless the pair is there. */
+  writeTurnFingerprint(row: TurnFingerprintRow): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -119,6 +119,13 @@ export function geminiConversation(client: GoogleGenAI, model: string, options: 
   };
 }
 
+/** A conversation that goes on with `contents` (held so far elsewhere) against the gateway at `url`. */
+export function geminiConversationOn(url: string, contents: Content[], model = 'deepseek'): DoorConversation {
+  const conversation = geminiDoorConversation(url, model);
+  conversation.contents.push(...contents);
+  return conversation;
+}
+
 /** The Gemini door as a way in: a conversation whose turns come back as {@link DoorAnswer}s. */
 export function geminiDoorConversation(
   url: string,

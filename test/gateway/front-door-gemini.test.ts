@@ -5,6 +5,7 @@ import { expectToolLoopIntact, statuses, useFrontDoors, type UpstreamName } from
 import {
   asResumedByGeminiCli,
   geminiClient,
+  geminiConversationOn,
   geminiDoorConversation,
   spoilHandles,
 } from './front-door-gemini-helpers.js';
@@ -110,6 +111,18 @@ describe('which conversation a request continues', () => {
     const third = await answeredSession(gateway.url, { contents: history }, 'deepseek');
     expect([first, second]).not.toContain(third);
     expect(await store.listRequests(third!)).toHaveLength(1);
+  });
+
+  it('a conversation resumed on another gateway of the same store is found there: the index lives in the store', async () => {
+    const first = await doors.gateway(['deepseek']);
+    const second = await doors.gateway(['deepseek'], { store: first.store });
+    const conversation = geminiDoorConversation(first.gateway.url, 'deepseek');
+    await conversation.turn('read the file notes.txt', { stream: true });
+    asResumedByGeminiCli(conversation.contents);
+    const moved = geminiConversationOn(second.gateway.url, conversation.contents);
+    const [resumed] = await moved.turn('thanks', { stream: true });
+    expect(resumed?.text).toContain('Reasoning continuity: intact (2/2).');
+    expect(await first.store.listSessions()).toHaveLength(1);
   });
 
   it('a structured side request (responseMimeType application/json) is answered without a session', async () => {

@@ -70,6 +70,7 @@ async function fill(store: SessionStore): Promise<string[]> {
     at: 1_764_000_000_000,
   });
   await store.addHandleKey({ id: 'key-1', secret: 'c2VjcmV0LWtleS1ieXRlcw', createdAt: 1_764_000_000_500 });
+  await store.addTurnFingerprint(parent.id, 'fingerprint-of-an-answer');
   return [parent.id, child.id];
 }
 
@@ -82,6 +83,7 @@ async function snapshot(store: SessionStore, ids: string[]) {
     ),
     verdicts: await store.listVerdicts(),
     handleKeys: await store.listHandleKeys(),
+    fingerprintHolders: await store.sessionsWithTurn('fingerprint-of-an-answer', 5),
   };
 }
 
@@ -103,12 +105,19 @@ describe('sessions migrate between SQLite files', () => {
     expect(report.requests).toEqual({ total: 1, copied: 1 });
     expect(report.verdicts).toEqual({ total: 1, written: 1 });
     expect(report.handleKeys).toEqual({ total: 1, copied: 1 });
+    expect(report.turnFingerprints).toEqual({ total: 1, copied: 1 });
     const to = track(openSqliteSessionStore(toPath));
     expect(await snapshot(to, ids)).toStrictEqual(await snapshot(from, ids));
 
     const again = await migrate(track(openSqliteRows(fromPath)), track(openSqliteRows(toPath)));
     expect(again.sessions).toEqual({ total: 2, copied: 0, extended: 0, unchanged: 2 });
-    expect(again.messages.copied + again.requests.copied + again.verdicts.written + again.handleKeys.copied).toBe(0);
+    expect(
+      again.messages.copied +
+        again.requests.copied +
+        again.verdicts.written +
+        again.handleKeys.copied +
+        again.turnFingerprints.copied,
+    ).toBe(0);
 
     await from.appendMessage(ids[0] as string, { role: 'user', content: 'later' });
     const extended = await migrate(track(openSqliteRows(fromPath)), track(openSqliteRows(toPath)));
