@@ -5,6 +5,8 @@
 //   messages-json / messages-sse     @anthropic-ai/sdk, POST /v1/messages (create / stream)
 //   responses-json / responses-sse   openai SDK, POST /v1/responses, store:false (create / stream)
 //   chat-tools-json                  openai SDK, POST /v1/chat/completions with client tools
+//   gemini-json / gemini-sse         @google/genai, POST /v1beta/models/…:generateContent /
+//                                    :streamGenerateContent (thought parts dropped, as Gemini CLI)
 //   floor-chat                       openai SDK, chat completions through the plain proxy
 //
 // Every request is one upstream request to the same DeepSeek emulator. A conversation asks
@@ -14,6 +16,7 @@
 // IPC (`process.cpuUsage` of the server child).
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { GoogleGenAI } from '@google/genai';
 import { performance } from 'node:perf_hooks';
 
 const READ_FILE = {
@@ -28,6 +31,7 @@ const FILE_TEXT = 'alpha beta\n';
 function conversation(door, url) {
   if (door.startsWith('messages')) return messagesConversation(url, door.endsWith('sse'));
   if (door.startsWith('responses')) return responsesConversation(url, door.endsWith('sse'));
+  if (door.startsWith('gemini')) return geminiConversation(url, door.endsWith('sse'));
   return chatConversation(door === 'floor-chat' ? url : `${url}/v1`);
 }
 
@@ -67,6 +71,37 @@ function responsesConversation(url, stream) {
       pending = answer.output
         .filter((item) => item.type === 'function_call')
         .map((item) => ({ type: 'function_call_output', call_id: item.call_id, output: FILE_TEXT }));
+    },
+  };
+}
+
+function geminiConversation(url, stream) {
+  const client = new GoogleGenAI({ apiKey: 'bench', httpOptions: { baseUrl: url } });
+  const config = {
+    tools: [
+      { functionDeclarations: [{ name: 'read_file', description: 'Read a file', parametersJsonSchema: READ_FILE }] },
+    ],
+    thinkingConfig: { includeThoughts: true },
+  };
+  const contents = [];
+  let pending = [];
+  return {
+    async next() {
+      if (pending.length) contents.push({ role: 'user', parts: pending });
+      else contents.push({ role: 'user', parts: [{ text: QUESTION }] });
+      const request = { model: 'deepseek-v4-flash', contents, config };
+      const chunks = [];
+      if (stream) for await (const chunk of await client.models.generateContentStream(request)) chunks.push(chunk);
+      else chunks.push(await client.models.generateContent(request));
+      const parts = chunks
+        .flatMap((chunk) => chunk.candidates?.[0]?.content?.parts ?? [])
+        .filter((part) => !part.thought);
+      contents.push({ role: 'model', parts });
+      pending = parts
+        .filter((part) => part.functionCall)
+        .map((part) => ({
+          functionResponse: { id: part.functionCall.id, name: part.functionCall.name, response: { output: FILE_TEXT } },
+        }));
     },
   };
 }
@@ -125,7 +160,15 @@ export async function measureDoor(server, door, { workers, requests, requestsPer
 }
 
 /** The doors the gateway serves, in the order the table prints them. */
-export const GATEWAY_DOORS = ['messages-json', 'messages-sse', 'responses-json', 'responses-sse', 'chat-tools-json'];
+export const GATEWAY_DOORS = [
+  'messages-json',
+  'messages-sse',
+  'responses-json',
+  'responses-sse',
+  'chat-tools-json',
+  'gemini-json',
+  'gemini-sse',
+];
 
 /** The floor's own client. */
 export const FLOOR_DOOR = 'floor-chat';
