@@ -7,7 +7,13 @@ import { serveFrontDoor, type FrontDoorHandler } from './gateway-front-door-serv
 import { estimateFrontDoorTokens, type FrontDoorContext } from './gateway-front-door.js';
 import { geminiResponseBody, geminiResponseId, geminiStreamWriter, googleErrorBody } from './gateway-gemini-answer.js';
 import { parseGeminiRequest, type GeminiDoorRequest } from './gateway-gemini-request.js';
-import { callerOf, findConversation, noteAnswer, startConversation } from './gateway-gemini-sessions.js';
+import {
+  callerOf,
+  findConversation,
+  noteAnswer,
+  startConversation,
+  type FoundConversation,
+} from './gateway-gemini-sessions.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
 
 /**
@@ -79,7 +85,17 @@ function geminiDoor(
     failure: (error) => geminiErrorResponse(error),
     async session(parsed) {
       if (parsed.sideRequest) return undefined;
-      const found = await findConversation(index, parsed.history.messages, caller);
+      let found: FoundConversation;
+      try {
+        found = await findConversation(index, parsed.history.messages, caller);
+      } catch (error) {
+        // The client holds the history: a store that cannot be read makes the turn stateless.
+        index.logger.warn(
+          { err: (error as Error).message },
+          `gemini door: no conversation lookup (the turn runs stateless): ${(error as Error).message}`,
+        );
+        return undefined;
+      }
       if (!found.matched) await startConversation(index, found.id, context.routes.choose(parsed.model).route, parsed);
       return { id: found.id, onMirrored: (answer) => noteAnswer(index, found.id, answer, caller) };
     },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CarrierDecision } from '../../src/runtime/runtime-client-turn.js';
-import type { RequestRecord } from '../../src/storage/session-store.js';
+import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
+import type { RequestRecord, SessionStore } from '../../src/storage/session-store.js';
 import { expectToolLoopIntact, statuses, useFrontDoors, type UpstreamName } from './front-door-helpers.js';
 import {
   asResumedByGeminiCli,
@@ -123,6 +124,25 @@ describe('which conversation a request continues', () => {
     const [resumed] = await moved.turn('thanks', { stream: true });
     expect(resumed?.text).toContain('Reasoning continuity: intact (2/2).');
     expect(await first.store.listSessions()).toHaveLength(1);
+  });
+
+  it('a store that cannot look conversations up leaves the turn stateless, answered', async () => {
+    const memory = createMemorySessionStore();
+    const store: SessionStore = {
+      ...memory,
+      sessionsWithTurn: async () => {
+        throw new Error('database unreachable');
+      },
+    };
+    const { gateway } = await doors.gateway(['deepseek'], { store });
+    const conversation = geminiDoorConversation(gateway.url, 'deepseek');
+    await conversation.turn('hi', { stream: false });
+    const [session] = await memory.listSessions();
+    // The second request has an answer to look up: the lookup fails, the turn is answered anyway.
+    const [answer] = await conversation.turn('and then?', { stream: true });
+    expect(answer?.text).toContain('You said: and then?');
+    expect(answer?.text).toContain('Reasoning continuity: intact (1/1).');
+    expect(await memory.listSessions()).toEqual([session]);
   });
 
   it('a structured side request (responseMimeType application/json) is answered without a session', async () => {
