@@ -1,13 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGateway } from '../../src/gateway/gateway-serve.js';
-import type { GatewayModelAlias } from '../../src/gateway/gateway-types.js';
-import { silentLogger } from '../../src/logging/logger.js';
-import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 import {
   continuitySentence,
   readClientFixture,
   realHostChatUpstream,
   replayClientFixture,
+  startClientsGateway,
 } from './front-door-clients-helpers.js';
 import { startUpstream, type Upstream } from './front-door-helpers.js';
 
@@ -34,22 +31,12 @@ async function switchGateway() {
   cleanups.push(() => deepseek.close());
   for (const upstream of upstreams) cleanups.push(() => upstream.close());
   const flashRoute = { ...flash.route, route: { ...flash.route.route, model: 'gemini-3-flash-preview' } };
-  const models: GatewayModelAlias[] = [
+  const { gateway } = await startClientsGateway([
     { name: 'deepseek', route: deepseek.route },
     { name: 'gemini-openai', route: pro.route },
     { name: 'gemini-flash', route: flashRoute },
     { name: 'copilot', route: copilot.route },
-  ];
-  const gateway = await startGateway({
-    store: createMemorySessionStore(),
-    route: deepseek.route,
-    models,
-    workspace: process.cwd(),
-    yolo: false,
-    logger: silentLogger(),
-    host: '127.0.0.1',
-    port: 0,
-  });
+  ]);
   cleanups.push(() => gateway.close());
   const statuses = () =>
     [deepseek.requests, ...upstreams.map((upstream) => upstream.requests)].flatMap((requests) =>
