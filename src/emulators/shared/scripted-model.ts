@@ -13,31 +13,8 @@ import { scriptedSummary } from './scripted-summary.js';
  * (and users) can see reasoning continuity. Stateless, so it survives emulator restarts.
  */
 
-/** One message of the conversation as the emulator decoded it from the request. */
-export interface ScriptMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  text: string;
-  /** Assistant tool calls. */
-  toolCalls?: { id: string; name: string; arguments: string }[];
-  /** For tool results: the call answered. */
-  toolCallId?: string;
-  /** For assistant turns: the readable reasoning that came back on this turn, if any. */
-  reasoning?: string;
-}
-
-/** What the emulator hands the model. */
-export interface ScriptInput {
-  messages: ScriptMessage[];
-  /** Tool names offered in the request. */
-  tools: string[];
-}
-
-/** What the model answers. */
-export interface ScriptOutput {
-  reasoning: string;
-  content: string;
-  toolCalls: { id: string; name: string; arguments: string }[];
-}
+export type { ScriptInput, ScriptMessage, ScriptOutput } from './scripted-model-types.js';
+import type { ScriptInput, ScriptMessage, ScriptOutput } from './scripted-model-types.js';
 
 const NONCE_KEY = 'hermes-emulator-continuity';
 const NONCE_PATTERN = /\[nonce:([0-9a-f]{12})\]$/;

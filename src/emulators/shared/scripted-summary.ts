@@ -1,4 +1,4 @@
-import type { ScriptMessage, ScriptOutput } from './scripted-model.js';
+import type { ScriptMessage, ScriptOutput } from './scripted-model-types.js';
 
 /**
  * The scripted model's summary mode: how the emulators answer Hermes's compaction requests
