@@ -61,6 +61,7 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     lock,
     notices: new Set(),
     statelessMemory: new StatelessTurnMemory(),
+    keyRequired: Boolean(token),
   };
 
   app.use(async (c, next) => {

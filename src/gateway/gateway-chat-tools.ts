@@ -45,6 +45,7 @@ interface ChatToolsRequest extends ParsedFrontDoorRequest {
 
 /** The pass-through door's parts (the shared flow is gateway-front-door-serve.ts). */
 const CHAT_TOOLS_DOOR: FrontDoorHandler<ChatToolsRequest> = {
+  name: 'chat',
   purpose: null,
   live: true,
   parse(body) {

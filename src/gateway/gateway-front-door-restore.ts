@@ -31,6 +31,8 @@ export function restoreFromSession(
   history: ClientHistory,
   stored: readonly Message[],
   inputDecisions: readonly CarrierDecision[],
+  /** The session `stored` comes from when it is not the one the request names (a fork's origin). */
+  origin?: string,
 ): CarrierDecision[] {
   const storedTurns = stored.filter((message): message is AssistantMessage => message.role === 'assistant');
   if (storedTurns.length === 0) return [];
@@ -66,7 +68,7 @@ export function restoreFromSession(
       messageIndex: index,
       field: SESSION_COPY_FIELD,
       action: 'restored',
-      reason: `restored from session: ${whatTheClientHad(message, index, history, inputDecisions)}`,
+      reason: `restored from ${origin === undefined ? 'session' : `session ${origin}`}: ${whatTheClientHad(message, index, history, inputDecisions)}`,
       bytes: Buffer.byteLength(JSON.stringify(carriers), 'utf8'),
     });
   });

@@ -1,5 +1,4 @@
 import type { JsonObject } from '../core/json.js';
-import type { AssistantMessage } from '../core/message.js';
 import type { ReasoningOptions } from '../core/reasoning-options.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import { SESSION_HEADER } from './gateway-chat.js';
@@ -10,6 +9,7 @@ import { frontDoorHttpError } from './gateway-front-door-errors.js';
 import type { ClientHistory } from './gateway-front-door-handles.js';
 import { clientSessionId } from './gateway-front-door-session.js';
 import { streamingAnswer, type DoorStreamWriter } from './gateway-front-door-stream.js';
+import { callerOf, presentedKey } from './gateway-front-door-conversations.js';
 import { runFrontDoorTurn, type FrontDoorAnswer, type FrontDoorContext } from './gateway-front-door.js';
 import type { HandlePurpose } from './gateway-handle-seal.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
@@ -35,6 +35,8 @@ export interface ParsedFrontDoorRequest {
 
 /** A door's own parts: its parser, its answer shapes and its error envelope. */
 export interface FrontDoorHandler<Parsed extends ParsedFrontDoorRequest> {
+  /** The door's name (`messages`, `responses`, `chat`, `gemini`): it scopes the conversation index. */
+  name: string;
   /** The field handles travel in (null: the door returns none). */
   purpose: HandlePurpose | null;
   /** Stream deltas as they come instead of reasoning first (see `AnswerSequencer`). */
@@ -51,15 +53,17 @@ export interface FrontDoorHandler<Parsed extends ParsedFrontDoorRequest> {
   failure(error: GatewayHttpError): Response;
   /**
    * The session of a request that names none in a header (the Gemini door finds it by the
-   * client's history, gateway-gemini-sessions.ts); undefined: the turn is stateless.
+   * client's history, gateway-front-door-conversations.ts); undefined: the turn is stateless.
    */
   session?(parsed: Parsed): Promise<FrontDoorSession | undefined>;
 }
 
-/** A session a door found for a request, and what it does once the answer is mirrored into it. */
+/** A session a door found for a request by its history, and the caller it was found for. */
 export interface FrontDoorSession {
   id: string;
-  onMirrored?(answer: AssistantMessage): Promise<void>;
+  caller: string;
+  /** Looked up already: no second lookup for a fork (gateway-front-door-conversations.ts). */
+  matched: true;
 }
 
 /** Serves one request on `handler`'s door (`body` when the caller already parsed the JSON). */
@@ -74,7 +78,8 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
   try {
     const parsed = handler.parse(body === undefined ? await readFrontDoorBody(source) : body);
     noteOmittedTools(context, parsed.omittedTools ?? []);
-    const named = clientSessionId((name) => source.header(name));
+    const header = (name: string) => source.header(name);
+    const named = clientSessionId(header);
     const found = named === undefined ? await handler.session?.(parsed) : undefined;
     const sessionId = named ?? found?.id;
     if (sessionId) onSession?.(sessionId);
@@ -91,7 +96,12 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
       reasoning: parsed.reasoning,
       sessionId,
       signal: abort.signal,
-      onMirrored: found?.onMirrored?.bind(found),
+      // Every mirrored answer is indexed, so a copy of the conversation under a new id finds it.
+      conversation: found
+        ? { door: handler.name, caller: found.caller, lookedUp: true }
+        : named === undefined
+          ? undefined
+          : { door: handler.name, caller: callerOf(presentedKey(header), context.keyRequired), lookedUp: false },
     };
     const key = apiKey;
     if (parsed.stream) {

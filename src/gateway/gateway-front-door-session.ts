@@ -88,6 +88,8 @@ export interface MirroredTurn {
   answer: AssistantMessage;
   record: RequestRecordInput;
   route: GatewayRoute;
+  /** The answer's fingerprints in the conversation index, noted in the same commit. */
+  fingerprints?: readonly string[];
 }
 
 /**
@@ -138,6 +140,7 @@ async function storeMirror(store: SessionStore, turn: MirroredTurn): Promise<voi
         messages: [...newMessages(stored, turn.history), turn.answer],
         session: sessionFieldsFor(turn.route),
         requests: [record],
+        fingerprints: turn.fingerprints ?? [],
         releaseLease: true,
       });
       return;

@@ -13,6 +13,7 @@ import type { AgentEvent } from '../runtime/agent-turn.js';
 import type { StatelessTurnMemory } from '../runtime/runtime-stateless-memory.js';
 import { openClientHistory, readableHistory, type ClientHistory } from './gateway-front-door-handles.js';
 import { restoreFromSession } from './gateway-front-door-restore.js';
+import { findConversation, turnFingerprint } from './gateway-front-door-conversations.js';
 import { ensureClientSession, mirrorClientTurn } from './gateway-front-door-session.js';
 import { sealedCarriersOf } from './gateway-handle-carriers.js';
 import type { HandleKeyring } from './gateway-handle-keys.js';
@@ -42,8 +43,13 @@ export interface FrontDoorTurnRequest {
   /** The session the client named (front-door-session.ts), or undefined: stateless. */
   sessionId: string | undefined;
   signal: AbortSignal;
-  /** Runs once the answer is mirrored into the session (the Gemini door notes it to find the conversation again). */
-  onMirrored?: ((answer: AssistantMessage) => Promise<void>) | undefined;
+  /**
+   * The door and caller of a mirrored request: its answer is indexed (the conversation index,
+   * gateway-front-door-conversations.ts), and a session named for the first time with a history
+   * answered elsewhere (a fork) restores from the conversation that holds it (SPEC §26.1);
+   * `lookedUp`: the door found the session by that index already.
+   */
+  conversation?: { door: string; caller: string; lookedUp: boolean } | undefined;
 }
 
 /** Live text of the answer, for streaming doors. */
@@ -77,6 +83,8 @@ export interface FrontDoorContext {
   notices: Set<string>;
   /** Rejected signatures stateless clients keep echoing (runtime-stateless-memory.ts). */
   statelessMemory: StatelessTurnMemory;
+  /** The gateway requires a key: the caller of a conversation is a digest of the key it presented. */
+  keyRequired: boolean;
 }
 
 /** Runs one front-door turn; provider failures are thrown (the door answers them). */
@@ -98,9 +106,7 @@ export async function runFrontDoorTurn(
   const sessionId = await mirrorSession(context, request.sessionId, route, request.history.messages);
   if (sessionId) {
     // SPEC §26.1: the mirrored session's copy of each turn the client echoed.
-    // Archived turns too: a client keeps the turns an in-place compaction summarised (SPEC §26.6).
-    const stored = await gateway.store.listMessages(sessionId, { includeArchived: true });
-    inputDecisions.push(...restoreFromSession(request.history, stored, inputDecisions));
+    inputDecisions.push(...(await restoreTurns(context, sessionId, request, inputDecisions)));
   }
   const history = request.history.messages;
   let providerMs = 0;
@@ -138,8 +144,10 @@ export async function runFrontDoorTurn(
       answer: result.message,
       record: result.record,
       route,
+      fingerprints: request.conversation
+        ? [turnFingerprint(request.conversation.caller, result.message, request.conversation.door)]
+        : [],
     });
-    await request.onMirrored?.(result.message);
   }
   return {
     message: result.message,
@@ -150,6 +158,32 @@ export async function runFrontDoorTurn(
     route,
     providerMs,
   };
+}
+
+/**
+ * Restores the client's turns from `sessionId`'s copy (SPEC §26.1). Archived turns count too: a
+ * client keeps the turns an in-place compaction summarised (SPEC §26.6). A session named for the
+ * first time whose history was answered in another session of the same door and caller (a fork:
+ * the client copied the conversation under a new id) restores from that one.
+ */
+async function restoreTurns(
+  context: FrontDoorContext,
+  sessionId: string,
+  request: FrontDoorTurnRequest,
+  inputDecisions: readonly CarrierDecision[],
+): Promise<CarrierDecision[]> {
+  const { store, logger } = context.gateway;
+  const stored = await store.listMessages(sessionId, { includeArchived: true });
+  const answered = request.history.messages.some((message) => message.role === 'assistant');
+  const conversation = request.conversation;
+  if (stored.some((message) => message.role === 'assistant') || !answered || !conversation || conversation.lookedUp) {
+    return restoreFromSession(request.history, stored, inputDecisions);
+  }
+  const { door, caller } = conversation;
+  const found = await findConversation({ store, logger }, request.history.messages, caller, door).catch(() => null);
+  if (!found?.matched || found.id === sessionId) return restoreFromSession(request.history, stored, inputDecisions);
+  const earlier = await store.listMessages(found.id, { includeArchived: true });
+  return restoreFromSession(request.history, earlier, inputDecisions, found.id);
 }
 
 /**

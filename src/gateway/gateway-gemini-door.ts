@@ -10,10 +10,10 @@ import { parseGeminiRequest, type GeminiDoorRequest } from './gateway-gemini-req
 import {
   callerOf,
   findConversation,
-  noteAnswer,
+  presentedKey,
   startConversation,
   type FoundConversation,
-} from './gateway-gemini-sessions.js';
+} from './gateway-front-door-conversations.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
 
 /**
@@ -22,7 +22,7 @@ import type { ChatRequestSource } from './gateway-request-source.js';
  * (`?alt=sse` for server-sent events, else one JSON array of chunks) and `:countTokens`, and
  * `GET /v1beta/models` (+ `/{model}`). The model in the path picks the route
  * (gateway-model-routes.ts); the answer's handle rides in `thoughtSignature`; a request that names
- * no session continues the conversation its history matches (gateway-gemini-sessions.ts).
+ * no session continues the conversation its history matches (gateway-front-door-conversations.ts).
  * Failures are answered in Google's envelope (`{"error": {"code", "message", "status"}}`).
  */
 
@@ -34,7 +34,7 @@ export interface GeminiTarget {
 
 /** How the door treats callers (from the gateway's options). */
 export interface GeminiDoorOptions {
-  /** The gateway requires a key: each caller's conversations are its own (gateway-gemini-sessions.ts). */
+  /** The gateway requires a key: each caller's conversations are its own (gateway-front-door-conversations.ts). */
   keyRequired: boolean;
 }
 
@@ -66,6 +66,7 @@ function geminiDoor(
 ): FrontDoorHandler<GeminiDoorRequest> {
   const index = { store: context.gateway.store, logger: context.gateway.logger };
   return {
+    name: 'gemini',
     purpose: 'gemini.part.thoughtSignature',
     parse: (body) => parseGeminiRequest(body, { model: target.model, stream: target.method !== 'generateContent' }),
     answer(parsed) {
@@ -97,7 +98,7 @@ function geminiDoor(
         return undefined;
       }
       if (!found.matched) await startConversation(index, found.id, context.routes.choose(parsed.model).route, parsed);
-      return { id: found.id, onMirrored: (answer) => noteAnswer(index, found.id, answer, caller) };
+      return { id: found.id, caller, matched: true };
     },
   };
 }
@@ -110,7 +111,10 @@ async function geminiContentResponse(
   onSession?: (sessionId: string) => void,
 ): Promise<Response> {
   const { target } = request;
-  const caller = callerOf(presentedKey(source), request.options.keyRequired);
+  const caller = callerOf(
+    presentedKey((name) => source.header(name)),
+    request.options.keyRequired,
+  );
   if (target.method !== 'streamGenerateContent' || request.alt === 'sse') {
     return serveFrontDoor(source, context, geminiDoor(context, target, caller), onSession);
   }
@@ -228,11 +232,6 @@ function withGoogleKey(source: ChatRequestSource, queryKey: string | undefined):
 }
 
 /** The key a request presented (Google's, `x-api-key`, or a bearer). */
-function presentedKey(source: ChatRequestSource): string | null {
-  const bearer = /^Bearer\s+(.+)$/i.exec(source.header('authorization') ?? '')?.[1];
-  return source.header('x-api-key') ?? bearer ?? null;
-}
-
 /** A source whose `x-api-key` is the Google key the client sent (a class: no hidden class per request). */
 class GoogleKeyRequestSource implements ChatRequestSource {
   constructor(

@@ -14,6 +14,7 @@ import type { ChatRequestSource } from './gateway-request-source.js';
 /** The Messages door's parts (the shared flow is gateway-front-door-serve.ts). */
 function messagesDoor(context: FrontDoorContext): FrontDoorHandler<MessagesRequest> {
   return {
+    name: 'messages',
     purpose: 'messages.thinking.signature',
     parse: parseMessagesRequest,
     answer(parsed, route) {

@@ -10,6 +10,7 @@ import { parseResponsesRequest, type ResponsesRequest } from './gateway-response
  * OpenAI's envelope.
  */
 const RESPONSES_DOOR: FrontDoorHandler<ResponsesRequest> = {
+  name: 'responses',
   purpose: 'responses.reasoning.encrypted_content',
   parse: parseResponsesRequest,
   answer(parsed, route) {

@@ -143,6 +143,12 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     requests.push({ ...jsonCopy(record, 'request'), sessionId, id: nextRequestId++ });
   };
 
+  const noteFingerprint = (sessionId: string, fingerprint: string): void => {
+    const holders = turnFingerprints.get(fingerprint) ?? new Map<string, number>();
+    if (!holders.has(sessionId)) holders.set(sessionId, nextNote++);
+    turnFingerprints.set(fingerprint, holders);
+  };
+
   return {
     createSession: async (input = {}) => toRecord(insertSession(input, [])),
     getSession: async (id) => {
@@ -212,6 +218,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       if (write.session !== undefined) updateFields(sessionId, write.session);
       else if (messages.length > 0) touch(stored.record);
       for (const record of records) insertRequest(sessionId, record);
+      for (const fingerprint of write.fingerprints ?? []) noteFingerprint(sessionId, fingerprint);
       if (lease.releaseId !== null && leases.get(sessionId)?.leaseId === lease.releaseId) leases.delete(sessionId);
       const held = lease.releaseId === null ? lease.acquired : null;
       return { version: stored.record.version, lease: held === null ? null : structuredClone(held) };
@@ -332,9 +339,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
 
     addTurnFingerprint: async (sessionId, fingerprint) => {
       requireSession(sessionId);
-      const holders = turnFingerprints.get(fingerprint) ?? new Map<string, number>();
-      if (!holders.has(sessionId)) holders.set(sessionId, nextNote++);
-      turnFingerprints.set(fingerprint, holders);
+      noteFingerprint(sessionId, fingerprint);
     },
     sessionsWithTurn: async (fingerprint, limit) =>
       [...(turnFingerprints.get(fingerprint) ?? new Map<string, number>())]

@@ -185,6 +185,9 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     if (write.session !== undefined) await updateFields(sessionId, write.session, client);
     else if (written) await run(SQL.touchSession, [now(), sessionId], client);
     for (const record of write.requests ?? []) await insertRequest(client, sessionId, record);
+    for (const fingerprint of write.fingerprints ?? []) {
+      await run(SQL.addTurnFingerprint, [fingerprint, sessionId, now()], client);
+    }
     if (lease.releaseId !== null) await run(SQL.releaseLease, [sessionId, lease.releaseId], client);
     return { version: locked.version + (written ? 1 : 0), lease: lease.releaseId === null ? lease.acquired : null };
   };

@@ -148,6 +148,8 @@ export interface TurnWrite {
   session?: SessionFields | undefined;
   /** Request records of the session (SPEC §23.3), in order. */
   requests?: readonly Omit<RequestRecord, 'id' | 'sessionId'>[] | undefined;
+  /** Turn fingerprints noted for the session in the same commit (as `addTurnFingerprint`). */
+  fingerprints?: readonly string[] | undefined;
   /** Drops the lease named by `leaseId` (or taken by `acquireLease`) in the same commit. */
   releaseLease?: boolean | undefined;
 }
@@ -279,7 +281,7 @@ export interface SessionStore {
   /**
    * Notes that the session holds an assistant turn whose visible content digests to
    * `fingerprint` (a front door that gets no session id finds the conversation by it,
-   * `gateway-gemini-sessions.ts`); noting the same pair again changes nothing. Deleting the
+   * `gateway-front-door-conversations.ts`); noting the same pair again changes nothing. Deleting the
    * session deletes its notes. Throws the unknown-session usage error for an unknown id.
    */
   addTurnFingerprint(sessionId: string, fingerprint: string): Promise<void>;

@@ -186,6 +186,8 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       if (write.session !== undefined && setsAnyField(write.session)) updateFields(sessionId, write.session);
       else if (written) statements.touchSession.run(now(), sessionId);
       for (const record of write.requests ?? []) insertRequest(sessionId, record);
+      for (const fingerprint of write.fingerprints ?? [])
+        statements.addTurnFingerprint.run(fingerprint, sessionId, now());
       if (lease.releaseId !== null) statements.releaseLease.run(sessionId, lease.releaseId);
       return {
         version: version + (written ? 1 : 0),

@@ -66,7 +66,7 @@ export interface HandleKeyRow {
   created_at: number;
 }
 
-/** A `turn_fingerprints` row (gateway-gemini-sessions.ts). */
+/** A `turn_fingerprints` row (gateway-front-door-conversations.ts). */
 export interface TurnFingerprintRow {
   fingerprint: string;
   session_id: string;

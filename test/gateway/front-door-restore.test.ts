@@ -188,3 +188,20 @@ function tamper(block: Anthropic.ContentBlock): Anthropic.ContentBlockParam {
   const replacement = block.signature[at] === 'A' ? 'B' : 'A';
   return { ...block, signature: block.signature.slice(0, at) + replacement + block.signature.slice(at + 1) };
 }
+
+describe('a fork under a new session id (SPEC §26.1)', () => {
+  it.each<UpstreamName>(['copilot', 'gemini-openai', 'openrouter'])(
+    '%s: the chat door restores the forked turns from the session that answered them',
+    async (name) => {
+      const { gateway, upstreams, store } = await doors.gateway([name]);
+      const chat = chatConversation(doors.openai(gateway, { 'x-session-id': 'ses_parent_1' }), name, 'whole');
+      expect(await chat.turn('read the file notes.txt')).toContain('Reasoning continuity: intact (1/1).');
+      const fork = chatConversation(doors.openai(gateway, { 'x-session-id': 'ses_fork_1' }), name, 'whole');
+      fork.messages.push(...chat.messages);
+      expect(await fork.turn('thanks')).toContain('Reasoning continuity: intact (2/2).');
+      expect(statuses(upstreams[name]!).filter((status) => status !== 200)).toEqual([]);
+      const records = await store.listRequests('ses_fork_1');
+      expect(JSON.stringify(records[0]?.decisions)).toContain('restored from session ses_parent_1');
+    },
+  );
+});

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { SessionStore } from '../../src/storage/session-store.js';
 
 /**
- * Turn fingerprints (the Gemini door finds a conversation by its history, docs/gateway.md
- * "Gemini CLI"): part of the `SessionStore` suite, run by every implementation. `current`
+ * Turn fingerprints (the front doors find a conversation by its history, SPEC §26.1,
+ * gateway-front-door-conversations.ts): part of the `SessionStore` suite, run by every implementation. `current`
  * returns the store of the running test.
  */
 export function runTurnFingerprintConformance(current: () => SessionStore): void {
@@ -30,6 +30,21 @@ export function runTurnFingerprintConformance(current: () => SessionStore): void
       expect(await store.sessionsWithTurn('f-3', 5)).toEqual(['fp-once']);
       await store.deleteSession(session.id);
       expect(await store.sessionsWithTurn('f-3', 5)).toEqual([]);
+    });
+
+    it('notes the fingerprints of a turn write in its commit, and none when the write is refused', async () => {
+      const store = current();
+      const session = await store.createSession({ id: 'fp-write' });
+      await store.writeTurn(session.id, { messages: [{ role: 'user', content: 'q' }], fingerprints: ['f-5'] });
+      expect(await store.sessionsWithTurn('f-5', 5)).toEqual(['fp-write']);
+      await expect(
+        store.writeTurn(session.id, {
+          expectedVersion: 1,
+          messages: [{ role: 'user', content: 'r' }],
+          fingerprints: ['f-6'],
+        }),
+      ).rejects.toThrow();
+      expect(await store.sessionsWithTurn('f-6', 5)).toEqual([]);
     });
 
     it('refuses a fingerprint for an unknown session', async () => {

@@ -9,14 +9,17 @@ import { sessionFieldsFor } from './gateway-front-door-session.js';
 import type { GatewayRoute } from './gateway-types.js';
 
 /**
- * Which stored conversation a Gemini-door request continues (SPEC §26.1, docs/gateway.md
- * "Gemini CLI"). Gemini CLI names no session in any header or body, drops every thought part,
+ * Which stored conversation a front-door request continues (SPEC §26.1). Every door indexes the
+ * answers it mirrors; a request that names a session it never used before with a history that was
+ * answered elsewhere (a fork: the client copied the conversation under a new id) restores from
+ * the session that holds it. The Gemini door (docs/gateway.md "Gemini CLI") relies on the index
+ * alone. Gemini CLI names no session in any header or body, drops every thought part,
  * and on `--resume` replaces each call's signature with Google's placeholder and drops the
  * others, so neither a header nor a handle can say which session holds the reasoning. What the
  * client keeps is what it saw: the text of each answer and each call's name, id and arguments.
  *
  * Every answer the door mirrors is noted in the store under a fingerprint of exactly that — a
- * SHA-256 of the door, the caller and the visible turn (`SessionStore.addTurnFingerprint`). A
+ * SHA-256 of the door, the caller and the visible turn (in the mirror's own commit, `TurnWrite.fingerprints`). A
  * request is matched by looking up its assistant turns, newest first, one indexed read each
  * (at most {@link MAX_LOOKUPS}), never a scan of the sessions:
  *
@@ -61,6 +64,7 @@ export async function findConversation(
   index: ConversationIndex,
   history: readonly Message[],
   caller: string,
+  door = 'gemini',
 ): Promise<FoundConversation> {
   const turns = history.filter((message): message is AssistantMessage => message.role === 'assistant');
   let candidates: string[] | null = null;
@@ -68,7 +72,7 @@ export async function findConversation(
   for (let position = turns.length - 1; position >= 0 && lookups < MAX_LOOKUPS; position -= 1) {
     lookups += 1;
     const holders = await index.store.sessionsWithTurn(
-      turnFingerprint(caller, turns[position] as AssistantMessage),
+      turnFingerprint(caller, turns[position] as AssistantMessage, door),
       CANDIDATES_PER_LOOKUP,
     );
     if (holders.length === 0) continue;
@@ -79,7 +83,7 @@ export async function findConversation(
   if (candidates !== null && candidates.length > 1) {
     index.logger.info(
       { sessions: candidates.length },
-      `gemini door: ${candidates.length} stored conversations hold this history; it starts a session of its own and no reasoning is restored from them`,
+      `${door} door: ${candidates.length} stored conversations hold this history; no reasoning is restored from them`,
     );
   }
   return { id: newSessionId(), matched: false };
@@ -110,32 +114,24 @@ export async function startConversation(
   }
 }
 
-/** Notes the answer mirrored into `sessionId`, so the conversation's next request finds it. */
-export async function noteAnswer(
-  index: ConversationIndex,
-  sessionId: string,
-  answer: AssistantMessage,
-  caller: string,
-): Promise<void> {
-  try {
-    await index.store.addTurnFingerprint(sessionId, turnFingerprint(caller, answer));
-  } catch (error) {
-    index.logger.warn(
-      { session: sessionId, err: (error as Error).message },
-      `gemini door: the answer of session ${sessionId} was not noted (a later resume starts a new session): ${(error as Error).message}`,
-    );
-  }
-}
-
 /** The caller part of a fingerprint: a digest of the presented key, or `""` when the gateway takes any. */
 export function callerOf(presentedKey: string | null | undefined, keyRequired: boolean): string {
   if (!keyRequired || !presentedKey) return '';
   return createHash('sha256').update(presentedKey, 'utf8').digest('base64url');
 }
 
-/** The fingerprint of a turn as the client sees it (text, and each call's id, name and arguments). */
-export function turnFingerprint(caller: string, turn: AssistantMessage): string {
+/**
+ * The fingerprint of a turn as the client sees it (text, and each call's id, name and arguments),
+ * on one door for one caller.
+ */
+export function turnFingerprint(caller: string, turn: AssistantMessage, door = 'gemini'): string {
   return createHash('sha256')
-    .update(`gemini\n${caller}\n${visibleKey(turn)}`, 'utf8')
+    .update(`${door}\n${caller}\n${visibleKey(turn)}`, 'utf8')
     .digest('base64url');
+}
+
+/** The key a request presented (`x-api-key`, else a bearer token), for {@link callerOf}. */
+export function presentedKey(header: (name: string) => string | null): string | null {
+  const bearer = /^Bearer\s+(.+)$/i.exec(header('authorization') ?? '')?.[1];
+  return header('x-api-key') ?? bearer ?? null;
 }
