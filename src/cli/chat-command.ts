@@ -43,7 +43,10 @@ export function registerChatCommand(program: Command): void {
       '-q, --query <text>',
       'run one turn non-interactively (tool loop included) and print the answer; "-" reads it from stdin',
     )
-    .option('--json', 'with -q: print {"session_id", "answer", "reasoning", "tool_calls", "usage"} as JSON');
+    .option(
+      '--json',
+      'with -q: print {"session_id", "answer", "reasoning", "tool_calls", "usage", "thinking_dropped_by_provider"} as JSON',
+    );
   addRouteOptions(chat)
     .option(
       '-r, --resume <id>',
@@ -170,6 +173,8 @@ async function runOneTurn(
         reasoning: result.reasoning,
         tool_calls: result.toolCalls,
         usage: result.usage,
+        // SPEC §26.4: reasoning the provider dropped from this turn's requests is never silent.
+        thinking_dropped_by_provider: result.thinkingDroppedByProvider ?? 0,
       });
     } else if (result.stoppedAtCap || !answerStreamed) {
       // Non-streaming responses (or a capped loop) have no text deltas: print the answer whole.

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import {
   addEffortOptions,
   CONTROL_ENDPOINTS_HELP,
@@ -21,6 +21,7 @@ interface EmulateAnthropicFlags extends EmulateEffortFlags {
   port: number;
   host: string;
   boundSignatureWording?: boolean;
+  binding?: 'error' | 'drop_block';
 }
 
 /** Adds the `anthropic` subcommand to the `hermes emulate` parent. */
@@ -35,6 +36,12 @@ export function registerEmulateAnthropicCommand(emulate: Command): void {
     .option(
       '--bound-signature-wording',
       'answer invalid signatures with the 2026 "bound to a different conversation" text',
+    )
+    .addOption(
+      new Option(
+        '--binding <mode>',
+        'thinking-block binding (preserved thinking): signatures bind the model and the prefix; a block whose prefix changed gets a 400 (error) or is dropped and listed in input_transformations (drop_block), unless the request declares thinking.block_binding',
+      ).choices(['error', 'drop_block']),
     );
   addEffortOptions(command)
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
@@ -46,11 +53,13 @@ export function registerEmulateAnthropicCommand(emulate: Command): void {
           host: flags.host,
           port: flags.port,
           boundSignatureWording: flags.boundSignatureWording === true,
+          ...(flags.binding ? { binding: flags.binding } : {}),
           ...effortRules(flags),
         }),
       );
       process.stdout.write(`emulator anthropic listening on ${emulator.baseUrl}\n`);
       process.stdout.write(`redacted thinking trigger: ${REDACTED_THINKING_TRIGGER}\n`);
+      if (flags.binding) process.stdout.write(`thinking-block binding: ${flags.binding}\n`);
       await waitForStopSignal();
       await emulator.close();
     });

@@ -29,8 +29,11 @@ import {
 /** Keys of a stored assistant message that are the visible turn or metadata, never sealed. */
 const NOT_SEALED = new Set(['role', 'content', 'tool_calls', 'timestamp', 'platform_message_id', 'effect_disposition']);
 
-/** Private keys that describe the request, not the message (`_usage` anchors estimates, SPEC §15). */
-const NOT_SEALED_PRIVATE = new Set(['_usage']);
+/**
+ * Private keys that describe the request, not the message: `_usage` anchors estimates (SPEC §15),
+ * `_input_transformations` lists what the provider dropped from that request (SPEC §26.4).
+ */
+const NOT_SEALED_PRIVATE = new Set(['_usage', '_input_transformations']);
 
 /** Keys that alone do not make a message worth a handle (they travel with carriers, not instead). */
 const STAMP_KEYS = new Set(['origin', 'finish_reason']);

@@ -3,6 +3,8 @@
  * scoping (SPEC §23.2). Pure: the caller passes `NOUS_INFERENCE_BASE_URL` in when it has one.
  */
 import {
+  acceptsBindingControls,
+  checksThinkingPrefix,
   nativeAnthropicPreservesPriorThinking,
   needsInterleavedThinkingBeta,
   supportsAdaptiveThinking,
@@ -161,6 +163,17 @@ export interface AnthropicRouteFacts {
    * reasoning on and `{"type":"disabled"}` with it off (SPEC §24.2, §25.2).
    */
   adaptiveOrDisabledThinking: boolean;
+  /**
+   * The model checks replayed signed thinking against the model and prefix it was produced with
+   * (SPEC §26.4), on every platform: Hermes captures binding contexts and leaves stale blocks out.
+   */
+  prefixChecked: boolean;
+  /**
+   * Requests may declare `thinking.block_binding.prefix_mismatch_behavior: "drop_block"` with the
+   * beta header (SPEC §26.4): the direct Claude API with a model Anthropic's docs list. Never on
+   * Bedrock, Vertex, Foundry or a relay: no evidence they accept it.
+   */
+  bindingControls: boolean;
 }
 
 export { isMiniMaxM3 } from './replay-model-ids.js';
@@ -168,14 +181,17 @@ export { isMiniMaxM3 } from './replay-model-ids.js';
 /** Resolves every Anthropic fact about a route (SPEC §9.1–§9.3, §23.2). */
 export function resolveAnthropicRoute(input: AnthropicEndpointInput): AnthropicRouteFacts {
   const treatment = classifyAnthropicRoute(input);
+  const platform = anthropicPlatform(input.baseUrl, input.provider);
   return {
     treatment,
-    platform: anthropicPlatform(input.baseUrl, input.provider),
+    platform,
     endpointClass: anthropicEndpointClass(hostnameOf(input.baseUrl), input.provider),
     signedReplay: isSignedReplayRoute(treatment),
     thinkingScope: anthropicThinkingScope(treatment, input.model),
     adaptiveThinking: supportsAdaptiveThinking(input.model),
     interleavedThinkingBeta: needsInterleavedThinkingBeta(input.model),
     adaptiveOrDisabledThinking: isMiniMaxM3(input.model),
+    prefixChecked: treatment === 'native' && checksThinkingPrefix(input.model),
+    bindingControls: treatment === 'native' && platform === 'direct' && acceptsBindingControls(input.model),
   };
 }

@@ -7,6 +7,7 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.js';
 import type { AssistantMessage } from '../core/message.js';
+import { type BlockBinding, blockBindingOf } from './anthropic-block-binding.js';
 import { fingerprintOfBlock } from './anthropic-signature-memory.js';
 import type { CarrierDecision } from './replay-types.js';
 
@@ -18,6 +19,8 @@ export interface ThinkingMeta {
   readable: string;
   /** Synthesised from `reasoning_content` (never had a block). */
   synthesized: boolean;
+  /** The model and prefix the signed block is bound to, when Hermes captured them (SPEC §26.4). */
+  binding?: BlockBinding;
 }
 
 /** One block on its way to the wire, with where it came from. */
@@ -106,19 +109,25 @@ function anthropicReasoningDetails(message: AssistantMessage): JsonObject[] {
   );
 }
 
+/** A block to replay with the binding context its sidecar entry carried (SPEC §26.4). */
+interface SourceBlock {
+  block: JsonObject;
+  binding?: BlockBinding | undefined;
+}
+
 /** The raw (unsanitised) block list of an assistant message before fingerprint filtering. */
-function sourceBlocks(message: AssistantMessage, historyIndex: number, decisions: CarrierDecision[]): JsonObject[] {
+function sourceBlocks(message: AssistantMessage, historyIndex: number, decisions: CarrierDecision[]): SourceBlock[] {
   const sidecar = message.anthropic_content_blocks ?? [];
   const details = anthropicReasoningDetails(message);
   if (sidecar.length > 0) {
     const redactedFallback = details.filter((entry) => entry['type'] === 'redacted_thinking');
-    const out: JsonObject[] = [];
+    const out: SourceBlock[] = [];
     for (const raw of sidecar) {
       if (!isJsonObject(raw)) continue;
       if (raw['type'] === 'redacted_thinking' && (typeof raw['data'] !== 'string' || raw['data'] === '')) {
         // SPEC §9.3: a redacted block without data is dropped; conversion falls back to reasoning_details.
         const fallback = redactedFallback.shift();
-        if (fallback) out.push(fallback);
+        if (fallback) out.push({ block: fallback });
         else
           decisions.push({
             messageIndex: historyIndex,
@@ -129,7 +138,7 @@ function sourceBlocks(message: AssistantMessage, historyIndex: number, decisions
         continue;
       }
       const clean = sanitizeBlock(raw);
-      if (clean) out.push(clean);
+      if (clean) out.push({ block: clean, binding: blockBindingOf(raw) });
       else
         decisions.push({
           messageIndex: historyIndex,
@@ -140,15 +149,16 @@ function sourceBlocks(message: AssistantMessage, historyIndex: number, decisions
     }
     return out;
   }
-  const out: JsonObject[] = details.map((entry) =>
-    entry['type'] === 'thinking'
-      ? pick(entry, ['type', 'thinking', 'signature'])
-      : { type: 'redacted_thinking', data: entry['data'] ?? '' },
-  );
+  const out: SourceBlock[] = details.map((entry) => ({
+    block:
+      entry['type'] === 'thinking'
+        ? pick(entry, ['type', 'thinking', 'signature'])
+        : { type: 'redacted_thinking', data: entry['data'] ?? '' },
+  }));
   const text = message.api_content ?? message.content;
-  if (typeof text === 'string' && text !== '') out.push({ type: 'text', text });
+  if (typeof text === 'string' && text !== '') out.push({ block: { type: 'text', text } });
   for (const call of message.tool_calls ?? []) {
-    out.push({ type: 'tool_use', id: call.id, name: call.function.name, input: {} });
+    out.push({ block: { type: 'tool_use', id: call.id, name: call.function.name, input: {} } });
   }
   return out;
 }
@@ -174,7 +184,7 @@ export function assistantDraftBlocks(
   const drafts: DraftBlock[] = [];
   const droppedMirror: string[] = [];
   const seenToolUse = new Set<string>();
-  for (const block of sourceBlocks(message, historyIndex, decisions)) {
+  for (const { block, binding } of sourceBlocks(message, historyIndex, decisions)) {
     const fingerprint = fingerprintOfBlock(block);
     if (fingerprint !== null && rejectedFingerprints.has(fingerprint)) {
       const readable = typeof block['thinking'] === 'string' ? block['thinking'] : '';
@@ -199,6 +209,7 @@ export function assistantDraftBlocks(
       continue;
     }
     const meta = thinkingMetaOf(block);
+    if (meta && binding && meta.signed) meta.binding = binding;
     drafts.push(meta ? { block, historyIndex, thinking: meta, invalidated } : { block, historyIndex });
   }
   // Tool calls the sidecar did not carry still go out (their results follow in history).

@@ -7,13 +7,14 @@
  * `host:<third-party host>`) equals the route's, and its model equals the route's model exactly.
  * Unstamped legacy messages match (they follow the SPEC §9.3 rules alone).
  */
-import type { JsonObject } from '../core/json.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
 import type { AssistantMessage, Message } from '../core/message.js';
 import {
   anthropicEndpointClass,
   type AnthropicRouteTreatment,
   anthropicThinkingScope,
 } from './anthropic-endpoint-route.js';
+import { PrefixDigest, staleBindingReason } from './anthropic-block-binding.js';
 import {
   anthropicByteLength,
   assistantDraftBlocks,
@@ -39,6 +40,12 @@ export interface AnthropicReplayOptions {
   rejectedFingerprints?: readonly string[] | undefined;
   /** Strip all thinking from this request only (SPEC §9.4, nothing was fingerprintable). */
   stripAllThinking?: boolean | undefined;
+  /**
+   * Present when the route's model checks thinking-block binding (SPEC §26.4): the request's wire
+   * `tools`, the part of every block's prefix that is not built here. Signed blocks whose captured
+   * model or prefix no longer holds are then left out.
+   */
+  prefixCheck?: { tools: readonly JsonObject[] } | undefined;
 }
 
 /** The converted conversation. */
@@ -47,6 +54,8 @@ export interface AnthropicReplayResult {
   system: string | undefined;
   messages: JsonObject[];
   decisions: CarrierDecision[];
+  /** For each wire message, the history index each of its content blocks came from. */
+  blockSources: number[][];
 }
 
 /** Placeholder for an assistant turn left empty once its thinking was stripped (SPEC §9.3). */
@@ -186,6 +195,7 @@ function treatThinking(
   inScope: boolean,
   originOk: boolean,
   options: AnthropicReplayOptions,
+  prefix: PrefixDigest | undefined,
 ): { block: JsonObject | null; decision: Omit<CarrierDecision, 'messageIndex'> } {
   const meta = draft.thinking!;
   const field = meta.synthesized ? 'reasoning_content' : String(draft.block['type']);
@@ -220,6 +230,11 @@ function treatThinking(
   // neither as thinking nor as text (the reference's behaviour).
   if (options.treatment === 'minimax' && draft.invalidated) return drop('signature invalidated');
   if (!options.thinkingEnabled) return demote('thinking off for this request');
+  // SPEC §26.4: a block bound to another model or prefix is never sent, as a block or as text.
+  if (prefix && meta.signed && options.treatment === 'native') {
+    const stale = staleBindingReason({ binding: meta.binding, model: options.model, originMatches: originOk, prefix });
+    if (stale) return drop(stale);
+  }
   const signedValid = meta.signed && originOk && !draft.invalidated;
   const treatment = options.treatment;
   const keep = (reason: string) => ({
@@ -266,13 +281,22 @@ export function buildAnthropicMessages(
   const firstLoopTurn = loopStart(turns);
 
   const messages: JsonObject[] = [];
+  const blockSources: number[][] = [];
+  let prefix = options.prefixCheck ? PrefixDigest.start(system, options.prefixCheck.tools as JsonValue[]) : undefined;
   turns.forEach((turn, turnIndex) => {
     if (turn.role === 'user') {
-      if (turn.blocks.length > 0) messages.push({ role: 'user', content: turn.blocks.map((draft) => draft.block) });
+      if (turn.blocks.length === 0) return;
+      const content = turn.blocks.map((draft) => draft.block);
+      messages.push({ role: 'user', content });
+      blockSources.push(turn.blocks.map((draft) => draft.historyIndex));
+      prefix?.message('user', content);
       return;
     }
     const inScope = scope === 'all' || (scope === 'loop' && turnIndex >= firstLoopTurn);
+    // What this request sends before each block of the turn (SPEC §26.4).
+    const turnPrefix = prefix?.copy().header('assistant');
     const content: JsonObject[] = [];
+    const sources: number[] = [];
     let strippedThinking = false;
     let orphanedPlan = false;
     let elidedIndex = -1;
@@ -294,21 +318,29 @@ export function buildAnthropicMessages(
           continue;
         }
         content.push(draft.block);
+        sources.push(draft.historyIndex);
+        turnPrefix?.block(draft.block);
         continue;
       }
-      const result = treatThinking(draft, inScope, !foreign.has(draft.historyIndex), options);
+      const result = treatThinking(draft, inScope, !foreign.has(draft.historyIndex), options, turnPrefix);
       decisions.push({ messageIndex: draft.historyIndex, ...result.decision });
-      if (result.block) content.push(result.block);
-      else {
+      if (result.block) {
+        content.push(result.block);
+        sources.push(draft.historyIndex);
+        turnPrefix?.block(result.block);
+      } else {
         strippedThinking = true;
         orphanedPlan ||= draft.allOrphaned === true;
         elidedIndex = draft.historyIndex;
       }
     }
     // SPEC §24.3: a turn whose every tool call was orphaned always gets the placeholder, first.
+    let placeholder = false;
     if (content.length === 0 || orphanedPlan) {
       if (!strippedThinking) return;
       content.unshift({ type: 'text', text: THINKING_ELIDED_TEXT });
+      sources.unshift(elidedIndex);
+      placeholder = true;
       decisions.push({
         messageIndex: elidedIndex,
         field: 'content',
@@ -317,6 +349,9 @@ export function buildAnthropicMessages(
       });
     }
     messages.push({ role: 'assistant', content });
+    blockSources.push(sources);
+    // The placeholder went in front of blocks already digested: the turn is digested again.
+    if (prefix) prefix = placeholder || !turnPrefix ? prefix.message('assistant', content) : turnPrefix;
   });
-  return { system, messages, decisions };
+  return { system, messages, decisions, blockSources };
 }

@@ -7,6 +7,7 @@
  * once with `stripAllThinking` instead and persists nothing.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.js';
+import { condemnedPositions } from './anthropic-body-repairs.js';
 import { sha256Hex } from './anthropic-sha256.js';
 
 /** Session `model_config` key holding the sorted fingerprint list. */
@@ -23,6 +24,37 @@ const SIGNATURE_ERROR_PATTERNS = [
 /** True when a provider error body says a thinking signature was rejected. */
 export function isThinkingSignatureError(body: string): boolean {
   return SIGNATURE_ERROR_PATTERNS.some((pattern) => pattern.test(body));
+}
+
+/** True for the thinking-binding variant: "The block is bound to a different conversation" (SPEC §26.4). */
+export function isBoundConversationError(body: string): boolean {
+  return /bound to a different conversation/i.test(body);
+}
+
+/**
+ * WIRE §8: "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be
+ * modified. These blocks must remain as they were in the original response."
+ */
+export function isThinkingModifiedError(body: string): boolean {
+  return /blocks in the latest assistant message cannot be modified/i.test(body);
+}
+
+/**
+ * Fingerprints of the signed blocks a binding or "cannot be modified" 400 condemns: the block
+ * its path names and every later one (sorted, unique). Earlier blocks stay valid (Anthropic's
+ * preserved-thinking docs) and keep travelling.
+ */
+export function fingerprintCondemnedBlocks(body: JsonObject, errorText: string): string[] {
+  const messages = Array.isArray(body['messages']) ? body['messages'] : [];
+  const found = new Set<string>();
+  for (const [messageIndex, blockIndex] of condemnedPositions(body, errorText)) {
+    const message = messages[messageIndex];
+    const content = isJsonObject(message) && Array.isArray(message['content']) ? message['content'] : [];
+    const block = content[blockIndex];
+    const fingerprint = isJsonObject(block) ? fingerprintOfBlock(block) : null;
+    if (fingerprint !== null) found.add(fingerprint);
+  }
+  return [...found].sort();
 }
 
 /** Fingerprint of one signed block: SHA-256 hex of `type\0signature-or-data`. */

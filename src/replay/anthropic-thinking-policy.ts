@@ -63,3 +63,58 @@ export function needsInterleavedThinkingBeta(model: string): boolean {
 
 /** The interleaved-thinking beta value (WIRE.md §2.1). */
 export const INTERLEAVED_THINKING_BETA = 'interleaved-thinking-2025-05-14';
+
+/**
+ * First version, per family, whose thinking blocks Anthropic checks against their prefix
+ * (preserved thinking, SPEC §26.4): Claude Fable 5.1, Opus 5.5, Sonnet 5.5 and Haiku 5.5 run the
+ * check; Claude Mythos 5.1 records the binding but does not run it, so its line starts at 5.2.
+ */
+const PREFIX_CHECKED_FROM: Readonly<Record<string, readonly [number, number]>> = {
+  fable: [5, 1],
+  mythos: [5, 2],
+  opus: [5, 5],
+  sonnet: [5, 5],
+  haiku: [5, 5],
+};
+/** A family the table does not name checks from 5.5 (the version every named family has reached). */
+const PREFIX_CHECKED_FROM_OTHER: readonly [number, number] = [5, 5];
+
+/**
+ * First version, per family, that Anthropic's docs list as accepting
+ * `thinking.block_binding.prefix_mismatch_behavior` (beta `thinking-binding-controls-2026-08-01`):
+ * Fable and Mythos 5.1, Opus, Sonnet and Haiku 5.5, and later versions of those families.
+ */
+const BINDING_CONTROLS_FROM: Readonly<Record<string, readonly [number, number]>> = {
+  fable: [5, 1],
+  mythos: [5, 1],
+  opus: [5, 5],
+  sonnet: [5, 5],
+  haiku: [5, 5],
+};
+
+/**
+ * True when Anthropic checks the model's replayed thinking blocks against their prefix, so Hermes
+ * leaves out any block whose captured prefix no longer holds (SPEC §26.4). Unparsable Claude ids
+ * are assumed newer than this table ("later models will enforce it", the preserved-thinking docs).
+ */
+export function checksThinkingPrefix(model: string): boolean {
+  const parsed = parseClaudeModel(model);
+  if (parsed.kind === 'unparsed-claude') return true;
+  if (parsed.kind !== 'claude') return false;
+  return atLeast(parsed.version, PREFIX_CHECKED_FROM[parsed.version.family] ?? PREFIX_CHECKED_FROM_OTHER);
+}
+
+/**
+ * True when Anthropic's docs say the model takes `thinking.block_binding` (SPEC §26.4). Only
+ * documented families: an id Hermes cannot place gets no beta field (a refusal would be learned,
+ * but a request that needs no learning is better).
+ */
+export function acceptsBindingControls(model: string): boolean {
+  const parsed = parseClaudeModel(model);
+  if (parsed.kind !== 'claude') return false;
+  const floor = BINDING_CONTROLS_FROM[parsed.version.family];
+  return floor !== undefined && atLeast(parsed.version, floor);
+}
+
+/** The beta that lets a request carry `thinking.block_binding` and adds `input_transformations` to answers. */
+export const THINKING_BINDING_BETA = 'thinking-binding-controls-2026-08-01';

@@ -7,11 +7,27 @@
 
 export {
   ANTHROPIC_REJECTED_THINKING_KEY,
+  fingerprintCondemnedBlocks,
   fingerprintSignedBlocks,
+  isBoundConversationError,
+  isThinkingModifiedError,
   isThinkingSignatureError,
   readRejectedThinking,
   withRejectedThinking,
 } from './anthropic-signature-memory.js';
+export { dropEmptyThinking, padMissingThinking, thinkingFirst } from './anthropic-body-repairs.js';
+export { THINKING_ELIDED_TEXT } from './anthropic-replay.js';
+export { bindAnswerBlocks } from './anthropic-binding-capture.js';
+export {
+  describeProviderDrops,
+  droppedTransformations,
+  INPUT_TRANSFORMATIONS_KEY,
+  type InputTransformation,
+  locateTransformations,
+  storedInputTransformations,
+  transformationReasonText,
+  transformationsJson,
+} from './anthropic-input-transformations.js';
 export { isBedrockRedactedRejection, stripBedrockRedactedReasoning } from './bedrock-converse-self-heal.js';
 export { effortRejection, looksLikeEffortRejection, nearestAcceptedEffort } from './replay-effort-rejection.js';
 export { classifyFieldRejection } from './replay-field-rejection.js';

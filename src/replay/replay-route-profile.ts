@@ -120,6 +120,8 @@ export interface RouteLearned {
   replayEncryptedReasoning: boolean;
   /** The stand-in a required-carrier rejection taught for this route (SPEC §26.2); absent: the route's own. */
   standIn?: StandInKind | undefined;
+  /** The route refused `thinking.block_binding` (SPEC §26.4): it is no longer declared. */
+  bindingControlsRefused?: boolean;
 }
 
 /** A route nothing has been learned about. */

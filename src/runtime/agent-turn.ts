@@ -24,6 +24,7 @@ import {
 } from './runtime-request.js';
 import { startTurn, type TurnLease, type TurnStart } from './runtime-turn-start.js';
 import { storeAnswer, storeTurnMessages } from './runtime-turn-store.js';
+import { providerDroppedCount } from './runtime-thinking-binding.js';
 import { withFields } from '../core/with-fields.js';
 
 export type { AgentEvent, AgentTurnOptions, TurnResult, TurnToolCall } from './runtime-turn-options.js';
@@ -146,6 +147,8 @@ async function runStartedTurn(
     addUsage(result, usage);
     // A model that emits the same call twice gets it run once; sidecars lose it too (replay-tool-call-sync.ts).
     const answer = withOrigin(withoutDuplicateToolCalls(message), profile, usage);
+    const dropped = providerDroppedCount(answer);
+    if (dropped > 0) result.thinkingDroppedByProvider = (result.thinkingDroppedByProvider ?? 0) + dropped;
     // The answer and its request record in one commit; the record never costs the answer.
     await storeAnswer(options, lease, answer, record, !answer.tool_calls?.length);
     history.push(answer);

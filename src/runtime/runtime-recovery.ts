@@ -8,7 +8,9 @@ import {
   effortRejection,
   looksLikeEffortRejection,
   nearestAcceptedEffort,
+  fingerprintCondemnedBlocks,
   fingerprintSignedBlocks,
+  isBoundConversationError,
   isBedrockRedactedRejection,
   isInvalidEncryptedContentError,
   isThinkingSignatureError,
@@ -20,6 +22,13 @@ import type { Carrier, RouteProfile, StandInKind } from '../replay/replay-route-
 import type { SessionStore } from '../storage/session-store.js';
 import type { PreparedRequest } from '../transports/shared/transport.js';
 import { errorBodyOf } from './runtime-errors.js';
+import {
+  ANTHROPIC_BINDING_CONTROLS,
+  ANTHROPIC_EMPTY_THINKING,
+  ANTHROPIC_THINKING_FIRST,
+  ANTHROPIC_THINKING_MODIFIED,
+  DEEPSEEK_THINKING_REQUIRED,
+} from './runtime-recovery-anthropic.js';
 import {
   encryptedReplayOffRoutes,
   nativeCompactionOffRoutes,
@@ -58,7 +67,9 @@ export interface Recovery {
       | 'native-compaction-off'
       | 'redacted-stripped'
       | 'effort'
-      | 'stand-in';
+      | 'stand-in'
+      | 'request-field'
+      | 'thinking-repaired';
     fields: string[];
   };
 }
@@ -162,7 +173,12 @@ const ANTHROPIC_SIGNATURE: RecoveryRow = {
   async learn(c) {
     if (!c.profile.anthropic.signedReplay) return null;
     const known = rememberedThinkingFingerprints(c.config);
-    const fingerprints = fingerprintSignedBlocks(c.prepared.body).filter((print) => !known.has(print));
+    // SPEC §26.4: a binding 400 condemns the block it names and every later one; earlier blocks
+    // stay valid and keep travelling.
+    const sent = isBoundConversationError(c.body)
+      ? fingerprintCondemnedBlocks(c.prepared.body, c.body)
+      : fingerprintSignedBlocks(c.prepared.body);
+    const fingerprints = sent.filter((print) => !known.has(print));
     if (!fingerprints.length) {
       return {
         config: c.config,
@@ -331,7 +347,15 @@ const REQUIRED_CARRIER: RecoveryRow = {
  */
 export const RECOVERIES: Readonly<Record<WireApi, readonly RecoveryRow[]>> = {
   chat_completions: [FIELD_VERDICT, RELAY_SIGNATURE, REQUIRED_CARRIER, EFFORT_VALUE],
-  anthropic_messages: [ANTHROPIC_SIGNATURE, EFFORT_VALUE],
+  anthropic_messages: [
+    ANTHROPIC_BINDING_CONTROLS,
+    ANTHROPIC_SIGNATURE,
+    ANTHROPIC_THINKING_MODIFIED,
+    ANTHROPIC_EMPTY_THINKING,
+    ANTHROPIC_THINKING_FIRST,
+    DEEPSEEK_THINKING_REQUIRED,
+    EFFORT_VALUE,
+  ],
   codex_responses: [NATIVE_COMPACTION_OFF, ENCRYPTED_REPLAY_OFF, EFFORT_VALUE],
   bedrock_converse: [BEDROCK_REDACTED, EFFORT_VALUE],
   gemini: [EFFORT_VALUE],

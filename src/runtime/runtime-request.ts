@@ -18,6 +18,7 @@ import { learnedFrom, rejectedCarriersFrom, rejectedEffortsFrom } from './runtim
 import { requestReasoning } from './runtime-reasoning.js';
 import type { AgentTurnOptions, TurnResult } from './runtime-turn-options.js';
 import { requestCompactThreshold } from './runtime-native-compaction.js';
+import { settleAnthropicAnswer } from './runtime-thinking-binding.js';
 
 /**
  * One provider request of a turn: build it from the history and the route profile, log its
@@ -98,7 +99,16 @@ export async function requestOnce(
       decisions: decisions as unknown as JsonObject[],
     };
     if (!outcome.error) {
-      return { message: outcome.message, usage: outcome.usage, finishReason: outcome.finishReason, config, record };
+      const settled = settleAnthropicAnswer(outcome.message, prepared, {
+        profile,
+        logger: options.logger,
+        sessionId: options.sessionId,
+        note: (message) => options.onEvent?.({ type: 'recovery', message }),
+      });
+      if (settled.decisions.length > 0) {
+        record.decisions = [...record.decisions, ...(settled.decisions as unknown as JsonObject[])];
+      }
+      return { message: settled.message, usage: outcome.usage, finishReason: outcome.finishReason, config, record };
     }
     // The provider's complaint travels with the record (already redacted by the transport).
     record.error = complaintOf(outcome.error);

@@ -22,7 +22,10 @@ import type { SessionStore, VerdictRecord } from '../storage/session-store.js';
  *   replayed (SPEC §12 kill switch);
  * - {@link NATIVE_COMPACTION_OFF_KEY}: route keys that refused `context_management` (SPEC §24.7);
  * - {@link REJECTED_EFFORTS_KEY}: `[[provider, host, model, [levels]], …]`, reasoning effort levels
- *   the route refused (a 4xx naming the value), mirrored store-wide as `effort:LEVEL` fields.
+ *   the route refused (a 4xx naming the value), mirrored store-wide as `effort:LEVEL` fields;
+ * - {@link REJECTED_REQUEST_FIELDS_KEY}: `[[provider, host, model, [fields]], …]`, request
+ *   parameters the route refused (`block_binding`, SPEC §26.4), mirrored store-wide as
+ *   `request:FIELD` fields.
  */
 
 /** The session model_config key holding learned verdicts (SPEC §13.3). */
@@ -33,6 +36,15 @@ export const REJECTED_EFFORTS_KEY = 'reasoning_rejected_efforts';
 
 /** Store-wide verdict fields naming a refused effort level: `effort:LEVEL` (carrier fields have no prefix). */
 export const EFFORT_VERDICT_PREFIX = 'effort:';
+
+/** The session model_config key holding refused request parameters, shaped like {@link REJECTED_CARRIERS_KEY}. */
+export const REJECTED_REQUEST_FIELDS_KEY = 'rejected_request_fields';
+
+/** Store-wide verdict fields naming a refused request parameter: `request:FIELD`. */
+export const REQUEST_FIELD_VERDICT_PREFIX = 'request:';
+
+/** The request parameter that declares the thinking-binding behaviour (SPEC §26.4). */
+export const BLOCK_BINDING_FIELD = 'block_binding';
 
 /** model_config key listing route keys whose encrypted Responses reasoning is no longer replayed (SPEC §12). */
 export const ENCRYPTED_REPLAY_OFF_KEY = 'responses_encrypted_replay_off';
@@ -55,10 +67,11 @@ export async function loadRouteLearned(
   modelConfig: JsonObject,
   profile: RouteProfile,
 ): Promise<RouteLearned> {
-  return learnedFrom(modelConfig, await loadRejectedCarriers(store, modelConfig, profile), profile);
+  const verdict = await store.getVerdict(profile.routeKey);
+  return learnedFrom(modelConfig, rejectedCarriersFrom(modelConfig, profile, verdict), profile, verdict);
 }
 
-/** {@link loadRouteLearned} for verdicts already loaded. */
+/** {@link loadRouteLearned} for verdicts already loaded (`stored`: the route's store-wide verdict). */
 export function learnedFrom(
   modelConfig: JsonObject,
   rejectedCarriers: readonly Carrier[],
@@ -69,6 +82,7 @@ export function learnedFrom(
     rejectedCarriers,
     rejectedThinkingFingerprints: readRejectedThinking(modelConfig),
     replayEncryptedReasoning: !encryptedReplayOffRoutes(modelConfig).includes(profile.routeKey),
+    bindingControlsRefused: rejectedRequestFieldsFrom(modelConfig, profile, stored).includes(BLOCK_BINDING_FIELD),
   };
   const standIn = standInFrom(modelConfig, profile, stored);
   if (standIn !== undefined) learned.standIn = standIn;
@@ -102,6 +116,37 @@ export function persistStandIn(
   errorText: string,
 ): Promise<JsonObject> {
   const learned = { configKey: STAND_IN_KEY, prefix: STAND_IN_VERDICT_PREFIX, values: [standIn], errorText };
+  return persistRouteList(store, sessionId, modelConfig, learned, profile);
+}
+
+/** Request parameters the route refused, session-level and store-wide (store fields `request:FIELD`). */
+export function rejectedRequestFieldsFrom(
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key'>,
+  stored: VerdictRecord | null,
+): string[] {
+  const fields = new Set<string>(routeListAt(modelConfig, REJECTED_REQUEST_FIELDS_KEY, profile.key));
+  for (const field of stored?.fields ?? []) {
+    if (field.startsWith(REQUEST_FIELD_VERDICT_PREFIX)) fields.add(field.slice(REQUEST_FIELD_VERDICT_PREFIX.length));
+  }
+  return [...fields].sort();
+}
+
+/** Persists refused request parameters for the route: the session's model_config and the store-wide verdict table. */
+export function persistRejectedRequestFields(
+  store: SessionStore,
+  sessionId: string,
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key' | 'routeKey'>,
+  fields: readonly string[],
+  errorText: string,
+): Promise<JsonObject> {
+  const learned = {
+    configKey: REJECTED_REQUEST_FIELDS_KEY,
+    prefix: REQUEST_FIELD_VERDICT_PREFIX,
+    values: fields,
+    errorText,
+  };
   return persistRouteList(store, sessionId, modelConfig, learned, profile);
 }
 

@@ -170,4 +170,6 @@ export interface TurnResult {
   iterations: number;
   /** True when the iteration cap stopped the loop before a final answer. */
   stoppedAtCap: boolean;
+  /** Thinking blocks the provider dropped from this turn's requests (`input_transformations`, SPEC §26.4). */
+  thinkingDroppedByProvider?: number;
 }

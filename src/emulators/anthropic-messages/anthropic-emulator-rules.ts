@@ -7,6 +7,8 @@
  * unless told `{"type":"disabled"}`; MiniMax-M3 takes only `adaptive` or `disabled`.
  */
 import type { ScriptInput, ScriptMessage } from '../shared/scripted-model.js';
+import { type BindingCheckOptions, type BindingTransformation, checkBinding } from './anthropic-emulator-binding.js';
+import { isEmulatedDeepSeek, thinkingShapeViolation } from './anthropic-emulator-shape-rules.js';
 import { openRedactedThinking, verifyThinkingSignature } from './anthropic-emulator-signing.js';
 
 /** Wire framing the request arrived on. */
@@ -24,6 +26,8 @@ export interface AnthropicRuleOptions {
   rejectSignatures: boolean;
   /** Use the 2026-09 "bound to a different conversation" wording of error b. */
   boundWording: boolean;
+  /** Thinking-block binding is on (anthropic-emulator-binding.ts): signatures are bound and checked. */
+  binding?: BindingCheckOptions | undefined;
 }
 
 /** A request that passed every rule. */
@@ -33,6 +37,8 @@ export interface AnthropicCheckedRequest {
   script: ScriptInput;
   thinkingEnabled: boolean;
   maxTokens: number;
+  /** Under binding, what was dropped from the request (the answer's `input_transformations`). */
+  transformations: BindingTransformation[];
 }
 
 /** A rejected request: HTTP status and the provider message. */
@@ -40,6 +46,8 @@ export interface AnthropicRejection {
   ok: false;
   status: number;
   message: string;
+  /** A thinking-binding rejection ("bound to a different conversation"). */
+  bound?: boolean;
 }
 
 type Block = Record<string, unknown>;
@@ -81,6 +89,7 @@ export function isEmulatedMiniMax(model: string): boolean {
 /** Whether the request asks for thinking, or the rejection of its `thinking` parameter. */
 function thinkingRequested(thinking: Block | undefined, model: string): boolean | AnthropicRejection {
   if (!isEmulatedMiniMax(model)) return thinking?.['type'] === 'enabled' || thinking?.['type'] === 'adaptive';
+  // MiniMax thinks unless told `{"type":"disabled"}` (SPEC §24.2).
   const type = thinking?.['type'];
   if (model.toLowerCase().startsWith('minimax-m3') && type !== undefined && type !== 'adaptive' && type !== 'disabled')
     return reject(`thinking.type: ${model} accepts "adaptive" or "disabled"`);
@@ -140,7 +149,8 @@ export function checkAnthropicRequest(
   const requested = thinkingRequested(thinking, options.model);
   if (typeof requested !== 'boolean') return requested;
   const thinkingEnabled = requested;
-  const minimax = isEmulatedMiniMax(options.model);
+  // MiniMax and DeepSeek's Anthropic-format endpoint take unsigned thinking (SPEC §24.1, §24.2).
+  const minimax = isEmulatedMiniMax(options.model) || isEmulatedDeepSeek(options.model);
   if (thinking?.['type'] === 'enabled') {
     const budget = thinking['budget_tokens'];
     if (typeof budget !== 'number' || budget < 1024)
@@ -156,6 +166,11 @@ export function checkAnthropicRequest(
     if (message['role'] === 'user' && !blocksOf(message['content']).some((block) => block['type'] === 'tool_result'))
       loopStart = index + 1;
   });
+  const shape = thinkingShapeViolation(messages, { model: options.model, thinkingEnabled, loopStart });
+  if (shape !== undefined) return reject(shape);
+  const binding = options.binding ? checkBinding(request, options.binding) : undefined;
+  if (binding && !binding.ok) return { ...reject(binding.message), bound: binding.bound };
+  const bound = binding?.ok ? binding : undefined;
   // MiniMax keeps every turn's thinking in context (SPEC §9.3 `minimax` keeps all).
   const keepsPrior = minimax || options.keepsPriorThinking(options.model);
   const faultPending = options.rejectSignatures;
@@ -200,6 +215,15 @@ export function checkAnthropicRequest(
     const reasoning: string[] = [];
     for (const [blockIndex, block] of blocks.entries()) {
       if (!readsThinking) break;
+      const key = `${messageIndex}.${blockIndex}`;
+      if (bound && (block['type'] === 'thinking' || block['type'] === 'redacted_thinking')) {
+        // Checked by checkBinding: a dropped block never reaches the model.
+        if (faultPending) return reject(invalidSignatureMessage(messageIndex, blockIndex, options.boundWording));
+        if (bound.dropped.has(key)) continue;
+        const text = block['type'] === 'thinking' ? String(block['thinking'] ?? '') : (bound.hidden.get(key) ?? '');
+        if (text !== '') reasoning.push(text);
+        continue;
+      }
       if (block['type'] === 'thinking' && minimax && typeof block['signature'] !== 'string') {
         // SPEC §24.2: MiniMax reads unsigned thinking as it is.
         if (block['thinking'] !== '') reasoning.push(String(block['thinking']));
@@ -267,5 +291,12 @@ export function checkAnthropicRequest(
   const tools = Array.isArray(request['tools'])
     ? (request['tools'] as Block[]).map((tool) => String(tool['name']))
     : [];
-  return { ok: true, system, script: { messages: script, tools }, thinkingEnabled, maxTokens: request['max_tokens'] };
+  return {
+    ok: true,
+    system,
+    script: { messages: script, tools },
+    thinkingEnabled,
+    maxTokens: request['max_tokens'],
+    transformations: bound?.transformations ?? [],
+  };
 }

@@ -27,6 +27,14 @@ import { runScript } from '../shared/scripted-model.js';
 import { emulatedModelKeepsPriorThinking } from './anthropic-emulator-models.js';
 import { checkAnthropicRequest, type AnthropicEmulatorFraming } from './anthropic-emulator-rules.js';
 import {
+  type AnthropicBindingMode,
+  BINDING_BETA,
+  type BindingTransformation,
+  emulatedAnswerPrefixHash,
+  sealBoundRedacted,
+  signBoundThinking,
+} from './anthropic-emulator-binding.js';
+import {
   DEFAULT_ANTHROPIC_EMULATOR_SECRET,
   REDACTED_THINKING_TRIGGER,
   sealRedactedThinking,
@@ -46,6 +54,20 @@ export interface AnthropicEmulatorOptions extends EmulatedEffortRules {
   rejectSignaturesOnRequests?: readonly number[];
   /** Answer error 2.6b with the 2026-09 "bound to a different conversation" wording. */
   boundSignatureWording?: boolean;
+  /**
+   * Thinking-block binding (anthropic-emulator-binding.ts): signatures bind the model and the
+   * prefix, and a block whose prefix changed is refused with a 400 (`error`) or dropped and listed
+   * in `input_transformations` (`drop_block`), unless the request declares its own behaviour.
+   */
+  binding?: AnthropicBindingMode;
+}
+
+/** What the binding rules did, for tests and the emulator's operator. */
+export interface AnthropicBindingLog {
+  /** Requests refused with "The block is bound to a different conversation". */
+  rejections: number;
+  /** Blocks dropped from requests, by 1-based request number. */
+  drops: (BindingTransformation & { request: number })[];
 }
 
 /** A running emulator. */
@@ -57,6 +79,8 @@ export interface AnthropicEmulator {
   rejectSignaturesOnRequest(requestNumber: number): void;
   /** Faults consumed one per model request (the hostile ones on the direct framing). */
   faults: FaultQueue;
+  /** What the binding rules refused and dropped (empty without {@link AnthropicEmulatorOptions.binding}). */
+  binding: AnthropicBindingLog;
   close(): Promise<void>;
 }
 
@@ -70,6 +94,7 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
   const faults = new FaultQueue();
   const rejectOn = new Set(options.rejectSignaturesOnRequests ?? []);
   const secret = options.secret ?? DEFAULT_ANTHROPIC_EMULATOR_SECRET;
+  const bindingLog: AnthropicBindingLog = { rejections: 0, drops: [] };
   let modelRequests = 0;
 
   const handler = (request: EmulatorHttpRequest, response: ServerResponse): void => {
@@ -136,6 +161,7 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
       return fail(400, refusal.kind === 'off' ? DISABLING_THINKING_REFUSED_MESSAGE : anthropicEffortMessage(refusal));
     }
     const model = bedrock ? decodeURIComponent(bedrock[1] ?? '') : String((body as Block | undefined)?.['model'] ?? '');
+    const beta = bindingBetaSent(request.headers['anthropic-beta'], body);
     const checked = checkAnthropicRequest(body, {
       framing,
       secret,
@@ -143,20 +169,37 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
       keepsPriorThinking: options.keepsPriorThinking ?? emulatedModelKeepsPriorThinking,
       rejectSignatures: rejectOn.has(modelRequests),
       boundWording: options.boundSignatureWording ?? false,
+      binding: options.binding
+        ? { secret, model, mode: options.binding, beta, bedrock: framing === 'bedrock' }
+        : undefined,
     });
-    if (!checked.ok) return fail(checked.status, checked.message);
+    if (!checked.ok) {
+      if (checked.bound) bindingLog.rejections += 1;
+      return fail(checked.status, checked.message);
+    }
+    for (const entry of checked.transformations) bindingLog.drops.push({ ...entry, request: modelRequests });
 
     const output = runScript(checked.script);
     const lastUser = [...checked.script.messages].reverse().find((message) => message.role === 'user');
     const blocks: Block[] = [];
     if (checked.thinkingEnabled) {
+      const redacted = lastUser?.text.includes(REDACTED_THINKING_TRIGGER) ?? false;
+      // Under binding the block is bound to the model and to everything before it: the request as sent.
+      const prefix = options.binding ? emulatedAnswerPrefixHash(body as Block, blocks, blocks.length) : undefined;
       blocks.push(
-        lastUser?.text.includes(REDACTED_THINKING_TRIGGER)
-          ? { type: 'redacted_thinking', data: sealRedactedThinking(secret, output.reasoning, checked.system) }
+        redacted
+          ? {
+              type: 'redacted_thinking',
+              data: prefix
+                ? sealBoundRedacted(secret, output.reasoning, model, prefix)
+                : sealRedactedThinking(secret, output.reasoning, checked.system),
+            }
           : {
               type: 'thinking',
               thinking: output.reasoning,
-              signature: signThinking(secret, output.reasoning, checked.system),
+              signature: prefix
+                ? signBoundThinking(secret, output.reasoning, model, prefix)
+                : signThinking(secret, output.reasoning, checked.system),
             },
       );
     }
@@ -183,6 +226,8 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
       stop_reason: stopReason,
       stop_sequence: null,
       usage,
+      // The binding beta adds the list to every answer, empty when nothing was dropped.
+      ...(options.binding && beta ? { input_transformations: checked.transformations } : {}),
     };
     const streaming =
       framing === 'bedrock' ? bedrock?.[2] === 'invoke-with-response-stream' : (body as Block)['stream'] === true;
@@ -215,8 +260,16 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
     requests,
     rejectSignaturesOnRequest: (requestNumber) => rejectOn.add(requestNumber),
     faults,
+    binding: bindingLog,
     close: () => server.close(),
   };
+}
+
+/** True when the request carries the binding beta: the `anthropic-beta` header, or Bedrock's body `anthropic_beta`. */
+function bindingBetaSent(header: string | string[] | undefined, body: unknown): boolean {
+  const fromHeader = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((beta) => beta.trim());
+  const fromBody = (body as Block | undefined)?.['anthropic_beta'];
+  return fromHeader.includes(BINDING_BETA) || (Array.isArray(fromBody) && fromBody.includes(BINDING_BETA));
 }
 
 /** The stream events for a message, in Anthropic's order (WIRE.md §2.3). */

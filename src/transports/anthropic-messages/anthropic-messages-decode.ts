@@ -12,6 +12,13 @@ import type { OriginStamp } from '../../core/origin.js';
 import type { StreamDecoder } from '../shared/transport-stream-decoder.js';
 import type { StreamEvent } from '../../core/stream-event.js';
 import type { FinishReason, Usage } from '../../core/usage.js';
+import {
+  INPUT_TRANSFORMATIONS_KEY,
+  type InputTransformation,
+  mergeInputTransformations,
+  parseInputTransformations,
+  transformationsJson,
+} from '../../replay/anthropic-input-transformations.js';
 import type { AnthropicUsage } from './anthropic-messages-wire.js';
 
 /** A decoded response: the stored message plus its finish reason and usage. */
@@ -112,12 +119,24 @@ export function assembleAnthropicMessage(
   return message;
 }
 
+/**
+ * Keeps an answer's `input_transformations` (SPEC §26.4) on the message, private: what the API
+ * did to the request that produced it (thinking blocks it dropped). None: the message as it is.
+ */
+function withTransformations(message: AssistantMessage, entries: readonly InputTransformation[]): AssistantMessage {
+  if (entries.length > 0) message[INPUT_TRANSFORMATIONS_KEY] = transformationsJson(entries);
+  return message;
+}
+
 /** Decodes a non-streaming Messages response body. */
 export function decodeAnthropicResponse(body: JsonObject, origin: OriginStamp): AnthropicDecodedResponse {
   const content = Array.isArray(body['content']) ? body['content'].filter(isJsonObject) : [];
   const stopReason = typeof body['stop_reason'] === 'string' ? body['stop_reason'] : null;
   return {
-    message: assembleAnthropicMessage(content, stopReason, origin),
+    message: withTransformations(
+      assembleAnthropicMessage(content, stopReason, origin),
+      parseInputTransformations(body['input_transformations']),
+    ),
     finishReason: anthropicFinishReason(stopReason),
     usage: anthropicUsage(isJsonObject(body['usage']) ? (body['usage'] as AnthropicUsage) : undefined),
   };
@@ -140,6 +159,7 @@ export class AnthropicStreamDecoder implements StreamDecoder<string> {
   private readonly blocks = new Map<number, BlockState>();
   private usage: AnthropicUsage = {};
   private stopReason: string | null = null;
+  private transformations: InputTransformation[] = [];
   private toolCount = 0;
   private started = false;
   private terminal = false;
@@ -181,6 +201,7 @@ export class AnthropicStreamDecoder implements StreamDecoder<string> {
       case 'message_start': {
         const message = isJsonObject(event['message']) ? event['message'] : {};
         if (isJsonObject(message['usage'])) this.usage = { ...(message['usage'] as AnthropicUsage) };
+        this.addTransformations(message['input_transformations']);
         break;
       }
       case 'content_block_start':
@@ -196,6 +217,9 @@ export class AnthropicStreamDecoder implements StreamDecoder<string> {
         const delta = isJsonObject(event['delta']) ? event['delta'] : {};
         if (typeof delta['stop_reason'] === 'string') this.stopReason = delta['stop_reason'];
         if (isJsonObject(event['usage'])) this.usage = { ...this.usage, ...(event['usage'] as AnthropicUsage) };
+        // The list may come again (or only) on the final delta, beside or inside `delta`.
+        this.addTransformations(event['input_transformations']);
+        this.addTransformations(delta['input_transformations']);
         break;
       }
       case 'message_stop':
@@ -213,6 +237,11 @@ export class AnthropicStreamDecoder implements StreamDecoder<string> {
         break;
     }
     return out;
+  }
+
+  private addTransformations(value: unknown): void {
+    if (value === undefined) return;
+    this.transformations = mergeInputTransformations(this.transformations, parseInputTransformations(value));
   }
 
   /** Call when the byte stream ended: a stream without `message_stop` is truncated (terminal error). */
@@ -290,11 +319,14 @@ export class AnthropicStreamDecoder implements StreamDecoder<string> {
       if (state.block['type'] === 'tool_use' && state.partialJson !== '')
         argumentsText.set(position, state.partialJson);
     });
-    const message = assembleAnthropicMessage(
-      ordered.map(([, state]) => state.block),
-      this.stopReason,
-      this.origin,
-      argumentsText,
+    const message = withTransformations(
+      assembleAnthropicMessage(
+        ordered.map(([, state]) => state.block),
+        this.stopReason,
+        this.origin,
+        argumentsText,
+      ),
+      this.transformations,
     );
     const usage = anthropicUsage(this.usage);
     const out: StreamEvent[] = [];

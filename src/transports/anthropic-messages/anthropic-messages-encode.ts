@@ -12,7 +12,7 @@ import type { ToolDefinition } from '../../core/tool-definition.js';
 import type { AnthropicPlatform, AnthropicRouteTreatment } from '../../replay/anthropic-endpoint-route.js';
 import { type AnthropicReplayResult, buildAnthropicMessages } from '../../replay/anthropic-replay.js';
 import { nativeCarriersSent } from '../../replay/replay-native-drops.js';
-import { INTERLEAVED_THINKING_BETA } from '../../replay/anthropic-thinking-policy.js';
+import { INTERLEAVED_THINKING_BETA, THINKING_BINDING_BETA } from '../../replay/anthropic-thinking-policy.js';
 import type { AnthropicRouteFacts } from '../../replay/replay-route-profile.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { ToolWireCache } from '../shared/request-tool-cache.js';
@@ -141,6 +141,12 @@ export function anthropicBetas(request: TransportRequest, options: AnthropicPrep
   return anthropicThinkingParameters(anthropicFacts(request, options), request.reasoning, request.maxTokens).betas;
 }
 
+/** The betas a prepared body's own fields need: `thinking.block_binding` needs the binding beta (SPEC §26.4). */
+export function anthropicBodyBetas(body: JsonObject): string[] {
+  const thinking = body['thinking'];
+  return isJsonObject(thinking) && thinking['block_binding'] !== undefined ? [THINKING_BINDING_BETA] : [];
+}
+
 /**
  * Builds the exact request without I/O. The body differs per platform (WIRE.md §2.5): Bedrock
  * has no `model` and no `stream`, carries `anthropic_version: "bedrock-2023-05-31"` and its betas
@@ -155,14 +161,17 @@ export function prepareAnthropicMessages(
   const profile = requestProfile(request, { nousInferenceBaseUrl: options.nousInferenceBaseUrl });
   const endpoint = profile.anthropic;
   const parameters = anthropicThinkingParameters(endpoint, request.reasoning, request.maxTokens);
+  const learned = requestLearned(request);
+  const tools = request.tools.length > 0 ? (anthropicTools(request.tools) as unknown as JsonObject[]) : undefined;
   const build = (thinkingEnabled: boolean): AnthropicReplayResult =>
     buildAnthropicMessages(request.history, {
       treatment: endpoint.treatment,
       model: route.model,
       endpointClass: endpoint.endpointClass,
       thinkingEnabled,
-      rejectedFingerprints: requestLearned(request).rejectedThinkingFingerprints,
+      rejectedFingerprints: learned.rejectedThinkingFingerprints,
       stripAllThinking: options.stripAllThinking,
+      prefixCheck: endpoint.prefixChecked ? { tools: tools ?? [] } : undefined,
     });
   let conversation = build(request.reasoning.enabled && request.reasoning.effort !== 'none');
   let thinkingOn = parameters.thinking !== undefined;
@@ -190,9 +199,19 @@ export function prepareAnthropicMessages(
   body['max_tokens'] = parameters.maxTokens;
   if (conversation.system !== undefined) body['system'] = conversation.system;
   body['messages'] = conversation.messages;
-  if (request.tools.length > 0) body['tools'] = anthropicTools(request.tools) as unknown as JsonObject[];
+  if (tools) body['tools'] = tools;
   if (thinkingOn && parameters.thinking) body['thinking'] = { ...parameters.thinking };
   else if (parameters.thinkingOff) body['thinking'] = { ...parameters.thinkingOff };
+  // SPEC §26.4: the safety net for a stale block Hermes could not know about (history it never
+  // digested); only where Anthropic documents it, never once the route refused it.
+  if (
+    endpoint.bindingControls &&
+    !learned.bindingControlsRefused &&
+    isJsonObject(body['thinking']) &&
+    body['thinking']['type'] === 'adaptive'
+  ) {
+    body['thinking'] = { ...body['thinking'], block_binding: { prefix_mismatch_behavior: 'drop_block' } };
+  }
   if (thinkingOn && parameters.outputConfig) body['output_config'] = { ...parameters.outputConfig };
   if (endpoint.platform === 'bedrock') {
     if (thinkingOn && parameters.betas.length > 0) body['anthropic_beta'] = [...parameters.betas];
@@ -202,6 +221,7 @@ export function prepareAnthropicMessages(
     url: anthropicRequestUrl(route, endpoint.platform, stream),
     body,
     decisions: conversation.decisions,
+    wireSources: conversation.blockSources,
     carriersSent: [],
     nativeCarriersSent: nativeCarriersSent(conversation.decisions),
     routeKey: profile.routeKey,

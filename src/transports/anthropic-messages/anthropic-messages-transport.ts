@@ -23,6 +23,7 @@ import { AnthropicStreamDecoder, decodeAnthropicResponse } from './anthropic-mes
 import {
   type AnthropicPrepareOptions,
   anthropicBetas,
+  anthropicBodyBetas,
   prepareAnthropicMessages,
   resolveAnthropicEndpoint,
 } from './anthropic-messages-encode.js';
@@ -68,7 +69,7 @@ export function createAnthropicMessagesTransport(options: AnthropicTransportOpti
         url: prepared.url,
         body: bodyText,
         stream: streaming,
-        betas: anthropicBetas(request),
+        betas: [...anthropicBetas(request), ...anthropicBodyBetas(prepared.body)],
         apiKey: request.apiKey,
       },
       options,

@@ -76,6 +76,11 @@ export interface PreparedRequest {
   nativeCarriersSent?: readonly string[];
   /** The route key string `provider|host|model` (SPEC §3.3). */
   routeKey: string;
+  /**
+   * For each body message, the history index of each content block (Anthropic Messages), so a
+   * provider's `input_transformations` path `messages.i.content.j` names a stored message.
+   */
+  wireSources?: readonly (readonly number[])[];
 }
 
 /** A wire API implementation. `prepare` is pure; `send` is the only I/O. */

@@ -1,0 +1,58 @@
+/**
+ * Capturing the binding context of an Anthropic answer's signed blocks (SPEC §26.4): each signed
+ * block gets the model the request named and the digest of its prefix — the request exactly as
+ * Hermes sent it, then the answer's own blocks before it — in the block's private `_binding` key.
+ * The answer's earlier blocks are digested in the form they will be replayed in (the whitelist of
+ * anthropic-replay-blocks.ts, `tool_use.input` from the stored call), so an unchanged history
+ * replays with matching digests; a block type Hermes does not replay is digested as received, so
+ * the blocks after it are known to be bound to a prefix Hermes can no longer send. Pure.
+ */
+import { isJsonObject, type JsonObject } from '../core/json.js';
+import type { AssistantMessage } from '../core/message.js';
+import { BLOCK_BINDING_KEY, isSignedThinkingBlock, PrefixDigest } from './anthropic-block-binding.js';
+import { sanitizeBlock } from './anthropic-replay-blocks.js';
+
+/** The stored tool calls' arguments, parsed, by call id (what replay sends as `tool_use.input`). */
+function argumentsById(message: AssistantMessage): Map<string, JsonObject> {
+  const parsed = new Map<string, JsonObject>();
+  for (const call of message.tool_calls ?? []) {
+    try {
+      const value: unknown = JSON.parse(call.function.arguments);
+      if (isJsonObject(value)) parsed.set(call.id, value);
+    } catch {
+      // Malformed arguments: replay falls back to the block's own input, and so does the digest.
+    }
+  }
+  return parsed;
+}
+
+/** A block of the answer as it will be replayed (or as received when replay drops its type). */
+function replayedForm(block: JsonObject, inputs: ReadonlyMap<string, JsonObject>): JsonObject {
+  const clean = sanitizeBlock(block);
+  if (!clean) return block;
+  if (clean['type'] !== 'tool_use' || typeof clean['id'] !== 'string') return clean;
+  return { ...clean, input: inputs.get(clean['id']) ?? (isJsonObject(clean['input']) ? clean['input'] : {}) };
+}
+
+/**
+ * The answer with every signed sidecar block bound to `model` and to the prefix `sent` (the
+ * request body Hermes sent: `system`, `tools`, `messages`) plus the answer's blocks before it.
+ * An answer without signed blocks is returned as it is.
+ */
+export function bindAnswerBlocks(message: AssistantMessage, sent: JsonObject, model: string): AssistantMessage {
+  const blocks = message.anthropic_content_blocks;
+  if (!blocks?.some(isSignedThinkingBlock)) return message;
+  const digest = PrefixDigest.start(sent['system'], sent['tools']);
+  const messages = Array.isArray(sent['messages']) ? sent['messages'] : [];
+  for (const wire of messages) if (isJsonObject(wire)) digest.message(String(wire['role']), wire['content']);
+  digest.header('assistant');
+  const inputs = argumentsById(message);
+  const bound = blocks.map((block) => {
+    const kept = isSignedThinkingBlock(block)
+      ? { ...block, [BLOCK_BINDING_KEY]: { model, prefix: digest.hex() } }
+      : block;
+    digest.block(replayedForm(block, inputs));
+    return kept;
+  });
+  return { ...message, anthropic_content_blocks: bound };
+}
