@@ -10,6 +10,8 @@ import { styles, useColor } from './cli-output.js';
 import { openRoute } from './cli-route.js';
 import type { RouteFlags } from '../runtime/runtime-route.js';
 import { describeSessionLearned, listSessionLearned, sessionLabel } from './routes-learned.js';
+import { thinkingBindingCheck } from './doctor-thinking-binding.js';
+import { turnRouteProfile } from '../runtime/runtime-turn-options.js';
 import {
   configCheck,
   dotenvCheck,
@@ -40,6 +42,14 @@ async function collectChecks(probe: boolean, flags: RouteFlags): Promise<DoctorC
   const { check: route, resolved } = routeCheck(config, flags);
   checks.push(route);
   if (store.status !== 'fail') checks.push(await verdictsCheck(home, config, resolved?.route.model));
+  if (store.status !== 'fail') {
+    const profile =
+      resolved && config && !resolved.emulatorPersona
+        ? turnRouteProfile({ route: resolved.route, routeOverrides: config.routes, echoOptIn: config.reasoningEcho })
+        : null;
+    const thinking = await thinkingBindingCheck(home, config, profile);
+    if (thinking) checks.push(thinking);
+  }
   if (config) checks.push(...(await mcpChecks(config, home)));
   if (probe) {
     checks.push(

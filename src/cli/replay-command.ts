@@ -25,6 +25,7 @@ import { isUndone } from '../storage/session-undo.js';
 import { archivedBy } from '../storage/session-archive.js';
 import { formatFailedRequests, formatHandleDecisions, formatSessionRestores } from './replay-handle-decisions.js';
 import { compactionLines } from './sessions-compaction-view.js';
+import { formatProviderDrops } from './replay-provider-drops.js';
 
 /**
  * `hermes replay preview`: a dry run of the request a route would receive for a history
@@ -306,6 +307,8 @@ async function previewSession(sessionId: string, options: PreviewOptions): Promi
     // What compaction summarised and what its tail kept (SPEC §26.6): the history above starts after it.
     const compactions = compactionLines(session.modelConfig, sessionId);
     if (compactions.length) process.stdout.write(`${compactions.join('\n')}\n`);
+    const providerDrops = formatProviderDrops(records);
+    if (providerDrops) process.stdout.write(`${providerDrops}\n`);
     if (!options.explain) {
       process.stdout.write(
         `route ${prepared.routeKey} (${route.api}) · carriers sent: ${prepared.carriersSent.join(', ') || 'none'}\n`,

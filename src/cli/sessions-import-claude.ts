@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { Message, ToolMessage, UserMessage, ContentPart } from '../core/message.js';
 import type { OriginStamp } from '../core/origin.js';
+import { bindToUnknownPrefix } from '../replay/anthropic-binding-capture.js';
 import { hostnameOf } from '../replay/replay-host.js';
 import { assembleAnthropicMessage } from '../transports/anthropic-messages/anthropic-messages-decode.js';
 import {
@@ -107,7 +108,13 @@ export function importClaudeTranscript(lines: readonly JsonLine[], options: Clau
       if (block['type'] === 'redacted_thinking') kept.redacted_thinking += 1;
     }
     const origin: OriginStamp = { api: 'anthropic_messages', provider: 'anthropic', host, model: entry.model };
-    const assembled = assembleAnthropicMessage(entry.blocks, entry.stopReason, origin);
+    // SPEC §26.4: Claude Code sent its own system prompt and tools before these blocks; Hermes
+    // never saw that prefix, so a model that checks it gets the blocks left out, explained.
+    const assembled = bindToUnknownPrefix(
+      assembleAnthropicMessage(entry.blocks, entry.stopReason, origin),
+      entry.model,
+      'claude-code import',
+    );
     return entry.timestamp === undefined ? assembled : { ...assembled, timestamp: entry.timestamp };
   });
   if (!messages.some((message) => message.role === 'assistant')) {

@@ -6,6 +6,11 @@ import { archivedBy } from '../storage/session-archive.js';
 import { compactionLines } from './sessions-compaction-view.js';
 import { formatTime } from './cli-output.js';
 import { opaqueCarrierBytes } from '../replay/replay-native-drops.js';
+import {
+  describeProviderDrops,
+  droppedTransformations,
+  storedInputTransformations,
+} from '../replay/replay-recovery.js';
 
 /** UTF-8 bytes of a string. */
 function bytes(text: unknown): number {
@@ -113,6 +118,14 @@ export async function describeSession(store: SessionStore, id: string, options: 
   ];
   const verdicts = session.modelConfig['reasoning_rejected_carriers'];
   if (Array.isArray(verdicts) && verdicts.length) lines.push(`verdicts  ${JSON.stringify(verdicts)}`);
+  // SPEC §26.4: reasoning the provider dropped (input_transformations) is never silent.
+  const dropped = assistants.reduce(
+    (count, message) => count + droppedTransformations(storedInputTransformations(message)).length,
+    0,
+  );
+  if (dropped > 0) {
+    lines.push(`dropped   ${dropped} thinking block(s) dropped by the provider (input_transformations; see below)`);
+  }
   lines.push('');
   let hiddenFrom = -1;
   const closeHidden = (end: number) => {
@@ -143,6 +156,8 @@ export async function describeSession(store: SessionStore, id: string, options: 
       if (carriers.length || opaque) {
         lines.push(`          carriers: ${carriers.join(', ') || 'none'}; opaque bytes kept: ${opaque}`);
       }
+      const providerDrops = describeProviderDrops(storedInputTransformations(message));
+      if (providerDrops) lines.push(`          ${providerDrops}`);
       const reasoning = reasoningTextOf(message);
       if (reasoning) lines.push(...reasoningLines(reasoning, options));
     } else if (message.role === 'system' && options.full) {

@@ -28,6 +28,7 @@ details pre{white-space:pre-wrap;margin:6px 0;font-size:12px}
 table{border-collapse:collapse;width:100%;margin:6px 0 14px;font-size:12px}
 th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}
 form{margin:8px 0}input{font:inherit;padding:4px}.error{color:#c33}
+.provider-drop{color:#c60;font-size:12px;margin-top:6px}tr.provider-drop td{background:#c601}
 `;
 
 const SCRIPT = `
@@ -73,6 +74,17 @@ function reasoningOf(message) {
   if (message.reasoning_content && message.reasoning_content.trim()) return message.reasoning_content;
   return '';
 }
+// SPEC §26.4: reasoning the provider dropped from the request (input_transformations), per answer.
+function providerDropNote(message, index) {
+  const drops = (message._input_transformations || []).filter((entry) => String(entry.type || '').endsWith('_dropped'));
+  if (!drops.length) return null;
+  const where = drops.map((entry) => (typeof entry.message === 'number' ? 'm' + entry.message : entry.path) + ' (' + entry.reason + ')');
+  return el('div', { class: 'provider-drop', 'data-provider-drops': String(drops.length),
+    text: 'm' + index + ' · the provider dropped ' + drops.length + ' thinking block(s) from the request: ' + where.join(', ') });
+}
+function isProviderDecision(decision) {
+  return /^(dropped|let through) by the provider/.test(String(decision.reason || ''));
+}
 function renderTurns(messages) {
   const turns = [];
   let current = null;
@@ -87,6 +99,8 @@ function renderTurns(messages) {
       if (reasoning) current.append(el('details', { class: 'reasoning' }, el('summary', { text: 'm' + index + ' · reasoning (' + reasoning.length + ' chars)' }), el('pre', { text: reasoning })));
       for (const call of message.tool_calls || []) current.append(el('div', { class: 'tool', text: 'm' + index + ' · → ' + call.function.name + '(' + call.function.arguments + ')' }));
       if (text) current.append(el('div', { class: 'answer', text: text }));
+      const drops = providerDropNote(message, index);
+      if (drops) current.append(drops);
     }
   });
   return turns;
@@ -95,7 +109,7 @@ function renderRequests(requests, messages) {
   return requests.map((request) => {
     const rows = request.decisions.map((decision) => {
       const role = messages[decision.messageIndex] ? messages[decision.messageIndex].role : '?';
-      return el('tr', {}, el('td', { text: 'm' + decision.messageIndex + ' ' + role }), el('td', { text: decision.field }),
+      return el('tr', isProviderDecision(decision) ? { class: 'provider-drop' } : {}, el('td', { text: 'm' + decision.messageIndex + ' ' + role }), el('td', { text: decision.field }),
         el('td', { text: decision.action }), el('td', { text: decision.reason }),
         el('td', { text: decision.bytes === undefined ? '' : String(decision.bytes) }));
     });

@@ -193,11 +193,11 @@ describe('binding capture and the stale-block check (SPEC §26.4)', () => {
   });
 
   it('a block Hermes never digested (older history) is sent: only the provider can judge it', () => {
-    const history = conversation().map((message) =>
+    const history = conversation().map((message): Message =>
       message.role === 'assistant'
         ? {
             ...message,
-            anthropic_content_blocks: message.anthropic_content_blocks?.map(({ _binding, ...rest }) => rest),
+            anthropic_content_blocks: (message.anthropic_content_blocks ?? []).map(({ _binding, ...rest }) => rest),
           }
         : message,
     );
