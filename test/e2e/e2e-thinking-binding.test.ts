@@ -14,6 +14,7 @@ import {
   runHermes,
   showSession,
   useE2e,
+  withStateDb,
   type Sandbox,
 } from '../support/e2e.js';
 import { readFixtureText } from '../support/fixtures.js';
@@ -182,5 +183,84 @@ describe('thinking-block binding against the emulator in binding error mode (SPE
     for (const decision of decisions)
       expect(decision).toMatch(/dropped: bound to another conversation \(prefix changed\)$/);
     expectNoStaleBlockSent(emulator);
+  });
+});
+
+/** Removes the binding contexts from a session's stored blocks: history stored before Hermes captured them. */
+function forgetBindings(sandbox: Sandbox): void {
+  withStateDb(sandbox.home, (database) => {
+    const rows = database
+      .prepare(
+        'SELECT rowid AS id, anthropic_content_blocks AS blocks FROM messages WHERE anthropic_content_blocks IS NOT NULL',
+      )
+      .all() as { id: number; blocks: string }[];
+    const update = database.prepare('UPDATE messages SET anthropic_content_blocks = ? WHERE rowid = ?');
+    for (const row of rows) {
+      const blocks = (JSON.parse(row.blocks) as Record<string, unknown>[]).map(({ _binding, ...rest }) => rest);
+      update.run(JSON.stringify(blocks), row.id);
+    }
+  });
+}
+
+describe('a drop by the provider under drop_block shows on every surface (SPEC §26.4)', () => {
+  it('chat -q --json, sessions show, replay preview --explain, hermes logs, doctor and the inspector all report it', async () => {
+    const emulator = await e2e.anthropic({ binding: 'drop_block' });
+    const sandbox = e2e.sandbox();
+    const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route(emulator)]);
+    // History kept from before binding contexts were captured: Hermes cannot judge these blocks.
+    forgetBindings(sandbox);
+    writeFileSync(join(sandbox.home, 'config.yaml'), `mcp_servers:\n${stdioFixtureEntry('fx', ['trust: true'])}\n`);
+    const run = await runHermes(
+      ['chat', ...resumeArgs(first.session_id, 'thanks'), ...route(emulator), '--json'],
+      sandbox,
+    );
+    expect(run.code).toBe(0);
+    const turn = parseJson<{ answer: string; thinking_dropped_by_provider: number }>(run);
+    expect(turn.answer).toContain('You said: thanks');
+    expect(turn.thinking_dropped_by_provider).toBe(2);
+    expect(run.stderr).toContain('the provider dropped 2 thinking blocks from the request');
+    expect(emulator.binding.drops.map((drop) => drop.reason)).toEqual([
+      'prefix_binding_mismatch',
+      'prefix_binding_mismatch',
+    ]);
+    // The request declared drop_block with the beta (SPEC §26.4): no 400.
+    expect(emulator.requests[2]?.headers['anthropic-beta']).toContain('thinking-binding-controls-2026-08-01');
+    expect(emulator.binding.rejections).toBe(0);
+
+    const shown = await showSession<{ messages: Record<string, unknown>[] }>(sandbox, first.session_id);
+    expect(shown.messages.at(-1)?.['_input_transformations']).toEqual([
+      { type: 'thinking_dropped', path: 'messages.1.content.0', reason: 'prefix_binding_mismatch', message: 2 },
+      { type: 'thinking_dropped', path: 'messages.3.content.0', reason: 'prefix_binding_mismatch', message: 4 },
+    ]);
+    const text = await runHermes(['sessions', 'show', first.session_id], sandbox);
+    expect(text.stdout).toContain('2 thinking block(s) dropped by the provider');
+    expect(text.stdout).toContain(
+      'the provider dropped 2 thinking blocks from the request (prefix_binding_mismatch: message 2, message 4)',
+    );
+
+    const explain = await runHermes(['replay', 'preview', '--session', first.session_id, '--explain'], sandbox);
+    expect(explain.stdout).toContain('reasoning the provider dropped (input_transformations): 2 thinking block(s)');
+    expect(explain.stdout).toContain('message 2 thinking dropped by the provider: prefix_binding_mismatch');
+
+    const logs = await runHermes(['logs', '--session', first.session_id, '--grep', 'provider dropped'], sandbox);
+    expect(logs.stdout).toContain('the provider dropped 2 thinking blocks from the request');
+
+    const doctor = await runHermes(['doctor'], sandbox);
+    expect(doctor.stdout).toMatch(
+      /warn\s+thinking\s+providers dropped 2 thinking block\(s\) in 1 of the last 20 sessions/,
+    );
+
+    const gateway = await e2e.gateway(route(emulator), sandbox);
+    const requests = (await (await fetch(`${gateway.url}/v1/sessions/${first.session_id}/requests`)).json()) as {
+      data: { decisions: { messageIndex: number; action: string; reason: string }[] }[];
+    };
+    const providerRows = requests.data
+      .flatMap((record) => record.decisions)
+      .filter((decision) => decision.reason.startsWith('dropped by the provider'));
+    expect(providerRows.map((decision) => decision.messageIndex)).toEqual([2, 4]);
+    const session = (await (await fetch(`${gateway.url}/v1/sessions/${first.session_id}`)).json()) as {
+      messages: Record<string, unknown>[];
+    };
+    expect(session.messages.at(-1)?.['_input_transformations']).toHaveLength(2);
   });
 });
