@@ -264,3 +264,22 @@ describe('a drop by the provider under drop_block shows on every surface (SPEC ย
     expect(session.messages.at(-1)?.['_input_transformations']).toHaveLength(2);
   });
 });
+
+describe('a route that refuses block_binding (SPEC ยง26.4)', () => {
+  it('learns it like an unknown field: one 400 and one retry, then never declared again on that route', async () => {
+    // Without binding the emulator stands for a provider that does not know the binding controls.
+    const emulator = await e2e.anthropic();
+    const sandbox = e2e.sandbox();
+    const first = await chatJson(sandbox, ['-q', 'hello there', ...route(emulator)]);
+    expect(first.answer).toContain('You said: hello there');
+    expect(emulator.requests.map((request) => request.status)).toEqual([400, 200]);
+    expect(emulator.requests[0]?.raw).toContain('"block_binding"');
+    expect(emulator.requests[1]?.raw).not.toContain('"block_binding"');
+    expect(emulator.requests[1]?.headers['anthropic-beta'] ?? '').not.toContain('thinking-binding-controls');
+    // A new session on the same route already knows (store-wide verdict).
+    await chatJson(sandbox, ['-q', 'another session', ...route(emulator)]);
+    expect(emulator.requests.map((request) => request.status)).toEqual([400, 200, 200]);
+    const verdicts = await runHermes(['routes', 'verdicts'], sandbox);
+    expect(verdicts.stdout).toContain('request:block_binding');
+  });
+});

@@ -168,6 +168,10 @@ export function checkAnthropicRequest(
   });
   const shape = thinkingShapeViolation(messages, { model: options.model, thinkingEnabled, loopStart });
   if (shape !== undefined) return reject(shape);
+  // Without binding the emulator stands for a provider that knows no binding controls.
+  if (!options.binding && thinking?.['block_binding'] !== undefined) {
+    return reject(`thinking.${String(thinking['type'])}.block_binding: Extra inputs are not permitted`);
+  }
   const binding = options.binding ? checkBinding(request, options.binding) : undefined;
   if (binding && !binding.ok) return { ...reject(binding.message), bound: binding.bound };
   const bound = binding?.ok ? binding : undefined;
