@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, type Command, Option } from 'commander';
 import type { ResponsesReasoningOnlyShape } from '../emulators/responses/responses-emulator.js';
 import {
   addEffortOptions,
@@ -22,6 +22,7 @@ interface EmulateResponsesFlags {
   issuer: string;
   rotateIds?: boolean;
   reasoningOnly?: ResponsesReasoningOnlyShape[];
+  encryptedRejection?: 'openai' | 'relay' | 'xai';
 }
 
 const REASONING_ONLY_SHAPES: readonly string[] = ['summary-only', 'temporary-id', 'max-output-tokens'];
@@ -49,6 +50,14 @@ export function registerEmulateResponsesCommand(emulate: Command): void {
       '--reasoning-only <shapes>',
       'answer the first requests with reasoning only, one shape each (summary-only, temporary-id, max-output-tokens; comma-separated)',
       parseReasoningOnly,
+    )
+    .addOption(
+      new Option(
+        '--encrypted-rejection <wording>',
+        'word a refused encrypted_content as OpenAI does, as a relay does ("… was not issued to this caller") or as xAI does ("Could not decrypt …")',
+      )
+        .choices(['openai', 'relay', 'xai'])
+        .default('openai'),
     );
   addEffortOptions(command)
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
@@ -61,6 +70,7 @@ export function registerEmulateResponsesCommand(emulate: Command): void {
           issuer: flags.issuer,
           rotateIds: flags.rotateIds === true,
           reasoningOnly: flags.reasoningOnly ?? [],
+          encryptedRejection: flags.encryptedRejection ?? 'openai',
           ...effortRules(flags),
         }),
       );

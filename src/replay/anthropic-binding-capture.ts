@@ -11,6 +11,7 @@ import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { AssistantMessage } from '../core/message.js';
 import { BLOCK_BINDING_KEY, isSignedThinkingBlock, PrefixDigest, unknownPrefix } from './anthropic-block-binding.js';
 import { sanitizeBlock } from './anthropic-replay-blocks.js';
+import { checksThinkingPrefix } from './anthropic-thinking-policy.js';
 
 /** The stored tool calls' arguments, parsed, by call id (what replay sends as `tool_use.input`). */
 function argumentsById(message: AssistantMessage): Map<string, JsonObject> {
@@ -59,13 +60,13 @@ export function bindAnswerBlocks(message: AssistantMessage, sent: JsonObject, mo
 
 /**
  * The message with every signed sidecar block bound to `model` and to a prefix Hermes never saw
- * (imported history: `source` names where it came from). On a model that checks the prefix such a
- * block is always left out, explained, because what another tool sent before it — its own system
- * prompt and tools — is not what Hermes sends (SPEC §26.4).
+ * (imported history: `source` names where it came from), when `model` checks the prefix. There such
+ * a block is always left out, explained, because what another tool sent before it — its own system
+ * prompt and tools — is not what Hermes sends (SPEC §26.4). Other models' blocks stay as they were.
  */
 export function bindToUnknownPrefix(message: AssistantMessage, model: string, source: string): AssistantMessage {
   const blocks = message.anthropic_content_blocks;
-  if (!blocks?.some(isSignedThinkingBlock)) return message;
+  if (!checksThinkingPrefix(model) || !blocks?.some(isSignedThinkingBlock)) return message;
   const binding = { model, prefix: unknownPrefix(source) };
   return {
     ...message,

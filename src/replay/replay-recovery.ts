@@ -17,6 +17,8 @@ export {
 } from './anthropic-signature-memory.js';
 export { dropEmptyThinking, padMissingThinking, thinkingFirst } from './anthropic-body-repairs.js';
 export { THINKING_ELIDED_TEXT } from './anthropic-replay.js';
+export { withoutRefusedSignatures } from './gemini-body-repairs.js';
+export { GEMINI_PLACEHOLDER_SIGNATURE } from './replay-stand-ins.js';
 export { bindAnswerBlocks } from './anthropic-binding-capture.js';
 export {
   describeProviderDrops,

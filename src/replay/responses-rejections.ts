@@ -41,7 +41,13 @@ export function responsesErrorFields(body: string): { message: string | undefine
 export function isInvalidEncryptedContentError(body: string): boolean {
   const { message, code } = responsesErrorFields(body);
   if (code === 'invalid_encrypted_content') return true;
-  return message !== undefined && /encrypted content.*could not be verified/i.test(message);
+  // WIRE §8: a relay's "… was not issued to this caller", xAI's "Could not decrypt the provided encrypted_content".
+  const text = message ?? body;
+  return (
+    /encrypted content.*could not be verified/i.test(text) ||
+    /encrypted content.*was not issued to this caller/i.test(text) ||
+    /could not decrypt the provided encrypted_content/i.test(text)
+  );
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   ANTHROPIC_THINKING_MODIFIED,
   DEEPSEEK_THINKING_REQUIRED,
 } from './runtime-recovery-anthropic.js';
+import { GEMINI_SIGNATURE_REFUSED } from './runtime-recovery-gemini.js';
 import {
   encryptedReplayOffRoutes,
   nativeCompactionOffRoutes,
@@ -358,7 +359,7 @@ export const RECOVERIES: Readonly<Record<WireApi, readonly RecoveryRow[]>> = {
   ],
   codex_responses: [NATIVE_COMPACTION_OFF, ENCRYPTED_REPLAY_OFF, EFFORT_VALUE],
   bedrock_converse: [BEDROCK_REDACTED, EFFORT_VALUE],
-  gemini: [EFFORT_VALUE],
+  gemini: [GEMINI_SIGNATURE_REFUSED, EFFORT_VALUE],
 };
 
 /**

@@ -85,8 +85,27 @@ describe('resolveRouteProfile: native wire APIs (SPEC §9–§12)', () => {
       adaptiveThinking: true,
       interleavedThinkingBeta: false,
       adaptiveOrDisabledThinking: false,
+      prefixChecked: false,
+      bindingControls: false,
     });
     expect(profile.chargeStaleThinking).toBe(true);
+  });
+
+  it('Anthropic: thinking-block binding (SPEC §26.4): checked on every platform, declared on the direct API only', () => {
+    const direct = routeProfileFor({ api: 'anthropic_messages', provider: 'anthropic', model: 'claude-fable-5-1' });
+    expect([direct.anthropic.prefixChecked, direct.anthropic.bindingControls]).toEqual([true, true]);
+    const bedrock = routeProfileFor({
+      api: 'anthropic_messages',
+      provider: 'bedrock',
+      model: 'us.anthropic.claude-fable-5-1',
+      baseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com',
+    });
+    expect([bedrock.anthropic.prefixChecked, bedrock.anthropic.bindingControls]).toEqual([true, false]);
+    // Mythos 5.1 records the binding but runs no prefix check; it does take the control.
+    const mythos = routeProfileFor({ api: 'anthropic_messages', provider: 'anthropic', model: 'claude-mythos-5-1' });
+    expect([mythos.anthropic.prefixChecked, mythos.anthropic.bindingControls]).toEqual([false, true]);
+    const older = routeProfileFor({ api: 'anthropic_messages', provider: 'anthropic', model: 'claude-opus-5' });
+    expect([older.anthropic.prefixChecked, older.anthropic.bindingControls]).toEqual([false, false]);
   });
 
   it('Anthropic: the NOUS_INFERENCE_BASE_URL host is native (SPEC §9.2)', () => {

@@ -12,6 +12,7 @@ import {
   verifyPart,
   type EmulatorIssuer,
 } from './gemini-emulator-signatures.js';
+import { includeThoughtsViolation, invalidSignatureText } from './gemini-emulator-thinking-rules.js';
 
 /**
  * The rules the Gemini emulator enforces, with Google's exact error texts (WIRE.md §4.5):
@@ -109,9 +110,11 @@ export function checkRequest(
       }
     }
   }
+  const thoughtsWithoutThinking = includeThoughtsViolation(record);
+  if (thoughtsWithoutThinking) return invalid(thoughtsWithoutThinking);
   const typedContents = contents as GeminiContent[];
   const recovered = verifySignatures(typedContents, issuer, model);
-  if (recovered === null) return invalid(CORRUPTED_SIGNATURE_TEXT);
+  if (recovered === null) return invalid(invalidSignatureText(issuer, CORRUPTED_SIGNATURE_TEXT));
   const missing = missingSignature(typedContents, issuer, model);
   if (missing) return invalid(missing);
   return {

@@ -21,6 +21,7 @@ import type { ReceivedRequest } from '../shared/emulator-request-log.js';
 import { EmulatorSseWriter } from '../shared/emulator-sse-writer.js';
 import { estimateTokens, splitIntoFragments } from '../shared/emulator-text.js';
 import { runScript, sealReasoning } from '../shared/scripted-model.js';
+import { type EncryptedRejectionWording, rewordEncryptedRejection } from './responses-emulator-wording.js';
 import type { ScriptOutput } from '../shared/scripted-model.js';
 import {
   ANY_FOLLOWER,
@@ -54,6 +55,8 @@ export interface ResponsesEmulatorOptions extends EmulatedEffortRules {
   port?: number;
   /** Issuer identity: blobs minted under one issuer fail verification under another. Default `openai`. */
   issuer?: string;
+  /** How a refused `encrypted_content` is worded (WIRE §8): OpenAI's (default), a relay's, xAI's. */
+  encryptedRejection?: EncryptedRejectionWording;
   /** Emulate GitHub Copilot: `output_item.added` and `.done` carry different item ids (WIRE.md §5.3). */
   rotateIds?: boolean;
   /** Faults consumed one per model request, in order. */
@@ -100,6 +103,7 @@ export async function startResponsesEmulator(options: ResponsesEmulatorOptions =
         faults,
         issuer,
         rotateIds: options.rotateIds ?? false,
+        encryptedRejection: options.encryptedRejection ?? 'openai',
         reasoningOnly,
         rejectContextManagement: options.rejectContextManagement ?? false,
         effortRules: options,
@@ -134,6 +138,7 @@ interface EmulatorState {
   faults: FaultQueue;
   issuer: string;
   rotateIds: boolean;
+  encryptedRejection: EncryptedRejectionWording;
   reasoningOnly: ResponsesReasoningOnlyShape[];
   rejectContextManagement: boolean;
   effortRules: EmulatedEffortRules;
@@ -195,7 +200,10 @@ async function handleModelRequest(
   const compactThreshold = compactThresholdOf(body['context_management']);
   if (typeof compactThreshold === 'object') return answer(compactThreshold.status, compactThreshold.body);
   const messages = scriptMessagesFromInput(body['input'], state.issuer);
-  if (!Array.isArray(messages)) return answer(messages.status, messages.body);
+  if (!Array.isArray(messages)) {
+    const refused = rewordEncryptedRejection(messages, state.encryptedRejection);
+    return answer(refused.status, refused.body);
+  }
   const tools = (Array.isArray(body['tools']) ? body['tools'] : [])
     .filter(isJsonObject)
     .map((tool) => (typeof tool['name'] === 'string' ? tool['name'] : ''));
