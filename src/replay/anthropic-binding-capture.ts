@@ -27,6 +27,14 @@ function argumentsById(message: AssistantMessage): Map<string, JsonObject> {
   return parsed;
 }
 
+/** The digest after a whole request body (`system`, `tools`, every message). */
+function digestOfBody(sent: JsonObject): PrefixDigest {
+  const digest = PrefixDigest.start(sent['system'], sent['tools']);
+  const messages = Array.isArray(sent['messages']) ? sent['messages'] : [];
+  for (const wire of messages) if (isJsonObject(wire)) digest.message(String(wire['role']), wire['content']);
+  return digest;
+}
+
 /** A block of the answer as it will be replayed (or as received when replay drops its type). */
 function replayedForm(block: JsonObject, inputs: ReadonlyMap<string, JsonObject>): JsonObject {
   const clean = sanitizeBlock(block);
@@ -38,14 +46,18 @@ function replayedForm(block: JsonObject, inputs: ReadonlyMap<string, JsonObject>
 /**
  * The answer with every signed sidecar block bound to `model` and to the prefix `sent` (the
  * request body Hermes sent: `system`, `tools`, `messages`) plus the answer's blocks before it.
- * An answer without signed blocks is returned as it is.
+ * `sentDigest`, when the encoder kept it, is the digest after `sent` (no second pass over the
+ * body). An answer without signed blocks is returned as it is.
  */
-export function bindAnswerBlocks(message: AssistantMessage, sent: JsonObject, model: string): AssistantMessage {
+export function bindAnswerBlocks(
+  message: AssistantMessage,
+  sent: JsonObject,
+  model: string,
+  sentDigest?: PrefixDigest,
+): AssistantMessage {
   const blocks = message.anthropic_content_blocks;
   if (!blocks?.some(isSignedThinkingBlock)) return message;
-  const digest = PrefixDigest.start(sent['system'], sent['tools']);
-  const messages = Array.isArray(sent['messages']) ? sent['messages'] : [];
-  for (const wire of messages) if (isJsonObject(wire)) digest.message(String(wire['role']), wire['content']);
+  const digest = sentDigest?.copy() ?? digestOfBody(sent);
   digest.header('assistant');
   const inputs = argumentsById(message);
   const bound = blocks.map((block) => {

@@ -9,8 +9,9 @@
  * The digest is canonical, so an unchanged prefix always matches and any real change does not:
  * object keys are sorted, `cache_control` markers and private `_` keys are left out (they move
  * between requests and are not content), a string `system` or `content` counts as the one text
- * block it stands for, and each element is framed by its kind and length. Elements are chained
- * through one incremental SHA-256, so all the digests of a request cost one pass over its bytes.
+ * block it stands for. Each block has its own digest, chained in order through one incremental
+ * SHA-256, so a checkpoint costs a few bytes of hashing, and a block derived from the same stored
+ * object is digested once per process.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.js';
 import { Sha256 } from './anthropic-sha256.js';
@@ -82,10 +83,61 @@ function normalizedBlock(block: JsonValue): JsonValue {
   return { ...block, content: asBlocks(block['content']) };
 }
 
+/** SHA-256 hex of a value's canonical text. */
+function digestOf(text: string): string {
+  return new Sha256().update(text).hex();
+}
+
+/**
+ * Element digests of blocks by the immutable object each block was derived from (a stored
+ * message, a content part, a sidecar block, a tool call; TransportRequest.history is never written
+ * to): a warm session digests only its new blocks (SPEC §26.7).
+ */
+const blockDigests = new WeakMap<object, string>();
+/** Element digests of wire tools (stable objects, transports/shared/request-tool-cache.ts). */
+const toolDigests = new WeakMap<object, string>();
+/** The digests of the last few `system` prompts (one per session in a process, in practice). */
+const systemDigests = new Map<string, string>();
+const SYSTEM_DIGESTS_KEPT = 16;
+
+function systemDigest(system: JsonValue | undefined): string {
+  if (typeof system !== 'string') return digestOf(canonical(asBlocks(system)));
+  const known = systemDigests.get(system);
+  if (known !== undefined) return known;
+  const digest = digestOf(canonical(asBlocks(system)));
+  if (systemDigests.size >= SYSTEM_DIGESTS_KEPT) systemDigests.delete(systemDigests.keys().next().value ?? '');
+  systemDigests.set(system, digest);
+  return digest;
+}
+
+function toolsDigest(tools: JsonValue | undefined): string {
+  const list = Array.isArray(tools) ? tools : [];
+  const hash = new Sha256().updateAscii(`${list.length}:`);
+  for (const tool of list) {
+    let digest = typeof tool === 'object' && tool !== null ? toolDigests.get(tool) : undefined;
+    if (digest === undefined) {
+      digest = digestOf(canonical(tool));
+      if (typeof tool === 'object' && tool !== null) toolDigests.set(tool, digest);
+    }
+    hash.updateAscii(digest);
+  }
+  return hash.hex();
+}
+
+/** The element digest of one content block (cached under `source` when given). */
+export function blockDigest(block: JsonValue, source?: object): string {
+  const known = source === undefined ? undefined : blockDigests.get(source);
+  if (known !== undefined) return known;
+  const digest = digestOf(canonical(normalizedBlock(block)));
+  if (source !== undefined) blockDigests.set(source, digest);
+  return digest;
+}
+
 /**
  * The running digest of a request prefix: start from `system` and `tools`, then add messages (or a
  * message header and its blocks one by one); {@link hex} at any point is the digest of the prefix
- * so far, the binding a block at that point has.
+ * so far, the binding a block at that point has. The chain hashes one fixed-size element digest
+ * per block, so checkpoints and warm requests cost little whatever the blocks hold.
  */
 export class PrefixDigest {
   private readonly hash: Sha256;
@@ -97,24 +149,20 @@ export class PrefixDigest {
   /** A digest over the top-level `system` (string or blocks) and `tools` of a request. */
   static start(system: JsonValue | undefined, tools: JsonValue | undefined): PrefixDigest {
     const digest = new PrefixDigest(new Sha256());
-    digest.element('s', canonical(asBlocks(system)));
-    digest.element('t', canonical(Array.isArray(tools) ? tools : []));
+    digest.hash.updateAscii(`s${systemDigest(system)}t${toolsDigest(tools)}`);
     return digest;
-  }
-
-  private element(kind: string, text: string): void {
-    this.hash.update(`${kind}${text.length}:`).update(text);
   }
 
   /** Adds the start of a message of `role` (its blocks follow). */
   header(role: string): this {
-    this.element('m', role);
+    // Roles are ASCII words (`user`, `assistant`).
+    this.hash.updateAscii(`m${role.length}:${role}`);
     return this;
   }
 
-  /** Adds one content block. */
-  block(block: JsonValue): this {
-    this.element('b', canonical(normalizedBlock(block)));
+  /** Adds one content block; `source` is the immutable object it was derived from, when there is one. */
+  block(block: JsonValue, source?: object): this {
+    this.hash.updateAscii(`b${blockDigest(block, source)}`);
     return this;
   }
 

@@ -8,6 +8,7 @@
  * every surface as reasoning the provider dropped; a non-zero count is never silent. Pure.
  */
 import { isJsonObject, type JsonValue } from '../core/json.js';
+import type { CarrierDecision } from './replay-types.js';
 
 /** Private key of an assistant message holding the transformations of the request that produced it. */
 export const INPUT_TRANSFORMATIONS_KEY = '_input_transformations';
@@ -124,4 +125,32 @@ export function transformationsJson(entries: readonly InputTransformation[]): Js
       ? { type: entry.type, path: entry.path, reason: entry.reason }
       : { type: entry.type, path: entry.path, reason: entry.reason, message: entry.message },
   );
+}
+
+/** The decision an entry becomes on the record of the request it reports on (the inspector, `--explain`). */
+export function transformationDecision(entry: InputTransformation): CarrierDecision {
+  const where = entry.path === '' ? '' : ` at ${entry.path}`;
+  const dropped = entry.type.endsWith('_dropped');
+  const what = dropped ? 'dropped by the provider' : `let through by the provider (${entry.type})`;
+  return {
+    messageIndex: entry.message ?? -1,
+    field: 'thinking',
+    action: dropped ? 'dropped' : 'kept',
+    reason: `${what}: ${entry.reason || 'no reason given'}, ${transformationReasonText(entry.reason)}${where}`,
+  };
+}
+
+/**
+ * The entries stored on `message`, each with the stored message its path names
+ * (`sources[i][j]`: history index of block j of body message i), and the message with them kept
+ * that way. Null when the message has none.
+ */
+export function locateStoredTransformations<M extends { [privateKey: `_${string}`]: unknown }>(
+  message: M,
+  sources: readonly (readonly number[])[] | undefined,
+): { message: M; entries: InputTransformation[] } | null {
+  const entries = storedInputTransformations(message);
+  if (entries.length === 0) return null;
+  const located = locateTransformations(entries, sources);
+  return { message: { ...message, [INPUT_TRANSFORMATIONS_KEY]: transformationsJson(located) }, entries: located };
 }

@@ -27,6 +27,11 @@ export interface ThinkingMeta {
 export interface DraftBlock {
   block: JsonObject;
   historyIndex: number;
+  /**
+   * The immutable stored object `block` was derived from, and that alone (a message, a content
+   * part, a sidecar block, a tool call): the key its prefix-digest element is cached under.
+   */
+  source?: object;
   /** Present on thinking and redacted_thinking blocks. */
   thinking?: ThinkingMeta;
   /** The source message's signature no longer verifies (`_thinking_signature_invalidated`). */
@@ -113,6 +118,7 @@ function anthropicReasoningDetails(message: AssistantMessage): JsonObject[] {
 interface SourceBlock {
   block: JsonObject;
   binding?: BlockBinding | undefined;
+  source: object;
 }
 
 /** The raw (unsanitised) block list of an assistant message before fingerprint filtering. */
@@ -127,7 +133,7 @@ function sourceBlocks(message: AssistantMessage, historyIndex: number, decisions
       if (raw['type'] === 'redacted_thinking' && (typeof raw['data'] !== 'string' || raw['data'] === '')) {
         // SPEC §9.3: a redacted block without data is dropped; conversion falls back to reasoning_details.
         const fallback = redactedFallback.shift();
-        if (fallback) out.push({ block: fallback });
+        if (fallback) out.push({ block: fallback, source: fallback });
         else
           decisions.push({
             messageIndex: historyIndex,
@@ -138,7 +144,7 @@ function sourceBlocks(message: AssistantMessage, historyIndex: number, decisions
         continue;
       }
       const clean = sanitizeBlock(raw);
-      if (clean) out.push({ block: clean, binding: blockBindingOf(raw) });
+      if (clean) out.push({ block: clean, binding: blockBindingOf(raw), source: raw });
       else
         decisions.push({
           messageIndex: historyIndex,
@@ -154,11 +160,12 @@ function sourceBlocks(message: AssistantMessage, historyIndex: number, decisions
       entry['type'] === 'thinking'
         ? pick(entry, ['type', 'thinking', 'signature'])
         : { type: 'redacted_thinking', data: entry['data'] ?? '' },
+    source: entry,
   }));
   const text = message.api_content ?? message.content;
-  if (typeof text === 'string' && text !== '') out.push({ block: { type: 'text', text } });
+  if (typeof text === 'string' && text !== '') out.push({ block: { type: 'text', text }, source: message });
   for (const call of message.tool_calls ?? []) {
-    out.push({ block: { type: 'tool_use', id: call.id, name: call.function.name, input: {} } });
+    out.push({ block: { type: 'tool_use', id: call.id, name: call.function.name, input: {} }, source: call });
   }
   return out;
 }
@@ -184,7 +191,7 @@ export function assistantDraftBlocks(
   const drafts: DraftBlock[] = [];
   const droppedMirror: string[] = [];
   const seenToolUse = new Set<string>();
-  for (const { block, binding } of sourceBlocks(message, historyIndex, decisions)) {
+  for (const { block, binding, source } of sourceBlocks(message, historyIndex, decisions)) {
     const fingerprint = fingerprintOfBlock(block);
     if (fingerprint !== null && rejectedFingerprints.has(fingerprint)) {
       const readable = typeof block['thinking'] === 'string' ? block['thinking'] : '';
@@ -205,12 +212,13 @@ export function assistantDraftBlocks(
       drafts.push({
         block: { ...block, input: input ?? (isJsonObject(block['input']) ? block['input'] : {}) },
         historyIndex,
+        source,
       });
       continue;
     }
     const meta = thinkingMetaOf(block);
     if (meta && binding && meta.signed) meta.binding = binding;
-    drafts.push(meta ? { block, historyIndex, thinking: meta, invalidated } : { block, historyIndex });
+    drafts.push(meta ? { block, historyIndex, thinking: meta, invalidated, source } : { block, historyIndex, source });
   }
   // Tool calls the sidecar did not carry still go out (their results follow in history).
   for (const call of message.tool_calls ?? []) {
@@ -218,6 +226,7 @@ export function assistantDraftBlocks(
     drafts.push({
       block: { type: 'tool_use', id: call.id, name: call.function.name, input: argumentsById.get(call.id) ?? {} },
       historyIndex,
+      source: call,
     });
   }
 
@@ -247,15 +256,23 @@ export function assistantDraftBlocks(
 }
 
 /** Builds the draft blocks of a user message (text parts become text blocks; other parts verbatim). */
-export function userDraftBlocks(content: string | readonly JsonValue[], historyIndex: number): DraftBlock[] {
-  if (typeof content === 'string')
-    return content === '' ? [] : [{ block: { type: 'text', text: content }, historyIndex }];
+export function userDraftBlocks(
+  content: string | readonly JsonValue[],
+  historyIndex: number,
+  message?: object,
+): DraftBlock[] {
+  if (typeof content === 'string') {
+    if (content === '') return [];
+    const draft: DraftBlock = { block: { type: 'text', text: content }, historyIndex };
+    if (message) draft.source = message;
+    return [draft];
+  }
   const drafts: DraftBlock[] = [];
   for (const part of content) {
     if (!isJsonObject(part)) continue;
     if (part['type'] === 'text' && typeof part['text'] === 'string') {
-      if (part['text'] !== '') drafts.push({ block: { type: 'text', text: part['text'] }, historyIndex });
-    } else drafts.push({ block: part, historyIndex });
+      if (part['text'] !== '') drafts.push({ block: { type: 'text', text: part['text'] }, historyIndex, source: part });
+    } else drafts.push({ block: part, historyIndex, source: part });
   }
   return drafts;
 }

@@ -56,6 +56,8 @@ export interface AnthropicReplayResult {
   decisions: CarrierDecision[];
   /** For each wire message, the history index each of its content blocks came from. */
   blockSources: number[][];
+  /** With a prefix check: the digest after the whole conversation, where an answer's blocks follow. */
+  prefix?: PrefixDigest | undefined;
 }
 
 /** Placeholder for an assistant turn left empty once its thinking was stripped (SPEC §9.3). */
@@ -90,11 +92,15 @@ function assembleTurns(history: readonly Message[], options: AnthropicReplayOpti
       return;
     } else if (message.role === 'user') {
       role = 'user';
-      blocks = userDraftBlocks(message.content, historyIndex);
+      blocks = userDraftBlocks(message.content, historyIndex, message);
     } else if (message.role === 'tool') {
       role = 'user';
       blocks = [
-        { block: { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content }, historyIndex },
+        {
+          block: { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content },
+          historyIndex,
+          source: message,
+        },
       ];
     } else {
       role = 'assistant';
@@ -286,10 +292,12 @@ export function buildAnthropicMessages(
   turns.forEach((turn, turnIndex) => {
     if (turn.role === 'user') {
       if (turn.blocks.length === 0) return;
-      const content = turn.blocks.map((draft) => draft.block);
-      messages.push({ role: 'user', content });
+      messages.push({ role: 'user', content: turn.blocks.map((draft) => draft.block) });
       blockSources.push(turn.blocks.map((draft) => draft.historyIndex));
-      prefix?.message('user', content);
+      if (prefix) {
+        prefix.header('user');
+        for (const draft of turn.blocks) prefix.block(draft.block, draft.source);
+      }
       return;
     }
     const inScope = scope === 'all' || (scope === 'loop' && turnIndex >= firstLoopTurn);
@@ -319,7 +327,7 @@ export function buildAnthropicMessages(
         }
         content.push(draft.block);
         sources.push(draft.historyIndex);
-        turnPrefix?.block(draft.block);
+        turnPrefix?.block(draft.block, draft.source);
         continue;
       }
       const result = treatThinking(draft, inScope, !foreign.has(draft.historyIndex), options, turnPrefix);
@@ -327,7 +335,8 @@ export function buildAnthropicMessages(
       if (result.block) {
         content.push(result.block);
         sources.push(draft.historyIndex);
-        turnPrefix?.block(result.block);
+        // A block sent as drafted keeps its cached digest; a rewritten one (demoted, unsigned) has none.
+        turnPrefix?.block(result.block, result.block === draft.block ? draft.source : undefined);
       } else {
         strippedThinking = true;
         orphanedPlan ||= draft.allOrphaned === true;
@@ -353,5 +362,5 @@ export function buildAnthropicMessages(
     // The placeholder went in front of blocks already digested: the turn is digested again.
     if (prefix) prefix = placeholder || !turnPrefix ? prefix.message('assistant', content) : turnPrefix;
   });
-  return { system, messages, decisions, blockSources };
+  return { system, messages, decisions, blockSources, prefix };
 }

@@ -111,6 +111,23 @@ export class Sha256 {
     return this;
   }
 
+  /**
+   * Adds a string of code points below 128 (hex digits, letters, digits, `:`) as its bytes,
+   * without encoding it first: the prefix chain hashes a few such bytes per block.
+   */
+  updateAscii(text: string): this {
+    for (let index = 0; index < text.length; index += 1) {
+      this.pending[this.pendingLength] = text.charCodeAt(index) & 0x7f;
+      this.pendingLength += 1;
+      if (this.pendingLength === 64) {
+        compress(this.state, this.schedule, new DataView(this.pending.buffer), 0);
+        this.pendingLength = 0;
+      }
+    }
+    this.totalLength += text.length;
+    return this;
+  }
+
   /** An independent hash that continues from this one's state. */
   copy(): Sha256 {
     return new Sha256(this);

@@ -23,12 +23,9 @@ export { bindAnswerBlocks } from './anthropic-binding-capture.js';
 export {
   describeProviderDrops,
   droppedTransformations,
-  INPUT_TRANSFORMATIONS_KEY,
-  type InputTransformation,
-  locateTransformations,
+  locateStoredTransformations,
   storedInputTransformations,
-  transformationReasonText,
-  transformationsJson,
+  transformationDecision,
 } from './anthropic-input-transformations.js';
 export { isBedrockRedactedRejection, stripBedrockRedactedReasoning } from './bedrock-converse-self-heal.js';
 export { effortRejection, looksLikeEffortRejection, nearestAcceptedEffort } from './replay-effort-rejection.js';

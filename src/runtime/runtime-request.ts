@@ -1,5 +1,6 @@
 import { AbortError, ApiError, HermesError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
+import { withFields } from '../core/with-fields.js';
 import type { Route } from '../core/route.js';
 import type { AssistantMessage, Message } from '../core/message.js';
 import type { FinishReason, Usage } from '../core/usage.js';
@@ -85,7 +86,10 @@ export async function requestOnce(
       retry?.stripAllThinking && hasPrepareWith(transport)
         ? transport.prepareWith(request, { stripAllThinking: true })
         : transport.prepare(request);
-    const prepared: PreparedRequest = retry?.rewriteBody ? { ...built, body: retry.rewriteBody(built.body) } : built;
+    // A rewritten body is not the one the encoder digested: the answer is bound against the body sent.
+    const prepared: PreparedRequest = retry?.rewriteBody
+      ? withFields(built, { body: retry.rewriteBody(built.body), bindingPrefix: undefined })
+      : built;
     const decisions = recentDecisions(prepared, history);
     logRequest(options.logger, options.sessionId, options.route, prepared, attempt, decisions);
     options.onEvent?.({ type: 'request-sent', routeKey: prepared.routeKey, attempt });

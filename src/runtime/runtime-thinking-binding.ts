@@ -3,12 +3,9 @@ import type { Logger } from '../logging/logger.js';
 import {
   bindAnswerBlocks,
   describeProviderDrops,
-  INPUT_TRANSFORMATIONS_KEY,
-  type InputTransformation,
-  locateTransformations,
+  locateStoredTransformations,
   storedInputTransformations,
-  transformationReasonText,
-  transformationsJson,
+  transformationDecision,
 } from '../replay/replay-recovery.js';
 import type { CarrierDecision, RouteProfile } from '../replay/replay-route-profile.js';
 import type { PreparedRequest } from '../transports/shared/transport.js';
@@ -37,18 +34,6 @@ export interface SettledAnswer {
   decisions: CarrierDecision[];
 }
 
-/** The decision a transformation becomes on its request record. */
-function decisionOf(entry: InputTransformation): CarrierDecision {
-  const where = entry.path === '' ? '' : ` at ${entry.path}`;
-  const dropped = entry.type.endsWith('_dropped');
-  return {
-    messageIndex: entry.message ?? -1,
-    field: 'thinking',
-    action: dropped ? 'dropped' : 'kept',
-    reason: `${dropped ? 'dropped by the provider' : `let through by the provider (${entry.type})`}: ${entry.reason || 'no reason given'}, ${transformationReasonText(entry.reason)}${where}`,
-  };
-}
-
 /** Settles one successful answer of `prepared` (see the file comment). */
 export function settleAnthropicAnswer(
   message: AssistantMessage,
@@ -57,22 +42,20 @@ export function settleAnthropicAnswer(
 ): SettledAnswer {
   const { profile } = context;
   if (profile.route.api !== 'anthropic_messages') return { message, decisions: [] };
-  let settled = profile.anthropic.prefixChecked
-    ? bindAnswerBlocks(message, prepared.body, profile.route.model)
+  const bound = profile.anthropic.prefixChecked
+    ? bindAnswerBlocks(message, prepared.body, profile.route.model, prepared.bindingPrefix)
     : message;
-  const entries = storedInputTransformations(settled);
-  if (entries.length === 0) return { message: settled, decisions: [] };
-  const located = locateTransformations(entries, prepared.wireSources);
-  settled = { ...settled, [INPUT_TRANSFORMATIONS_KEY]: transformationsJson(located) };
-  const line = describeProviderDrops(located);
+  const located = locateStoredTransformations(bound, prepared.wireSources);
+  if (!located) return { message: bound, decisions: [] };
+  const line = describeProviderDrops(located.entries);
   if (line) {
     context.logger.warn(
-      { session: context.sessionId, routeKey: prepared.routeKey, inputTransformations: located },
+      { session: context.sessionId, routeKey: prepared.routeKey, inputTransformations: located.entries },
       `${line}; see hermes sessions show ${context.sessionId}`,
     );
     context.note?.(`${line} (reasoning the model did not see this turn)`);
   }
-  return { message: settled, decisions: located.map(decisionOf) };
+  return { message: located.message, decisions: located.entries.map(transformationDecision) };
 }
 
 /** How many thinking blocks the provider dropped from the request that produced `message`. */

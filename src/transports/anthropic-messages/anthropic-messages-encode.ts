@@ -222,6 +222,7 @@ export function prepareAnthropicMessages(
     body,
     decisions: conversation.decisions,
     wireSources: conversation.blockSources,
+    bindingPrefix: conversation.prefix,
     carriersSent: [],
     nativeCarriersSent: nativeCarriersSent(conversation.decisions),
     routeKey: profile.routeKey,

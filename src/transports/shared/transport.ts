@@ -5,6 +5,7 @@ import type { ReasoningOptions } from '../../core/reasoning-options.js';
 import type { Route } from '../../core/route.js';
 import type { Timeouts } from '../../core/timeouts.js';
 import type { ToolDefinition } from '../../core/tool-definition.js';
+import type { PrefixDigest } from '../../replay/anthropic-block-binding.js';
 import type { RouteLearned, RouteProfile } from '../../replay/replay-route-profile.js';
 import type { Carrier, CarrierDecision } from '../../replay/replay-types.js';
 
@@ -81,6 +82,11 @@ export interface PreparedRequest {
    * provider's `input_transformations` path `messages.i.content.j` names a stored message.
    */
   wireSources?: readonly (readonly number[])[];
+  /**
+   * The thinking-binding digest after the whole body (SPEC §26.4), on a route that checks it: the
+   * answer's blocks are bound by continuing from here. Absent, the body is digested again.
+   */
+  bindingPrefix?: PrefixDigest | undefined;
 }
 
 /** A wire API implementation. `prepare` is pure; `send` is the only I/O. */
