@@ -3,8 +3,7 @@ import type { JsonObject } from '../../src/core/json.js';
 import { resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
 import { RECOVERIES, type RecoveryContext } from '../../src/runtime/runtime-recovery.js';
 import { NATIVE_COMPACTION_OFF_KEY } from '../../src/runtime/runtime-route-memory.js';
-import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
-import type { PreparedRequest } from '../../src/transports/shared/transport.js';
+import { recoveryContext } from './runtime-test-helpers.js';
 
 /** SPEC §24.7 recovery row: a 4xx naming `context_management` turns native compaction off once. */
 
@@ -23,22 +22,8 @@ const REFUSAL = JSON.stringify({
   },
 });
 
-async function context(body: JsonObject, error: string, config: JsonObject = {}): Promise<RecoveryContext> {
-  const store = createMemorySessionStore();
-  const session = await store.createSession({});
-  const prepared: PreparedRequest = { url: '', body, decisions: [], carriersSent: [], routeKey: PROFILE.routeKey };
-  return {
-    body: error,
-    status: 400,
-    prepared,
-    profile: PROFILE,
-    store,
-    sessionId: session.id,
-    config,
-    rejected: [],
-    reasoning: { enabled: true },
-    rejectedEfforts: [],
-  };
+function context(body: JsonObject, error: string, config: JsonObject = {}): Promise<RecoveryContext> {
+  return recoveryContext(PROFILE, body, error, config);
 }
 
 const SENT = { model: 'gpt-5.6', context_management: [{ type: 'compaction', compact_threshold: 608 }] };

@@ -9,8 +9,7 @@ import { resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
 import { fingerprintOf } from '../../src/replay/anthropic-signature-memory.js';
 import { RECOVERIES, type RecoveryContext } from '../../src/runtime/runtime-recovery.js';
 import { learnedFrom, REJECTED_REQUEST_FIELDS_KEY } from '../../src/runtime/runtime-route-memory.js';
-import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
-import type { PreparedRequest } from '../../src/transports/shared/transport.js';
+import { recoveryContext } from './runtime-test-helpers.js';
 
 const PROFILE = resolveRouteProfile({ api: 'anthropic_messages', provider: 'anthropic', model: 'claude-fable-5-1' });
 const row = (name: string) => {
@@ -20,22 +19,8 @@ const row = (name: string) => {
 };
 const error = (message: string) => JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message } });
 
-async function context(body: JsonObject, text: string, config: JsonObject = {}): Promise<RecoveryContext> {
-  const store = createMemorySessionStore();
-  const session = await store.createSession({});
-  const prepared: PreparedRequest = { url: '', body, decisions: [], carriersSent: [], routeKey: PROFILE.routeKey };
-  return {
-    body: text,
-    status: 400,
-    prepared,
-    profile: PROFILE,
-    store,
-    sessionId: session.id,
-    config,
-    rejected: [],
-    reasoning: { enabled: true },
-    rejectedEfforts: [],
-  };
+function context(body: JsonObject, text: string, config: JsonObject = {}): Promise<RecoveryContext> {
+  return recoveryContext(PROFILE, body, text, config);
 }
 
 const thinking = (signature: string) => ({ type: 'thinking', thinking: 't', signature });

@@ -7,7 +7,11 @@ import type { AgentTurnOptions } from '../../src/runtime/agent-turn.js';
 import type { Route } from '../../src/core/route.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { SessionStore } from '../../src/storage/session-store.js';
-import type { Transport, TransportRequest } from '../../src/transports/shared/transport.js';
+import type { PreparedRequest, Transport, TransportRequest } from '../../src/transports/shared/transport.js';
+import type { JsonObject } from '../../src/core/json.js';
+import type { RouteProfile } from '../../src/replay/replay-route-profile.js';
+import type { RecoveryContext } from '../../src/runtime/runtime-recovery.js';
+import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 
 /** A temporary workspace (real path) holding notes.txt with `alpha beta\n`. */
 export function makeWorkspace(prefix = 'hermes-runtime-'): string {
@@ -69,4 +73,31 @@ export function transportAnswering(
     },
   };
   return { transport, requests };
+}
+
+/**
+ * What a recovery row sees when `profile`'s request, whose wire body was `body`, was answered with
+ * `error` (HTTP 400): a fresh in-memory store holding one session, nothing learned yet.
+ */
+export async function recoveryContext(
+  profile: RouteProfile,
+  body: JsonObject,
+  error: string,
+  config: JsonObject = {},
+): Promise<RecoveryContext> {
+  const store = createMemorySessionStore();
+  const session = await store.createSession({});
+  const prepared: PreparedRequest = { url: '', body, decisions: [], carriersSent: [], routeKey: profile.routeKey };
+  return {
+    body: error,
+    status: 400,
+    prepared,
+    profile,
+    store,
+    sessionId: session.id,
+    config,
+    rejected: [],
+    reasoning: { enabled: true },
+    rejectedEfforts: [],
+  };
 }

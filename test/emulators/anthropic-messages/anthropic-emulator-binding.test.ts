@@ -52,6 +52,20 @@ async function turn(emulator: AnthropicEmulator, system: string, messages: unkno
   return [...next, { role: 'assistant', content: answer.body['content'] as Block[] }];
 }
 
+/** One turn, then the next request with that turn's assistant content rewritten: the error message. */
+async function rewrittenTurnError(
+  emulator: AnthropicEmulator,
+  rewrite: (content: Block[]) => Block[],
+): Promise<string> {
+  const history = await turn(emulator, 'S', [], 'one');
+  const content = rewrite((history[1] as Block)['content'] as Block[]);
+  const answer = await post(
+    emulator,
+    request('S', [history[0], { role: 'assistant', content }, { role: 'user', content: 'two' }]),
+  );
+  return errorOf(answer.body);
+}
+
 describe('binding error mode', () => {
   it('an unchanged prefix is accepted whatever its form (key order, cache_control, string or blocks)', async () => {
     const emulator = await start({ binding: 'error' });
@@ -125,17 +139,10 @@ describe('binding error mode', () => {
   });
 
   it('a modified block in the latest assistant message: "cannot be modified" (WIRE §8)', async () => {
-    const emulator = await start({ binding: 'error' });
-    const history = await turn(emulator, 'S', [], 'one');
-    const last = history[1] as Block;
-    const content = (last['content'] as Block[]).map((block) =>
-      block['type'] === 'thinking' ? { ...block, thinking: `${String(block['thinking'])} (edited)` } : block,
-    );
-    const answer = await post(
-      emulator,
-      request('S', [history[0], { role: 'assistant', content }, { role: 'user', content: 'two' }]),
-    );
-    expect(errorOf(answer.body)).toBe(
+    const edit = (block: Block) =>
+      block['type'] === 'thinking' ? { ...block, thinking: `${String(block['thinking'])} (edited)` } : block;
+    const message = await rewrittenTurnError(await start({ binding: 'error' }), (content) => content.map(edit));
+    expect(message).toBe(
       'messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.',
     );
   });
@@ -163,14 +170,8 @@ describe('binding error mode', () => {
 
 describe('thinking-shape rules (WIRE §8)', () => {
   it('thinking after text: "the first block must be `thinking` or `redacted_thinking`. Found `text`."', async () => {
-    const emulator = await start({});
-    const history = await turn(emulator, 'S', [], 'one');
-    const content = [...((history[1] as Block)['content'] as Block[])].reverse();
-    const answer = await post(
-      emulator,
-      request('S', [history[0], { role: 'assistant', content }, { role: 'user', content: 'two' }]),
-    );
-    expect(errorOf(answer.body)).toBe(
+    const message = await rewrittenTurnError(await start({}), (content) => [...content].reverse());
+    expect(message).toBe(
       'messages.1.content.0: If an assistant message contains any thinking blocks, the first block must be `thinking` or `redacted_thinking`. Found `text`.',
     );
   });
