@@ -24,8 +24,8 @@ async function start(options: AnthropicEmulatorOptions): Promise<AnthropicEmulat
 type Body = Record<string, unknown>;
 type Block = Record<string, unknown>;
 
-async function post(emulator: AnthropicEmulator, body: Body, beta = false) {
-  const response = await fetch(`${emulator.baseUrl}/v1/messages`, {
+function send(emulator: AnthropicEmulator, body: Body, beta = false): Promise<Response> {
+  return fetch(`${emulator.baseUrl}/v1/messages`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -35,6 +35,10 @@ async function post(emulator: AnthropicEmulator, body: Body, beta = false) {
     },
     body: JSON.stringify(body),
   });
+}
+
+async function post(emulator: AnthropicEmulator, body: Body, beta = false) {
+  const response = await send(emulator, body, beta);
   return { status: response.status, body: (await response.json()) as Body };
 }
 
@@ -150,16 +154,7 @@ describe('binding error mode', () => {
   it('streams input_transformations in message_start when the beta is sent', async () => {
     const emulator = await start({ binding: 'drop_block' });
     const history = [...(await turn(emulator, 'S', [], 'one')), { role: 'user', content: 'two' }];
-    const response = await fetch(`${emulator.baseUrl}/v1/messages`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-api-key': 'k',
-        'anthropic-version': '2023-06-01',
-        'anthropic-beta': BETA,
-      },
-      body: JSON.stringify({ ...request('S2', history), stream: true }),
-    });
+    const response = await send(emulator, { ...request('S2', history), stream: true }, true);
     const text = await response.text();
     const first = text.split('\n').find((line) => line.startsWith('data: {"type":"message_start"')) ?? '';
     expect(JSON.parse(first.slice(6)).message.input_transformations).toEqual([
