@@ -8,7 +8,7 @@ import {
   THINKING_ELIDED_TEXT,
   thinkingFirst,
 } from '../replay/replay-recovery.js';
-import type { RecoveryContext, RecoveryRow } from './runtime-recovery.js';
+import type { RecoveryContext, RecoveryRow } from './runtime-recovery-types.js';
 import {
   BLOCK_BINDING_FIELD,
   persistRejectedRequestFields,

@@ -1,5 +1,5 @@
 import { GEMINI_PLACEHOLDER_SIGNATURE, withoutRefusedSignatures } from '../replay/replay-recovery.js';
-import type { RecoveryRow } from './runtime-recovery.js';
+import type { RecoveryRow } from './runtime-recovery-types.js';
 
 /** WIRE §8: the Gemini API's and Vertex AI's refusal of a thought signature they cannot verify. */
 const REFUSED_SIGNATURE = /Corrupted thought signature|Thought signature is not valid/i;
