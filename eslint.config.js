@@ -124,6 +124,12 @@ export default tseslint.config(
   },
   {
     files: ['**/*.mjs', 'scripts/**'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['process', 'console', 'URL', 'structuredClone', 'setTimeout', 'clearTimeout', 'Buffer', 'performance'].map(
+          (name) => [name, 'readonly'],
+        ),
+      ),
+    },
   },
 );
