@@ -19,7 +19,11 @@ const ROUNDS = 15;
 const WORDS = 'the model considers which file to read next because the user asked about the build and tests'.split(' ');
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const TOOLS = [
-  { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+  {
+    name: 'read_file',
+    description: 'Read a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  },
 ];
 
 function prose(next, bytes) {
@@ -50,7 +54,7 @@ function session(turns, model) {
   const answer = (blocks, calls) => {
     const message = {
       role: 'assistant',
-      content: calls ? null : blocks.find((block) => block.type === 'text')?.text ?? null,
+      content: calls ? null : (blocks.find((block) => block.type === 'text')?.text ?? null),
       anthropic_content_blocks: blocks,
       origin: { api: 'anthropic_messages', provider: 'anthropic', host: '', model },
       ...(calls ? { tool_calls: calls } : {}),
@@ -60,7 +64,11 @@ function session(turns, model) {
   for (let turn = 0; turn < turns; turn += 1) {
     history.push({ role: 'user', content: prose(next, 300 + Math.floor(next() * 500)) });
     const id = `toolu_${turn}`;
-    const call = { id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `f${turn}` }) } };
+    const call = {
+      id,
+      type: 'function',
+      function: { name: 'read_file', arguments: JSON.stringify({ path: `f${turn}` }) },
+    };
     history.push(
       answer(
         [
@@ -107,7 +115,9 @@ for (const turns of SIZES) {
   const checkedHistory = session(turns, 'claude-fable-5-1');
   const floorBody = prepareAnthropicMessages(request(floorHistory, 'claude-opus-5'));
   const checked = prepareAnthropicMessages(request(checkedHistory, 'claude-fable-5-1'));
-  const kept = checked.decisions.filter((decision) => decision.field === 'thinking' && decision.action === 'kept').length;
+  const kept = checked.decisions.filter(
+    (decision) => decision.field === 'thinking' && decision.action === 'kept',
+  ).length;
   const stale = checked.decisions.filter((decision) => decision.reason.startsWith('bound to another')).length;
   const floor = time(() => prepareAnthropicMessages(request(floorHistory, 'claude-opus-5')));
   const withCheck = time(() => prepareAnthropicMessages(request(checkedHistory, 'claude-fable-5-1')));
@@ -116,9 +126,7 @@ for (const turns of SIZES) {
   // The runtime binds an answer by continuing from the digest the encoder kept.
   const capture = time(() => bindAnswerBlocks(last, checked.body, 'claude-fable-5-1', checked.bindingPrefix));
   // A fresh process: every block is digested once (copies of the stored messages, no cache).
-  const cold = time(() =>
-    prepareAnthropicMessages(request(structuredClone(checkedHistory), 'claude-fable-5-1')),
-  );
+  const cold = time(() => prepareAnthropicMessages(request(structuredClone(checkedHistory), 'claude-fable-5-1')));
   const coldFloor = time(() => prepareAnthropicMessages(request(structuredClone(floorHistory), 'claude-opus-5')));
   const kib = (serializeRequestBody(checked).length / 1024).toFixed(0);
   console.log(
