@@ -44,6 +44,8 @@ export interface DoorProtocol {
   userItem(text: string): JsonValue;
   read(answer: JsonObject): DoorAnswer;
   toolResults(calls: readonly { id: string; name: string }[], result: string): JsonValue[];
+  /** The history as the client sends it after its own resume (unchanged when absent). */
+  resumed?(history: readonly JsonValue[]): JsonValue[];
 }
 
 const objects = (value: unknown): JsonObject[] => (Array.isArray(value) ? value.filter(isJsonObject) : []);

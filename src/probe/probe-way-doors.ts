@@ -3,6 +3,7 @@ import { DEFAULT_TIMEOUTS } from '../core/timeouts.js';
 import { newSessionId } from '../core/ids.js';
 import type { JsonValue } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
+import { SESSION_HEADER } from '../gateway/gateway-chat.js';
 import { startGateway, type RunningGateway } from '../gateway/gateway-serve.js';
 import { probeMark } from '../storage/session-probe.js';
 import type { SessionStore } from '../storage/session-store.js';
@@ -23,7 +24,9 @@ import { PROBE_REASONING } from './probe-way-cli.js';
  * that holds the history as the door's real clients do. A scenario's own copy is the client's
  * history under the same session id, a branch forks it under a new one; compaction is the client's own (a summary side request, then the
  * summary and the last turn verbatim, the session id kept, as Claude Code keeps it); a resume
- * sends the same history to a fresh gateway over a newly opened store.
+ * sends the same history (as the client reads it back after a restart) to a fresh gateway over a
+ * newly opened store. A door whose clients name no session (Gemini) finds the conversation by its
+ * history; each copy then continues the conversation the history leads to.
  */
 
 /** Requests one client turn may make before it gives up (the tool call, its answer, and spare). */
@@ -78,7 +81,16 @@ async function openDoor(protocol: DoorProtocol, environment: ProbeEnvironment): 
     if (!response.ok || !isJsonObject(body)) {
       throw new HermesError(`${protocol.label} answered HTTP ${response.status}: ${errorText(body)}`);
     }
+    await noteSession(response.headers.get(SESSION_HEADER));
     return protocol.read(body);
+  };
+
+  // A door whose clients name no session mirrors each conversation into one it makes itself and
+  // names in its answer's header: marked as a probe here, so it is never listed either.
+  const noteSession = async (id: string | null): Promise<void> => {
+    if (protocol.sessionHeader !== undefined || id === null || sessions.includes(id)) return;
+    sessions.push(id);
+    await environment.store.patchModelConfig(id, probeMark(protocol.name));
   };
 
   const conversation = (
@@ -88,11 +100,11 @@ async function openDoor(protocol: DoorProtocol, environment: ProbeEnvironment): 
     turns: HeldTurn[],
   ): ProbeConversation => {
     // The client's copy of this conversation, sent to `atUrl` under session `id`.
-    const copy = (atUrl: string, id: string | undefined): ProbeConversation =>
+    const copy = (atUrl: string, id: string | undefined, held: JsonValue[] = structuredClone(history)) =>
       conversation(
         atUrl,
         id,
-        structuredClone(history),
+        held,
         turns.map((turn) => ({ ...turn })),
       );
     return {
@@ -143,7 +155,8 @@ async function openDoor(protocol: DoorProtocol, environment: ProbeEnvironment): 
           freshStores.push(store);
           resumedUrl = await start(store);
         }
-        return copy(resumedUrl, sessionId);
+        // The history as the client reads it back after its own restart.
+        return copy(resumedUrl, sessionId, protocol.resumed?.(history) ?? structuredClone(history));
       },
     };
   };

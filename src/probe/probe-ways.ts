@@ -1,4 +1,5 @@
 import { UsageError } from '../core/errors.js';
+import { GEMINI_DOOR } from './probe-door-gemini.js';
 import { CHAT_DOOR, MESSAGES_DOOR, RESPONSES_DOOR } from './probe-door-protocols.js';
 import type { ProbeWayIn } from './probe-types.js';
 import { CLI_WAY_IN } from './probe-way-cli.js';
@@ -15,6 +16,7 @@ export const PROBE_WAYS_IN: readonly ProbeWayIn[] = [
   doorWayIn(CHAT_DOOR),
   doorWayIn(MESSAGES_DOOR),
   doorWayIn(RESPONSES_DOOR),
+  doorWayIn(GEMINI_DOOR),
 ];
 
 /** The way in named `name`; a usage error lists the names. */
