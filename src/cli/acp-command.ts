@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { Readable, Writable } from 'node:stream';
 import type { OpenedAcpSession } from '../acp/acp-agent.js';
 import type { RouteFlags } from '../runtime/runtime-route.js';
@@ -12,6 +12,8 @@ interface AcpFlags extends RouteFlags {
   yolo?: boolean;
   stream?: boolean;
   reasoning?: boolean;
+  /** Hidden: serve the continuity probe's sessions (acp-probe.ts). */
+  probe?: boolean;
 }
 
 /** Registers `hermes acp`. */
@@ -25,6 +27,7 @@ export function registerAcpCommand(program: Command): void {
     .option('--yolo', 'approve every tool call without asking the editor')
     .option('--no-stream', 'ask for non-streaming responses')
     .option('--no-reasoning', 'do not request reasoning from the model')
+    .addOption(new Option('--probe').hideHelp())
     .addHelpText(
       'after',
       `
@@ -62,7 +65,11 @@ async function runAcp(flags: AcpFlags, context: CliContext): Promise<void> {
       const session = await store.getSession(id);
       return session ? followCompaction(store, session, note) : null;
     },
-    openSession: (session, cwd, sessionId) => openAcpSession(flags, context, { session, cwd, sessionId, note }),
+    openSession: async (session, cwd, sessionId) => {
+      if (!flags.probe) return openAcpSession(flags, context, { session, cwd, sessionId, note });
+      const { openAcpProbeSession } = await import('./acp-probe.js');
+      return openAcpProbeSession(flags, context, { session, cwd });
+    },
   });
   const stream = acp.ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,

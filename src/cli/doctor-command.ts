@@ -30,7 +30,7 @@ export function registerDoctorCommand(program: Command): void {
     )
     .option(
       '--via <way>',
-      'continuity probe: the way in, cli (hermes chat, the default), chat, messages or responses (a gateway door)',
+      'continuity probe: the way in, cli (hermes chat, the default), chat, messages, responses or gemini (a gateway door), or acp (hermes acp)',
     )
     .option('--json', 'continuity probe: print {"route", "verdict", "scenarios": [{"name", "verdict", "detail"}]}')
     .option('-y, --yes', 'continuity probe: do not ask before sending requests to a real (paid) route')
@@ -45,7 +45,7 @@ Continuity probe (--probe continuity): proves that a route gets its model's reas
 The model chooses a secret number in its private reasoning and never writes it; then the
 number is asked for in four scenarios, each in a conversation of its own:
   tool-loop    after a tool call
-  resume       from a new hermes process (through a door: a new gateway)
+  resume       from a new hermes process (through a door: a new gateway; acp: a new agent)
   compaction   after the earlier turns were summarised
   branch       in a branch of the session
 Verdicts, per scenario and overall: kept (the number came back), lost (it did not, although the
@@ -59,6 +59,7 @@ Examples:
   hermes doctor --probe continuity                         the configured route, through hermes chat
   hermes doctor --probe continuity --provider deepseek --model deepseek-v4-flash --yes
   hermes doctor --probe continuity --via messages          through the gateway's Messages door (Claude Code's)
+  hermes doctor --probe continuity --via acp               through hermes acp, as an editor drives it
   hermes doctor --probe continuity --provider emulator:gemini --json
   hermes doctor --probe continuity --matrix                every emulator persona × way in (docs/conformance.md)`,
     )

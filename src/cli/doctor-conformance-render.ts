@@ -193,6 +193,9 @@ const WAY_NOTES: Readonly<Record<string, string>> = {
     'a client holding its history, as Claude Code does: `x-claude-code-session-id`, client tools, thinking blocks sent back as returned',
   responses:
     'a client holding its history, as Codex does: `session_id`, `store: false`, client tools, reasoning items sent back as returned',
+  gemini:
+    'a client holding its history, as Gemini CLI does: no session id anywhere (the door finds the conversation by its history), client function declarations, thought parts shown and dropped, `thoughtSignature` sent back as returned; the resume sends what Gemini CLI sends after `--resume`: every call signed `skip_thought_signature_validator`, text parts unsigned, each `functionResponse` twice',
+  acp: "an editor (the ACP library's client side) driving `hermes acp` processes over stdio: the stored probe session opened with `session/load`, each turn one `session/prompt` read from its `agent_message_chunk` and `agent_thought_chunk` updates, the tool allowed at its `session/request_permission`; copies and compaction as on the CLI, then loaded; the resume is `session/load` in a second agent process that never served the conversation (one pair of processes serves every route)",
 };
 
 const INTRODUCTION = `# Reasoning continuity, route by route
@@ -210,10 +213,12 @@ it. Then four scenarios ask for it, each in a copy of the conversation of its ow
 
 - \`tool-loop\`: the model calls a tool first, then answers;
 - \`resume\`: the conversation itself, continued from a fresh start (here: its state.db opened
-  anew and a new runtime, or a new gateway for the doors; \`hermes doctor\` resumes in a new process);
+  anew and a new runtime, a new gateway for the doors, another \`hermes acp\` process for ACP;
+  \`hermes doctor\` resumes the CLI in a new process);
 - \`compaction\`: after the earlier turns were summarised, the pick kept verbatim;
 - \`branch\`: in a branch (\`hermes sessions branch\`; at a door, the client's history forked under a
-  new session id, where the other scenarios keep the conversation's own).
+  new session id, where the other scenarios keep the conversation's own; Gemini CLI names no
+  session, so there the branch is the client's copy of its history, found by that history).
 
 The emulators play it honestly: a number is drawn at random and written only in the reasoning;
 asked later, an emulator recalls it only from the reasoning that came back to it (readable

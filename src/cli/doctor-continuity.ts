@@ -11,7 +11,7 @@ import { openSessionStore, selectedStoreUrl } from '../storage/store-open.js';
 import type { CliContext } from './cli-context.js';
 import { printJson, styles, useColor } from './cli-output.js';
 import type { OpenedRoute } from './cli-route.js';
-import { processFreshStart } from './doctor-continuity-resume.js';
+import { processAcpAgents, processFreshStart } from './doctor-continuity-resume.js';
 
 /**
  * `hermes doctor --probe continuity` (SPEC §26.5): the hidden-number probe on the configured
@@ -59,11 +59,17 @@ export async function runContinuityDoctor(flags: ContinuityFlags, context: CliCo
       workspace: process.cwd(),
       logger: context.logger(),
       freshStart: processFreshStart(flags, () => openSessionStore({ url: storeUrl, home: context.home })),
+      acpAgents: processAcpAgents(flags, context),
     };
     const showProgress = !flags.json && Boolean(process.stderr.isTTY);
-    const report = await runContinuityProbe(way, environment, (line) => {
-      if (showProgress) process.stderr.write(`continuity probe: ${line}…\n`);
-    });
+    let report: ProbeReport;
+    try {
+      report = await runContinuityProbe(way, environment, (line) => {
+        if (showProgress) process.stderr.write(`continuity probe: ${line}…\n`);
+      });
+    } finally {
+      await environment.acpAgents.close();
+    }
     if (flags.json) {
       printJson({
         route,

@@ -10,7 +10,7 @@ import { runProbeTurn } from './probe-way-cli.js';
  */
 export function inProcessFreshStart(
   openStore: () => SessionStore,
-  environment: Omit<ProbeEnvironment, 'store' | 'freshStart'>,
+  environment: Omit<ProbeEnvironment, 'store' | 'freshStart' | 'acpAgents'>,
 ): FreshStart {
   return {
     async askInSession(sessionId, text) {

@@ -4,6 +4,7 @@ import type { Logger } from '../logging/logger.js';
 import type { CompactionSettings } from '../runtime/compaction-plan.js';
 import type { RouteOverride } from '../replay/replay-route-profile.js';
 import type { SessionStore } from '../storage/session-store.js';
+import type { ProbeAcpAgents } from './probe-acp-agents.js';
 
 /**
  * The continuity probe's vocabulary (SPEC §26.5): the scenarios, the verdicts, the route a probe
@@ -77,6 +78,8 @@ export interface ProbeEnvironment {
    * (`hermes doctor`), or a newly opened store with nothing kept in memory (the matrix).
    */
   freshStart: FreshStart;
+  /** The `hermes acp` processes the ACP way in talks to (started on first use; the caller closes them). */
+  acpAgents: ProbeAcpAgents;
 }
 
 /** How `resume` continues a conversation from a fresh start. */
@@ -126,13 +129,18 @@ export interface OpenedWayIn {
 }
 
 /**
- * A way into Hermes: the CLI, or a gateway door. Adding one (a Gemini door, ACP) is one entry of
+ * A way into Hermes: the CLI, a gateway door, or an ACP agent. Adding one is one entry of
  * `PROBE_WAYS_IN` with an `open` that speaks its protocol.
  */
 export interface ProbeWayIn {
-  /** Short id: `cli`, `chat`, `messages`, `responses`. */
+  /** Short id: `cli`, `chat`, `messages`, `responses`, `gemini`, `acp`. */
   name: string;
   /** For people: "hermes chat", "POST /v1/messages", … */
   label: string;
+  /**
+   * The way in talks to `hermes` processes (`environment.acpAgents`) that open the probe's store
+   * themselves: a caller running many probes gives them one store and one pair of processes.
+   */
+  agentProcesses?: boolean;
   open(environment: ProbeEnvironment): Promise<OpenedWayIn>;
 }

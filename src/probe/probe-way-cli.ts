@@ -4,12 +4,14 @@ import type { ReasoningOptions } from '../core/reasoning-options.js';
 import { runAgentTurn, type TurnResult } from '../runtime/agent-turn.js';
 import { compressSession } from '../runtime/compaction-run.js';
 import { probeMark } from '../storage/session-probe.js';
+import type { NewSession } from '../storage/session-store.js';
 import type { Tool } from '../tools/tool-types.js';
 import { PROBE_SYSTEM_PROMPT, PROBE_TOOL, PROBE_TOOL_RESULT } from './probe-prompts.js';
 import type {
   OpenedWayIn,
   ProbeConversation,
   ProbeEnvironment,
+  ProbeRoute,
   ProbeTurn,
   ProbeUsage,
   ProbeWayIn,
@@ -25,7 +27,7 @@ import type {
 export const PROBE_REASONING: ReasoningOptions = { enabled: true, effort: 'low' };
 
 /** Requests one probe turn may make: the tool call, its answer, one recovery retry each. */
-const PROBE_MAX_ITERATIONS = 4;
+export const PROBE_MAX_ITERATIONS = 4;
 
 /** The probe's tool as the runtime runs it: no approval, nothing touched. */
 export const PROBE_RUNTIME_TOOL: Tool = {
@@ -37,6 +39,47 @@ export const PROBE_RUNTIME_TOOL: Tool = {
 /** The usage of a runtime turn, in the probe's terms. */
 export function turnUsage(result: Pick<TurnResult, 'usage' | 'iterations'>): ProbeUsage {
   return { input: result.usage.input_tokens, output: result.usage.output_tokens, requests: result.iterations };
+}
+
+/** What a probe session is stored with: its title, the route, and the probe mark. */
+export function probeSessionFields(route: ProbeRoute, wayIn: string): Omit<NewSession, 'id'> {
+  return {
+    title: `continuity probe (${route.route.provider} ${route.route.model})`,
+    provider: route.sessionRoute?.provider ?? route.route.provider,
+    model: route.route.model,
+    baseUrl: route.sessionRoute ? null : (route.route.baseUrl ?? null),
+    api: route.route.api,
+    modelConfig: probeMark(wayIn),
+  };
+}
+
+/**
+ * A stored probe session compacted as `hermes sessions compress` does it (the runtime's
+ * compaction, a kept tail of one turn: the pick); the session the conversation continues in.
+ */
+export async function compactProbeSession(
+  environment: Pick<ProbeEnvironment, 'store' | 'route' | 'settings'>,
+  sessionId: string,
+): Promise<string> {
+  const outcome = await compressSession(
+    {
+      store: environment.store,
+      sessionId,
+      route: environment.route.route,
+      apiKey: environment.route.apiKey,
+      connectTo: environment.route.connectTo,
+      timeouts: environment.settings.timeouts,
+      reasoning: { enabled: false },
+      routeOverrides: environment.settings.routeOverrides ?? [],
+      echoOptIn: environment.settings.echoOptIn ?? false,
+      // The pick is the last turn: keep that one turn, summarise the warm-ups before it.
+      compaction: { ...(environment.settings.compaction ?? { threshold: 0.8 }), keepTurns: 1, tail: 'turns' },
+    },
+    () => undefined,
+    true,
+  );
+  if (outcome.summarisedMessages === 0) throw new HermesError(outcome.message);
+  return outcome.childSessionId ?? sessionId;
 }
 
 /** Runs one probe turn on a stored session (creating it with the probe mark when `create`). */
@@ -65,16 +108,7 @@ export async function runProbeTurn(
     maxIterations: PROBE_MAX_ITERATIONS,
     tools: [PROBE_RUNTIME_TOOL],
     systemPrompt: PROBE_SYSTEM_PROMPT,
-    newSession: create
-      ? {
-          title: `continuity probe (${route.route.provider} ${route.route.model})`,
-          provider: route.sessionRoute?.provider ?? route.route.provider,
-          model: route.route.model,
-          baseUrl: route.sessionRoute ? null : (route.route.baseUrl ?? null),
-          api: route.route.api,
-          modelConfig: probeMark(create.wayIn),
-        }
-      : undefined,
+    newSession: create ? probeSessionFields(route, create.wayIn) : undefined,
   });
   if (result.stoppedAtCap) throw new HermesError(`no final answer after ${PROBE_MAX_ITERATIONS} requests`);
   return { answer: result.answer, reasoning: result.reasoning, usage: turnUsage(result) };
@@ -116,25 +150,7 @@ export const CLI_WAY_IN: ProbeWayIn = {
           return stored(child.id, true);
         },
         async compact() {
-          const outcome = await compressSession(
-            {
-              store,
-              sessionId,
-              route: environment.route.route,
-              apiKey: environment.route.apiKey,
-              connectTo: environment.route.connectTo,
-              timeouts: environment.settings.timeouts,
-              reasoning: { enabled: false },
-              routeOverrides: environment.settings.routeOverrides ?? [],
-              echoOptIn: environment.settings.echoOptIn ?? false,
-              // The pick is the last turn: keep that one turn, summarise the warm-ups before it.
-              compaction: { ...(environment.settings.compaction ?? { threshold: 0.8 }), keepTurns: 1, tail: 'turns' },
-            },
-            () => undefined,
-            true,
-          );
-          if (outcome.summarisedMessages === 0) throw new HermesError(outcome.message);
-          const next = outcome.childSessionId ?? sessionId;
+          const next = await compactProbeSession(environment, sessionId);
           if (next !== sessionId) sessions.push(next);
           return { conversation: stored(next, true), usage: { input: 0, output: 0, requests: 1 } };
         },
