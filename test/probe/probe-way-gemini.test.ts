@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startInProcessEmulator } from '../../src/cli/cli-emulator-start.js';
+import type { JsonObject, JsonValue } from '../../src/core/json.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { GEMINI_DOOR, geminiCliResumedHistory } from '../../src/probe/probe-door-gemini.js';
+import { inProcessFreshStart } from '../../src/probe/probe-fresh-start.js';
+import { runContinuityProbe } from '../../src/probe/probe-run.js';
+import { doorWayIn } from '../../src/probe/probe-way-doors.js';
+import { probeWayIn } from '../../src/probe/probe-ways.js';
+import { isProbeSession, listUserSessions } from '../../src/storage/session-probe.js';
+import { openSessionStore } from '../../src/storage/store-open.js';
+import { scaledTimeout } from '../support/timeouts.js';
+
+/**
+ * The Gemini door as a way in of the continuity probe (SPEC §26.5, §26.9): the client plays Gemini
+ * CLI — no session id, thought parts dropped, and after `--resume` placeholder call signatures,
+ * unsigned text and doubled function responses — so the resume is kept only because the door
+ * finds the conversation by its history and restores each turn from its session.
+ */
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('the Gemini door as the probe plays it', () => {
+  it('a resumed history is what Gemini CLI sends after --resume', () => {
+    const history: JsonValue[] = [
+      { role: 'user', parts: [{ text: 'hello' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'calling', thoughtSignature: 'handle-1' },
+          { functionCall: { id: 'c1', name: 'probe_wait', args: {} }, thoughtSignature: 'handle-1' },
+          { functionCall: { id: 'c2', name: 'probe_wait', args: {} } },
+        ],
+      },
+      { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'probe_wait', response: { output: 'waited' } } }] },
+    ];
+    const before = structuredClone(history);
+    expect(geminiCliResumedHistory(history)).toEqual([
+      { role: 'user', parts: [{ text: 'hello' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'calling' },
+          {
+            functionCall: { id: 'c1', name: 'probe_wait', args: {} },
+            thoughtSignature: 'skip_thought_signature_validator',
+          },
+          {
+            functionCall: { id: 'c2', name: 'probe_wait', args: {} },
+            thoughtSignature: 'skip_thought_signature_validator',
+          },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { id: 'c1', name: 'probe_wait', response: { output: 'waited' } } },
+          { functionResponse: { id: 'c1', name: 'probe_wait', response: { output: 'waited' } } },
+        ],
+      },
+    ]);
+    expect(history).toEqual(before);
+  });
+
+  it('the client keeps every part but the thoughts, and reads the thoughts as the reasoning', () => {
+    const answer: JsonObject = {
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [
+              { text: 'SECRET=417 is mine', thought: true },
+              { text: 'I have chosen.', thoughtSignature: 'h' },
+              { functionCall: { id: 'c1', name: 'probe_wait', args: {} }, thoughtSignature: 'h' },
+            ],
+          },
+        },
+      ],
+      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 3, thoughtsTokenCount: 4 },
+    };
+    expect(GEMINI_DOOR.read(answer)).toEqual({
+      items: [
+        {
+          role: 'model',
+          parts: [
+            { text: 'I have chosen.', thoughtSignature: 'h' },
+            { functionCall: { id: 'c1', name: 'probe_wait', args: {} }, thoughtSignature: 'h' },
+          ],
+        },
+      ],
+      reasoning: 'SECRET=417 is mine',
+      text: 'I have chosen.',
+      calls: [{ id: 'c1', name: 'probe_wait' }],
+      usage: { input: 10, output: 7 },
+    });
+    expect(probeWayIn('gemini').label).toBe('POST /v1beta/models/{model}:generateContent');
+  });
+
+  it(
+    'kept in every scenario on deepseek: the resume restored from the session the history leads to; every session the door made is a probe',
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), 'hermes-probe-gemini-'));
+      cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+      const emulator = await startInProcessEmulator('deepseek', 'deepseek-v4-flash');
+      cleanups.push(() => emulator.close());
+      const store = openSessionStore({ home });
+      cleanups.push(() => store.close());
+      const base = {
+        route: {
+          route: emulator.route,
+          apiKey: emulator.apiKey,
+          connectTo: emulator.connectTo.size > 0 ? emulator.connectTo : undefined,
+          sessionRoute: { provider: 'emulator:deepseek', baseUrl: null },
+        },
+        settings: {},
+        workspace: home,
+        logger: silentLogger(),
+      };
+      const unused = () => Promise.reject(new Error('no ACP agent in this test'));
+      const report = await runContinuityProbe(doorWayIn(GEMINI_DOOR), {
+        ...base,
+        store,
+        freshStart: inProcessFreshStart(() => openSessionStore({ home }), base),
+        acpAgents: { live: unused, fresh: unused, close: async () => undefined },
+      });
+      expect(report.scenarios.map(({ name, verdict }) => [name, verdict])).toEqual([
+        ['tool-loop', 'kept'],
+        ['resume', 'kept'],
+        ['compaction', 'kept'],
+        ['branch', 'kept'],
+      ]);
+      // The door made the sessions (Gemini CLI names none); the probe marked each one.
+      expect(report.sessionIds.length).toBeGreaterThanOrEqual(1);
+      for (const id of report.sessionIds) expect(isProbeSession((await store.getSession(id))!)).toBe(true);
+      expect(await listUserSessions(store)).toEqual([]);
+      // The resumed history held no text signature: the pick's reasoning came from the session.
+      const decisions = (await Promise.all(report.sessionIds.map((id) => store.listRequests(id)))).flatMap((requests) =>
+        requests.flatMap((request) => request.decisions),
+      );
+      expect(decisions.some((decision) => decision['action'] === 'restored')).toBe(true);
+    },
+    scaledTimeout(60_000),
+  );
+});
