@@ -30,7 +30,8 @@ const counts = Object.entries(rendered.counts)
   .map(([verdict, count]) => `${count} ${verdict}`)
   .join(', ');
 console.log(
-  `${matrix.rows.length} routes × ${matrix.ways.length} ways in: ${counts} (${seconds} s, ${cpuSeconds} s of CPU)`,
+  // CPU of this process; the `hermes acp` processes of the ACP column count apart (`time npm run conformance`).
+  `${matrix.rows.length} routes × ${matrix.ways.length} ways in: ${counts} (${seconds} s, ${cpuSeconds} s of CPU in this process)`,
 );
 
 let stale = false;

@@ -1,5 +1,5 @@
+import { RequestError } from '@agentclientprotocol/sdk';
 import type { OpenedAcpSession } from '../acp/acp-agent.js';
-import { UsageError } from '../core/errors.js';
 import { PROBE_SYSTEM_PROMPT } from '../probe/probe-prompts.js';
 import { PROBE_MAX_ITERATIONS, PROBE_REASONING, PROBE_RUNTIME_TOOL } from '../probe/probe-way-cli.js';
 import type { RouteFlags } from '../runtime/runtime-route.js';
@@ -33,7 +33,10 @@ export async function openAcpProbeSession(
 ): Promise<OpenedAcpSession> {
   const { session } = target;
   if (!session || !isProbeSession(session)) {
-    throw new UsageError('hermes acp --probe serves the continuity probe: session/load a probe session');
+    throw RequestError.invalidRequest(
+      undefined,
+      'hermes acp --probe serves the continuity probe: session/load a probe session',
+    );
   }
   const apiKey = process.env[PROBE_KEY_VARIABLE];
   const silent = { write: () => true } as unknown as NodeJS.WritableStream;

@@ -12,7 +12,7 @@ import { describeReasoningReads } from '../replay/replay-route-reads.js';
 import { openSessionStore } from '../storage/store-open.js';
 import { printJson } from './cli-output.js';
 import { startInProcessEmulator } from './cli-emulator-start.js';
-import { acpPromptLimitMs } from './doctor-continuity-resume.js';
+import { acpPromptLimitMs } from './doctor-continuity-acp.js';
 import {
   CONFORMANCE_ROUTES,
   type ConformanceMatrix,

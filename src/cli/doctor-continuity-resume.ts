@@ -3,9 +3,7 @@ import { HermesError, UsageError } from '../core/errors.js';
 import { isJsonObject } from '../core/json.js';
 import { PROBE_ASK } from '../probe/probe-prompts.js';
 import type { FreshStart, ProbeTurn } from '../probe/probe-types.js';
-import { PROBE_MAX_ITERATIONS, runProbeTurn } from '../probe/probe-way-cli.js';
-import { probeAcpAgents, type ProbeAcpAgents } from '../probe/probe-acp-agents.js';
-import { DEFAULT_TIMEOUTS, type Timeouts } from '../core/timeouts.js';
+import { runProbeTurn } from '../probe/probe-way-cli.js';
 import type { RouteFlags } from '../runtime/runtime-route.js';
 import { isProbeSession } from '../storage/session-probe.js';
 import type { SessionStore } from '../storage/session-store.js';
@@ -25,22 +23,6 @@ export const PROBE_KEY_VARIABLE = 'HERMES_PROBE_API_KEY';
 /** The fresh start of `hermes doctor`: the CLI's question from a new process, the doors' store opened anew. */
 export function processFreshStart(flags: RouteFlags, openStore: () => SessionStore): FreshStart {
   return { askInSession: (sessionId) => askFromNewProcess(sessionId, flags), openStore: async () => openStore() };
-}
-
-/**
- * The `hermes acp --probe` processes of `--via acp`: this `hermes`, on the same home and store; a
- * `--api-key` value travels in the environment. Each prompt may take the probe's requests.
- */
-export function processAcpAgents(flags: RouteFlags, context: Pick<CliContext, 'home' | 'config'>): ProbeAcpAgents {
-  const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: context.home };
-  if (flags.apiKey !== undefined) env[PROBE_KEY_VARIABLE] = flags.apiKey;
-  const command = { command: process.execPath, args: [...process.execArgv, process.argv[1] ?? ''], env };
-  return probeAcpAgents(command, acpPromptLimitMs(context.config.timeouts));
-}
-
-/** How long one ACP prompt of the probe may take: each of its requests twice the request limit. */
-export function acpPromptLimitMs(timeouts: Timeouts | undefined): number {
-  return PROBE_MAX_ITERATIONS * 2 * (timeouts?.total ?? DEFAULT_TIMEOUTS.total);
 }
 
 function askFromNewProcess(sessionId: string, flags: RouteFlags): Promise<ProbeTurn> {

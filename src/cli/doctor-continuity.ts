@@ -11,7 +11,8 @@ import { openSessionStore, selectedStoreUrl } from '../storage/store-open.js';
 import type { CliContext } from './cli-context.js';
 import { printJson, styles, useColor } from './cli-output.js';
 import type { OpenedRoute } from './cli-route.js';
-import { processAcpAgents, processFreshStart } from './doctor-continuity-resume.js';
+import { processAcpAgents } from './doctor-continuity-acp.js';
+import { processFreshStart } from './doctor-continuity-resume.js';
 
 /**
  * `hermes doctor --probe continuity` (SPEC §26.5): the hidden-number probe on the configured

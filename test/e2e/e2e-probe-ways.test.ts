@@ -14,6 +14,7 @@ import { ACP_WAY_IN } from '../../src/probe/probe-way-acp.js';
 import { isProbeSession, listUserSessions } from '../../src/storage/session-probe.js';
 import { openSessionStore } from '../../src/storage/store-open.js';
 import { HERMES_BIN, parseJson, runHermes, useE2e } from '../support/e2e.js';
+import { startAcpAgent } from './e2e-acp-helpers.js';
 import { scaledTimeout } from '../support/timeouts.js';
 
 /**
@@ -63,7 +64,7 @@ describe('the continuity probe through hermes acp and the Gemini door', () => {
       const store = openSessionStore({ home: sandbox.home });
       e2e.defer(() => store.close());
       const served: Served[] = [];
-      const env = { ...process.env, HERMES_HOME: sandbox.home };
+      const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: sandbox.home };
       delete env['HERMES_DATABASE_URL'];
       const agents = recorded(
         probeAcpAgents({ command: process.execPath, args: [HERMES_BIN], env }, scaledTimeout(60_000)),
@@ -105,6 +106,16 @@ describe('the continuity probe through hermes acp and the Gemini door', () => {
     },
     scaledTimeout(120_000),
   );
+
+  it('hermes acp --probe serves probe sessions only, and is not in --help', async () => {
+    const sandbox = e2e.sandbox();
+    const agent = await startAcpAgent(e2e, sandbox, ['--probe']);
+    await expect(agent.agent.request('session/new', { cwd: sandbox.workspace, mcpServers: [] })).rejects.toThrow(
+      /serves the continuity probe: session\/load a probe session/,
+    );
+    const help = await runHermes(['acp', '--help'], sandbox);
+    expect(help.stdout).not.toContain('--probe');
+  });
 
   it(
     'hermes doctor --probe continuity --via acp and --via gemini: kept, the probe sessions hidden',
