@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { startInProcessEmulator } from '../../src/cli/cli-emulator-start.js';
-import { silentLogger } from '../../src/logging/logger.js';
 import {
   probeAcpAgents,
   type AcpPromptAnswer,
@@ -15,6 +14,7 @@ import { isProbeSession, listUserSessions } from '../../src/storage/session-prob
 import { openSessionStore } from '../../src/storage/store-open.js';
 import { HERMES_BIN, parseJson, runHermes, useE2e } from '../support/e2e.js';
 import { startAcpAgent } from './e2e-acp-helpers.js';
+import { emulatorProbeBase } from '../support/probe-environment.js';
 import { scaledTimeout } from '../support/timeouts.js';
 
 /**
@@ -71,17 +71,7 @@ describe('the continuity probe through hermes acp and the Gemini door', () => {
         served,
       );
       e2e.defer(() => agents.close());
-      const base = {
-        route: {
-          route: emulator.route,
-          apiKey: emulator.apiKey,
-          connectTo: emulator.connectTo.size > 0 ? emulator.connectTo : undefined,
-          sessionRoute: { provider: 'emulator:anthropic', baseUrl: null },
-        },
-        settings: {},
-        workspace: sandbox.workspace,
-        logger: silentLogger(),
-      };
+      const base = emulatorProbeBase(emulator, sandbox.workspace);
       const report = await runContinuityProbe(ACP_WAY_IN, {
         ...base,
         store,

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInProcessEmulator } from '../../src/cli/cli-emulator-start.js';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
-import { silentLogger } from '../../src/logging/logger.js';
 import { GEMINI_DOOR, geminiCliResumedHistory } from '../../src/probe/probe-door-gemini.js';
 import { inProcessFreshStart } from '../../src/probe/probe-fresh-start.js';
 import { runContinuityProbe } from '../../src/probe/probe-run.js';
@@ -12,6 +11,7 @@ import { doorWayIn } from '../../src/probe/probe-way-doors.js';
 import { probeWayIn } from '../../src/probe/probe-ways.js';
 import { isProbeSession, listUserSessions } from '../../src/storage/session-probe.js';
 import { openSessionStore } from '../../src/storage/store-open.js';
+import { emulatorProbeBase } from '../support/probe-environment.js';
 import { scaledTimeout } from '../support/timeouts.js';
 
 /**
@@ -111,17 +111,7 @@ describe('the Gemini door as the probe plays it', () => {
       cleanups.push(() => emulator.close());
       const store = openSessionStore({ home });
       cleanups.push(() => store.close());
-      const base = {
-        route: {
-          route: emulator.route,
-          apiKey: emulator.apiKey,
-          connectTo: emulator.connectTo.size > 0 ? emulator.connectTo : undefined,
-          sessionRoute: { provider: 'emulator:deepseek', baseUrl: null },
-        },
-        settings: {},
-        workspace: home,
-        logger: silentLogger(),
-      };
+      const base = emulatorProbeBase(emulator, home);
       const unused = () => Promise.reject(new Error('no ACP agent in this test'));
       const report = await runContinuityProbe(doorWayIn(GEMINI_DOOR), {
         ...base,
