@@ -43,6 +43,11 @@ export interface DoorProtocol {
   body(history: readonly JsonValue[], options: DoorBodyOptions): JsonObject;
   userItem(text: string): JsonValue;
   read(answer: JsonObject): DoorAnswer;
+  /**
+   * A door the client streams from (`path` asks for server-sent events): what the client keeps of
+   * the answer's `data:` chunks, in order. Without it the answer is one JSON body for `read`.
+   */
+  readStream?(chunks: readonly JsonObject[]): DoorAnswer;
   toolResults(calls: readonly { id: string; name: string }[], result: string): JsonValue[];
   /** The history as the client sends it after its own resume (unchanged when absent). */
   resumed?(history: readonly JsonValue[]): JsonValue[];

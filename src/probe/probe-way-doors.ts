@@ -1,7 +1,7 @@
 import { HermesError } from '../core/errors.js';
 import { DEFAULT_TIMEOUTS } from '../core/timeouts.js';
 import { newSessionId } from '../core/ids.js';
-import type { JsonValue } from '../core/json.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
 import { SESSION_HEADER } from '../gateway/gateway-chat.js';
 import { startGateway, type RunningGateway } from '../gateway/gateway-serve.js';
@@ -77,12 +77,15 @@ async function openDoor(protocol: DoorProtocol, environment: ProbeEnvironment): 
       body: JSON.stringify(protocol.body(history, { model, system })),
       signal: AbortSignal.timeout(limitMs),
     });
-    const body = (await response.json().catch(() => null)) as unknown;
-    if (!response.ok || !isJsonObject(body)) {
-      throw new HermesError(`${protocol.label} answered HTTP ${response.status}: ${errorText(body)}`);
+    const streamed = response.ok && protocol.readStream !== undefined;
+    const body = streamed ? eventChunks(await response.text()) : ((await response.json().catch(() => null)) as unknown);
+    // A stream that fails after it started ends with an error chunk.
+    const failed = Array.isArray(body) ? body.find((chunk) => chunk['error'] !== undefined) : undefined;
+    if (!response.ok || failed !== undefined || !(Array.isArray(body) || isJsonObject(body))) {
+      throw new HermesError(`${protocol.label} answered HTTP ${response.status}: ${errorText(failed ?? body)}`);
     }
     await noteSession(response.headers.get(SESSION_HEADER));
-    return protocol.read(body);
+    return Array.isArray(body) && protocol.readStream ? protocol.readStream(body) : protocol.read(body as JsonObject);
   };
 
   // A door whose clients name no session mirrors each conversation into one it makes itself and
@@ -193,6 +196,19 @@ function startProbeGateway(environment: ProbeEnvironment, store: SessionStore): 
       echoOptIn: settings.echoOptIn ?? false,
       timeouts: settings.timeouts,
     },
+  });
+}
+
+/** The JSON `data:` chunks of a server-sent event stream, in order. */
+function eventChunks(text: string): JsonObject[] {
+  return text.split('\n').flatMap((line) => {
+    if (!line.startsWith('data:')) return [];
+    try {
+      const chunk = JSON.parse(line.slice('data:'.length)) as unknown;
+      return isJsonObject(chunk) ? [chunk] : [];
+    } catch {
+      return [];
+    }
   });
 }
 

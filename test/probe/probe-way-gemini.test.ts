@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInProcessEmulator } from '../../src/cli/cli-emulator-start.js';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
-import { GEMINI_DOOR, geminiCliResumedHistory } from '../../src/probe/probe-door-gemini.js';
+import { GEMINI_DOOR, geminiCliKeptParts, geminiCliResumedHistory } from '../../src/probe/probe-door-gemini.js';
 import { inProcessFreshStart } from '../../src/probe/probe-fresh-start.js';
 import { runContinuityProbe } from '../../src/probe/probe-run.js';
 import { doorWayIn } from '../../src/probe/probe-way-doors.js';
@@ -99,7 +99,34 @@ describe('the Gemini door as the probe plays it', () => {
       calls: [{ id: 'c1', name: 'probe_wait' }],
       usage: { input: 10, output: 7 },
     });
-    expect(probeWayIn('gemini').label).toBe('POST /v1beta/models/{model}:generateContent');
+    expect(probeWayIn('gemini').label).toBe('POST /v1beta/models/{model}:streamGenerateContent');
+  });
+
+  it('of a stream the client keeps what Gemini CLI keeps: thoughts dropped, text joined under its first signature, the empty closing part gone', () => {
+    const parts: JsonObject[] = [
+      { text: 'Sure', thoughtSignature: 'first' },
+      { text: 'SECRET=', thought: true },
+      { text: '417', thought: true },
+      { text: ', done.', thoughtSignature: 'second' },
+      { text: '', thoughtSignature: 'closing' },
+    ];
+    expect(geminiCliKeptParts(parts)).toEqual({
+      kept: [{ text: 'Sure, done.', thoughtSignature: 'first' }],
+      thoughts: ['SECRET=', '417'],
+    });
+    // One part a chunk, usage in the last, as the door streams.
+    const chunks = parts.map((part, index): JsonObject => ({
+      candidates: [{ content: { role: 'model', parts: [part] }, index: 0 }],
+      ...(index === parts.length - 1 ? { usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2 } } : {}),
+    }));
+    const answer = GEMINI_DOOR.readStream!(chunks);
+    expect(answer).toMatchObject({
+      reasoning: 'SECRET=417',
+      text: 'Sure, done.',
+      calls: [],
+      usage: { input: 5, output: 2 },
+    });
+    expect(answer.items).toEqual([{ role: 'model', parts: [{ text: 'Sure, done.', thoughtSignature: 'first' }] }]);
   });
 
   it(
