@@ -194,7 +194,7 @@ const WAY_NOTES: Readonly<Record<string, string>> = {
   responses:
     'a client holding its history, as Codex does: `session_id`, `store: false`, client tools, reasoning items sent back as returned',
   gemini:
-    'a client holding its history, as Gemini CLI does: no session id anywhere (the door finds the conversation by its history), client function declarations, thought parts shown and dropped, `thoughtSignature` sent back as returned; the resume sends what Gemini CLI sends after `--resume`: every call signed `skip_thought_signature_validator`, text parts unsigned, each `functionResponse` twice',
+    "a client holding its history, as Gemini CLI does: streamed (`?alt=sse`), no session id anywhere (the door finds the conversation by its history), client function declarations; of an answer, thought parts shown and dropped, text joined under its first part's `thoughtSignature`, an empty closing part dropped, calls kept with their signatures; the resume sends what Gemini CLI sends after `--resume`: every call signed `skip_thought_signature_validator`, text parts unsigned, each `functionResponse` twice",
   acp: "an editor (the ACP library's client side) driving `hermes acp` processes over stdio: the stored probe session opened with `session/load`, each turn one `session/prompt` read from its `agent_message_chunk` and `agent_thought_chunk` updates, the tool allowed at its `session/request_permission`; copies and compaction as on the CLI, then loaded; the resume is `session/load` in a second agent process that never served the conversation (one pair of processes serves every route)",
 };
 
