@@ -13,6 +13,7 @@ import { WarmHistories } from '../runtime/runtime-warm-history.js';
 import { nodeRequestSource, webRequestSource, type ChatRequestSource } from './gateway-request-source.js';
 import { anthropicErrorResponse } from './gateway-front-door-errors.js';
 import type { FrontDoorContext } from './gateway-front-door.js';
+import { FrontDoorSessionCopies } from './gateway-front-door-copies.js';
 import { HandleKeyring } from './gateway-handle-keys.js';
 import { countTokensResponse, messagesResponse } from './gateway-messages-door.js';
 import { GatewayModelRoutes } from './gateway-model-routes.js';
@@ -62,6 +63,7 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     notices: new Set(),
     statelessMemory: new StatelessTurnMemory(),
     keyRequired: Boolean(token),
+    copies: new FrontDoorSessionCopies(options.warmSessions === false ? { maxSessions: 0 } : options.warmSessions),
   };
 
   app.use(async (c, next) => {

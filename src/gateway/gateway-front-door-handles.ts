@@ -86,15 +86,20 @@ export interface HandleRouteFacts {
   origin: OriginStamp;
 }
 
-/** Opens every handle of `history` in place; returns the decisions (SPEC §23.3). */
+/**
+ * Opens every handle of `history` in place (of the messages from position `from` on); returns
+ * the decisions (SPEC §23.3).
+ */
 export async function openClientHistory(
   history: ClientHistory,
   purpose: HandlePurpose,
   keyring: HandleKeyring,
   route: HandleRouteFacts,
+  from = 0,
 ): Promise<CarrierDecision[]> {
   const decisions: CarrierDecision[] = [];
   for (const [index, turn] of history.echoes) {
+    if (index < from) continue;
     const echoed = history.messages[index] as AssistantMessage;
     history.messages[index] = await openTurn(echoed, turn, index, purpose, keyring, route, decisions);
   }

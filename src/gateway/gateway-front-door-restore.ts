@@ -3,7 +3,8 @@ import { isJsonObject } from '../core/json.js';
 import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
 import type { CarrierDecision } from '../runtime/runtime-client-turn.js';
 import type { ClientHistory } from './gateway-front-door-handles.js';
-import { carriersOf, restoreCarriers } from './gateway-handle-carriers.js';
+import { ARCHIVED_KEY } from '../storage/session-archive.js';
+import { carriersOf, restoreCarriers, type SealedCarriers } from './gateway-handle-carriers.js';
 
 /**
  * A front door never knows less than the session it mirrors (SPEC §26.1). When a request names
@@ -22,57 +23,124 @@ import { carriersOf, restoreCarriers } from './gateway-handle-carriers.js';
 /** Field name the decisions of this step carry (`--explain`, the inspector). */
 export const SESSION_COPY_FIELD = 'session copy';
 
+/** The assistant turns of a stored session with their visible keys, in order. */
+export interface StoredTurns {
+  turns: AssistantMessage[];
+  keys: string[];
+}
+
+/** The assistant turns of `stored` with their visible keys. */
+export function storedTurnsOf(stored: readonly Message[]): StoredTurns {
+  const turns = stored.filter((message): message is AssistantMessage => message.role === 'assistant');
+  return { turns, keys: turns.map(visibleKey) };
+}
+
+/** Where a restoration starts: after a prefix of the client's history that was restored before. */
+export interface RestoreStart {
+  /** The first message of the client's history to restore. */
+  from: number;
+  /** The position among the stored turns that matching continues from. */
+  nextStoredTurn: number;
+}
+
 /**
- * Restores the client's assistant turns from `stored` (the session's messages, in order), in
- * place in `history.messages`; returns one decision per turn restored or left unmatched.
- * `inputDecisions` are the handle decisions already made (they say why a client copy is short).
+ * Restores the client's assistant turns from `stored` (the session's assistant turns and their
+ * visible keys, in order), in place in `history.messages`; returns one decision per turn restored
+ * or left unmatched. `inputDecisions` are the handle decisions already made (they say why a
+ * client copy is short). With `start`, the messages before `start.from` are left as they are;
+ * `onMessage` hears, for each message restoration looked at, the position matching continues from
+ * and whether it is an assistant turn no stored turn matched (`false` for any other message).
  */
 export function restoreFromSession(
   history: ClientHistory,
-  stored: readonly Message[],
+  stored: StoredTurns,
   inputDecisions: readonly CarrierDecision[],
   /** The session `stored` comes from when it is not the one the request names (a fork's origin). */
   origin?: string,
+  start: RestoreStart = { from: 0, nextStoredTurn: 0 },
+  onMessage?: (index: number, nextStoredTurn: number, unmatched: boolean) => void,
 ): CarrierDecision[] {
-  const storedTurns = stored.filter((message): message is AssistantMessage => message.role === 'assistant');
-  if (storedTurns.length === 0) return [];
-  const storedKeys = storedTurns.map(visibleKey);
   const decisions: CarrierDecision[] = [];
-  let next = 0;
-  history.messages.forEach((message, index) => {
-    if (message.role !== 'assistant') return;
-    const key = visibleKey(message);
-    const found = storedKeys.indexOf(key, next);
-    if (found < 0) {
-      decisions.push({
-        messageIndex: index,
-        field: SESSION_COPY_FIELD,
-        action: 'kept',
-        reason: "client's copy: no turn of the session matches it (edited or not mirrored)",
-      });
-      return;
+  let next = start.nextStoredTurn;
+  for (let index = start.from; index < history.messages.length; index += 1) {
+    const message = history.messages[index] as Message;
+    let unmatched = false;
+    if (message.role === 'assistant') {
+      const found = stored.keys.indexOf(visibleKey(message), next);
+      unmatched = found < 0;
+      if (stored.turns.length > 0)
+        next = restoreTurn(history, index, message, stored, found, next, inputDecisions, origin, decisions);
     }
-    next = found + 1;
-    const carriers = carriersOf(storedTurns[found] as AssistantMessage);
-    if (carriers === null) return;
-    // Store marks describe the stored row, not the turn: never carried into a request.
-    delete carriers.m['_archived'];
-    const restored = restoreCarriers(visibleTurn(message), carriers);
-    if (!('message' in restored)) return;
-    if (reasoningOf(restored.message) === reasoningOf(message)) {
-      history.messages[index] = restored.message;
-      return;
-    }
-    history.messages[index] = restored.message;
+    onMessage?.(index, next, unmatched);
+  }
+  return decisions;
+}
+
+/** Restores one assistant turn; returns the stored position matching continues from. */
+function restoreTurn(
+  history: ClientHistory,
+  index: number,
+  message: AssistantMessage,
+  stored: StoredTurns,
+  found: number,
+  next: number,
+  inputDecisions: readonly CarrierDecision[],
+  origin: string | undefined,
+  decisions: CarrierDecision[],
+): number {
+  if (found < 0) {
     decisions.push({
       messageIndex: index,
       field: SESSION_COPY_FIELD,
-      action: 'restored',
-      reason: `restored from ${origin === undefined ? 'session' : `session ${origin}`}: ${whatTheClientHad(message, index, history, inputDecisions)}`,
-      bytes: Buffer.byteLength(JSON.stringify(carriers), 'utf8'),
+      action: 'kept',
+      reason: "client's copy: no turn of the session matches it (edited or not mirrored)",
     });
+    return next;
+  }
+  const copy = storedCarriers(stored.turns[found] as AssistantMessage);
+  if (copy === null) return found + 1;
+  const restored = restoreCarriers(visibleTurn(message), copy.carriers);
+  if (!('message' in restored)) return found + 1;
+  history.messages[index] = restored.message;
+  if (copy.reasoning === reasoningOf(message)) return found + 1;
+  decisions.push({
+    messageIndex: index,
+    field: SESSION_COPY_FIELD,
+    action: 'restored',
+    reason: `restored from ${origin === undefined ? 'session' : `session ${origin}`}: ${whatTheClientHad(message, index, history, inputDecisions)}`,
+    bytes: copy.bytes,
   });
-  return decisions;
+  return found + 1;
+}
+
+/** A stored turn's carriers as restoration uses them, worked out once per stored object. */
+interface StoredCarriers {
+  carriers: SealedCarriers;
+  /** {@link reasoningOf} a turn restored from them. */
+  reasoning: string;
+  bytes: number;
+}
+
+const carriersByTurn = new WeakMap<AssistantMessage, StoredCarriers | null>();
+
+function storedCarriers(turn: AssistantMessage): StoredCarriers | null {
+  const known = carriersByTurn.get(turn);
+  if (known !== undefined) return known;
+  const carriers = carriersOf(turn);
+  if (carriers !== null) {
+    // Store marks describe the stored row, not the turn: never carried into a request.
+    delete carriers.m[ARCHIVED_KEY];
+  }
+  const copy =
+    carriers === null
+      ? null
+      : {
+          carriers,
+          reasoning: reasoningOfCarriers(carriers),
+          bytes: Buffer.byteLength(JSON.stringify(carriers), 'utf8'),
+        };
+  carriersByTurn.set(turn, copy);
+  return copy;
 }
 
 /** Why the client's copy was not enough, in a few words. */
@@ -148,7 +216,10 @@ function visibleTurn(message: AssistantMessage): AssistantMessage {
  */
 function reasoningOf(message: AssistantMessage): string {
   const carriers = carriersOf(message);
-  if (carriers === null) return '';
+  return carriers === null ? '' : reasoningOfCarriers(carriers);
+}
+
+function reasoningOfCarriers(carriers: SealedCarriers): string {
   const { origin: _origin, finish_reason: _finish, ...rest } = carriers.m;
   return canonicalJson({ m: rest, c: carriers.c as unknown as JsonValue });
 }

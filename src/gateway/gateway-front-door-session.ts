@@ -5,6 +5,7 @@ import { claimForThisProcess, SessionBusyError } from '../storage/session-lease.
 import { SessionChangedError } from '../storage/session-store-rules.js';
 import type { SessionFields, SessionStore } from '../storage/session-store.js';
 import { badRequest } from './gateway-errors.js';
+import { liveMessages, type FrontDoorSessionCopies } from './gateway-front-door-copies.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
 import { GATEWAY_LEASE_OWNER } from './gateway-turn.js';
 import type { GatewayRoute } from './gateway-types.js';
@@ -90,6 +91,8 @@ export interface MirroredTurn {
   route: GatewayRoute;
   /** The answer's fingerprints in the conversation index, noted in the same commit. */
   fingerprints?: readonly string[];
+  /** The gateway's copies of front-door sessions: read instead of the store, and followed through the write. */
+  copies?: FrontDoorSessionCopies;
 }
 
 /**
@@ -131,18 +134,19 @@ const MIRROR_ATTEMPTS = 10;
 async function storeMirror(store: SessionStore, turn: MirroredTurn): Promise<void> {
   const { sessionId: _sessionId, ...record } = turn.record;
   for (let attempt = 1; ; attempt += 1) {
-    const session = await store.getSession(turn.sessionId);
-    const stored = await store.listMessages(turn.sessionId);
+    const { version, stored } = await storedHistory(store, turn);
+    const messages = [...newMessages(stored, turn.history), turn.answer];
     try {
-      await store.writeTurn(turn.sessionId, {
+      const written = await store.writeTurn(turn.sessionId, {
         acquireLease: claimForThisProcess(GATEWAY_LEASE_OWNER),
-        ...(session ? { expectedVersion: session.version } : {}),
-        messages: [...newMessages(stored, turn.history), turn.answer],
+        ...(version === undefined ? {} : { expectedVersion: version }),
+        messages,
         session: sessionFieldsFor(turn.route),
         requests: [record],
         fingerprints: turn.fingerprints ?? [],
         releaseLease: true,
       });
+      if (version !== undefined) turn.copies?.appended(turn.sessionId, version, written.version, messages);
       return;
     } catch (error) {
       const again = error instanceof SessionBusyError || error instanceof SessionChangedError;
@@ -150,6 +154,17 @@ async function storeMirror(store: SessionStore, turn: MirroredTurn): Promise<voi
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }
+}
+
+/** The session's live history and its version: the gateway's copy when it has one, else read. */
+async function storedHistory(
+  store: SessionStore,
+  turn: MirroredTurn,
+): Promise<{ version: number | undefined; stored: readonly Message[] }> {
+  const copy = turn.copies ? await turn.copies.read(store, turn.sessionId) : null;
+  if (copy) return { version: copy.version, stored: liveMessages(copy) };
+  const session = await store.getSession(turn.sessionId);
+  return { version: session?.version, stored: await store.listMessages(turn.sessionId) };
 }
 
 /** The client's messages the session does not hold yet (rule in the module comment). */

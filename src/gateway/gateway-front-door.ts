@@ -11,8 +11,10 @@ import {
 } from '../runtime/runtime-client-turn.js';
 import type { AgentEvent } from '../runtime/agent-turn.js';
 import type { StatelessTurnMemory } from '../runtime/runtime-stateless-memory.js';
-import { openClientHistory, readableHistory, type ClientHistory } from './gateway-front-door-handles.js';
-import { restoreFromSession } from './gateway-front-door-restore.js';
+import { readableHistory, type ClientHistory } from './gateway-front-door-handles.js';
+import type { FrontDoorSessionCopies, SessionCopy } from './gateway-front-door-copies.js';
+import type { StoredTurns } from './gateway-front-door-restore.js';
+import { translateClientHistory } from './gateway-front-door-prefix.js';
 import { findConversation, turnFingerprint } from './gateway-front-door-conversations.js';
 import { ensureClientSession, mirrorClientTurn } from './gateway-front-door-session.js';
 import { sealedCarriersOf } from './gateway-handle-carriers.js';
@@ -85,6 +87,8 @@ export interface FrontDoorContext {
   statelessMemory: StatelessTurnMemory;
   /** The gateway requires a key: the caller of a conversation is a digest of the key it presented. */
   keyRequired: boolean;
+  /** Front-door sessions' stored copies and translated histories (gateway-front-door-copies.ts). */
+  copies: FrontDoorSessionCopies;
 }
 
 /** Runs one front-door turn; provider failures are thrown (the door answers them). */
@@ -96,18 +100,20 @@ export async function runFrontDoorTurn(
   const { gateway } = context;
   const { route } = context.routes.choose(request.model);
   const settings = turnSettings(gateway, request.reasoning);
-  const inputDecisions: CarrierDecision[] =
-    request.purpose === null
-      ? []
-      : await openClientHistory(request.history, request.purpose, context.keyring, {
-          api: route.route.api,
-          origin: clientTurnOrigin(route.route, settings),
-        });
   const sessionId = await mirrorSession(context, request.sessionId, route, request.history.messages);
-  if (sessionId) {
-    // SPEC §26.1: the mirrored session's copy of each turn the client echoed.
-    inputDecisions.push(...(await restoreTurns(context, sessionId, request, inputDecisions)));
-  }
+  const copy = sessionId ? await readCopy(context, sessionId) : null;
+  // SPEC §26.1: the mirrored session's copy of each turn the client echoed.
+  const source = sessionId && copy ? await restoreSource(context, sessionId, copy, request) : null;
+  const translation = await translateClientHistory({
+    history: request.history,
+    purpose: request.purpose,
+    keyring: context.keyring,
+    route: { api: route.route.api, origin: clientTurnOrigin(route.route, settings) },
+    copy: source?.origin === undefined ? copy : null,
+    source,
+  });
+  if (sessionId && translation.prefix) context.copies.translated(sessionId, translation.prefix);
+  const inputDecisions: CarrierDecision[] = [...translation.opened, ...translation.restored];
   const history = request.history.messages;
   let providerMs = 0;
   let sentAt = 0;
@@ -144,6 +150,7 @@ export async function runFrontDoorTurn(
       answer: result.message,
       record: result.record,
       route,
+      copies: context.copies,
       fingerprints: request.conversation
         ? [turnFingerprint(request.conversation.caller, result.message, request.conversation.door)]
         : [],
@@ -160,30 +167,43 @@ export async function runFrontDoorTurn(
   };
 }
 
+/** The session's copy (gateway-front-door-copies.ts); null when the store cannot give it (the turn restores nothing). */
+async function readCopy(context: FrontDoorContext, sessionId: string): Promise<SessionCopy | null> {
+  try {
+    return await context.copies.read(context.gateway.store, sessionId);
+  } catch (error) {
+    context.gateway.logger.warn(
+      { session: sessionId, err: (error as Error).message },
+      `session ${sessionId} cannot be read; no turn is restored from it: ${(error as Error).message}`,
+    );
+    return null;
+  }
+}
+
 /**
- * Restores the client's turns from `sessionId`'s copy (SPEC §26.1). Archived turns count too: a
- * client keeps the turns an in-place compaction summarised (SPEC §26.6). A session named for the
- * first time whose history was answered in another session of the same door and caller (a fork:
- * the client copied the conversation under a new id) restores from that one.
+ * The stored turns the client's turns are restored from (SPEC §26.1): the session's copy.
+ * Archived turns count too: a client keeps the turns an in-place compaction summarised (SPEC
+ * §26.6). A session named for the first time whose history was answered in another session of
+ * the same door and caller (a fork: the client copied the conversation under a new id) restores
+ * from that one.
  */
-async function restoreTurns(
+async function restoreSource(
   context: FrontDoorContext,
   sessionId: string,
+  copy: SessionCopy,
   request: FrontDoorTurnRequest,
-  inputDecisions: readonly CarrierDecision[],
-): Promise<CarrierDecision[]> {
+): Promise<{ turns: StoredTurns; origin?: string }> {
   const { store, logger } = context.gateway;
-  const stored = await store.listMessages(sessionId, { includeArchived: true });
+  const own = { turns: copy.turns };
   const answered = request.history.messages.some((message) => message.role === 'assistant');
   const conversation = request.conversation;
-  if (stored.some((message) => message.role === 'assistant') || !answered || !conversation || conversation.lookedUp) {
-    return restoreFromSession(request.history, stored, inputDecisions);
-  }
+  if (copy.turns.turns.length > 0 || !answered || !conversation || conversation.lookedUp) return own;
   const { door, caller } = conversation;
   const found = await findConversation({ store, logger }, request.history.messages, caller, door).catch(() => null);
-  if (!found?.matched || found.id === sessionId) return restoreFromSession(request.history, stored, inputDecisions);
-  const earlier = await store.listMessages(found.id, { includeArchived: true });
-  return restoreFromSession(request.history, earlier, inputDecisions, found.id);
+  if (!found?.matched || found.id === sessionId) return own;
+  const earlier = await context.copies.read(store, found.id).catch(() => null);
+  if (!earlier) return own;
+  return { turns: earlier.turns, origin: found.id };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
-import { restoreFromSession, visibleKey } from '../../src/gateway/gateway-front-door-restore.js';
+import { restoreFromSession, storedTurnsOf, visibleKey } from '../../src/gateway/gateway-front-door-restore.js';
 import type { ClientHistory } from '../../src/gateway/gateway-front-door-handles.js';
 import { toolCall } from '../support/messages.js';
 
@@ -36,7 +36,7 @@ describe('restoreFromSession', () => {
       { role: 'assistant', content: 'It says alpha.  ' },
       { role: 'user', content: 'thanks' },
     ]);
-    const decisions = restoreFromSession(history, stored, []);
+    const decisions = restoreFromSession(history, storedTurnsOf(stored), []);
     const first = history.messages[1] as AssistantMessage;
     expect(first.reasoning_details).toEqual(signed);
     expect(first.origin).toEqual(origin);
@@ -62,7 +62,7 @@ describe('restoreFromSession', () => {
       { role: 'tool', tool_call_id: 'call_1', content: 'alpha' },
       { role: 'assistant', content: 'It says alpha.', reasoning: 'summary', origin },
     ]);
-    const decisions = restoreFromSession(history, stored, []);
+    const decisions = restoreFromSession(history, storedTurnsOf(stored), []);
     expect((history.messages[1] as AssistantMessage).reasoning_content).toBeUndefined();
     expect((history.messages[1] as AssistantMessage).reasoning).toBe('plan');
     expect(decisions.map((decision) => [decision.messageIndex, decision.action])).toEqual([[1, 'restored']]);
@@ -75,7 +75,7 @@ describe('restoreFromSession', () => {
       { role: 'assistant', content: 'It says alpha.', reasoning: 'summary', origin },
       { role: 'assistant', content: null, tool_calls: [toolCall('call_1', 'read_file', '{"path":"notes.txt"}')] },
     ]);
-    const decisions = restoreFromSession(history, stored, []);
+    const decisions = restoreFromSession(history, storedTurnsOf(stored), []);
     expect(decisions.map((decision) => [decision.messageIndex, decision.action])).toEqual([[2, 'kept']]);
     expect(decisions[0]?.reason).toContain('no turn of the session matches it');
   });
@@ -85,7 +85,7 @@ describe('restoreFromSession', () => {
       { role: 'user', content: 'read it' },
       { role: 'assistant', content: null, tool_calls: [toolCall('call_1', 'read_file', '{"path":"other.txt"}')] },
     ]);
-    const decisions = restoreFromSession(history, stored, []);
+    const decisions = restoreFromSession(history, storedTurnsOf(stored), []);
     expect((history.messages[1] as AssistantMessage).reasoning_details).toBeUndefined();
     expect(decisions).toEqual([expect.objectContaining({ messageIndex: 1, action: 'kept', field: 'session copy' })]);
   });
@@ -102,7 +102,7 @@ describe('restoreFromSession', () => {
         origin,
       },
     ]);
-    restoreFromSession(history, stored, []);
+    restoreFromSession(history, storedTurnsOf(stored), []);
     expect((history.messages[1] as AssistantMessage).reasoning_details).toEqual(signed);
   });
 
@@ -112,7 +112,7 @@ describe('restoreFromSession', () => {
       { role: 'user', content: 'read it' },
       { role: 'assistant', content: null, tool_calls: [toolCall('call_1', 'read_file', '{"path":"notes.txt"}')] },
     ]);
-    restoreFromSession(history, archived as Message[], []);
+    restoreFromSession(history, storedTurnsOf(archived as Message[]), []);
     const restored = history.messages[1] as AssistantMessage & { _archived?: number };
     expect(restored.reasoning_details).toEqual(signed);
     expect(restored._archived).toBeUndefined();
@@ -120,7 +120,7 @@ describe('restoreFromSession', () => {
 
   test('an empty session restores nothing', () => {
     const history = client([{ role: 'assistant', content: 'x' }]);
-    expect(restoreFromSession(history, [], [])).toEqual([]);
+    expect(restoreFromSession(history, storedTurnsOf([]), [])).toEqual([]);
   });
 
   test('the visible key ignores carriers and whitespace around the text', () => {

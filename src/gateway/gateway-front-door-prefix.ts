@@ -1,0 +1,111 @@
+import type { Message } from '../core/message.js';
+import type { OriginStamp, WireApi } from '../core/origin.js';
+import type { CarrierDecision } from '../runtime/runtime-client-turn.js';
+import type { SessionCopy, TranslatedMessage, TranslatedPrefix } from './gateway-front-door-copies.js';
+import { openClientHistory, type ClientHistory } from './gateway-front-door-handles.js';
+import { restoreFromSession, type RestoreStart, type StoredTurns } from './gateway-front-door-restore.js';
+import type { HandleKeyring } from './gateway-handle-keys.js';
+import type { HandlePurpose } from './gateway-handle-seal.js';
+
+/**
+ * A front-door history translated once per message (SPEC §26.7): handles opened (SPEC §25.6) and
+ * turns restored from the session's copy (SPEC §26.1) for the messages the last request of the
+ * session did not carry in the same bytes; the prefix that did keeps the last request's result
+ * (gateway-front-door-copies.ts). The outcome — the history's messages and the decisions, in the
+ * order a full translation makes them (every handle decision, then every restoration decision) —
+ * is the same as translating the whole history anew:
+ *
+ * - a message is reused only when it and every message before it came in the same bytes, under
+ *   the same handle purpose, wire API and origin;
+ * - restoration continues from the stored turn the reused prefix reached. The stored copy only
+ *   grows between requests (any other change reads the session again and drops the translation);
+ *   a grown copy could match a turn that matched nothing before, so reuse stops at the first
+ *   unmatched assistant turn when the copy holds more turns than when it was translated.
+ */
+
+/** What the translation needs of the route and session. */
+export interface TranslationInput {
+  history: ClientHistory;
+  /** The door's handle field, or null when it returns none (no handles to open). */
+  purpose: HandlePurpose | null;
+  keyring: HandleKeyring;
+  route: { api: WireApi; origin: OriginStamp };
+  /** The session's copy: its last translation is reused (null: stateless, or restored from another session). */
+  copy: SessionCopy | null;
+  /** The stored turns to restore from, and the session they come from when it is not the request's (a fork). */
+  source: { turns: StoredTurns; origin?: string } | null;
+}
+
+/** The decisions of a translated history. */
+export interface Translation {
+  opened: CarrierDecision[];
+  restored: CarrierDecision[];
+  /** Messages taken from the last request's translation. */
+  reused: number;
+  /** This translation, to keep with the session's copy (undefined without one). */
+  prefix: TranslatedPrefix | undefined;
+}
+
+/** Translates `input.history` in place (see the file comment). */
+export async function translateClientHistory(input: TranslationInput): Promise<Translation> {
+  const { history, purpose, copy, source } = input;
+  const facts = `${purpose ?? ''}\n${input.route.api}\n${JSON.stringify(input.route.origin)}`;
+  const fingerprints =
+    copy && source ? history.messages.map((message, index) => fingerprintOf(history, message, index)) : [];
+  const earlier = copy?.translated?.facts === facts ? copy.translated : undefined;
+  const grown = earlier !== undefined && earlier.storedTurns !== source?.turns.turns.length;
+  let reused = 0;
+  while (earlier && reused < fingerprints.length) {
+    const previous = earlier.messages[reused];
+    if (!previous || previous.fingerprint !== fingerprints[reused] || (grown && previous.unmatched)) break;
+    history.messages[reused] = previous.message;
+    reused += 1;
+  }
+  const kept = earlier?.messages.slice(0, reused) ?? [];
+  const opened = kept.flatMap((message) => message.opened);
+  if (purpose !== null) {
+    opened.push(...(await openClientHistory(history, purpose, input.keyring, input.route, reused)));
+  }
+  const restored = kept.flatMap((message) => message.restored);
+  if (!source) return { opened, restored, reused, prefix: undefined };
+  const start: RestoreStart = { from: reused, nextStoredTurn: kept.at(-1)?.nextStoredTurn ?? 0 };
+  const progress: { next: number; unmatched: boolean }[] = [];
+  restored.push(
+    ...restoreFromSession(history, source.turns, opened, source.origin, start, (index, next, unmatched) => {
+      progress[index] = { next, unmatched };
+    }),
+  );
+  if (!copy) return { opened, restored, reused, prefix: undefined };
+  const openedAt = byMessage(opened, reused);
+  const restoredAt = byMessage(restored, reused);
+  const messages: TranslatedMessage[] = kept;
+  for (let index = reused; index < history.messages.length; index += 1) {
+    messages.push({
+      fingerprint: fingerprints[index] as string,
+      message: history.messages[index] as Message,
+      opened: openedAt.get(index) ?? [],
+      restored: restoredAt.get(index) ?? [],
+      nextStoredTurn: progress[index]?.next ?? start.nextStoredTurn,
+      unmatched: progress[index]?.unmatched ?? false,
+    });
+  }
+  return { opened, restored, reused, prefix: { facts, storedTurns: source.turns.turns.length, messages } };
+}
+
+/** The decisions of each message from position `from` on. */
+function byMessage(decisions: readonly CarrierDecision[], from: number): Map<number, CarrierDecision[]> {
+  const grouped = new Map<number, CarrierDecision[]>();
+  for (const decision of decisions) {
+    const index = decision.messageIndex;
+    if (index < from) continue;
+    const list = grouped.get(index);
+    if (list) list.push(decision);
+    else grouped.set(index, [decision]);
+  }
+  return grouped;
+}
+
+/** The bytes a message came in: its canonical form and its echo (handles as sent). */
+function fingerprintOf(history: ClientHistory, message: unknown, index: number): string {
+  return JSON.stringify([message, history.echoes.get(index) ?? null]);
+}
