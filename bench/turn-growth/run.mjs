@@ -1,7 +1,8 @@
 // bench/turn-growth: how a turn's cost grows with history (SPEC §26.7), next to a plain proxy
 // moving the same bytes. Run after `npm run build`:
 //   node bench/turn-growth/run.mjs [requestsPerSize=12] [rounds=3]      (or: npm run bench -- turn-growth)
-// BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR.
+// BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR;
+// BENCH_TURN_GROWTH=warm or =door runs one part only.
 //
 // Two servers run in child processes (bench/gateway/bench-server.mjs) against the same zero-latency
 // DeepSeek emulator: the gateway over a SQLite state.db and the floor, a `node:http` proxy that
@@ -32,6 +33,7 @@ const rounds = Number(process.argv[3] ?? 3);
 const WARM_SIZES = [10, 1000, 10_000];
 const DOOR_SIZES = [10, 100, 1000];
 const MODEL = 'deepseek-v4-flash';
+const part = process.env.BENCH_TURN_GROWTH ?? 'both';
 
 const home = mkdtempSync(join(tmpdir(), 'hermes-bench-turn-growth-'));
 const statePath = join(home, 'state.db');
@@ -231,24 +233,28 @@ try {
   const warm = [];
   const doors = [];
   for (let round = 0; round < rounds; round += 1) {
-    warm.push(await warmTurns(gateway, floor, sessions));
-    doors.push(await frontDoor(gateway, floor, round));
+    if (part !== 'door') warm.push(await warmTurns(gateway, floor, sessions));
+    if (part !== 'warm') doors.push(await frontDoor(gateway, floor, round));
   }
   console.log(
     `turn-growth: server CPU per request (median of ${requestsPerSize} requests, median of ${rounds} rounds), Node ${process.version}`,
   );
-  const warmCells = printTable(
-    'warm gateway turn (stored session, one new message; floor forwards the whole history)',
-    warm,
-    WARM_SIZES,
-    'target ≤ 1.5×',
-  );
-  const doorCells = printTable(
-    'front-door Messages request with x-claude-code-session-id (floor forwards the same bytes)',
-    doors,
-    DOOR_SIZES,
-    'target ≤ 2.5×',
-  );
+  const warmCells =
+    warm.length > 0 &&
+    printTable(
+      'warm gateway turn (stored session, one new message; floor forwards the whole history)',
+      warm,
+      WARM_SIZES,
+      'target ≤ 1.5×',
+    );
+  const doorCells =
+    doors.length > 0 &&
+    printTable(
+      'front-door Messages request with x-claude-code-session-id (floor forwards the same bytes)',
+      doors,
+      DOOR_SIZES,
+      'target ≤ 2.5×',
+    );
   console.log(`json ${JSON.stringify({ warm: warmCells, door: doorCells })}`);
 } finally {
   for (const server of servers) await server.close();

@@ -1,6 +1,7 @@
 import type { Route } from '../core/route.js';
 import type { ChatPersonaName } from '../emulators/chat-completions/chat-emulator-types.js';
 import { emulatorPersonaRoute, type EmulatorPersonaRoute } from './cli-emulator-route.js';
+import { requestLogLimits } from './emulate-options.js';
 
 /**
  * Starts the in-process emulator behind `--provider emulator:NAME` (and the offline default).
@@ -55,23 +56,23 @@ async function startFamily(facts: EmulatorPersonaRoute, persona: string): Promis
   switch (facts.family) {
     case 'chat': {
       const { startChatEmulator } = await import('../emulators/chat-completions/chat-emulator.js');
-      return startChatEmulator({ persona: persona as ChatPersonaName });
+      return startChatEmulator({ persona: persona as ChatPersonaName, requestLog: requestLogLimits({}) });
     }
     case 'anthropic': {
       const { startAnthropicEmulator } = await import('../emulators/anthropic-messages/anthropic-emulator.js');
-      return startAnthropicEmulator();
+      return startAnthropicEmulator({ requestLog: requestLogLimits({}) });
     }
     case 'bedrock': {
       const { startBedrockEmulator } = await import('../emulators/bedrock-converse/bedrock-converse-emulator.js');
-      return startBedrockEmulator();
+      return startBedrockEmulator({ requestLog: requestLogLimits({}) });
     }
     case 'gemini': {
       const { startGeminiEmulator } = await import('../emulators/gemini/gemini-emulator.js');
-      return startGeminiEmulator();
+      return startGeminiEmulator({ requestLog: requestLogLimits({}) });
     }
     case 'responses': {
       const { startResponsesEmulator } = await import('../emulators/responses/responses-emulator.js');
-      return startResponsesEmulator();
+      return startResponsesEmulator({ requestLog: requestLogLimits({}) });
     }
   }
 }

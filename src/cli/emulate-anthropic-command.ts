@@ -7,6 +7,9 @@ import {
   parseEmulatorPort,
   waitForStopSignal,
   listening,
+  addRequestLogOption,
+  type EmulateLogFlags,
+  requestLogLimits,
 } from './emulate-options.js';
 
 /**
@@ -17,7 +20,7 @@ import {
  * `ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING` gets a `redacted_thinking` block.
  */
 
-interface EmulateAnthropicFlags extends EmulateEffortFlags {
+interface EmulateAnthropicFlags extends EmulateEffortFlags, EmulateLogFlags {
   port: number;
   host: string;
   boundSignatureWording?: boolean;
@@ -43,7 +46,7 @@ export function registerEmulateAnthropicCommand(emulate: Command): void {
         'thinking-block binding (preserved thinking): signatures bind the model and the prefix; a block whose prefix changed gets a 400 (error) or is dropped and listed in input_transformations (drop_block), unless the request declares thinking.block_binding',
       ).choices(['error', 'drop_block']),
     );
-  addEffortOptions(command)
+  addRequestLogOption(addEffortOptions(command))
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
     .action(async (flags: EmulateAnthropicFlags) => {
       const { REDACTED_THINKING_TRIGGER, startAnthropicEmulator } =
@@ -51,6 +54,7 @@ export function registerEmulateAnthropicCommand(emulate: Command): void {
       const emulator = await listening(flags.host, flags.port, () =>
         startAnthropicEmulator({
           host: flags.host,
+          requestLog: requestLogLimits(flags),
           port: flags.port,
           boundSignatureWording: flags.boundSignatureWording === true,
           ...(flags.binding ? { binding: flags.binding } : {}),

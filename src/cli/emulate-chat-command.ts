@@ -9,6 +9,9 @@ import {
   parseEmulatorPort,
   waitForStopSignal,
   listening,
+  addRequestLogOption,
+  type EmulateLogFlags,
+  requestLogLimits,
 } from './emulate-options.js';
 
 /**
@@ -16,7 +19,7 @@ import {
  * runs the OpenAI-compatible chat-completions emulator playing one provider until SIGINT/SIGTERM.
  */
 
-interface EmulateChatFlags extends EmulateEffortFlags {
+interface EmulateChatFlags extends EmulateEffortFlags, EmulateLogFlags {
   persona: string;
   port: number;
   host: string;
@@ -37,7 +40,7 @@ export function registerEmulateChatCommand(emulate: Command): void {
       "comma-separated assistant / tool-call keys to reject with the persona's unknown-field error",
     )
     .option('--context-window <tokens>', 'answer a context-length 400 above this many prompt tokens', parseTokens);
-  addEffortOptions(chat).action(async (flags: EmulateChatFlags) => {
+  addRequestLogOption(addEffortOptions(chat)).action(async (flags: EmulateChatFlags) => {
     const { CHAT_PERSONA_NAMES, isChatPersonaName, startChatEmulator } =
       await import('../emulators/chat-completions/chat-emulator.js');
     if (!isChatPersonaName(flags.persona)) {
@@ -53,6 +56,7 @@ export function registerEmulateChatCommand(emulate: Command): void {
         persona,
         port: flags.port,
         host: flags.host,
+        requestLog: requestLogLimits(flags),
         rejectKeys,
         ...(flags.contextWindow === undefined ? {} : { contextWindow: flags.contextWindow }),
         ...effortRules(flags),

@@ -7,6 +7,9 @@ import {
   parseEmulatorPort,
   waitForStopSignal,
   listening,
+  addRequestLogOption,
+  type EmulateLogFlags,
+  requestLogLimits,
 } from './emulate-options.js';
 
 /**
@@ -21,12 +24,17 @@ export function registerEmulateGeminiCommand(emulate: Command): void {
     .description('Run a local Gemini emulator (AI Studio + Vertex AI paths, thought signatures enforced)')
     .option('--port <port>', 'port to listen on (0 = any free port)', parseEmulatorPort, 0)
     .option('--host <host>', 'interface to bind', '127.0.0.1');
-  addEffortOptions(command)
+  addRequestLogOption(addEffortOptions(command))
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
-    .action(async (flags: { port: number; host: string } & EmulateEffortFlags) => {
+    .action(async (flags: { port: number; host: string } & EmulateEffortFlags & EmulateLogFlags) => {
       const { startGeminiEmulator } = await import('../emulators/gemini/gemini-emulator.js');
       const emulator = await listening(flags.host, flags.port, () =>
-        startGeminiEmulator({ port: flags.port, host: flags.host, ...effortRules(flags) }),
+        startGeminiEmulator({
+          port: flags.port,
+          host: flags.host,
+          requestLog: requestLogLimits(flags),
+          ...effortRules(flags),
+        }),
       );
       process.stdout.write(`emulator gemini listening on ${emulator.baseUrl}\n`);
       process.stdout.write(`vertex base url: ${emulator.vertexBaseUrl}\n`);

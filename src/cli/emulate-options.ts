@@ -81,3 +81,48 @@ function parseWords(value: string): string[] {
   if (!words.length) throw new UsageError('--accept-effort needs at least one word (e.g. low,high)');
   return words;
 }
+
+/** Requests `hermes emulate` keeps in its log by default (`--keep-requests`, `HERMES_EMULATE_KEEP_REQUESTS`). */
+export const DEFAULT_KEPT_REQUESTS = 100;
+
+/** Body text the log keeps at most, whatever the count: 64 MiB (a long conversation resent every turn is megabytes). */
+export const KEPT_REQUEST_BYTES = 64 * 1024 * 1024;
+
+/** The flag every `hermes emulate FAMILY` takes for its request log. */
+export interface EmulateLogFlags {
+  keepRequests?: number;
+}
+
+/**
+ * Adds `--keep-requests N`: how many requests `GET /_emulator/requests` keeps (the oldest are
+ * dropped first; also at most 64 MiB of bodies). Default `HERMES_EMULATE_KEEP_REQUESTS`, else 100.
+ */
+export function addRequestLogOption(command: Command): Command {
+  return command.option(
+    '--keep-requests <count>',
+    `requests the log (GET /_emulator/requests) keeps, oldest dropped first, at most 64 MiB of bodies (default: HERMES_EMULATE_KEEP_REQUESTS, else ${DEFAULT_KEPT_REQUESTS})`,
+    (value) => parseKeptRequests(value, '--keep-requests'),
+  );
+}
+
+/** The request-log bounds of the flags (the environment's default when the flag is absent). */
+export function requestLogLimits(
+  flags: EmulateLogFlags,
+  environment: NodeJS.ProcessEnv = process.env,
+): { maxRequests: number; maxBytes: number } {
+  const fromEnvironment = environment['HERMES_EMULATE_KEEP_REQUESTS'];
+  const maxRequests =
+    flags.keepRequests ??
+    (fromEnvironment === undefined || fromEnvironment.trim() === ''
+      ? DEFAULT_KEPT_REQUESTS
+      : parseKeptRequests(fromEnvironment.trim(), 'HERMES_EMULATE_KEEP_REQUESTS'));
+  return { maxRequests, maxBytes: KEPT_REQUEST_BYTES };
+}
+
+function parseKeptRequests(value: string, name: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(count)) {
+    throw new UsageError(`${name} must be a whole number of requests (0 keeps none), got "${value}"`);
+  }
+  return count;
+}

@@ -8,6 +8,9 @@ import {
   parseEmulatorPort,
   waitForStopSignal,
   listening,
+  addRequestLogOption,
+  type EmulateLogFlags,
+  requestLogLimits,
 } from './emulate-options.js';
 
 /**
@@ -16,7 +19,7 @@ import {
  * does not verify at each other ("The encrypted content … could not be verified.").
  */
 
-interface EmulateResponsesFlags {
+interface EmulateResponsesFlags extends EmulateLogFlags {
   port: number;
   host: string;
   issuer: string;
@@ -59,13 +62,14 @@ export function registerEmulateResponsesCommand(emulate: Command): void {
         .choices(['openai', 'relay', 'xai'])
         .default('openai'),
     );
-  addEffortOptions(command)
+  addRequestLogOption(addEffortOptions(command))
     .addHelpText('after', CONTROL_ENDPOINTS_HELP)
     .action(async (flags: EmulateResponsesFlags & EmulateEffortFlags) => {
       const { startResponsesEmulator } = await import('../emulators/responses/responses-emulator.js');
       const emulator = await listening(flags.host, flags.port, () =>
         startResponsesEmulator({
           host: flags.host,
+          requestLog: requestLogLimits(flags),
           port: flags.port,
           issuer: flags.issuer,
           rotateIds: flags.rotateIds === true,

@@ -47,11 +47,7 @@ export function checkJsonBounds(text: string, bounds: Pick<JsonBodyBounds, 'maxD
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (code === QUOTE) {
-      for (index += 1; index < text.length; index += 1) {
-        const inner = text.charCodeAt(index);
-        if (inner === BACKSLASH) index += 1;
-        else if (inner === QUOTE) break;
-      }
+      index = stringEnd(text, index);
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
       depth += 1;
       if (depth > bounds.maxDepth) {
@@ -70,6 +66,20 @@ export function checkJsonBounds(text: string, bounds: Pick<JsonBodyBounds, 'maxD
       }
     }
   }
+}
+
+/**
+ * The position of the quote closing the string opened at `open` (`text.length` when none): the
+ * next quote preceded by an even run of backslashes. Found with `indexOf`, so the bytes of a long
+ * string (text, signatures) are skipped natively rather than one by one.
+ */
+function stringEnd(text: string, open: number): number {
+  for (let quote = text.indexOf('"', open + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return text.length;
 }
 
 /** `text` parsed after {@link checkJsonBounds}; a 400 `invalid_json` when it does not parse. */

@@ -25,10 +25,15 @@ export interface MessageEstimateOptions {
   newestAssistant: boolean;
 }
 
+// eslint-disable-next-line no-control-regex
+const NOT_ASCII = /[^\x00-\x7f]/;
+
 /**
  * `ceil(utf8_bytes / 4)` for non-CJK text plus one token per CJK character (SPEC §15).
  */
 export function estimateTextTokens(text: string): number {
+  // ASCII only (most text): one byte per character, found by a native scan.
+  if (!NOT_ASCII.test(text)) return Math.ceil(text.length / 4);
   let cjk = 0;
   let bytes = 0;
   for (let index = 0; index < text.length; index++) {

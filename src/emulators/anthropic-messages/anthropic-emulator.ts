@@ -20,7 +20,13 @@ import { isHostileFault } from '../shared/emulator-hostile-faults.js';
 import { serveHostileFault, type HostileDialect } from '../shared/emulator-hostile.js';
 import { FaultQueue } from '../shared/emulator-faults.js';
 import { type EmulatorHttpRequest, sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
-import { parseJsonBody, type ReceivedRequest, receivedRequestFrom } from '../shared/emulator-request-log.js';
+import {
+  keepRequest,
+  parseJsonBody,
+  type ReceivedRequest,
+  receivedRequestFrom,
+  type RequestLogLimits,
+} from '../shared/emulator-request-log.js';
 import { EmulatorSseWriter } from '../shared/emulator-sse-writer.js';
 import { estimateTokens, splitIntoFragments } from '../shared/emulator-text.js';
 import { runScript } from '../shared/scripted-model.js';
@@ -45,6 +51,8 @@ export { REDACTED_THINKING_TRIGGER };
 
 /** Options of {@link startAnthropicEmulator} (with the emulated model's effort rules, `acceptEfforts` / `alwaysThinks`). */
 export interface AnthropicEmulatorOptions extends EmulatedEffortRules {
+  /** How much of the request log to keep (default: all of it). */
+  requestLog?: RequestLogLimits | undefined;
   host?: string;
   port?: number;
   secret?: string;
@@ -101,7 +109,7 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
     if (handleControlRequest(request, response, { requests, faults })) return;
     const body = parseJsonBody(request.raw);
     const entry = receivedRequestFrom(request, body);
-    requests.push(entry);
+    keepRequest(requests, entry, options.requestLog);
     modelRequests += 1;
     const bedrock = BEDROCK_PATH.exec(request.path);
     const framing: AnthropicEmulatorFraming = bedrock ? 'bedrock' : 'direct';

@@ -9,8 +9,8 @@ import { serveHostileFault, type HostileDialect } from '../shared/emulator-hosti
 import { FaultQueue } from '../shared/emulator-faults.js';
 import type { EmulatorHttpRequest } from '../shared/emulator-http-server.js';
 import { sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
-import type { ReceivedRequest } from '../shared/emulator-request-log.js';
-import { parseJsonBody, receivedRequestFrom } from '../shared/emulator-request-log.js';
+import type { ReceivedRequest, RequestLogLimits } from '../shared/emulator-request-log.js';
+import { keepRequest, parseJsonBody, receivedRequestFrom } from '../shared/emulator-request-log.js';
 import { runScript } from '../shared/scripted-model.js';
 import type { ReasoningIssue } from './bedrock-converse-emulator-reply.js';
 import { answerBlocks, converseResponse, converseStreamFrames } from './bedrock-converse-emulator-reply.js';
@@ -34,6 +34,8 @@ import {
 
 /** Options of {@link startBedrockEmulator}. */
 export interface BedrockEmulatorOptions {
+  /** How much of the request log to keep (default: all of it). */
+  requestLog?: RequestLogLimits | undefined;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0 (ephemeral). */
@@ -87,7 +89,7 @@ export async function startBedrockEmulator(options: BedrockEmulatorOptions = {})
     if (handleControlRequest(request, response, { requests, faults })) return;
     const body = parseJsonBody(request.raw);
     const entry = receivedRequestFrom(request, body);
-    requests.push(entry);
+    keepRequest(requests, entry, options.requestLog);
     entry.status = serve(request, body, response);
   };
 

@@ -1,6 +1,6 @@
 import type { EmulatedEffortRules } from '../shared/emulator-effort.js';
 import type { Fault } from '../shared/emulator-faults.js';
-import type { ReceivedRequest } from '../shared/emulator-request-log.js';
+import type { ReceivedRequest, RequestLogLimits } from '../shared/emulator-request-log.js';
 
 export type { Fault } from '../shared/emulator-faults.js';
 export type { ReceivedRequest } from '../shared/emulator-request-log.js';
@@ -28,6 +28,8 @@ export function isChatPersonaName(name: string): name is ChatPersonaName {
 
 /** Options of `startChatEmulator` (with the emulated model's effort rules, `acceptEfforts` / `alwaysThinks`). */
 export interface ChatEmulatorOptions extends EmulatedEffortRules {
+  /** How much of the request log to keep (default: all of it). */
+  requestLog?: RequestLogLimits | undefined;
   persona: ChatPersonaName;
   /** Default 0: an ephemeral port. */
   port?: number;

@@ -11,7 +11,13 @@ import { isHostileFault } from '../shared/emulator-hostile-faults.js';
 import { serveHostileFault, type HostileDialect } from '../shared/emulator-hostile.js';
 import { FaultQueue, type Fault } from '../shared/emulator-faults.js';
 import { startLoopbackServer, type EmulatorHttpRequest } from '../shared/emulator-http-server.js';
-import { parseJsonBody, receivedRequestFrom, type ReceivedRequest } from '../shared/emulator-request-log.js';
+import {
+  keepRequest,
+  parseJsonBody,
+  receivedRequestFrom,
+  type ReceivedRequest,
+  type RequestLogLimits,
+} from '../shared/emulator-request-log.js';
 import { runScript } from '../shared/scripted-model.js';
 import { buildChunks, buildResponse } from './gemini-emulator-respond.js';
 import { checkRequest, type EmulatorFailure } from './gemini-emulator-rules.js';
@@ -34,6 +40,8 @@ export interface GeminiEmulatorRequest extends ReceivedRequest {
 
 /** Emulator options. */
 export interface GeminiEmulatorOptions extends EmulatedEffortRules {
+  /** How much of the request log to keep (default: all of it). */
+  requestLog?: RequestLogLimits | undefined;
   port?: number;
   host?: string;
   /** Faults consumed one per model request, in order. */
@@ -83,7 +91,7 @@ export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): 
     const body = parseJsonBody(request.raw);
     const route = matchRoute(request.path);
     const record: GeminiEmulatorRequest = { ...receivedRequestFrom(request, body), issuer: route?.issuer ?? null };
-    requests.push(record);
+    keepRequest(requests, record, options.requestLog);
     record.status = await serve(request, body, route, response);
   };
 

@@ -16,8 +16,8 @@ import { FaultQueue } from '../shared/emulator-faults.js';
 import type { Fault } from '../shared/emulator-faults.js';
 import { sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
 import type { EmulatorHttpRequest } from '../shared/emulator-http-server.js';
-import { parseJsonBody, receivedRequestFrom } from '../shared/emulator-request-log.js';
-import type { ReceivedRequest } from '../shared/emulator-request-log.js';
+import { keepRequest, parseJsonBody, receivedRequestFrom } from '../shared/emulator-request-log.js';
+import type { ReceivedRequest, RequestLogLimits } from '../shared/emulator-request-log.js';
 import { EmulatorSseWriter } from '../shared/emulator-sse-writer.js';
 import { estimateTokens, splitIntoFragments } from '../shared/emulator-text.js';
 import { runScript, sealReasoning } from '../shared/scripted-model.js';
@@ -51,6 +51,8 @@ export type ResponsesReasoningOnlyShape = 'summary-only' | 'temporary-id' | 'max
 
 /** Options of {@link startResponsesEmulator}. */
 export interface ResponsesEmulatorOptions extends EmulatedEffortRules {
+  /** How much of the request log to keep (default: all of it). */
+  requestLog?: RequestLogLimits | undefined;
   host?: string;
   port?: number;
   /** Issuer identity: blobs minted under one issuer fail verification under another. Default `openai`. */
@@ -100,6 +102,7 @@ export async function startResponsesEmulator(options: ResponsesEmulatorOptions =
       if (handleControlRequest(request, response, { requests, faults })) return;
       await handleModelRequest(request, response, {
         requests,
+        requestLog: options.requestLog,
         faults,
         issuer,
         rotateIds: options.rotateIds ?? false,
@@ -135,6 +138,7 @@ const RESPONSES_PATHS = new Set([
 
 interface EmulatorState {
   requests: ReceivedRequest[];
+  requestLog: RequestLogLimits | undefined;
   faults: FaultQueue;
   issuer: string;
   rotateIds: boolean;
@@ -155,7 +159,7 @@ async function handleModelRequest(
 ): Promise<void> {
   const body = parseJsonBody(request.raw);
   const entry = receivedRequestFrom(request, body);
-  state.requests.push(entry);
+  keepRequest(state.requests, entry, state.requestLog);
   const answer = (status: number, payload: unknown) => {
     entry.status = sendJson(response, status, payload);
   };

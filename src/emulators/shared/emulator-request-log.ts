@@ -67,3 +67,38 @@ export function parseJsonBody(raw: Buffer): unknown {
     return undefined;
   }
 }
+
+/**
+ * How much of the request log an emulator keeps. A client that resends a long conversation
+ * every turn sends megabytes per request; past either bound the oldest entries are dropped, so a
+ * long-running `hermes emulate` stays within a fixed amount of memory. Unset: everything is kept
+ * (the in-process emulators of the tests, which read the whole log).
+ */
+export interface RequestLogLimits {
+  /** Entries kept at most. */
+  maxRequests?: number | undefined;
+  /** Body bytes (`raw`, as UTF-16 text) kept at most over all entries; the newest entry is always kept. */
+  maxBytes?: number | undefined;
+}
+
+/** Appends `entry` to `log`, then drops the oldest entries past `limits`. */
+export function keepRequest<Entry extends ReceivedRequest>(
+  log: Entry[],
+  entry: Entry,
+  limits: RequestLogLimits | undefined,
+): void {
+  log.push(entry);
+  if (!limits) return;
+  let drop = limits.maxRequests === undefined ? 0 : Math.max(0, log.length - limits.maxRequests);
+  if (limits.maxBytes !== undefined) {
+    let bytes = 0;
+    for (let index = log.length - 1; index >= drop; index -= 1) {
+      bytes += (log[index] as Entry).raw.length * 2;
+      if (bytes > limits.maxBytes && index < log.length - 1) {
+        drop = index + 1;
+        break;
+      }
+    }
+  }
+  if (drop > 0) log.splice(0, drop);
+}
