@@ -1,9 +1,9 @@
-import type { Message } from '../core/message.js';
+import type { AssistantMessage, Message } from '../core/message.js';
 import type { OriginStamp, WireApi } from '../core/origin.js';
 import type { CarrierDecision } from '../runtime/runtime-client-turn.js';
 import type { SessionCopy, TranslatedMessage, TranslatedPrefix } from './gateway-front-door-copies.js';
 import { openClientHistory, type ClientHistory } from './gateway-front-door-handles.js';
-import { restoreFromSession, type RestoreStart, type StoredTurns } from './gateway-front-door-restore.js';
+import { restoreFromSession, visibleKey, type RestoreStart, type StoredTurns } from './gateway-front-door-restore.js';
 import type { HandleKeyring } from './gateway-handle-keys.js';
 import type { HandlePurpose } from './gateway-handle-seal.js';
 
@@ -20,7 +20,7 @@ import type { HandlePurpose } from './gateway-handle-seal.js';
  * - restoration continues from the stored turn the reused prefix reached. The stored copy only
  *   grows between requests (any other change reads the session again and drops the translation);
  *   a grown copy could match a turn that matched nothing before, so reuse stops at the first
- *   unmatched assistant turn when the copy holds more turns than when it was translated.
+ *   such turn that matches one of the stored turns added since.
  */
 
 /** What the translation needs of the route and session. */
@@ -57,7 +57,8 @@ export async function translateClientHistory(input: TranslationInput): Promise<T
   let reused = 0;
   while (earlier && reused < fingerprints.length) {
     const previous = earlier.messages[reused];
-    if (!previous || previous.fingerprint !== fingerprints[reused] || (grown && previous.unmatched)) break;
+    if (!previous || previous.fingerprint !== fingerprints[reused]) break;
+    if (grown && previous.unmatched && source && matchesLater(previous, source.turns, earlier.storedTurns)) break;
     history.messages[reused] = previous.message;
     reused += 1;
   }
@@ -90,6 +91,15 @@ export async function translateClientHistory(input: TranslationInput): Promise<T
     });
   }
   return { opened, restored, reused, prefix: { facts, storedTurns: source.turns.turns.length, messages } };
+}
+
+/**
+ * Whether a turn no stored turn matched matches one the session learned since (a stored turn
+ * at `from` or later): only those can change its outcome.
+ */
+function matchesLater(translated: TranslatedMessage, stored: StoredTurns, from: number): boolean {
+  const key = visibleKey(translated.message as AssistantMessage);
+  return stored.keys.indexOf(key, Math.max(from, translated.nextStoredTurn)) >= 0;
 }
 
 /** The decisions of each message from position `from` on. */

@@ -1,0 +1,207 @@
+import { describe, expect, it } from 'vitest';
+import type { AssistantMessage, Message } from '../../src/core/message.js';
+import type { OriginStamp } from '../../src/core/origin.js';
+import { FrontDoorSessionCopies, type SessionCopy } from '../../src/gateway/gateway-front-door-copies.js';
+import type { ClientHistory, EchoedTurn } from '../../src/gateway/gateway-front-door-handles.js';
+import { translateClientHistory } from '../../src/gateway/gateway-front-door-prefix.js';
+import { storedTurnsOf } from '../../src/gateway/gateway-front-door-restore.js';
+import { sealMessage } from '../../src/gateway/gateway-handle-carriers.js';
+import { HandleKeyring } from '../../src/gateway/gateway-handle-keys.js';
+import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
+import type { SessionStore } from '../../src/storage/session-store.js';
+import { seededRandom } from '../support/random.js';
+
+/**
+ * SPEC §26.7: a front-door request translates only what the last request of its session did not
+ * carry in the same bytes (gateway-front-door-prefix.ts). Over seeded random conversations —
+ * appended turns, handles echoed whole, blanked or dropped, earlier turns edited, rewinds, turns
+ * the session learns later, a route change — the translation that reuses the last one equals a
+ * full translation of the same request: the same messages, the same decisions in the same order.
+ */
+
+const PURPOSE = 'messages.thinking.signature' as const;
+const ORIGINS: OriginStamp[] = [
+  { api: 'chat_completions', provider: 'deepseek', host: 'api.deepseek.com', model: 'deepseek-v4-flash' },
+  { api: 'chat_completions', provider: 'openrouter', host: 'openrouter.ai', model: 'anthropic/claude-opus' },
+];
+
+/** One request as a door parses it: fresh objects every time (the client resends everything). */
+interface ClientRequest {
+  messages: Message[];
+  echoes: [number, EchoedTurn][];
+}
+
+const parsed = (request: ClientRequest): ClientHistory =>
+  structuredClone({ messages: request.messages, echoes: new Map(request.echoes) });
+
+/** A stored answer with carriers, as the session keeps it. */
+function storedAnswer(turn: number, random: () => number): AssistantMessage {
+  const answer: AssistantMessage = {
+    role: 'assistant',
+    content: `answer ${turn}`,
+    reasoning_content: `thinking ${turn}`,
+    origin: ORIGINS[0] as OriginStamp,
+  };
+  if (random() < 0.4) {
+    answer.content = null;
+    answer.tool_calls = [
+      { id: `call_${turn}`, type: 'function', function: { name: 'read_file', arguments: `{"path":"f${turn}"}` } },
+    ];
+  }
+  return answer;
+}
+
+/** What the client holds of a stored answer, and how it echoes it. */
+async function clientCopy(
+  answer: AssistantMessage,
+  keyring: HandleKeyring,
+  random: () => number,
+): Promise<{ message: Message; echo: EchoedTurn | undefined }> {
+  const message: AssistantMessage = { role: 'assistant', content: answer.content };
+  if (answer.tool_calls) message.tool_calls = answer.tool_calls.map((call) => structuredClone(call));
+  const roll = random();
+  if (roll < 0.15) return { message, echo: undefined };
+  const value = roll < 0.3 ? '' : await sealMessage(answer, PURPOSE, keyring);
+  return { message, echo: { reasoning: [{ field: 'content[0].signature', value, text: roll < 0.5 ? 'shown' : '' }] } };
+}
+
+interface Conversation {
+  store: SessionStore;
+  sessionId: string;
+  keyring: HandleKeyring;
+  copies: FrontDoorSessionCopies;
+  request: ClientRequest;
+}
+
+/** The mirror's write: `messages` appended to the session, the copy following it. */
+async function mirror(conversation: Conversation, messages: Message[]): Promise<void> {
+  const { store, sessionId, copies } = conversation;
+  const copy = await copies.read(store, sessionId);
+  const version = copy?.version ?? 0;
+  const written = await store.writeTurn(sessionId, { expectedVersion: version, messages });
+  copies.appended(sessionId, version, written.version, messages);
+}
+
+/** One request: the translation reusing the last one, and a full translation beside it. */
+async function translateBoth(conversation: Conversation, origin: OriginStamp) {
+  const { store, sessionId, keyring, copies } = conversation;
+  const copy = (await copies.read(store, sessionId)) as SessionCopy;
+  const incremental = parsed(conversation.request);
+  const reusing = await translateClientHistory({
+    history: incremental,
+    purpose: PURPOSE,
+    keyring,
+    route: { api: origin.api, origin },
+    copy,
+    source: { turns: copy.turns },
+  });
+  if (reusing.prefix) copies.translated(sessionId, reusing.prefix);
+  const stored = await store.listMessages(sessionId, { includeArchived: true });
+  const fresh: SessionCopy = { version: 0, stored, turns: storedTurnsOf(stored), translated: undefined };
+  const full = parsed(conversation.request);
+  const whole = await translateClientHistory({
+    history: full,
+    purpose: PURPOSE,
+    keyring,
+    route: { api: origin.api, origin },
+    copy: fresh,
+    source: { turns: fresh.turns },
+  });
+  return { incremental, reusing, full, whole };
+}
+
+describe('front-door translation of an unchanged prefix', () => {
+  it.each([1, 2, 3, 4, 5, 6])('equals a full translation over a random conversation (seed %i)', async (seed) => {
+    const random = seededRandom(seed);
+    const store = createMemorySessionStore();
+    const session = await store.createSession({ provider: 'deepseek', model: 'deepseek-v4-flash' });
+    const conversation: Conversation = {
+      store,
+      sessionId: session.id,
+      keyring: new HandleKeyring(store),
+      copies: new FrontDoorSessionCopies(),
+      request: { messages: [{ role: 'system', content: 'be brief' }], echoes: [] },
+    };
+    let reusedTotal = 0;
+    let learnNext: number | undefined;
+    for (let turn = 1; turn <= 40; turn += 1) {
+      const { request } = conversation;
+      const question: Message = { role: 'user', content: `question ${turn}` };
+      request.messages.push(question);
+      const origin = (turn > 30 && random() < 0.5 ? ORIGINS[1] : ORIGINS[0]) as OriginStamp;
+      const { incremental, reusing, full, whole } = await translateBoth(conversation, origin);
+      expect(incremental.messages).toEqual(full.messages);
+      expect([...reusing.opened, ...reusing.restored]).toEqual([...whole.opened, ...whole.restored]);
+      reusedTotal += reusing.reused;
+      if (learnNext !== undefined) {
+        const edited = request.messages[learnNext] as AssistantMessage | undefined;
+        const learned = storedAnswer(turn + 1000, random);
+        learnNext = undefined;
+        if (edited?.role === 'assistant') {
+          const calls = (edited.tool_calls ?? []).map((call) => structuredClone(call));
+          await mirror(conversation, [{ ...learned, content: edited.content, tool_calls: calls }]);
+        }
+      }
+
+      // The answer, mirrored, and what the client holds of it.
+      const answer = storedAnswer(turn, random);
+      await mirror(conversation, random() < 0.9 ? [question, answer] : [answer]);
+      const held = await clientCopy(answer, conversation.keyring, random);
+      request.messages.push(held.message);
+      if (held.echo) request.echoes.push([request.messages.length - 1, held.echo]);
+      if (answer.tool_calls) {
+        const call = answer.tool_calls[0]?.id as string;
+        request.messages.push({ role: 'tool', tool_call_id: call, content: `result ${turn}` });
+      }
+
+      const roll = random();
+      const assistants = request.messages.flatMap((message, index) => (message.role === 'assistant' ? [index] : []));
+      const edited = assistants[Math.floor(random() * assistants.length)];
+      if (roll < 0.1 && edited !== undefined) {
+        // The client edits an earlier answer (it matches no stored turn now)...
+        const message = request.messages[edited] as AssistantMessage;
+        request.messages[edited] = { ...message, content: `${String(message.content)} (edited)` };
+        // ...and sometimes the session learns that edited turn a request later (it matches then).
+        if (random() < 0.5) learnNext = edited;
+      } else if (roll < 0.15) {
+        // The client drops every handle of one turn, or rewinds its last exchange.
+        if (random() < 0.5) request.echoes.splice(Math.floor(random() * request.echoes.length), 1);
+        else {
+          const cut = Math.max(1, request.messages.length - 2);
+          request.messages.length = cut;
+          request.echoes = request.echoes.filter(([index]) => index < cut);
+        }
+      }
+    }
+    // The prefix was reused for most requests (the point of it), yet never changed the outcome.
+    expect(reusedTotal).toBeGreaterThan(200);
+  });
+
+  it('translates anew after the session changed underneath (another process, /undo)', async () => {
+    const store = createMemorySessionStore();
+    const session = await store.createSession({ provider: 'deepseek', model: 'deepseek-v4-flash' });
+    const copies = new FrontDoorSessionCopies();
+    const first = await copies.read(store, session.id);
+    copies.translated(session.id, { facts: 'x', storedTurns: 0, messages: [] });
+    await store.appendMessages(session.id, [{ role: 'user', content: 'from elsewhere' }]);
+    const second = await copies.read(store, session.id);
+    expect(second).not.toBe(first);
+    expect(second?.stored).toEqual([{ role: 'user', content: 'from elsewhere' }]);
+    expect(second?.translated).toBeUndefined();
+  });
+
+  it('stays within its bounds', async () => {
+    const store = createMemorySessionStore();
+    const copies = new FrontDoorSessionCopies({ maxSessions: 3, maxMessages: 50 });
+    for (let index = 0; index < 10; index += 1) {
+      const session = await store.createSession({});
+      await store.appendMessages(
+        session.id,
+        Array.from({ length: 20 }, (_, position): Message => ({ role: 'user', content: `m${position}` })),
+      );
+      await copies.read(store, session.id);
+      expect(copies.size.sessions).toBeLessThanOrEqual(3);
+      expect(copies.size.messages).toBeLessThanOrEqual(50);
+    }
+  });
+});
