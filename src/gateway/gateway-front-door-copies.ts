@@ -1,5 +1,6 @@
 import type { Message } from '../core/message.js';
 import type { CarrierDecision } from '../runtime/runtime-client-turn.js';
+import type { EchoedTurn } from './gateway-front-door-handles.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { ARCHIVED_KEY } from '../storage/session-archive.js';
 import { storedTurnsOf, visibleKey, type StoredTurns } from './gateway-front-door-restore.js';
@@ -13,8 +14,8 @@ import { storedTurnsOf, visibleKey, type StoredTurns } from './gateway-front-doo
  *   written at. The mirror's own write appends to them; any other write to the session (another
  *   process, `/undo`, compaction, a route change) moves the version on and the next request
  *   reads the session again;
- * - the client's history as the last request translated it: per message, the bytes it came in
- *   (its canonical form and echo, serialized), the message after its handles were opened and
+ * - the client's history as the last request translated it: per message, what it came in as
+ *   (its canonical form and echo, as parsed), the message after its handles were opened and
  *   its session copy restored (SPEC §25.6, §26.1), and the decisions that made. A request whose
  *   history starts with the same messages under the same route facts takes those results for
  *   that prefix and translates only what follows; the reused objects are the same objects as
@@ -32,10 +33,16 @@ export interface FrontDoorCopyLimits {
   maxMessages?: number;
 }
 
+/** A client message as its door parsed it, with its echo (never changed after parsing). */
+export interface TranslatedInput {
+  message: Message;
+  echo: EchoedTurn | undefined;
+}
+
 /** One translated client message of the last request (see the file comment). */
 export interface TranslatedMessage {
-  /** The canonical message and its echo as parsed, serialized: equal bytes, equal translation. */
-  fingerprint: string;
+  /** The canonical message and its echo as parsed: equal values, equal translation. */
+  input: TranslatedInput;
   /** The message after opening and restoring. */
   message: Message;
   /** Handle decisions made for it. */

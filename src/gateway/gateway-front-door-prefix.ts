@@ -1,7 +1,7 @@
 import type { AssistantMessage, Message } from '../core/message.js';
 import type { OriginStamp, WireApi } from '../core/origin.js';
 import type { CarrierDecision } from '../runtime/runtime-client-turn.js';
-import type { SessionCopy, TranslatedMessage, TranslatedPrefix } from './gateway-front-door-copies.js';
+import type { SessionCopy, TranslatedInput, TranslatedMessage, TranslatedPrefix } from './gateway-front-door-copies.js';
 import { openClientHistory, type ClientHistory } from './gateway-front-door-handles.js';
 import { restoreFromSession, visibleKey, type RestoreStart, type StoredTurns } from './gateway-front-door-restore.js';
 import type { HandleKeyring } from './gateway-handle-keys.js';
@@ -10,13 +10,13 @@ import type { HandlePurpose } from './gateway-handle-seal.js';
 /**
  * A front-door history translated once per message (SPEC §26.7): handles opened (SPEC §25.6) and
  * turns restored from the session's copy (SPEC §26.1) for the messages the last request of the
- * session did not carry in the same bytes; the prefix that did keeps the last request's result
+ * session did not carry as it is now; the prefix it did keeps the last request's result
  * (gateway-front-door-copies.ts). The outcome — the history's messages and the decisions, in the
  * order a full translation makes them (every handle decision, then every restoration decision) —
  * is the same as translating the whole history anew:
  *
- * - a message is reused only when it and every message before it came in the same bytes, under
- *   the same handle purpose, wire API and origin;
+ * - a message is reused only when it and every message before it came in as before (as parsed:
+ *   the same values, keys in the same order), under the same handle purpose, wire API and origin;
  * - restoration continues from the stored turn the reused prefix reached. The stored copy only
  *   grows between requests (any other change reads the session again and drops the translation);
  *   a grown copy could match a turn that matched nothing before, so reuse stops at the first
@@ -50,14 +50,15 @@ export interface Translation {
 export async function translateClientHistory(input: TranslationInput): Promise<Translation> {
   const { history, purpose, copy, source } = input;
   const facts = `${purpose ?? ''}\n${input.route.api}\n${JSON.stringify(input.route.origin)}`;
-  const fingerprints =
-    copy && source ? history.messages.map((message, index) => fingerprintOf(history, message, index)) : [];
+  // The messages as parsed, before opening and restoring replace them.
+  const inputs: TranslatedInput[] =
+    copy && source ? history.messages.map((message, index) => inputOf(history, message, index)) : [];
   const earlier = copy?.translated?.facts === facts ? copy.translated : undefined;
   const grown = earlier !== undefined && earlier.storedTurns !== source?.turns.turns.length;
   let reused = 0;
-  while (earlier && reused < fingerprints.length) {
+  while (earlier && reused < inputs.length) {
     const previous = earlier.messages[reused];
-    if (!previous || previous.fingerprint !== fingerprints[reused]) break;
+    if (!previous || !sameJson(previous.input, inputs[reused])) break;
     if (grown && previous.unmatched && source && matchesLater(previous, source.turns, earlier.storedTurns)) break;
     history.messages[reused] = previous.message;
     reused += 1;
@@ -82,7 +83,7 @@ export async function translateClientHistory(input: TranslationInput): Promise<T
   const messages: TranslatedMessage[] = kept;
   for (let index = reused; index < history.messages.length; index += 1) {
     messages.push({
-      fingerprint: fingerprints[index] as string,
+      input: inputs[index] as TranslatedInput,
       message: history.messages[index] as Message,
       opened: openedAt.get(index) ?? [],
       restored: restoredAt.get(index) ?? [],
@@ -115,7 +116,37 @@ function byMessage(decisions: readonly CarrierDecision[], from: number): Map<num
   return grouped;
 }
 
-/** The bytes a message came in: its canonical form and its echo (handles as sent). */
-function fingerprintOf(history: ClientHistory, message: unknown, index: number): string {
-  return JSON.stringify([message, history.echoes.get(index) ?? null]);
+/** A message as parsed with its echo (handles as sent). */
+function inputOf(history: ClientHistory, message: Message, index: number): TranslatedInput {
+  return { message, echo: history.echoes.get(index) };
+}
+
+/**
+ * Whether two parsed JSON values would serialize to the same text: equal values, keys in the
+ * same order (a key holding `undefined` counts as absent). Strings are compared whole, natively:
+ * a long history is mostly long strings (text, signatures), so this costs far less than
+ * serializing it.
+ */
+export function sameJson(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
+  if (Array.isArray(left)) {
+    if (!Array.isArray(right) || left.length !== right.length) return false;
+    for (let index = 0; index < left.length; index += 1) if (!sameJson(left[index], right[index])) return false;
+    return true;
+  }
+  if (Array.isArray(right)) return false;
+  const leftKeys = definedKeys(left as Record<string, unknown>);
+  const rightKeys = definedKeys(right as Record<string, unknown>);
+  if (leftKeys.length !== rightKeys.length) return false;
+  for (let index = 0; index < leftKeys.length; index += 1) {
+    const key = leftKeys[index] as string;
+    if (key !== rightKeys[index]) return false;
+    if (!sameJson((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+function definedKeys(record: Record<string, unknown>): string[] {
+  return Object.keys(record).filter((key) => record[key] !== undefined);
 }

@@ -3,7 +3,7 @@ import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { OriginStamp } from '../../src/core/origin.js';
 import { FrontDoorSessionCopies, type SessionCopy } from '../../src/gateway/gateway-front-door-copies.js';
 import type { ClientHistory, EchoedTurn } from '../../src/gateway/gateway-front-door-handles.js';
-import { translateClientHistory } from '../../src/gateway/gateway-front-door-prefix.js';
+import { sameJson, translateClientHistory } from '../../src/gateway/gateway-front-door-prefix.js';
 import { storedTurnsOf } from '../../src/gateway/gateway-front-door-restore.js';
 import { sealMessage } from '../../src/gateway/gateway-handle-carriers.js';
 import { HandleKeyring } from '../../src/gateway/gateway-handle-keys.js';
@@ -202,6 +202,33 @@ describe('front-door translation of an unchanged prefix', () => {
       await copies.read(store, session.id);
       expect(copies.size.sessions).toBeLessThanOrEqual(3);
       expect(copies.size.messages).toBeLessThanOrEqual(50);
+    }
+  });
+});
+
+describe('sameJson', () => {
+  it('is equality of the serialized text', () => {
+    const cases: [unknown, unknown][] = [
+      [
+        { a: 1, b: [1, 'x', null] },
+        { a: 1, b: [1, 'x', null] },
+      ],
+      [
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ],
+      [{ a: 1, c: undefined }, { a: 1 }],
+      [
+        [1, 2],
+        [1, 2, 3],
+      ],
+      [{ a: 'x'.repeat(1000) }, { a: `${'x'.repeat(999)}y` }],
+      [{ a: [] }, { a: {} }],
+      [null, {}],
+      ['1', 1],
+    ];
+    for (const [left, right] of cases) {
+      expect(sameJson(left, right), JSON.stringify([left, right])).toBe(JSON.stringify(left) === JSON.stringify(right));
     }
   });
 });
