@@ -247,3 +247,7 @@ for (const row of incremental) {
 console.log(
   'targets: linear growth; turn N+1 ≤ 0.1× full build at 8,000 messages; full build ≤ 1.0× the AI SDK (doGenerate)',
 );
+// One machine-readable line for other benches (bench/turn-cost).
+console.log(
+  `json ${JSON.stringify({ incremental: incremental.map((row) => ({ size: row.size, warm: row.warm.median, full: row.cold.median, warmSent: row.warmSent.median, fullSent: row.coldSent.median })) })}`,
+);
