@@ -82,31 +82,23 @@ async function mirror(conversation: Conversation, messages: Message[]): Promise<
   copies.appended(sessionId, version, written.version, messages);
 }
 
+/** Translates `history` as the gateway does for a request on the session `copy` holds. */
+function translate(history: ClientHistory, copy: SessionCopy, keyring: HandleKeyring, origin: OriginStamp) {
+  const route = { api: origin.api, origin };
+  return translateClientHistory({ history, purpose: PURPOSE, keyring, route, copy, source: { turns: copy.turns } });
+}
+
 /** One request: the translation reusing the last one, and a full translation beside it. */
 async function translateBoth(conversation: Conversation, origin: OriginStamp) {
   const { store, sessionId, keyring, copies } = conversation;
   const copy = (await copies.read(store, sessionId)) as SessionCopy;
   const incremental = parsed(conversation.request);
-  const reusing = await translateClientHistory({
-    history: incremental,
-    purpose: PURPOSE,
-    keyring,
-    route: { api: origin.api, origin },
-    copy,
-    source: { turns: copy.turns },
-  });
+  const reusing = await translate(incremental, copy, keyring, origin);
   if (reusing.prefix) copies.translated(sessionId, reusing.prefix);
   const stored = await store.listMessages(sessionId, { includeArchived: true });
   const fresh: SessionCopy = { version: 0, stored, turns: storedTurnsOf(stored), translated: undefined };
   const full = parsed(conversation.request);
-  const whole = await translateClientHistory({
-    history: full,
-    purpose: PURPOSE,
-    keyring,
-    route: { api: origin.api, origin },
-    copy: fresh,
-    source: { turns: fresh.turns },
-  });
+  const whole = await translate(full, fresh, keyring, origin);
   return { incremental, reusing, full, whole };
 }
 
