@@ -34,6 +34,14 @@ export function classifyRequiredCarrierRejection(body: string, sent: JsonObject)
   return null;
 }
 
+/**
+ * True when a provider error (also inside OpenRouter's `metadata.raw`) refuses a thought signature
+ * Google cannot verify (WIRE §8: "Corrupted thought signature.", "Thought signature is not valid").
+ */
+export function isThoughtSignatureRefusal(body: string): boolean {
+  return REFUSED_SIGNATURE.test(`${body}\n${unwrapOpenRouterRaw(body)}`);
+}
+
 /** True when a chat-completions body put Google's placeholder on some tool call. */
 export function sentPlaceholder(sent: JsonObject): boolean {
   const messages = sent['messages'];

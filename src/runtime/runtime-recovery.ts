@@ -28,6 +28,8 @@ import {
   DEEPSEEK_THINKING_REQUIRED,
 } from './runtime-recovery-anthropic.js';
 import { GEMINI_SIGNATURE_REFUSED } from './runtime-recovery-gemini.js';
+import { midStreamLog, recoverableFailure } from './runtime-recovery-mid-stream.js';
+import { isThoughtSignatureRefusal, sentPlaceholder } from '../replay/replay-required-carrier.js';
 import {
   encryptedReplayOffRoutes,
   nativeCompactionOffRoutes,
@@ -79,11 +81,16 @@ const FIELD_VERDICT: RecoveryRow = {
 /**
  * SPEC §24.8: a chat-completions route relaying Anthropic (it was sent `reasoning_details`)
  * answering that a thinking signature is invalid: fingerprint the entries sent, persist them in
- * the session and retry once without them. Nothing new to fingerprint: surface the error.
+ * the session and retry once without them. Nothing new to fingerprint: surface the error. The
+ * same for OpenRouter relaying Gemini refusing the thought signatures it carried in those
+ * entries (WIRE §8 "Corrupted thought signature."), unless a placeholder went out: that is the
+ * `required-carrier` row's.
  */
 const RELAY_SIGNATURE: RecoveryRow = {
   name: 'relay-signature',
-  classify: (c) => c.prepared.carriersSent.includes('reasoning_details') && isThinkingSignatureError(c.body),
+  classify: (c) =>
+    c.prepared.carriersSent.includes('reasoning_details') &&
+    (isThinkingSignatureError(c.body) || (isThoughtSignatureRefusal(c.body) && !sentPlaceholder(c.prepared.body))),
   async learn(c) {
     const known = rememberedThinkingFingerprints(c.config);
     const fingerprints = relaySignatureFingerprints(c.prepared.body).filter((print) => !known.has(print));
@@ -314,17 +321,24 @@ export async function learnFromFailedRetry(
   return recovery && { row: REQUIRED_CARRIER.name, ...recovery };
 }
 
-/** Decides whether a 4xx can be fixed by one retry (see {@link RECOVERIES}). Null means: surface the error. */
+/**
+ * Decides whether a 4xx can be fixed by one retry (see {@link RECOVERIES}); a refused thought
+ * signature in the middle of a stream counts as its 400 (WIRE §8) when the caller says no
+ * content was `delivered` yet (the default assumes some was). Null means: surface the error.
+ */
 export async function recoverFromError(
   error: HermesError,
   prepared: PreparedRequest,
   profile: RouteProfile,
   state: Omit<RecoveryContext, 'body' | 'status' | 'prepared' | 'profile'>,
+  delivered = true,
 ): Promise<Recovery | null> {
-  if (!(error instanceof ApiError) || error.status < 400 || error.status >= 500) return null;
-  const context: RecoveryContext = { ...state, body: errorBodyOf(error), status: error.status, prepared, profile };
+  const failure = recoverableFailure(error, delivered);
+  if (!failure) return null;
+  const context: RecoveryContext = { ...state, body: failure.body, status: failure.status, prepared, profile };
   const row = (RECOVERIES[profile.route.api] ?? []).find((candidate) => candidate.classify(context));
   if (!row) return null;
   const recovery = await row.learn(context);
-  return recovery && { row: row.name, ...recovery };
+  if (!recovery) return null;
+  return { row: row.name, ...recovery, log: failure.midStream ? midStreamLog(recovery.log) : recovery.log };
 }

@@ -4,6 +4,7 @@ import { withFields } from '../core/with-fields.js';
 import type { Route } from '../core/route.js';
 import type { AssistantMessage, Message } from '../core/message.js';
 import type { FinishReason, Usage } from '../core/usage.js';
+import type { StreamEvent } from '../core/stream-event.js';
 import type { Carrier, CarrierDecision, RouteLearned, RouteProfile } from '../replay/replay-route-profile.js';
 import { BUILTIN_TOOLS, toolDefinitions } from '../tools/tool-registry.js';
 import type { SessionStore } from '../storage/session-store.js';
@@ -151,7 +152,8 @@ export async function requestOnce(
         );
       }
     }
-    const recovery: Recovery | null = attempt === 1 ? await recoverFromError(error, prepared, profile, state) : null;
+    const recovery: Recovery | null =
+      attempt === 1 ? await recoverFromError(error, prepared, profile, state, outcome.delivered) : null;
     if (!recovery) throw decorate(error, attempt, prepared);
     config = recovery.config;
     learned = learnedFrom(config, recovery.rejected, profile, verdict);
@@ -238,15 +240,18 @@ async function consume(
   options: RequestOptions,
 ): Promise<
   | { message: AssistantMessage; usage: Usage | null; finishReason: FinishReason | null; error?: undefined }
-  | { error: HermesError }
+  | { error: HermesError; delivered: boolean }
 > {
   const stream = transport.send(request, prepared);
   let usage: Usage | null = null;
+  // Whether any of the answer reached the caller: a failure after that is never retried.
+  let delivered = false;
   for (;;) {
     const taken = stream.take();
     const event = taken instanceof Promise ? await taken : taken;
     if (event === undefined) break;
     options.onEvent?.(event);
+    if (CONTENT_EVENTS.has(event.type)) delivered = true;
     if (event.type === 'retry') {
       logProviderRetry(options.logger, { sessionId: options.sessionId, routeKey: prepared.routeKey, ...event });
     }
@@ -254,14 +259,22 @@ async function consume(
       usage = event.usage;
       return { message: event.message, usage, finishReason: event.finishReason };
     }
-    if (event.type === 'error') return { error: event.error };
+    if (event.type === 'error') return { error: event.error, delivered };
   }
   try {
     return { message: await stream.result(), usage, finishReason: null };
   } catch (error) {
-    return { error: error instanceof HermesError ? error : new HermesError(String(error)) };
+    return { error: error instanceof HermesError ? error : new HermesError(String(error)), delivered };
   }
 }
+
+/** Stream events that show the user part of the answer. */
+const CONTENT_EVENTS: ReadonlySet<StreamEvent['type']> = new Set([
+  'text-delta',
+  'reasoning-delta',
+  'tool-call-start',
+  'tool-call-delta',
+]);
 
 /** Assistant turns whose decisions each request logs and records (older ones: see `replay preview --explain`). */
 export const LOGGED_DECISION_TURNS = 20;

@@ -20,7 +20,7 @@ import {
 } from '../shared/emulator-request-log.js';
 import { runScript } from '../shared/scripted-model.js';
 import { buildChunks, buildResponse } from './gemini-emulator-respond.js';
-import { checkRequest, type EmulatorFailure } from './gemini-emulator-rules.js';
+import { checkRequest, CORRUPTED_SIGNATURE_TEXT, type EmulatorFailure } from './gemini-emulator-rules.js';
 import type { EmulatorIssuer } from './gemini-emulator-signatures.js';
 
 /**
@@ -46,6 +46,12 @@ export interface GeminiEmulatorOptions extends EmulatedEffortRules {
   host?: string;
   /** Faults consumed one per model request, in order. */
   faults?: readonly Fault[];
+  /**
+   * Refuse an unverifiable thought signature on a streamed request the way the Gemini API also
+   * does (WIRE §8): `200` and the stream headers, then the error ("Corrupted thought signature.")
+   * as the first event, before any content. Default: the `400` response.
+   */
+  signatureRefusalMidStream?: boolean;
 }
 
 /** A running emulator. */
@@ -126,7 +132,15 @@ export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): 
       return sendError(response, { status: 400, statusName: 'INVALID_ARGUMENT', message });
     }
     const checked = checkRequest(body, route.issuer, route.model);
-    if (!checked.ok) return sendError(response, checked.failure);
+    if (!checked.ok) {
+      const midStream =
+        options.signatureRefusalMidStream === true &&
+        route.method === 'streamGenerateContent' &&
+        checked.failure.message === CORRUPTED_SIGNATURE_TEXT;
+      return midStream
+        ? sendErrorMidStream(response, checked.failure, request.query.get('alt') === 'sse')
+        : sendError(response, checked.failure);
+    }
     served += 1;
     const answer = {
       output: runScript(checked.turn.script),
@@ -237,6 +251,19 @@ function sendError(response: ServerResponse, failure: EmulatorFailure, headers: 
   response.writeHead(failure.status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
   response.end(JSON.stringify(errorBody(failure.status, failure.statusName, failure.message)));
   return failure.status;
+}
+
+/** A refusal after the stream began: `200`, then the error as the stream's first (and last) element. */
+function sendErrorMidStream(response: ServerResponse, failure: EmulatorFailure, sse: boolean): number {
+  const error = errorBody(failure.status, failure.statusName, failure.message);
+  if (!sse) {
+    response.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+    response.end(JSON.stringify([error]));
+    return 200;
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  response.end(`data: ${JSON.stringify(error)}\r\n\r\n`);
+  return 200;
 }
 
 /** A queued status fault: its exact body when given, else Google's envelope for the status. */
