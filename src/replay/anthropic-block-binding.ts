@@ -182,6 +182,22 @@ export class PrefixDigest {
   hex(): string {
     return this.hash.hex();
   }
+
+  /** The running state as text, for {@link restore} (a compaction block keeps it, SPEC §26.4). */
+  snapshot(): string {
+    return this.hash.snapshot();
+  }
+
+  /** A digest that continues from a {@link snapshot}; undefined when the text is not one. */
+  static restore(text: string): PrefixDigest | undefined {
+    const hash = Sha256.restore(text);
+    return hash && new PrefixDigest(hash);
+  }
+}
+
+/** The digest of a request's `system` and `tools` alone: what a prefix starts from. */
+export function prefixStartDigest(system: JsonValue | undefined, tools: JsonValue | undefined): string {
+  return PrefixDigest.start(system, tools).hex();
 }
 
 /** What {@link staleBindingReason} needs to know about one signed block on its way out. */

@@ -11,6 +11,7 @@ import {
 } from './anthropic-thinking-policy.js';
 import { hostnameMatches, hostnameOf, isBedrockRuntimeHost, isLocalHostname, pathOf } from './replay-host.js';
 import { isDeepSeekModel, isKimiModel, isMiniMaxM3 } from './replay-model-ids.js';
+import { acceptsOnDemandCompaction } from './anthropic-compaction.js';
 
 /** How a route treats thinking blocks (SPEC §9.2 / §9.3). */
 export type AnthropicRouteTreatment = 'kimi' | 'deepseek' | 'native' | 'minimax' | 'third_party';
@@ -174,6 +175,12 @@ export interface AnthropicRouteFacts {
    * Bedrock, Vertex, Foundry or a relay: no evidence they accept it.
    */
   bindingControls: boolean;
+  /**
+   * Compaction asks the API for the summary (on-demand compaction, SPEC §26.4): a bound model
+   * Anthropic's compaction pages list, on the direct Claude API. Not on Bedrock (the pages say
+   * "not available"), nor Vertex, Foundry or a relay (no evidence Hermes's requests reach it there).
+   */
+  onDemandCompaction: boolean;
 }
 
 export { isMiniMaxM3 } from './replay-model-ids.js';
@@ -193,5 +200,10 @@ export function resolveAnthropicRoute(input: AnthropicEndpointInput): AnthropicR
     adaptiveOrDisabledThinking: isMiniMaxM3(input.model),
     prefixChecked: treatment === 'native' && checksThinkingPrefix(input.model),
     bindingControls: treatment === 'native' && platform === 'direct' && acceptsBindingControls(input.model),
+    onDemandCompaction:
+      treatment === 'native' &&
+      platform === 'direct' &&
+      checksThinkingPrefix(input.model) &&
+      acceptsOnDemandCompaction(input.model),
   };
 }

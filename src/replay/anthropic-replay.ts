@@ -15,6 +15,7 @@ import {
   anthropicThinkingScope,
 } from './anthropic-endpoint-route.js';
 import { PrefixDigest, staleBindingReason } from './anthropic-block-binding.js';
+import { type AnthropicCompactionCarrier, compactionCarrierOf, liftCompaction } from './anthropic-compaction.js';
 import {
   anthropicByteLength,
   assistantDraftBlocks,
@@ -46,6 +47,11 @@ export interface AnthropicReplayOptions {
    * model or prefix no longer holds are then left out.
    */
   prefixCheck?: { tools: readonly JsonObject[] } | undefined;
+  /**
+   * The route sends back compaction blocks of its own platform (on-demand compaction on, SPEC
+   * §26.4): a leading summary message that carries one goes as that block, first in `messages`.
+   */
+  compactionBlocks?: boolean | undefined;
 }
 
 /** The converted conversation. */
@@ -66,6 +72,8 @@ export const THINKING_ELIDED_TEXT = '(thinking elided)';
 interface Turn {
   role: 'user' | 'assistant';
   blocks: DraftBlock[];
+  /** The turn is a lifted compaction block (SPEC §26.4). */
+  compaction?: AnthropicCompactionCarrier;
 }
 
 function originMatches(message: AssistantMessage, options: AnthropicReplayOptions): boolean {
@@ -91,6 +99,19 @@ function assembleTurns(history: readonly Message[], options: AnthropicReplayOpti
       if (message.content !== '') system.push(message.content);
       return;
     } else if (message.role === 'user') {
+      const carrier = compactionCarrierOf(message);
+      if (carrier) {
+        const lifted = liftCompaction(carrier, turns.length === 0 ? options : undefined);
+        decisions.push({ messageIndex: historyIndex, ...lifted.decision });
+        if (lifted.lift) {
+          turns.push({
+            role: 'assistant',
+            blocks: [{ block: carrier.block, historyIndex, source: carrier.block }],
+            compaction: carrier,
+          });
+          return;
+        }
+      }
       role = 'user';
       blocks = userDraftBlocks(message.content, historyIndex, message);
     } else if (message.role === 'tool') {
@@ -289,6 +310,7 @@ export function buildAnthropicMessages(
   const messages: JsonObject[] = [];
   const blockSources: number[][] = [];
   let prefix = options.prefixCheck ? PrefixDigest.start(system, options.prefixCheck.tools as JsonValue[]) : undefined;
+  const prefixStart = prefix?.hex();
   turns.forEach((turn, turnIndex) => {
     if (turn.role === 'user') {
       if (turn.blocks.length === 0) return;
@@ -361,6 +383,12 @@ export function buildAnthropicMessages(
     blockSources.push(sources);
     // The placeholder went in front of blocks already digested: the turn is digested again.
     if (prefix) prefix = placeholder || !turnPrefix ? prefix.message('assistant', content) : turnPrefix;
+    // SPEC §26.4: the API accepts the swap of an API-written summary in its prefix check. With the
+    // same `system` and `tools` as the compaction request, what follows the block is bound as if
+    // the summarised messages still stood where it stands.
+    if (prefix && turn.compaction && turn.compaction.prefixStart === prefixStart) {
+      prefix = PrefixDigest.restore(turn.compaction.prefixState) ?? prefix;
+    }
   });
   return { system, messages, decisions, blockSources, prefix };
 }

@@ -133,6 +133,36 @@ export class Sha256 {
     return new Sha256(this);
   }
 
+  /**
+   * This hash's running state as text (`<8 state words hex>.<byte count>.<pending bytes hex>`), so
+   * a later process can {@link restore} it and continue exactly where it stopped.
+   */
+  snapshot(): string {
+    let words = '';
+    for (const word of this.state) words += word.toString(16).padStart(8, '0');
+    let pending = '';
+    for (const byte of this.pending.subarray(0, this.pendingLength)) pending += byte.toString(16).padStart(2, '0');
+    return `${words}.${this.totalLength}.${pending}`;
+  }
+
+  /** The hash a {@link snapshot} describes; undefined when the text is not one. */
+  static restore(text: string): Sha256 | undefined {
+    const match = /^([0-9a-f]{64})\.(\d{1,15})\.((?:[0-9a-f]{2}){0,63})$/.exec(text);
+    if (!match) return undefined;
+    const [, words = '', total = '0', pending = ''] = match;
+    const totalLength = Number(total);
+    if (totalLength % 64 !== pending.length / 2) return undefined;
+    const hash = new Sha256();
+    for (let index = 0; index < 8; index += 1)
+      hash.state[index] = Number.parseInt(words.slice(index * 8, index * 8 + 8), 16);
+    for (let index = 0; index < pending.length / 2; index += 1) {
+      hash.pending[index] = Number.parseInt(pending.slice(index * 2, index * 2 + 2), 16);
+    }
+    hash.pendingLength = pending.length / 2;
+    hash.totalLength = totalLength;
+    return hash;
+  }
+
   /** The digest of everything added so far, as 32 bytes; this hash is left as it was. */
   bytes(): Uint8Array {
     const state = Uint32Array.from(this.state);

@@ -122,6 +122,8 @@ export interface RouteLearned {
   standIn?: StandInKind | undefined;
   /** The route refused `thinking.block_binding` (SPEC §26.4): it is no longer declared. */
   bindingControlsRefused?: boolean;
+  /** A 4xx named Anthropic on-demand compaction on this route (SPEC §26.4): Hermes summarises itself, blocks go as text. */
+  compactionOff?: boolean;
 }
 
 /** A route nothing has been learned about. */

@@ -12,6 +12,7 @@ import {
 } from './compaction-plan.js';
 import { identifierCount, identifierIndex, renderIdentifierIndex } from './compaction-identifiers.js';
 import { summariseMiddle } from './compaction-summary.js';
+import { anthropicCompactionBlocker, compactWithAnthropic, leadingSystemCount } from './compaction-anthropic.js';
 import { turnRouteProfile, type AgentTurnOptions } from './runtime-turn-options.js';
 
 export { COMPACTION_SUMMARY_PROMPT, transcriptOf } from './compaction-summary.js';
@@ -55,6 +56,8 @@ type CompactionOptions = Pick<
   | 'connectTo'
   | 'timeouts'
   | 'leaseOwner'
+  | 'tools'
+  | 'clientTools'
 > & {
   compaction?: CompactionSettings | undefined;
   /**
@@ -83,7 +86,7 @@ export async function compressSession(
   const inPlace = settings.inPlace ?? COMPACTION_DEFAULTS.inPlace;
   const history = await options.store.listMessages(options.sessionId);
   const charge = turnRouteProfile(options).chargeStaleThinking;
-  const plan = planCompaction(history, settings, charge, force);
+  let plan = planCompaction(history, settings, charge, force);
   const stop = (message: string): CompactionOutcome => {
     progress(message);
     return { plan, compacted: false, sessionId: options.sessionId, summarisedMessages: 0, message };
@@ -101,18 +104,10 @@ export async function compressSession(
       `compaction cannot bring this session under the limit: the first message and the kept tail alone are about ${plan.retainedEstimate} tokens (limit ${plan.limit}); start a new session or raise compaction.context_window`,
     );
   }
+  const written = await writeSummary(history, plan, settings, options, progress);
+  const { summaryMessage, summary, identifiers } = written;
+  plan = written.plan;
   const middle = history.slice(plan.headEnd, plan.tailStart);
-  progress(`compacting: summarising ${middle.length} messages, keeping ${describeTail(plan, settings)}…`);
-  const window = sizingWindow(settings);
-  const summary = await summariseMiddle(middle, window, options, progress);
-  const identifiers = identifierIndex(middle);
-  const index = renderIdentifierIndex(identifiers);
-  const summaryMessage = {
-    role: 'user',
-    content: `${SUMMARY_MESSAGE_PREFIX}${summary.text}${index ? `\n\n${index}` : ''}`,
-    timestamp: Date.now(),
-    [SUMMARY_MARK_KEY]: true,
-  } as UserMessage;
   const retained = compactedMessages(history, plan, summaryMessage);
   const after = planCompaction(retained, settings, charge, false);
   // Like against like: the rough estimate before and after (the usage anchor only exists before).
@@ -125,6 +120,7 @@ export async function compressSession(
     at: new Date().toISOString(),
     in_place: inPlace,
     summarised_messages: middle.length,
+    summarised_by: summary.by,
     summary_requests: summary.requests,
     transcript_parts: summary.parts,
     identifiers: identifierCount(identifiers),
@@ -139,6 +135,72 @@ export async function compressSession(
   };
   if (!inPlace) return compactIntoChild(options, retained, record, plan, progress);
   return compactInPlace(options, retained, record, plan, progress);
+}
+
+/** The summary message of a compaction, the plan it fits, and what wrote it. */
+interface WrittenSummary {
+  plan: CompactionPlan;
+  summaryMessage: UserMessage;
+  summary: { by: 'anthropic' | 'hermes'; requests: number; parts: number };
+  identifiers: ReturnType<typeof identifierIndex>;
+}
+
+/**
+ * Writes the summary. On a bound Anthropic model with on-demand compaction the API writes it
+ * (compaction-anthropic.ts, SPEC §26.4): everything before the kept tail but the system prompt is
+ * summarised and the signed block is kept with the summary; otherwise, or when that fails, Hermes
+ * summarises the middle itself with the session's route (SPEC §16, §26.6).
+ */
+async function writeSummary(
+  history: readonly Message[],
+  plan: CompactionPlan,
+  settings: CompactionSettings,
+  options: CompactionOptions,
+  progress: (text: string) => void,
+): Promise<WrittenSummary> {
+  const profile = turnRouteProfile(options);
+  const modelConfig = (await options.store.getSession(options.sessionId))?.modelConfig ?? {};
+  const blocker = anthropicCompactionBlocker(history, plan, profile, modelConfig);
+  if (blocker === null) {
+    const from = leadingSystemCount(history);
+    progress(
+      `compacting: asking ${options.route.model} to summarise ${plan.tailStart - from} messages (on-demand compaction), keeping ${describeTail(plan, settings)}…`,
+    );
+    const api = await compactWithAnthropic(history, plan, profile, modelConfig, options);
+    if (api.kind === 'compacted') {
+      const identifiers = identifierIndex(history.slice(from, plan.tailStart));
+      const index = renderIdentifierIndex(identifiers);
+      const summaryMessage = {
+        ...api.summary,
+        content: `${SUMMARY_MESSAGE_PREFIX}${api.content}${index ? `\n\n${index}` : ''}`,
+        [SUMMARY_MARK_KEY]: true,
+      } as UserMessage;
+      return {
+        plan: { ...plan, headEnd: from },
+        summaryMessage,
+        summary: { by: 'anthropic', requests: 1, parts: 1 },
+        identifiers,
+      };
+    }
+    progress(`compacting: ${api.reason}; Hermes writes the summary`);
+  }
+  const middle = history.slice(plan.headEnd, plan.tailStart);
+  progress(`compacting: summarising ${middle.length} messages, keeping ${describeTail(plan, settings)}…`);
+  const summary = await summariseMiddle(middle, sizingWindow(settings), options, progress);
+  const identifiers = identifierIndex(middle);
+  const index = renderIdentifierIndex(identifiers);
+  const summaryMessage = {
+    role: 'user',
+    content: `${SUMMARY_MESSAGE_PREFIX}${summary.text}${index ? `\n\n${index}` : ''}`,
+    timestamp: Date.now(),
+    [SUMMARY_MARK_KEY]: true,
+  } as UserMessage;
+  return {
+    plan,
+    summaryMessage,
+    summary: { by: 'hermes', requests: summary.requests, parts: summary.parts },
+    identifiers,
+  };
 }
 
 /** Writes the compacted history in the same session, archiving the summarised messages. */

@@ -8,9 +8,12 @@ import {
   THINKING_ELIDED_TEXT,
   thinkingFirst,
 } from '../replay/replay-recovery.js';
+import { bodyUsesCompaction } from '../replay/anthropic-compaction.js';
 import type { RecoveryContext, RecoveryRow } from './runtime-recovery-types.js';
 import {
+  anthropicCompactionOffRoutes,
   BLOCK_BINDING_FIELD,
+  persistAnthropicCompactionOff,
   persistRejectedRequestFields,
   persistRejectedThinking,
   rememberedThinkingFingerprints,
@@ -155,3 +158,28 @@ export const DEEPSEEK_THINKING_REQUIRED = repairRow(
   (body) => padMissingThinking(body, THINKING_PAD).body,
   (changed) => `thinking required back: sending the stand-in thinking block on ${changed} tool-call turn(s)`,
 );
+
+/**
+ * SPEC §26.4 (like §24.7): a 4xx naming compaction answered to a request that carried a compaction
+ * block (`compaction_signature_invalid`, `compaction_block_misplaced`, a beta the platform does not
+ * honour) turns on-demand compaction off for the route key in this session; the retry sends the
+ * block's summary as text, and later compactions are Hermes's own. Already off: surface the error.
+ */
+export const ANTHROPIC_COMPACTION_OFF: RecoveryRow = {
+  name: 'anthropic-compaction-off',
+  classify: (c) =>
+    c.status < 500 &&
+    bodyUsesCompaction(c.prepared.body) &&
+    /compaction/i.test(c.body) &&
+    !isThinkingSignatureError(c.body),
+  async learn(c) {
+    if (anthropicCompactionOffRoutes(c.config).includes(c.prepared.routeKey)) return null;
+    return {
+      config: await persistAnthropicCompactionOff(c.store, c.sessionId, c.config, c.prepared.routeKey),
+      rejected: [...c.rejected],
+      stripAllThinking: false,
+      log: `${logLine(c, 'compaction block refused')}: on-demand compaction off for this route in this session; retrying once with its summary as text`,
+      learned: { kind: 'native-compaction-off', fields: ['compaction'] },
+    };
+  },
+};

@@ -22,6 +22,7 @@ import type { PreparedRequest } from '../transports/shared/transport.js';
 import { errorBodyOf } from './runtime-errors.js';
 import {
   ANTHROPIC_BINDING_CONTROLS,
+  ANTHROPIC_COMPACTION_OFF,
   ANTHROPIC_EMPTY_THINKING,
   ANTHROPIC_THINKING_FIRST,
   ANTHROPIC_THINKING_MODIFIED,
@@ -291,6 +292,7 @@ export const RECOVERIES: Readonly<Record<WireApi, readonly RecoveryRow[]>> = {
   chat_completions: [FIELD_VERDICT, RELAY_SIGNATURE, REQUIRED_CARRIER, EFFORT_VALUE],
   anthropic_messages: [
     ANTHROPIC_BINDING_CONTROLS,
+    ANTHROPIC_COMPACTION_OFF,
     ANTHROPIC_SIGNATURE,
     ANTHROPIC_THINKING_MODIFIED,
     ANTHROPIC_EMPTY_THINKING,

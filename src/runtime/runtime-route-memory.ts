@@ -21,6 +21,8 @@ import type { SessionStore, VerdictRecord } from '../storage/session-store.js';
  * - {@link ENCRYPTED_REPLAY_OFF_KEY}: route keys whose encrypted Responses reasoning is no longer
  *   replayed (SPEC §12 kill switch);
  * - {@link NATIVE_COMPACTION_OFF_KEY}: route keys that refused `context_management` (SPEC §24.7);
+ * - {@link ANTHROPIC_COMPACTION_OFF_KEY}: route keys that refused Anthropic on-demand compaction
+ *   (SPEC §26.4);
  * - {@link REJECTED_EFFORTS_KEY}: `[[provider, host, model, [levels]], …]`, reasoning effort levels
  *   the route refused (a 4xx naming the value), mirrored store-wide as `effort:LEVEL` fields;
  * - {@link REJECTED_REQUEST_FIELDS_KEY}: `[[provider, host, model, [fields]], …]`, request
@@ -51,6 +53,9 @@ export const ENCRYPTED_REPLAY_OFF_KEY = 'responses_encrypted_replay_off';
 
 /** model_config key listing route keys whose native compaction is off after a 4xx (SPEC §24.7). */
 export const NATIVE_COMPACTION_OFF_KEY = 'responses_native_compaction_off';
+
+/** model_config key listing route keys whose Anthropic on-demand compaction is off after a 4xx (SPEC §26.4). */
+export const ANTHROPIC_COMPACTION_OFF_KEY = 'anthropic_compaction_off';
 
 /** model_config key holding the stand-in a required-carrier rejection taught, per route (SPEC §26.2). */
 export const STAND_IN_KEY = 'reasoning_stand_in';
@@ -83,6 +88,7 @@ export function learnedFrom(
     rejectedThinkingFingerprints: readRejectedThinking(modelConfig),
     replayEncryptedReasoning: !encryptedReplayOffRoutes(modelConfig).includes(profile.routeKey),
     bindingControlsRefused: rejectedRequestFieldsFrom(modelConfig, profile, stored).includes(BLOCK_BINDING_FIELD),
+    compactionOff: anthropicCompactionOffRoutes(modelConfig).includes(profile.routeKey),
   };
   const standIn = standInFrom(modelConfig, profile, stored);
   if (standIn !== undefined) learned.standIn = standIn;
@@ -343,4 +349,19 @@ export function persistNativeCompactionOff(
   routeKey: string,
 ): Promise<JsonObject> {
   return persistRouteKey(store, sessionId, modelConfig, NATIVE_COMPACTION_OFF_KEY, routeKey);
+}
+
+/** Route keys whose Anthropic on-demand compaction is off in this session (SPEC §26.4). */
+export function anthropicCompactionOffRoutes(modelConfig: JsonObject): string[] {
+  return routeKeysAt(modelConfig, ANTHROPIC_COMPACTION_OFF_KEY);
+}
+
+/** Turns Anthropic on-demand compaction off for one route key in the session (SPEC §26.4, like §24.7). */
+export function persistAnthropicCompactionOff(
+  store: SessionStore,
+  sessionId: string,
+  modelConfig: JsonObject,
+  routeKey: string,
+): Promise<JsonObject> {
+  return persistRouteKey(store, sessionId, modelConfig, ANTHROPIC_COMPACTION_OFF_KEY, routeKey);
 }

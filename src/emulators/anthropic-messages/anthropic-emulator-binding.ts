@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { compactionStateOf } from './anthropic-emulator-compaction.js';
 import { openRedactedThinking, sealRedactedThinking } from './anthropic-emulator-signing.js';
 
 /**
@@ -57,21 +58,68 @@ function contentBlocks(value: Json): Json[] {
   });
 }
 
-/** The hash of a block's prefix: `system`, `tools`, the messages before, its own message's blocks before. */
+function sha(...parts: (Buffer | string)[]): Buffer {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  return hash.digest();
+}
+
+/** The hash of `system` and `tools`: where every chain starts, and part of every block's prefix. */
+function systemToolsHash(request: Block): Buffer {
+  return sha(
+    sortedJson({
+      system: contentBlocks(request['system']),
+      tools: Array.isArray(request['tools']) ? request['tools'] : [],
+    }),
+  );
+}
+
+/** One message into the chain. */
+function step(state: Buffer, role: unknown, content: Json): Buffer {
+  return sha(state, sortedJson({ role, content: contentBlocks(content) }));
+}
+
+/**
+ * Where a request's message chain starts, and the first message it walks. A request led by a
+ * compaction block starts where the block's compaction request ended (the API accepts the swap of
+ * its own summary), unless that compaction ran on a model without preserved thinking or the first
+ * kept message has the role of the last summarised one (it would be merged into it): then the
+ * chain starts somewhere no earlier block was bound to.
+ */
+function chainStart(request: Block): { state: Buffer; from: number } {
+  const messages = Array.isArray(request['messages']) ? (request['messages'] as Block[]) : [];
+  const first = messages[0];
+  const blocks = first ? contentBlocks(first['content']) : [];
+  const leading = blocks[0] as Block | undefined;
+  if (leading?.['type'] !== 'compaction') return { state: sha('chain', systemToolsHash(request)), from: 0 };
+  const opened = compactionStateOf(leading);
+  let state = opened ? opened.state : sha('unreadable compaction');
+  const rest = blocks.slice(1);
+  const next = rest.length > 0 ? first : messages[1];
+  if (!opened?.preserved || (next !== undefined && next['role'] === opened.lastRole)) state = sha('unbound', state);
+  if (rest.length > 0) state = step(state, first?.['role'], rest);
+  return { state, from: 1 };
+}
+
+/** The chain state before message `messageIndex` (after every message when it is the length). */
+export function emulatedChainBefore(request: Block, messageIndex: number): Buffer {
+  const messages = Array.isArray(request['messages']) ? (request['messages'] as Block[]) : [];
+  let { state, from } = chainStart(request);
+  for (let index = from; index < messageIndex; index += 1)
+    state = step(state, messages[index]?.['role'], messages[index]?.['content']);
+  return state;
+}
+
+/**
+ * The hash of a block's prefix: `system`, `tools`, the messages before (a chain, so a compaction
+ * block can stand for the messages it summarised), its own message's blocks before.
+ */
 export function emulatedPrefixHash(request: Block, messageIndex: number, blockIndex: number): Buffer {
   const messages = Array.isArray(request['messages']) ? (request['messages'] as Block[]) : [];
-  const before = messages.slice(0, messageIndex).map((message) => ({
-    role: message['role'],
-    content: contentBlocks(message['content']),
-  }));
   const own = messages[messageIndex];
   const partial = own ? contentBlocks(own['content']).slice(0, blockIndex) : [];
-  const prefix = {
-    system: contentBlocks(request['system']),
-    tools: Array.isArray(request['tools']) ? request['tools'] : [],
-    messages: [...before, { role: own?.['role'] ?? 'assistant', content: partial }],
-  };
-  return createHash('sha256').update(sortedJson(prefix)).digest();
+  const chain = emulatedChainBefore(request, messageIndex);
+  return sha(systemToolsHash(request), chain, sortedJson({ role: own?.['role'] ?? 'assistant', content: partial }));
 }
 
 /** The prefix hash of a new answer's block at `blockIndex`, after the whole request. */

@@ -39,3 +39,29 @@ export function emulatedModelKeepsPriorThinking(model: string): boolean {
   const since = KEEPS_PRIOR_THINKING_SINCE.find((row) => row.family === family) ?? OTHER_FAMILIES_SINCE;
   return version.major > since.major || (version.major === since.major && version.minor >= since.minor);
 }
+
+/** `claude-FAMILY-MAJOR[-MINOR]` as a version, or undefined (platform prefixes ignored). */
+function versionOf(model: string): { family: string; major: number; minor: number } | undefined {
+  const lowered = model.toLowerCase();
+  const match = VERSIONED_ID.exec(lowered.slice(Math.max(0, lowered.indexOf('claude'))));
+  if (!match) return undefined;
+  return { family: match[1] ?? '', major: Number(match[2]), minor: match[3] === undefined ? 0 : Number(match[3]) };
+}
+
+function listed(model: string, floors: Readonly<Record<string, readonly [number, number]>>): boolean {
+  const version = versionOf(model);
+  const floor = version ? floors[version.family] : undefined;
+  if (!version || !floor) return false;
+  return version.major > floor[0] || (version.major === floor[0] && version.minor >= floor[1]);
+}
+
+/** Models Anthropic's compaction pages list for on-demand compaction (`compact-2026-09-04`). */
+export function emulatedModelCompactsOnDemand(model: string): boolean {
+  if (model.toLowerCase().includes('claude-mythos-preview')) return true;
+  return listed(model, { opus: [4, 6], sonnet: [4, 6], haiku: [5, 5], fable: [5, 0], mythos: [5, 0] });
+}
+
+/** Models the preserved-thinking pages list: their compaction keeps kept turns' thinking valid. */
+export function emulatedModelPreservesThinking(model: string): boolean {
+  return listed(model, { fable: [5, 1], mythos: [5, 1], opus: [5, 5], sonnet: [5, 5], haiku: [5, 5] });
+}

@@ -68,6 +68,8 @@ const TOP_LEVEL_KEYS = new Set([
   'top_p',
   'top_k',
   'context_management',
+  // On-demand compaction (anthropic-emulator-compaction.ts checks it first).
+  'compaction',
 ]);
 const BEDROCK_ONLY_KEYS = new Set(['anthropic_version', 'anthropic_beta']);
 const BLOCK_KEYS: Record<string, Set<string>> = {
@@ -77,6 +79,7 @@ const BLOCK_KEYS: Record<string, Set<string>> = {
   tool_use: new Set(['type', 'id', 'name', 'input', 'cache_control']),
   tool_result: new Set(['type', 'tool_use_id', 'content', 'is_error', 'cache_control']),
   image: new Set(['type', 'source', 'cache_control']),
+  compaction: new Set(['type', 'content', 'signature', 'cache_control']),
 };
 
 const reject = (message: string, status = 400): AnthropicRejection => ({ ok: false, status, message });

@@ -33,10 +33,17 @@ import { runScript } from '../shared/scripted-model.js';
 import { emulatedModelKeepsPriorThinking } from './anthropic-emulator-models.js';
 import { checkAnthropicRequest, type AnthropicEmulatorFraming } from './anthropic-emulator-rules.js';
 import {
+  checkCompaction,
+  compactionBetaSent,
+  issueCompaction,
+  sendCompaction,
+} from './anthropic-emulator-compaction.js';
+import {
   type AnthropicBindingMode,
   BINDING_BETA,
   type BindingTransformation,
   emulatedAnswerPrefixHash,
+  emulatedChainBefore,
   sealBoundRedacted,
   signBoundThinking,
 } from './anthropic-emulator-binding.js';
@@ -170,6 +177,13 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
     }
     const model = bedrock ? decodeURIComponent(bedrock[1] ?? '') : String((body as Block | undefined)?.['model'] ?? '');
     const beta = bindingBetaSent(request.headers['anthropic-beta'], body);
+    const compaction = checkCompaction((body ?? {}) as Block, {
+      secret,
+      model,
+      beta: compactionBetaSent(request.headers['anthropic-beta']),
+      bedrock: framing === 'bedrock',
+    });
+    if (!compaction.ok) return fail(compaction.status, compaction.message);
     const checked = checkAnthropicRequest(body, {
       framing,
       secret,
@@ -187,6 +201,18 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
     }
     for (const entry of checked.transformations) bindingLog.drops.push({ ...entry, request: modelRequests });
 
+    if (compaction.summarize) {
+      const block = issueCompaction(
+        secret,
+        body as Block,
+        model,
+        emulatedChainBefore(body as Block, Number.MAX_SAFE_INTEGER),
+      );
+      const streamed =
+        framing === 'bedrock' ? bedrock?.[2] === 'invoke-with-response-stream' : (body as Block)['stream'] === true;
+      entry.status = sendCompaction(response, { id: `msg_emu_${modelRequests}`, model, block, requestId, streamed });
+      return;
+    }
     const output = runScript(checked.script);
     const lastUser = [...checked.script.messages].reverse().find((message) => message.role === 'user');
     const blocks: Block[] = [];

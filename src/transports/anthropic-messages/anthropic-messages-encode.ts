@@ -13,6 +13,7 @@ import type { AnthropicPlatform, AnthropicRouteTreatment } from '../../replay/an
 import { type AnthropicReplayResult, buildAnthropicMessages } from '../../replay/anthropic-replay.js';
 import { nativeCarriersSent } from '../../replay/replay-native-drops.js';
 import { INTERLEAVED_THINKING_BETA, THINKING_BINDING_BETA } from '../../replay/anthropic-thinking-policy.js';
+import { bodyUsesCompaction, COMPACTION_BETA } from '../../replay/anthropic-compaction.js';
 import type { AnthropicRouteFacts } from '../../replay/replay-route-profile.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
 import { ToolWireCache } from '../shared/request-tool-cache.js';
@@ -141,10 +142,15 @@ export function anthropicBetas(request: TransportRequest, options: AnthropicPrep
   return anthropicThinkingParameters(anthropicFacts(request, options), request.reasoning, request.maxTokens).betas;
 }
 
-/** The betas a prepared body's own fields need: `thinking.block_binding` needs the binding beta (SPEC §26.4). */
+/**
+ * The betas a prepared body's own fields need (SPEC §26.4): `thinking.block_binding` needs the
+ * binding beta; a compaction request, or a body carrying a compaction block, the compaction beta.
+ */
 export function anthropicBodyBetas(body: JsonObject): string[] {
   const thinking = body['thinking'];
-  return isJsonObject(thinking) && thinking['block_binding'] !== undefined ? [THINKING_BINDING_BETA] : [];
+  const betas = isJsonObject(thinking) && thinking['block_binding'] !== undefined ? [THINKING_BINDING_BETA] : [];
+  if (bodyUsesCompaction(body)) betas.push(COMPACTION_BETA);
+  return betas;
 }
 
 /**
@@ -163,6 +169,8 @@ export function prepareAnthropicMessages(
   const parameters = anthropicThinkingParameters(endpoint, request.reasoning, request.maxTokens);
   const learned = requestLearned(request);
   const tools = request.tools.length > 0 ? (anthropicTools(request.tools) as unknown as JsonObject[]) : undefined;
+  // SPEC §26.4: on-demand compaction, unless a 4xx named it on this route.
+  const compactionOn = endpoint.onDemandCompaction && learned.compactionOff !== true;
   const build = (thinkingEnabled: boolean): AnthropicReplayResult =>
     buildAnthropicMessages(request.history, {
       treatment: endpoint.treatment,
@@ -172,6 +180,7 @@ export function prepareAnthropicMessages(
       rejectedFingerprints: learned.rejectedThinkingFingerprints,
       stripAllThinking: options.stripAllThinking,
       prefixCheck: endpoint.prefixChecked ? { tools: tools ?? [] } : undefined,
+      compactionBlocks: compactionOn,
     });
   let conversation = build(request.reasoning.enabled && request.reasoning.effort !== 'none');
   let thinkingOn = parameters.thinking !== undefined;
@@ -213,6 +222,10 @@ export function prepareAnthropicMessages(
     body['thinking'] = { ...body['thinking'], block_binding: { prefix_mismatch_behavior: 'drop_block' } };
   }
   if (thinkingOn && parameters.outputConfig) body['output_config'] = { ...parameters.outputConfig };
+  if (compactionOn && request.compaction) {
+    const instructions = request.compaction.instructions?.trim();
+    body['compaction'] = instructions ? { type: 'summarize', instructions } : { type: 'summarize' };
+  }
   if (endpoint.platform === 'bedrock') {
     if (thinkingOn && parameters.betas.length > 0) body['anthropic_beta'] = [...parameters.betas];
   } else if (stream) body['stream'] = true;

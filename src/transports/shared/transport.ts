@@ -55,6 +55,12 @@ export interface TransportRequest {
    * route by a 4xx. Ignored on routes that are not eligible.
    */
   compactThreshold?: number | null | undefined;
+  /**
+   * Ask an Anthropic route for an on-demand compaction summary of the whole request (SPEC §26.4,
+   * `compaction: {"type": "summarize"}`), with `instructions` replacing the API's own prompt.
+   * Ignored where on-demand compaction is not on.
+   */
+  compaction?: { instructions?: string } | undefined;
   /** Max output tokens, when the caller wants to set it. */
   maxTokens?: number;
 }
