@@ -114,7 +114,9 @@ export async function compactWithAnthropic(
     learned: await loadRouteLearned(options.store, modelConfig, profile),
     history: history.slice(0, plan.tailStart),
     tools: options.clientTools ?? toolDefinitions(options.tools ?? BUILTIN_TOOLS),
-    reasoning: options.reasoning,
+    // Thinking on, as on the turns: the summarised messages must go out as they went then (their
+    // signed thinking included), or the kept turns' blocks would be bound to another prefix.
+    reasoning: options.reasoning.enabled ? options.reasoning : { enabled: true },
     stream: true,
     maxTokens: COMPACTION_MAX_TOKENS,
     compaction: { instructions: `${COMPACTION_SUMMARY_PROMPT}${NO_TOOLS}` },

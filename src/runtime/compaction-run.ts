@@ -121,6 +121,7 @@ export async function compressSession(
     in_place: inPlace,
     summarised_messages: middle.length,
     summarised_by: summary.by,
+    ...(summary.fallback ? { api_summary_fallback: summary.fallback } : {}),
     summary_requests: summary.requests,
     transcript_parts: summary.parts,
     identifiers: identifierCount(identifiers),
@@ -141,7 +142,7 @@ export async function compressSession(
 interface WrittenSummary {
   plan: CompactionPlan;
   summaryMessage: UserMessage;
-  summary: { by: 'anthropic' | 'hermes'; requests: number; parts: number };
+  summary: { by: 'anthropic' | 'hermes'; requests: number; parts: number; fallback?: string };
   identifiers: ReturnType<typeof identifierIndex>;
 }
 
@@ -161,6 +162,7 @@ async function writeSummary(
   const profile = turnRouteProfile(options);
   const modelConfig = (await options.store.getSession(options.sessionId))?.modelConfig ?? {};
   const blocker = anthropicCompactionBlocker(history, plan, profile, modelConfig);
+  let fallback: string | undefined;
   if (blocker === null) {
     const from = leadingSystemCount(history);
     progress(
@@ -183,6 +185,7 @@ async function writeSummary(
       };
     }
     progress(`compacting: ${api.reason}; Hermes writes the summary`);
+    fallback = api.reason;
   }
   const middle = history.slice(plan.headEnd, plan.tailStart);
   progress(`compacting: summarising ${middle.length} messages, keeping ${describeTail(plan, settings)}…`);
@@ -198,7 +201,7 @@ async function writeSummary(
   return {
     plan,
     summaryMessage,
-    summary: { by: 'hermes', requests: summary.requests, parts: summary.parts },
+    summary: { by: 'hermes', requests: summary.requests, parts: summary.parts, ...(fallback ? { fallback } : {}) },
     identifiers,
   };
 }

@@ -105,7 +105,7 @@ function chainStart(request: Block): { state: Buffer; from: number } {
 export function emulatedChainBefore(request: Block, messageIndex: number): Buffer {
   const messages = Array.isArray(request['messages']) ? (request['messages'] as Block[]) : [];
   let { state, from } = chainStart(request);
-  for (let index = from; index < messageIndex; index += 1)
+  for (let index = from; index < Math.min(messageIndex, messages.length); index += 1)
     state = step(state, messages[index]?.['role'], messages[index]?.['content']);
   return state;
 }
