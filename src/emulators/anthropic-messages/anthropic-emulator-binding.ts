@@ -104,8 +104,9 @@ function chainStart(request: Block): { state: Buffer; from: number } {
 /** The chain state before message `messageIndex` (after every message when it is the length). */
 export function emulatedChainBefore(request: Block, messageIndex: number): Buffer {
   const messages = Array.isArray(request['messages']) ? (request['messages'] as Block[]) : [];
-  let { state, from } = chainStart(request);
-  for (let index = from; index < Math.min(messageIndex, messages.length); index += 1)
+  const start = chainStart(request);
+  let state = start.state;
+  for (let index = start.from; index < Math.min(messageIndex, messages.length); index += 1)
     state = step(state, messages[index]?.['role'], messages[index]?.['content']);
   return state;
 }
