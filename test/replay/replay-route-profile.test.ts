@@ -87,6 +87,7 @@ describe('resolveRouteProfile: native wire APIs (SPEC §9–§12)', () => {
       adaptiveOrDisabledThinking: false,
       prefixChecked: false,
       bindingControls: false,
+      onDemandCompaction: false,
     });
     expect(profile.chargeStaleThinking).toBe(true);
   });
@@ -106,6 +107,21 @@ describe('resolveRouteProfile: native wire APIs (SPEC §9–§12)', () => {
     expect([mythos.anthropic.prefixChecked, mythos.anthropic.bindingControls]).toEqual([false, true]);
     const older = routeProfileFor({ api: 'anthropic_messages', provider: 'anthropic', model: 'claude-opus-5' });
     expect([older.anthropic.prefixChecked, older.anthropic.bindingControls]).toEqual([false, false]);
+  });
+
+  it('Anthropic: on-demand compaction (SPEC §26.4) on bound models Anthropic lists, on the direct API only', () => {
+    const direct = routeProfileFor({ api: 'anthropic_messages', provider: 'anthropic', model: 'claude-opus-5-5' });
+    expect(direct.anthropic.onDemandCompaction).toBe(true);
+    const bedrock = routeProfileFor({
+      api: 'anthropic_messages',
+      provider: 'bedrock',
+      model: 'us.anthropic.claude-opus-5-5',
+      baseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com',
+    });
+    expect(bedrock.anthropic.onDemandCompaction).toBe(false);
+    // Listed for compaction, but its thinking is not bound: Hermes summarises as before.
+    const unbound = routeProfileFor({ api: 'anthropic_messages', provider: 'anthropic', model: 'claude-opus-4-6' });
+    expect(unbound.anthropic.onDemandCompaction).toBe(false);
   });
 
   it('Anthropic: the NOUS_INFERENCE_BASE_URL host is native (SPEC §9.2)', () => {
