@@ -1,5 +1,9 @@
 import { readRejectedThinking } from '../replay/replay-recovery.js';
-import { encryptedReplayOffRoutes, nativeCompactionOffRoutes } from '../runtime/runtime-route-memory.js';
+import {
+  anthropicCompactionOffRoutes,
+  encryptedReplayOffRoutes,
+  nativeCompactionOffRoutes,
+} from '../runtime/runtime-route-memory.js';
 import type { SessionRecord, SessionStore } from '../storage/session-store.js';
 
 /**
@@ -17,7 +21,7 @@ export interface SessionLearned {
   rejectedSignatures: number;
   /** Route keys whose encrypted Responses reasoning the session no longer replays. */
   encryptedReplayOff: string[];
-  /** Route keys whose native compaction the session turned off. */
+  /** Route keys whose server-side compaction the session turned off (Responses, SPEC §24.7; Anthropic, §26.4). */
   nativeCompactionOff: string[];
 }
 
@@ -33,7 +37,10 @@ export function sessionLearned(session: SessionRecord): SessionLearned | null {
     model: session.model,
     rejectedSignatures: readRejectedThinking(session.modelConfig).length,
     encryptedReplayOff: encryptedReplayOffRoutes(session.modelConfig),
-    nativeCompactionOff: nativeCompactionOffRoutes(session.modelConfig),
+    nativeCompactionOff: [
+      ...nativeCompactionOffRoutes(session.modelConfig),
+      ...anthropicCompactionOffRoutes(session.modelConfig),
+    ],
   };
   const any = learned.rejectedSignatures > 0 || learned.encryptedReplayOff.length || learned.nativeCompactionOff.length;
   return any ? learned : null;

@@ -145,6 +145,9 @@ describe('server-side compaction on a bound Anthropic model (SPEC §26.4)', () =
     expect(record['api_summary_fallback']).toMatch(/refused on-demand compaction \(400\); off for this route/);
     const shown = await showSession<Shown>(sandbox, first.session_id);
     expect(shown.model_config['anthropic_compaction_off']).toEqual([expect.stringContaining(FABLE)]);
+    // What the session learned is listed with the other route learnings.
+    const verdicts = await runHermes(['routes', 'verdicts'], sandbox);
+    expect(verdicts.stdout).toMatch(/native compaction off for anthropic\|.*claude-fable-5-1/);
     const after = await chatJson(sandbox, [...resumeArgs(first.session_id, 'after compaction'), ...route(emulator)]);
     expect(after.answer).toContain('You said: after compaction');
     const decisions = await lastDecisions(sandbox, first.session_id, 'thinking');
