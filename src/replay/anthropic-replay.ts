@@ -134,7 +134,8 @@ function assembleTurns(history: readonly Message[], options: AnthropicReplayOpti
     }
     if (blocks.length === 0) return;
     const previous = turns[turns.length - 1];
-    if (previous && previous.role === role) {
+    // A compaction block stands alone: the API reads a kept `assistant` turn after it as its own.
+    if (previous && previous.role === role && !previous.compaction) {
       // A steer message after tool results joins the tool-result turn; a second assistant message
       // joins the first and loses its thinking (its signature covered a different turn).
       for (const draft of blocks) previous.blocks.push(role === 'assistant' ? { ...draft, mergedSecond: true } : draft);

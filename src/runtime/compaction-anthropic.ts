@@ -61,9 +61,9 @@ const COMPACTION_MAX_TOKENS = 16_384;
 /**
  * Why the API cannot write this compaction's summary, or null when it can: the route must have
  * on-demand compaction on and not refused, the range must hold conversation and no system
- * message of its own (it would change `system`), and the kept tail must start with a `user`
- * message after an `assistant` one (the docs' condition for kept thinking: the first kept message
- * has a different role from the last summarised one).
+ * message of its own (it would change `system`), and the first kept message must go out with a
+ * different role from the last summarised one (the docs' condition for kept thinking: otherwise
+ * the API merges the two).
  */
 export function anthropicCompactionBlocker(
   history: readonly Message[],
@@ -82,12 +82,17 @@ export function anthropicCompactionBlocker(
   if (history.slice(from, plan.tailStart).some((message) => message.role === 'system')) {
     return 'a system message lies in the range to summarise';
   }
-  if (plan.tailStart < history.length) {
-    if (history[plan.tailStart - 1]?.role !== 'assistant' || history[plan.tailStart]?.role !== 'user') {
-      return 'the kept tail does not start with a user message after an assistant message';
-    }
+  const last = history[plan.tailStart - 1];
+  const next = history[plan.tailStart];
+  if (last && next && wireRole(last) === wireRole(next)) {
+    return 'the kept tail starts with a message of the same role as the last summarised one';
   }
   return null;
+}
+
+/** The Messages role a stored message goes out as (a tool result is a `user` message). */
+function wireRole(message: Message): string {
+  return message.role === 'assistant' ? 'assistant' : 'user';
 }
 
 /** The system messages at the head of a history (they become `system`, never summarised). */

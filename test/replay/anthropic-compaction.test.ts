@@ -105,6 +105,31 @@ describe('on-demand compaction in the Anthropic encoder', () => {
     expect(decisions(prepared, 'thinking')).toEqual(['kept: signed: same issuer']);
   });
 
+  it('a kept tail that starts with an assistant turn stays a message of its own after the block', () => {
+    const history: Message[] = [
+      { role: 'system', content: 'You are Hermes.' },
+      { role: 'user', content: 'q1' },
+    ];
+    history.push(answer(prepareAnthropicMessages(request(history))));
+    history.push({ role: 'user', content: 'q2' });
+    // The compaction request ends on the user message; the answer to it is the kept turn.
+    const compaction = prepareAnthropicMessages(request(history));
+    const kept = answer(compaction);
+    const carrier: AnthropicCompactionCarrier = {
+      block: BLOCK,
+      endpointClass: 'direct',
+      model: FABLE.model,
+      prefixStart: prefixStartDigest(compaction.body['system'], compaction.body['tools']),
+      prefixState: compaction.bindingPrefix!.snapshot(),
+    };
+    const summary = { role: 'user', content: 'Summary', [ANTHROPIC_COMPACTION_KEY]: carrier } as unknown as Message;
+    const prepared = prepareAnthropicMessages(request([history[0]!, summary, kept, { role: 'user', content: 'q3' }]));
+    const messages = prepared.body['messages'] as JsonObject[];
+    expect(messages.map((message) => message['role'])).toEqual(['assistant', 'assistant', 'user']);
+    expect(messages[0]).toEqual({ role: 'assistant', content: [BLOCK] });
+    expect(decisions(prepared, 'thinking')).toEqual(['kept: signed: same issuer']);
+  });
+
   it('a changed system prompt unbinds the kept thinking, as the API would', () => {
     const { swapped } = compacted();
     const changed = [{ role: 'system', content: 'You are Hermes, edited.' } as Message, ...swapped.slice(1)];
