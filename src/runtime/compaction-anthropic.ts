@@ -12,9 +12,8 @@ import type { RouteProfile } from '../replay/replay-route-profile.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { BUILTIN_TOOLS, toolDefinitions } from '../tools/tool-registry.js';
 import type { TransportRequest } from '../transports/shared/transport.js';
-import { loadTransport } from '../transports/transport-registry.js';
 import type { CompactionPlan } from './compaction-plan.js';
-import { COMPACTION_SUMMARY_PROMPT } from './compaction-summary.js';
+import { COMPACTION_SUMMARY_PROMPT, summaryConnection, summaryTransport } from './compaction-summary.js';
 import {
   anthropicCompactionOffRoutes,
   loadRouteLearned,
@@ -110,11 +109,9 @@ export async function compactWithAnthropic(
   modelConfig: JsonObject,
   options: AnthropicCompactionOptions,
 ): Promise<AnthropicCompactionResult> {
-  const transport = options.transportFor
-    ? options.transportFor(options.route.api)
-    : await loadTransport(options.route.api);
+  const transport = await summaryTransport(options);
   const request: TransportRequest = {
-    route: options.route,
+    ...summaryConnection(options),
     profile,
     learned: await loadRouteLearned(options.store, modelConfig, profile),
     history: history.slice(0, plan.tailStart),
@@ -125,11 +122,6 @@ export async function compactWithAnthropic(
     stream: true,
     maxTokens: COMPACTION_MAX_TOKENS,
     compaction: { instructions: `${COMPACTION_SUMMARY_PROMPT}${NO_TOOLS}` },
-    apiKey: options.apiKey,
-    signal: options.signal,
-    fetch: options.fetch,
-    connectTo: options.connectTo,
-    timeouts: options.timeouts,
   };
   const prepared = transport.prepare(request);
   if (prepared.body['compaction'] === undefined || !prepared.bindingPrefix) {

@@ -1,6 +1,7 @@
 import { HermesError } from '../core/errors.js';
 import type { Message } from '../core/message.js';
 import { estimateTextTokens } from '../replay/replay-token-estimate.js';
+import type { Transport, TransportRequest } from '../transports/shared/transport.js';
 import { loadTransport } from '../transports/transport-registry.js';
 import type { AgentTurnOptions } from './runtime-turn-options.js';
 
@@ -175,6 +176,25 @@ export async function summariseMiddle(
   return { text: summaries.join('\n\n'), requests, parts: parts.length };
 }
 
+/** The transport of a compaction's requests: the caller's, else the route's own. */
+export async function summaryTransport(options: SummaryRouteOptions): Promise<Transport> {
+  return options.transportFor ? options.transportFor(options.route.api) : await loadTransport(options.route.api);
+}
+
+/** How a compaction's requests reach the route: credentials, abort signal, networking, time limits. */
+export function summaryConnection(
+  options: SummaryRouteOptions,
+): Pick<TransportRequest, 'route' | 'apiKey' | 'signal' | 'fetch' | 'connectTo' | 'timeouts'> {
+  return {
+    route: options.route,
+    apiKey: options.apiKey,
+    signal: options.signal,
+    fetch: options.fetch,
+    connectTo: options.connectTo,
+    timeouts: options.timeouts,
+  };
+}
+
 /** One summary request: no tools, reasoning off, no assistant turn; the answer's text. */
 async function requestSummary(
   system: string,
@@ -182,11 +202,9 @@ async function requestSummary(
   maxTokens: number,
   options: SummaryRouteOptions,
 ): Promise<string> {
-  const transport = options.transportFor
-    ? options.transportFor(options.route.api)
-    : await loadTransport(options.route.api);
+  const transport = await summaryTransport(options);
   const stream = transport.send({
-    route: options.route,
+    ...summaryConnection(options),
     history: [
       { role: 'system', content: system },
       { role: 'user', content: user },
@@ -195,11 +213,6 @@ async function requestSummary(
     reasoning: { enabled: false },
     stream: true,
     maxTokens,
-    apiKey: options.apiKey,
-    signal: options.signal,
-    fetch: options.fetch,
-    connectTo: options.connectTo,
-    timeouts: options.timeouts,
   });
   let message: Awaited<ReturnType<typeof stream.result>>;
   try {

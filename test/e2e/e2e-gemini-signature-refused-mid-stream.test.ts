@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chatJson, readLog, useE2e, withStateDb } from '../support/e2e.js';
+import { chatJson, readLog, useE2e } from '../support/e2e.js';
+import { corruptStoredGeminiSignatures } from '../support/gemini-signatures.js';
 
 /**
  * WIRE §8 on the native Gemini API through the real `hermes` binary: the refusal of a thought
@@ -21,20 +22,7 @@ describe('a thought signature refused in the middle of a Gemini stream (WIRE §8
     const emulator = await e2e.gemini({ signatureRefusalMidStream: true });
     const sandbox = e2e.sandbox();
     const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route(emulator.baseUrl)]);
-    // Alter the stored signature of the tool-call turn, as a corrupted row would.
-    withStateDb(sandbox.home, (database) => {
-      const row = database
-        .prepare("SELECT id, extra FROM messages WHERE session_id = ? AND role = 'assistant' ORDER BY seq LIMIT 1")
-        .get(first.session_id) as { id: number; extra: string };
-      const extra = JSON.parse(row.extra) as { gemini_content_parts: Record<string, unknown>[] };
-      for (const part of extra.gemini_content_parts) {
-        if (typeof part['thoughtSignature'] === 'string') {
-          const value = part['thoughtSignature'];
-          part['thoughtSignature'] = `${value.slice(0, 10)}${value[10] === 'Q' ? 'R' : 'Q'}${value.slice(11)}`;
-        }
-      }
-      database.prepare('UPDATE messages SET extra = ? WHERE id = ?').run(JSON.stringify(extra), row.id);
-    });
+    corruptStoredGeminiSignatures(sandbox.home, first.session_id);
     const before = emulator.requests.length;
     const resumed = await chatJson(sandbox, ['--resume', first.session_id, '-q', 'thanks', ...route(emulator.baseUrl)]);
     expect(resumed.answer).toContain('You said: thanks');

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { stateDbPath } from '../../src/storage/store-paths.js';
-import { chatJson, useE2e, withStateDb } from '../support/e2e.js';
+import { chatJson, useE2e } from '../support/e2e.js';
+import { corruptStoredGeminiSignatures } from '../support/gemini-signatures.js';
 
 /**
  * WIRE §8 on the native Gemini API through the real `hermes` binary: a stored thought signature
@@ -27,20 +28,7 @@ describe('a refused Gemini thought signature (WIRE §8)', () => {
     const sandbox = e2e.sandbox();
     const baseUrl = issuer === 'vertex' ? emulator.vertexBaseUrl : emulator.baseUrl;
     const first = await chatJson(sandbox, ['-q', 'read the file notes.txt', ...route(provider, baseUrl)]);
-    // Alter the stored signature of the tool-call turn, as a corrupted row would.
-    withStateDb(sandbox.home, (database) => {
-      const row = database
-        .prepare("SELECT id, extra FROM messages WHERE session_id = ? AND role = 'assistant' ORDER BY seq LIMIT 1")
-        .get(first.session_id) as { id: number; extra: string };
-      const extra = JSON.parse(row.extra) as { gemini_content_parts: Record<string, unknown>[] };
-      for (const part of extra.gemini_content_parts) {
-        if (typeof part['thoughtSignature'] === 'string') {
-          const value = part['thoughtSignature'];
-          part['thoughtSignature'] = `${value.slice(0, 10)}${value[10] === 'Q' ? 'R' : 'Q'}${value.slice(11)}`;
-        }
-      }
-      database.prepare('UPDATE messages SET extra = ? WHERE id = ?').run(JSON.stringify(extra), row.id);
-    });
+    corruptStoredGeminiSignatures(sandbox.home, first.session_id);
     const before = emulator.requests.length;
     const resumed = await chatJson(sandbox, [
       '--resume',

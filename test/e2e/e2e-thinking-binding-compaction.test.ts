@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnthropicEmulator } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
-import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
-import type { RequestRecord } from '../../src/storage/session-store.js';
-import { stateDbPath } from '../../src/storage/store-paths.js';
 import { sentThinkingBlocks, signatureOf } from '../support/carriers.js';
+import { lastRequestDecisions } from '../support/request-records.js';
 import {
   chatJson,
   parseJson,
@@ -38,23 +36,6 @@ interface Shown {
 
 function route(emulator: AnthropicEmulator): string[] {
   return routeArgs('anthropic', FABLE, emulator.baseUrl, 'x');
-}
-
-async function records(sandbox: Sandbox, sessionId: string): Promise<RequestRecord[]> {
-  const store = openSqliteSessionStore(stateDbPath(sandbox.home));
-  try {
-    return await store.listRequests(sessionId);
-  } finally {
-    await store.close();
-  }
-}
-
-/** `<action>: <reason>` of the thinking and compaction decisions of a session's newest request. */
-async function lastDecisions(sandbox: Sandbox, sessionId: string, field: string): Promise<string[]> {
-  const last = (await records(sandbox, sessionId)).at(-1);
-  return (last?.decisions ?? [])
-    .filter((decision) => decision['field'] === field)
-    .map((decision) => `${String(decision['action'])}: ${String(decision['reason'])}`);
 }
 
 /** Three turns with thinking, then `sessions compress --keep-turns 1 --json`. */
@@ -111,11 +92,13 @@ describe('server-side compaction on a bound Anthropic model (SPEC §26.4)', () =
     const nextThinking = sentThinkingBlocks(body).flat();
     expect(nextThinking).toEqual(keptThinking.map(({ type, thinking, signature }) => ({ type, thinking, signature })));
     for (const signature of nextThinking.map(signatureOf)) expect(beforeSignatures).not.toContain(signature);
-    expect(await lastDecisions(sandbox, sessionId, 'thinking')).toEqual(['kept: signed: same issuer']);
-    expect(await lastDecisions(sandbox, sessionId, 'compaction')).toEqual(['kept: compaction block: same platform']);
+    expect(await lastRequestDecisions(sandbox, sessionId, 'thinking')).toEqual(['kept: signed: same issuer']);
+    expect(await lastRequestDecisions(sandbox, sessionId, 'compaction')).toEqual([
+      'kept: compaction block: same platform',
+    ]);
     // And the turn after: both thinking blocks (the kept one and the new one) kept.
     await chatJson(sandbox, [...resumeArgs(sessionId, 'and again'), ...route(emulator)]);
-    expect(await lastDecisions(sandbox, sessionId, 'thinking')).toEqual([
+    expect(await lastRequestDecisions(sandbox, sessionId, 'thinking')).toEqual([
       'kept: signed: same issuer',
       'kept: signed: same issuer',
     ]);
@@ -150,7 +133,7 @@ describe('server-side compaction on a bound Anthropic model (SPEC §26.4)', () =
     expect(verdicts.stdout).toMatch(/native compaction off for anthropic\|.*claude-fable-5-1/);
     const after = await chatJson(sandbox, [...resumeArgs(first.session_id, 'after compaction'), ...route(emulator)]);
     expect(after.answer).toContain('You said: after compaction');
-    const decisions = await lastDecisions(sandbox, first.session_id, 'thinking');
+    const decisions = await lastRequestDecisions(sandbox, first.session_id, 'thinking');
     expect(decisions.length).toBeGreaterThan(0);
     for (const decision of decisions) expect(decision).toContain(STALE_PREFIX);
     expect(emulator.binding).toEqual({ rejections: 0, drops: [] });
@@ -179,7 +162,7 @@ describe('server-side compaction on a bound Anthropic model (SPEC §26.4)', () =
     expect(JSON.stringify(retried.messages)).not.toContain('"type":"compaction"');
     const shown = await showSession<Shown>(sandbox, sessionId);
     expect(shown.model_config['anthropic_compaction_off']).toEqual([expect.stringContaining(FABLE)]);
-    expect(await lastDecisions(sandbox, sessionId, 'compaction')).toEqual([
+    expect(await lastRequestDecisions(sandbox, sessionId, 'compaction')).toEqual([
       'dropped: compaction block (on-demand compaction not on for this route): its summary goes as text',
     ]);
     expect(emulator.binding).toEqual({ rejections: 0, drops: [] });

@@ -2,9 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AnthropicEmulator } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
-import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
-import type { RequestRecord } from '../../src/storage/session-store.js';
-import { stateDbPath } from '../../src/storage/store-paths.js';
 import { sentThinkingBlocks, signatureOf, storedThinkingBlocks, type MessageWithBlocks } from '../support/carriers.js';
 import {
   chatJson,
@@ -18,6 +15,7 @@ import {
   type Sandbox,
 } from '../support/e2e.js';
 import { readFixtureText } from '../support/fixtures.js';
+import { requestRecords as records } from '../support/request-records.js';
 import { stdioFixtureEntry } from '../support/mcp-fixture.js';
 
 /**
@@ -41,15 +39,6 @@ interface Shown {
 
 function route(emulator: AnthropicEmulator, model = FABLE): string[] {
   return routeArgs('anthropic', model, emulator.baseUrl, 'x');
-}
-
-async function records(sandbox: Sandbox, sessionId: string): Promise<RequestRecord[]> {
-  const store = openSqliteSessionStore(stateDbPath(sandbox.home));
-  try {
-    return await store.listRequests(sessionId);
-  } finally {
-    await store.close();
-  }
 }
 
 /** `m<index> <action>: <reason>` of the thinking decisions of a session's newest request. */

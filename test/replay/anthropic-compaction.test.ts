@@ -48,6 +48,17 @@ function answer(prepared: PreparedRequest): AssistantMessage {
   return bindAnswerBlocks(message, prepared.body, FABLE.model);
 }
 
+/** The carrier of a block the API wrote for the request `compaction` (as the runtime keeps it). */
+function carrierAfter(compaction: PreparedRequest): AnthropicCompactionCarrier {
+  return {
+    block: BLOCK,
+    endpointClass: 'direct',
+    model: FABLE.model,
+    prefixStart: prefixStartDigest(compaction.body['system'], compaction.body['tools']),
+    prefixState: compaction.bindingPrefix!.snapshot(),
+  };
+}
+
 /** system + two turns; then the first turn compacted by the API and the second kept. */
 function compacted(system = 'You are Hermes.'): { swapped: Message[]; kept: AssistantMessage } {
   const history: Message[] = [
@@ -59,13 +70,7 @@ function compacted(system = 'You are Hermes.'): { swapped: Message[]; kept: Assi
   const compaction = prepareAnthropicMessages(request(history));
   history.push({ role: 'user', content: 'q2' });
   const kept = answer(prepareAnthropicMessages(request(history)));
-  const carrier: AnthropicCompactionCarrier = {
-    block: BLOCK,
-    endpointClass: 'direct',
-    model: FABLE.model,
-    prefixStart: prefixStartDigest(compaction.body['system'], compaction.body['tools']),
-    prefixState: compaction.bindingPrefix!.snapshot(),
-  };
+  const carrier = carrierAfter(compaction);
   const summary = { role: 'user', content: 'Summary: q1', [ANTHROPIC_COMPACTION_KEY]: carrier } as unknown as Message;
   return {
     swapped: [history[0]!, summary, { role: 'user', content: 'q2' }, kept, { role: 'user', content: 'q3' }],
@@ -115,13 +120,7 @@ describe('on-demand compaction in the Anthropic encoder', () => {
     // The compaction request ends on the user message; the answer to it is the kept turn.
     const compaction = prepareAnthropicMessages(request(history));
     const kept = answer(compaction);
-    const carrier: AnthropicCompactionCarrier = {
-      block: BLOCK,
-      endpointClass: 'direct',
-      model: FABLE.model,
-      prefixStart: prefixStartDigest(compaction.body['system'], compaction.body['tools']),
-      prefixState: compaction.bindingPrefix!.snapshot(),
-    };
+    const carrier = carrierAfter(compaction);
     const summary = { role: 'user', content: 'Summary', [ANTHROPIC_COMPACTION_KEY]: carrier } as unknown as Message;
     const prepared = prepareAnthropicMessages(request([history[0]!, summary, kept, { role: 'user', content: 'q3' }]));
     const messages = prepared.body['messages'] as JsonObject[];

@@ -24,8 +24,8 @@ async function start(): Promise<AnthropicEmulator> {
   return emulator;
 }
 
-async function post(emulator: AnthropicEmulator, body: Body, betas: string[] = [COMPACT]) {
-  const response = await fetch(`${emulator.baseUrl}/v1/messages`, {
+function send(emulator: AnthropicEmulator, body: Body, betas: string[] = [COMPACT]): Promise<Response> {
+  return fetch(`${emulator.baseUrl}/v1/messages`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -35,6 +35,10 @@ async function post(emulator: AnthropicEmulator, body: Body, betas: string[] = [
     },
     body: JSON.stringify(body),
   });
+}
+
+async function post(emulator: AnthropicEmulator, body: Body, betas: string[] = [COMPACT]) {
+  const response = await send(emulator, body, betas);
   return { status: response.status, body: (await response.json()) as Body };
 }
 
@@ -137,16 +141,10 @@ describe('on-demand compaction in the Anthropic emulator', () => {
   it('streams the block whole: one content_block_start, no deltas', async () => {
     const emulator = await start();
     const history = await twoTurns(emulator);
-    const response = await fetch(`${emulator.baseUrl}/v1/messages`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-api-key': 'k',
-        'anthropic-version': '2023-06-01',
-        'anthropic-beta': COMPACT,
-      },
-      body: JSON.stringify(request(history.slice(0, 2), { compaction: { type: 'summarize' }, stream: true })),
-    });
+    const response = await send(
+      emulator,
+      request(history.slice(0, 2), { compaction: { type: 'summarize' }, stream: true }),
+    );
     const text = await response.text();
     expect(text).toContain('"content_block":{"type":"compaction"');
     expect(text).not.toContain('content_block_delta');
