@@ -22,10 +22,11 @@ export function registerGatewayKeyCommands(gateway: Command): void {
     .addHelpText(
       'after',
       `
-Running gateways seal with the new key within a minute and open handles of any stored key at
-once (a handle naming an unknown key makes a gateway read the store again). Use --retire-old
-when a key may have leaked: clients then lose the reasoning of earlier turns on routes that need
-it (the gateway pads what DeepSeek and Kimi require), and nothing fails.
+Gateways read the stored keys before each seal and before opening a request's handles: once
+this command returns, every gateway sharing the store seals with the new key, and with
+--retire-old no gateway opens a handle of a retired key. Use --retire-old when a key may have
+leaked: clients then lose the reasoning of earlier turns on routes that need it (the gateway
+pads what DeepSeek and Kimi require), and nothing fails.
 
 Examples:
   hermes gateway rotate-key

@@ -86,7 +86,10 @@ export interface HandleRouteFacts {
   origin: OriginStamp;
 }
 
-/** Opens every handle of `history` in place; returns the decisions (SPEC §23.3). */
+/**
+ * Opens every handle of `history` in place; returns the decisions (SPEC §23.3). The keys are read
+ * from the store first, so a key retired before this request opens none of its handles.
+ */
 export async function openClientHistory(
   history: ClientHistory,
   purpose: HandlePurpose,
@@ -94,6 +97,7 @@ export async function openClientHistory(
   route: HandleRouteFacts,
 ): Promise<CarrierDecision[]> {
   const decisions: CarrierDecision[] = [];
+  if (history.echoes.size > 0) await keyring.refresh();
   for (const [index, turn] of history.echoes) {
     const echoed = history.messages[index] as AssistantMessage;
     history.messages[index] = await openTurn(echoed, turn, index, purpose, keyring, route, decisions);
