@@ -57,6 +57,12 @@ Input: Enter sends; a line ending in \\ or Alt+Enter continues on a new line; a 
 Tab completes commands. Ctrl-C interrupts the current turn; at the prompt, press it twice to leave.
 Shell commands: what one leaves running in the background (cmd &, setsid, nohup) is stopped when the turn ends.`;
 
+/** A stored question no answer followed (a turn interrupted or killed first), with its turn key. */
+export interface UnansweredTurn {
+  text: string;
+  turnKey: string | undefined;
+}
+
 /** What the loop shares with the slash commands. */
 export interface SlashState {
   options: TurnOptions;
@@ -66,7 +72,8 @@ export interface SlashState {
   /** Closes routes opened by /model PROVIDER:… when the chat ends. */
   closers: (() => Promise<void>)[];
   /** Shows the last turns of a session (after /resume). */
-  showRecent: (sessionId: string) => Promise<void>;
+  /** Prints the session's last exchanges; resolves to its unanswered question, if any. */
+  showRecent: (sessionId: string) => Promise<UnansweredTurn | null>;
   /** The directory `hermes chat` was started in (a resumed session may run elsewhere). */
   launchDirectory: string;
   /** The MCP servers started for this chat, as they ended up (`/mcp`). */

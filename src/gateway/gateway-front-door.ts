@@ -14,7 +14,7 @@ import type { StatelessTurnMemory } from '../runtime/runtime-stateless-memory.js
 import { openClientHistory, readableHistory, type ClientHistory } from './gateway-front-door-handles.js';
 import { restoreFromSession } from './gateway-front-door-restore.js';
 import { findConversation, turnFingerprint } from './gateway-front-door-conversations.js';
-import { ensureClientSession, mirrorClientTurn } from './gateway-front-door-session.js';
+import { mirrorClientTurn } from './gateway-front-door-session.js';
 import { sealedCarriersOf } from './gateway-handle-carriers.js';
 import type { HandleKeyring } from './gateway-handle-keys.js';
 import { sealHandle, type HandlePurpose } from './gateway-handle-seal.js';
@@ -47,9 +47,10 @@ export interface FrontDoorTurnRequest {
    * The door and caller of a mirrored request: its answer is indexed (the conversation index,
    * gateway-front-door-conversations.ts), and a session named for the first time with a history
    * answered elsewhere (a fork) restores from the conversation that holds it (SPEC §26.1);
-   * `lookedUp`: the door found the session by that index already.
+   * `lookedUp`: the door found the session by that index already; `title`: the title a new
+   * conversation's session is created with (else the first user message's first line).
    */
-  conversation?: { door: string; caller: string; lookedUp: boolean } | undefined;
+  conversation?: { door: string; caller: string; lookedUp: boolean; title?: string | undefined } | undefined;
 }
 
 /** Live text of the answer, for streaming doors. */
@@ -103,11 +104,8 @@ export async function runFrontDoorTurn(
           api: route.route.api,
           origin: clientTurnOrigin(route.route, settings),
         });
-  const sessionId = await mirrorSession(context, request.sessionId, route, request.history.messages);
-  if (sessionId) {
-    // SPEC §26.1: the mirrored session's copy of each turn the client echoed.
-    inputDecisions.push(...(await restoreTurns(context, sessionId, request, inputDecisions)));
-  }
+  // A new session is created by the mirror write, with the answered turn: never empty.
+  const sessionId = await restoreMirrored(context, request, inputDecisions);
   const history = request.history.messages;
   let providerMs = 0;
   let sentAt = 0;
@@ -147,6 +145,8 @@ export async function runFrontDoorTurn(
       fingerprints: request.conversation
         ? [turnFingerprint(request.conversation.caller, result.message, request.conversation.door)]
         : [],
+      modelConfig: result.modelConfig,
+      ...(request.conversation?.title === undefined ? {} : { title: request.conversation.title }),
     });
   }
   return {
@@ -187,19 +187,19 @@ async function restoreTurns(
 }
 
 /**
- * The session the turn is mirrored into, created when new. The client holds the history, so a
- * store that cannot take the session (read-only, unreachable) makes the turn stateless, logged,
- * rather than failing it.
+ * The session the turn is mirrored into, its turns restored into the client's history (SPEC
+ * §26.1); the session itself is created by the mirror write. The client holds the history, so a
+ * store that cannot be read makes the turn stateless, logged, rather than failing it.
  */
-async function mirrorSession(
+async function restoreMirrored(
   context: FrontDoorContext,
-  sessionId: string | undefined,
-  route: GatewayRoute,
-  history: FrontDoorTurnRequest['history']['messages'],
+  request: FrontDoorTurnRequest,
+  inputDecisions: CarrierDecision[],
 ): Promise<string | undefined> {
+  const { sessionId } = request;
   if (!sessionId) return undefined;
   try {
-    await ensureClientSession(context.gateway.store, sessionId, route, history);
+    inputDecisions.push(...(await restoreTurns(context, sessionId, request, inputDecisions)));
     return sessionId;
   } catch (error) {
     context.gateway.logger.warn(

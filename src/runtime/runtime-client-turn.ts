@@ -79,6 +79,8 @@ export interface ClientToolsTurnResult {
   finishReason: FinishReason | null;
   /** The answered request's record, for the caller to store once the turn's messages are stored. */
   record: RequestRecordInput;
+  /** The session's model config after the turn: what a recovery learned included (SPEC §18). */
+  modelConfig: JsonObject;
 }
 
 /** The id a stateless turn's requests are logged under. */
@@ -88,7 +90,9 @@ export const STATELESS_TURN = '(stateless)';
 export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<ClientToolsTurnResult> {
   const sessionId = input.sessionId ?? STATELESS_TURN;
   const session = input.sessionId === undefined ? null : await input.store.getSession(input.sessionId);
-  const store = session ? input.store : statelessStore(input.store, STATELESS_TURN);
+  // A named session the store does not hold yet is created by the caller's mirror write, with
+  // what this turn learned (`modelConfig`); until then the turn runs as a stateless one does.
+  const store = session ? input.store : statelessStore(input.store, sessionId);
   const options: AgentTurnOptions = withFields(input.settings, {
     store,
     sessionId,
@@ -123,7 +127,13 @@ export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<C
   });
   memory?.learn(settled.config);
   const message = withOrigin(withoutDuplicateToolCalls(settled.message), profile, settled.usage);
-  return { message, usage: settled.usage, finishReason: settled.finishReason, record: settled.record };
+  return {
+    message,
+    usage: settled.usage,
+    finishReason: settled.finishReason,
+    record: settled.record,
+    modelConfig: settled.config,
+  };
 }
 
 /** The origin stamp a message answered on `route` carries (SPEC §23.2). */
