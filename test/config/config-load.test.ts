@@ -82,7 +82,7 @@ reasoning_overrides:
     ],
     [
       'mcp_servers:\n  fx: { command: node, argz: [a] }\n',
-      'config.yaml: mcp_servers.fx: unknown key "argz" (check the spelling; known keys here: command, args, env, cwd, url, headers, trust, enabled, startup_timeout, tool_timeout)',
+      'config.yaml: mcp_servers.fx: unknown key "argz" (check the spelling; known keys here: command, args, env, cwd, url, headers, trust, enabled, startup_timeout, tool_timeout, tools)',
     ],
   ])('an unknown key lists the keys accepted there: %j', (text, expected) => {
     expect(() => parseConfigText(text)).toThrow(new UsageError(expected));
