@@ -198,6 +198,8 @@ function scriptInput(
       const thoughts = content.parts.filter((part) => part.thought === true).map((part) => part.text ?? '');
       const reasoning = recovered.get(index) ?? (thoughts.length > 0 ? thoughts.join('') : undefined);
       if (reasoning !== undefined) message.reasoning = reasoning;
+      // The placeholder signature stands in for one Gemini never issued: another model's turn (SPEC §26.8).
+      if (content.parts.some((part) => isSentinel(signatureOf(part) ?? ''))) message.foreign = true;
       messages.push(message);
       continue;
     }

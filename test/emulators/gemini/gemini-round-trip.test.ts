@@ -206,8 +206,10 @@ describe('Gemini emulator rejections surface as typed errors (WIRE.md §4.5)', (
     expect(
       (last.body as { contents: { parts: { thoughtSignature?: string }[] }[] }).contents[1]!.parts[0]!.thoughtSignature,
     ).toBe('skip_thought_signature_validator');
+    // SPEC §26.8: the other model's turn is counted apart, never as missing.
     expect(message.content).toBe(
-      'The tool returned: hello\nReasoning continuity: broken (0 intact, 0 altered, 1 missing of 1).',
+      'The tool returned: hello\nReasoning continuity: no turn of this model yet. ' +
+        'Foreign turns: 1 (not issued by this model; not counted).',
     );
   });
 });
