@@ -206,7 +206,7 @@ describe('hermes replay preview (SPEC §5, §6, §7)', () => {
 
 describe('hermes replay preview: the model of the route', () => {
   test.each([
-    ['deepseek', 'deepseek-reasoner'],
+    ['deepseek', 'deepseek-v4-flash'],
     ['openrouter', 'anthropic/claude-sonnet-4.5'],
   ])(
     '--provider %s without --model previews the provider default model (%s), as hermes chat uses',
