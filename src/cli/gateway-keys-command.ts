@@ -64,22 +64,25 @@ Examples:
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }) => {
       const { withCliContext } = await import('./cli-context.js');
-      await withCliContext(async (context) => {
-        const keys = await context.store().listHandleKeys();
-        const rows = keys.map((key, index) => ({
-          id: key.id,
-          created_at: new Date(key.createdAt).toISOString(),
-          seals: index === keys.length - 1,
-        }));
-        if (flags.json) {
-          printJson(rows);
-          return;
-        }
-        if (rows.length === 0) {
-          process.stdout.write('no handle keys yet: the first front-door answer of a gateway makes one\n');
-          return;
-        }
-        for (const row of rows) process.stdout.write(`${row.id}  ${row.created_at}${row.seals ? '  (seals)' : ''}\n`);
-      });
+      await withCliContext(
+        async (context) => {
+          const keys = await context.store().listHandleKeys();
+          const rows = keys.map((key, index) => ({
+            id: key.id,
+            created_at: new Date(key.createdAt).toISOString(),
+            seals: index === keys.length - 1,
+          }));
+          if (flags.json) {
+            printJson(rows);
+            return;
+          }
+          if (rows.length === 0) {
+            process.stdout.write('no handle keys yet: the first front-door answer of a gateway makes one\n');
+            return;
+          }
+          for (const row of rows) process.stdout.write(`${row.id}  ${row.created_at}${row.seals ? '  (seals)' : ''}\n`);
+        },
+        { readOnly: true },
+      );
     });
 }

@@ -65,6 +65,17 @@ reasoning_overrides:
 
   it.each([
     [
+      'provider: deepseek\nmodel: "x": y\n',
+      'config.yaml: not valid YAML at line 2, column 8: Nested mappings are not allowed in compact mappings (line 2: "model: \\"x\\": y")',
+    ],
+    ['key: "unterminated\n', 'config.yaml: not valid YAML at line 2, column 1: Missing closing "quote'],
+  ])('a YAML syntax error is one line with its line, column and whole message: %j', (text, expected) => {
+    expect(() => parseConfigText(text)).toThrow(expected);
+    expect(() => parseConfigText(text)).not.toThrow(/:$/);
+  });
+
+  it.each([
+    [
       'provdier: x\n',
       'config.yaml: unknown key "provdier" (check the spelling; known keys here: provider, model, base_url, api, reasoning, reasoning_overrides, reasoning_echo, routes, compaction, max_iterations, storage, timeouts, gateway, system_prompt, instructions, mcp_servers)',
     ],
