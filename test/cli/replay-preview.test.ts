@@ -161,6 +161,7 @@ describe('hermes replay preview (SPEC §5, §6, §7)', () => {
     const result = await preview('--provider', 'mistral', '--model', 'm', '--explain');
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').filter((line) => line !== '')).toEqual([
+      'route mistral|api.mistral.ai|m · chat_completions · table row: strict (reads no reasoning carrier) · must echo: no',
       '#  role       carriers',
       '0  user       -',
       '1  assistant  dropped reasoning_content (strict route, 8 B)',
