@@ -1,3 +1,4 @@
+import { requestTarget } from '../runtime/runtime-request-target.js';
 import { newSessionId } from '../core/ids.js';
 import { redactUrl } from '../core/redact.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
@@ -220,8 +221,10 @@ async function switchModel(argument: string, state: SlashState): Promise<SlashOu
   const out = (text: string) => process.stdout.write(`${text}\n`);
   if (!argument) {
     const route = options.route;
+    const target = requestTarget(route, options.connectTo, options.sessionRoute);
     out(
-      `${route.api} · ${route.provider} · ${route.model} · ${route.baseUrl === undefined ? '(default URL)' : redactUrl(route.baseUrl)}`,
+      `${route.api} · ${route.provider} · ${route.model} · ${route.baseUrl === undefined ? '(default URL)' : redactUrl(route.baseUrl)}` +
+        (target === undefined ? '' : ` · sent to ${target}`),
     );
     return 'ok';
   }
@@ -235,7 +238,13 @@ async function switchModel(argument: string, state: SlashState): Promise<SlashOu
   const silent = { write: () => true } as unknown as NodeJS.WritableStream;
   const opened = await openRoute({ provider: choice.provider, model: choice.model }, state.context, null, silent);
   state.closers.push(() => opened.close());
-  out(style.dim(`switched to ${opened.route.provider} · ${opened.route.model} (${opened.route.api})`));
+  const target = requestTarget(opened.route, opened.connectTo, opened.sessionRoute);
+  out(
+    style.dim(
+      `switched to ${opened.route.provider} · ${opened.route.model} (${opened.route.api})` +
+        (target === undefined ? '' : ` · sent to ${target}`),
+    ),
+  );
   return {
     ...options,
     route: opened.route,

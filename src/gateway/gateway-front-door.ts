@@ -122,6 +122,7 @@ export async function runFrontDoorTurn(
     apiKey: route.apiKey,
     fetch: route.fetch,
     connectTo: route.connectTo,
+    sessionRoute: route.sessionRoute,
     settings,
     logger: gateway.logger,
     history,

@@ -54,6 +54,8 @@ export interface ClientToolsTurnInput {
   fetch?: typeof globalThis.fetch | undefined;
   /** Origin mapping of the route's requests (`TransportRequest.connectTo`). */
   connectTo?: ReadonlyMap<string, string> | undefined;
+  /** The route as sessions name it (`emulator:PERSONA` for an in-process emulator): the log names it. */
+  sessionRoute?: AgentTurnOptions['sessionRoute'];
   settings: ClientTurnSettings;
   logger: Logger;
   /** The client's history, canonical (SPEC §2), carriers of opened handles restored. */
@@ -100,6 +102,7 @@ export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<C
     apiKey: input.apiKey,
     fetch: input.fetch,
     connectTo: input.connectTo,
+    sessionRoute: input.sessionRoute,
     logger: input.logger,
     signal: input.signal,
     clientTools: input.tools,
