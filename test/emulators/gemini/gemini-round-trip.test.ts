@@ -235,9 +235,11 @@ describe('SPEC §23.2: switching a session between AI Studio and Vertex never se
     for (const request of received) {
       for (const signature of studioSignatures) expect(request.raw).not.toContain(signature);
     }
-    // The Vertex turn's own signature travels; the AI Studio turns travel as plain text and calls.
+    // The Vertex turn's own signature travels; the AI Studio turns travel as plain text and calls,
+    // which Vertex did not issue: counted apart (SPEC §26.8).
     expect(two.message.content).toBe(
-      'The tool returned: second\nReasoning continuity: broken (1 intact, 0 altered, 2 missing of 3).',
+      'The tool returned: second\nReasoning continuity: intact (1/1). ' +
+        'Foreign turns: 2 (not issued by this model; not counted).',
     );
     // Back on AI Studio: the Vertex signatures stay home.
     history.push(two.message, { role: 'user', content: 'Please read the file third.txt' });
