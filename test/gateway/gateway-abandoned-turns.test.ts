@@ -112,3 +112,33 @@ describe('front doors: a session named by the client', () => {
     },
   );
 });
+
+describe('the Gemini door: a conversation found by its history', () => {
+  it('a first turn the client abandoned stores no session (its session is created by the answer)', async () => {
+    const { gateway, store, upstreams } = await doors.gateway(['deepseek']);
+    const upstream = upstreams['deepseek']!;
+    const generate = (text: string, signal?: AbortSignal) =>
+      fetch(`${gateway.url}/v1beta/models/deepseek:generateContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }),
+        ...(signal ? { signal } : {}),
+      });
+    upstream.addFault?.({ kind: 'stall-before-headers' });
+    const leaving = new AbortController();
+    const before = upstream.requests.length;
+    const pending = generate('nobody waits', leaving.signal).catch(() => undefined);
+    await until(() => upstream.requests.length > before);
+    const whileWaiting = await store.listSessions();
+    leaving.abort();
+    await pending;
+    expect(whileWaiting).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await store.listSessions()).toEqual([]);
+    // An answered first turn is stored, titled by the user's words.
+    const answered = await generate('read me a poem');
+    expect(answered.status).toBe(200);
+    await answered.text();
+    expect((await store.listSessions()).map((session) => session.title)).toEqual(['read me a poem']);
+  });
+});
