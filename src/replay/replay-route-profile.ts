@@ -21,7 +21,6 @@ export type { GeminiRouteFacts } from './gemini-replay-policy.js';
 export type { RequiredCarrier, StandInKind } from './replay-stand-ins.js';
 export type { Carrier, CarrierDecision, RouteKey, RouteOverride };
 export { CARRIERS } from './replay-types.js';
-export { describeRouteSummary, summarizeRoute, type RouteSummary } from './replay-route-summary.js';
 
 /**
  * The one place a route is resolved (STYLE rule 2 (docs/architecture.md)): {@link resolveRouteProfile} turns a route

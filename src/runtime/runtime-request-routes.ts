@@ -1,6 +1,7 @@
 import { WIRE_APIS, type WireApi } from '../core/origin.js';
 import type { Route } from '../core/route.js';
-import { describeRouteSummary, summarizeRoute, type RouteOverride } from '../replay/replay-route-profile.js';
+import type { RouteOverride } from '../replay/replay-route-profile.js';
+import { describeRouteSummary, summarizeRoute } from '../replay/replay-route-summary.js';
 import { routeProfileFor } from '../transports/transport-route-profile.js';
 import { requestTarget } from './runtime-request-target.js';
 
