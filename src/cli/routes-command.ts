@@ -1,19 +1,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { parseRouteKey } from '../replay/replay-route-key.js';
-import type { CliContext, CliContextOptions } from './cli-context.js';
+import { READ_ONLY, withCliContext } from './cli-context-lazy.js';
 import { formatTime, printJson } from './cli-output.js';
-
-/** Runs `body` with a CLI context; the store and config load on first use, not at registration. */
-async function withCliContext<T>(
-  body: (context: CliContext) => Promise<T>,
-  options: CliContextOptions = {},
-): Promise<T> {
-  return (await import('./cli-context.js')).withCliContext(body, options);
-}
-
-/** What a command that only reads the store passes: a broken config.yaml is a warning, not a failure. */
-const READ_ONLY: CliContextOptions = { readOnly: true };
 
 /** Store-wide verdict fields naming refused effort levels (runtime-route-memory.ts `EFFORT_VERDICT_PREFIX`). */
 const EFFORT_FIELD = 'effort:';

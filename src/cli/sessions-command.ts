@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { SessionRecord, SessionStore } from '../storage/session-store.js';
-import type { CliContext, CliContextOptions } from './cli-context.js';
+import { READ_ONLY, withCliContext } from './cli-context-lazy.js';
 import { formatTime, printJson, useColor } from './cli-output.js';
 import { describeSession } from './sessions-show.js';
 import { sessionDocument, sessionSummaryDocument } from '../storage/session-documents.js';
@@ -12,17 +12,6 @@ import { registerSessionsImportCommand } from './sessions-import-command.js';
 import { registerSessionsSearchCommand } from './sessions-search-command.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
 import { listUserSessions } from '../storage/session-probe.js';
-
-/** Runs `body` with a CLI context; the store and config load on first use, not at registration. */
-async function withCliContext<T>(
-  body: (context: CliContext) => Promise<T>,
-  options: CliContextOptions = {},
-): Promise<T> {
-  return (await import('./cli-context.js')).withCliContext(body, options);
-}
-
-/** What a command that only reads the store passes: a broken config.yaml is a warning, not a failure. */
-const READ_ONLY: CliContextOptions = { readOnly: true };
 
 /** Registers `hermes sessions list|show|search|export|delete|rename|branch|compress|migrate|import`. */
 export function registerSessionsCommand(program: Command): void {

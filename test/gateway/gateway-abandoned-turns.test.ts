@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useE2e } from '../support/e2e.js';
 import { useFrontDoors } from './front-door-helpers.js';
-import { makeGatewaySandbox, startPersona, startTestGateway } from './gateway-test-helpers.js';
+import { ask, startStallableGateway, until } from './gateway-stalled-turns.js';
 
 /**
  * A turn the client abandons leaves nothing the client does not hold (docs/gateway.md
@@ -12,27 +12,8 @@ import { makeGatewaySandbox, startPersona, startTestGateway } from './gateway-te
 const e2e = useE2e();
 const doors = useFrontDoors();
 
-const ask = (text: string, stream: boolean) =>
-  JSON.stringify({ model: 'hermes', stream, messages: [{ role: 'user', content: text }] });
-
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(done()).toBe(true);
-}
-
 async function startGateway() {
-  const sandbox = makeGatewaySandbox();
-  const { emulator, route } = await startPersona('deepseek');
-  e2e.defer(() => emulator.close());
-  const gateway = await startTestGateway(sandbox.dbPath, route, sandbox.workspace);
-  e2e.defer(() => gateway.close());
-  const post = (body: string, headers: Record<string, string> = {}, signal?: AbortSignal) =>
-    fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body,
-      ...(signal ? { signal } : {}),
-    });
+  const { emulator, gateway, post } = await startStallableGateway(e2e);
   /** Sends `text`, waits until the provider holds it, then leaves. */
   const abandon = async (text: string, stream: boolean, headers: Record<string, string> = {}) => {
     emulator.addFault({ kind: 'stall-before-headers' });
