@@ -5,6 +5,7 @@
  * is exported here too. Names not listed here are internal and may change.
  */
 import { UsageError } from './core/errors.js';
+import { newSessionId } from './core/ids.js';
 import type { ReasoningOptions, ReasoningOverrides } from './core/reasoning-options.js';
 import { type Logger, silentLogger } from './logging/logger.js';
 import { providerApiKey } from './providers/provider-registry.js';
@@ -143,21 +144,17 @@ function apiKeyOf(route: RequestRoute, apiKey: string | undefined): string | und
 export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   const route = resolveRequestRoute(options.route);
   const { store } = options;
-  let sessionId = options.sessionId;
-  if (sessionId === undefined) {
-    const session = await store.createSession({
-      provider: route.provider,
-      model: route.model,
-      baseUrl: route.baseUrl ?? null,
-      api: route.api,
-    });
-    sessionId = session.id;
-  } else if (!(await store.getSession(sessionId))) {
-    throw new UsageError(`no session "${sessionId}"`);
+  if (options.sessionId !== undefined && !(await store.getSession(options.sessionId))) {
+    throw new UsageError(`no session "${options.sessionId}"`);
   }
   return runAgentTurn(options.prompt, {
     store,
-    sessionId,
+    sessionId: options.sessionId ?? newSessionId(),
+    // A new session is stored with its first message, in one write: never empty.
+    newSession:
+      options.sessionId === undefined
+        ? { provider: route.provider, model: route.model, baseUrl: route.baseUrl ?? null, api: route.api }
+        : undefined,
     route,
     apiKey: apiKeyOf(route, options.apiKey),
     reasoning: options.reasoning ?? { enabled: true },

@@ -88,7 +88,7 @@ export interface BuildRequestOptions extends RouteLookupOptions {
 export interface BuiltRequest {
   /** The JSON body exactly as it goes on the wire (`--json`). */
   body: JsonObject;
-  /** One entry per carrier or signed field of each message: kept, padded, lifted or dropped, and why (`--explain`). */
+  /** One entry per carrier or signed field of each message: kept, padded, lifted, covered or dropped, and why (`--explain`). */
   decisions: CarrierDecision[];
   /** The endpoint URL. */
   url: string;

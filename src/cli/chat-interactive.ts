@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { HermesError } from '../core/errors.js';
 import type { Message } from '../core/message.js';
 import { runAgentTurn, TurnInterruptedError, type AgentEvent } from '../runtime/agent-turn.js';
+import { unansweredQuestion } from '../runtime/runtime-history.js';
+import { TURN_KEY } from '../runtime/runtime-turn-key.js';
 import type { SessionRecord } from '../storage/session-store.js';
 import type { McpServerReport } from '../mcp/mcp-servers.js';
 import type { ToolPreview } from '../tools/tool-types.js';
@@ -10,7 +12,13 @@ import { styleDiff, styles, useColor } from './cli-output.js';
 import { markdownStream } from './chat-markdown.js';
 import { createRenderer } from './chat-render.js';
 import { createChatInput, type ChatInput } from './chat-input.js';
-import { runSlashCommand, SLASH_COMMANDS, type SlashState, type TurnOptions } from './chat-slash.js';
+import {
+  runSlashCommand,
+  SLASH_COMMANDS,
+  type SlashState,
+  type TurnOptions,
+  type UnansweredTurn,
+} from './chat-slash.js';
 import { addUsage, emptyTotals, mergeTotals, usageLine } from './chat-usage.js';
 
 /** How many exchanges a resumed session shows before the prompt. */
@@ -59,7 +67,14 @@ export async function runInteractiveChat(
       `session ${state.options.sessionId} · ${state.options.route.provider} · ${state.options.route.model} · /help for commands\n`,
     ),
   );
-  if (session && session.messageCount > 0) await state.showRecent(session.id);
+  if (session && session.messageCount > 0) {
+    const unanswered = await state.showRecent(session.id);
+    // A turn interrupted or killed before its answer left its question: /retry sends it (stored once).
+    if (unanswered) {
+      last = { text: unanswered.text, turnKey: unanswered.turnKey ?? randomUUID(), answered: false };
+      process.stdout.write(style.yellow('your last message got no answer (interrupted): /retry sends it again\n'));
+    }
+  }
   try {
     for (;;) {
       const message = await input.ask(style.bold('you> '));
@@ -176,7 +191,15 @@ export async function runInteractiveChat(
 }
 
 /** Prints the last exchanges of a session (user text and answers, tool calls as one line). */
-async function showRecentTurns(context: CliContext, sessionId: string, style: ReturnType<typeof styles>) {
+/**
+ * Prints the session's last exchanges; returns its unanswered question (`unansweredQuestion`),
+ * with the turn key it was stored under, or null.
+ */
+async function showRecentTurns(
+  context: CliContext,
+  sessionId: string,
+  style: ReturnType<typeof styles>,
+): Promise<UnansweredTurn | null> {
   const messages = await context.store().listMessages(sessionId);
   const userIndexes = messages.flatMap((message, index) => (message.role === 'user' ? [index] : []));
   const from = userIndexes.at(-RECENT_TURNS) ?? messages.length;
@@ -186,6 +209,10 @@ async function showRecentTurns(context: CliContext, sessionId: string, style: Re
     if (line)
       process.stdout.write(message.role === 'user' ? `${style.bold('you> ')}${line}\n` : style.dim(`${line}\n`));
   }
+  const unanswered = unansweredQuestion(messages);
+  if (!unanswered || typeof unanswered.content !== 'string') return null;
+  const key = (unanswered as unknown as Record<string, unknown>)[TURN_KEY];
+  return { text: unanswered.content, turnKey: typeof key === 'string' ? key : undefined };
 }
 
 function recentLine(message: Message): string | null {

@@ -1,3 +1,4 @@
+import { requestTarget } from '../runtime/runtime-request-target.js';
 import { newSessionId } from '../core/ids.js';
 import { redactUrl } from '../core/redact.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
@@ -57,6 +58,12 @@ Input: Enter sends; a line ending in \\ or Alt+Enter continues on a new line; a 
 Tab completes commands. Ctrl-C interrupts the current turn; at the prompt, press it twice to leave.
 Shell commands: what one leaves running in the background (cmd &, setsid, nohup) is stopped when the turn ends.`;
 
+/** A stored question no answer followed (a turn interrupted or killed first), with its turn key. */
+export interface UnansweredTurn {
+  text: string;
+  turnKey: string | undefined;
+}
+
 /** What the loop shares with the slash commands. */
 export interface SlashState {
   options: TurnOptions;
@@ -66,7 +73,8 @@ export interface SlashState {
   /** Closes routes opened by /model PROVIDER:… when the chat ends. */
   closers: (() => Promise<void>)[];
   /** Shows the last turns of a session (after /resume). */
-  showRecent: (sessionId: string) => Promise<void>;
+  /** Prints the session's last exchanges; resolves to its unanswered question, if any. */
+  showRecent: (sessionId: string) => Promise<UnansweredTurn | null>;
   /** The directory `hermes chat` was started in (a resumed session may run elsewhere). */
   launchDirectory: string;
   /** The MCP servers started for this chat, as they ended up (`/mcp`). */
@@ -213,8 +221,10 @@ async function switchModel(argument: string, state: SlashState): Promise<SlashOu
   const out = (text: string) => process.stdout.write(`${text}\n`);
   if (!argument) {
     const route = options.route;
+    const target = requestTarget(route, options.connectTo, options.sessionRoute);
     out(
-      `${route.api} · ${route.provider} · ${route.model} · ${route.baseUrl === undefined ? '(default URL)' : redactUrl(route.baseUrl)}`,
+      `${route.api} · ${route.provider} · ${route.model} · ${route.baseUrl === undefined ? '(default URL)' : redactUrl(route.baseUrl)}` +
+        (target === undefined ? '' : ` · sent to ${target}`),
     );
     return 'ok';
   }
@@ -228,7 +238,13 @@ async function switchModel(argument: string, state: SlashState): Promise<SlashOu
   const silent = { write: () => true } as unknown as NodeJS.WritableStream;
   const opened = await openRoute({ provider: choice.provider, model: choice.model }, state.context, null, silent);
   state.closers.push(() => opened.close());
-  out(style.dim(`switched to ${opened.route.provider} · ${opened.route.model} (${opened.route.api})`));
+  const target = requestTarget(opened.route, opened.connectTo, opened.sessionRoute);
+  out(
+    style.dim(
+      `switched to ${opened.route.provider} · ${opened.route.model} (${opened.route.api})` +
+        (target === undefined ? '' : ` · sent to ${target}`),
+    ),
+  );
   return {
     ...options,
     route: opened.route,

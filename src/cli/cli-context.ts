@@ -1,4 +1,4 @@
-import { loadConfig, type HermesConfig } from '../config/config-load.js';
+import { loadConfig, loadConfigForReading, type HermesConfig } from '../config/config-load.js';
 import { openLogger, type Logger } from '../logging/logger.js';
 import type { SessionStore, UndecodableMessage } from '../storage/session-store.js';
 import { openSessionStore, selectedStoreUrl } from '../storage/store-open.js';
@@ -14,10 +14,21 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
+/** How a command uses its context. */
+export interface CliContextOptions {
+  /**
+   * The command only reads the store: a config.yaml that does not load is one warning and the
+   * defaults (`loadConfigForReading`), never a failure.
+   */
+  readOnly?: boolean;
+}
+
 /** Opens the context for `$HERMES_HOME` (config is read and validated immediately). */
-export function openCliContext(env: NodeJS.ProcessEnv = process.env): CliContext {
+export function openCliContext(env: NodeJS.ProcessEnv = process.env, options: CliContextOptions = {}): CliContext {
   const home = hermesHome(env);
-  const config = loadConfig(home);
+  const config = options.readOnly
+    ? loadConfigForReading(home, (line) => process.stderr.write(`hermes: warning: ${line}\n`))
+    : loadConfig(home);
   let store: SessionStore | null = null;
   let logger: Logger | null = null;
   return {
@@ -54,8 +65,11 @@ export function warnUndecodable(row: UndecodableMessage): void {
 }
 
 /** Runs `body` with a context and always closes it. */
-export async function withCliContext<T>(body: (context: CliContext) => Promise<T>): Promise<T> {
-  const context = openCliContext();
+export async function withCliContext<T>(
+  body: (context: CliContext) => Promise<T>,
+  options: CliContextOptions = {},
+): Promise<T> {
+  const context = openCliContext(process.env, options);
   try {
     return await body(context);
   } finally {

@@ -22,10 +22,11 @@ export function registerGatewayKeyCommands(gateway: Command): void {
     .addHelpText(
       'after',
       `
-Running gateways seal with the new key within a minute and open handles of any stored key at
-once (a handle naming an unknown key makes a gateway read the store again). Use --retire-old
-when a key may have leaked: clients then lose the reasoning of earlier turns on routes that need
-it (the gateway pads what DeepSeek and Kimi require), and nothing fails.
+Gateways read the stored keys before each seal and before opening a request's handles: once
+this command returns, every gateway sharing the store seals with the new key, and with
+--retire-old no gateway opens a handle of a retired key. Use --retire-old when a key may have
+leaked: clients then lose the reasoning of earlier turns on routes that need it (the gateway
+pads what DeepSeek and Kimi require), and nothing fails.
 
 Examples:
   hermes gateway rotate-key
@@ -63,22 +64,25 @@ Examples:
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }) => {
       const { withCliContext } = await import('./cli-context.js');
-      await withCliContext(async (context) => {
-        const keys = await context.store().listHandleKeys();
-        const rows = keys.map((key, index) => ({
-          id: key.id,
-          created_at: new Date(key.createdAt).toISOString(),
-          seals: index === keys.length - 1,
-        }));
-        if (flags.json) {
-          printJson(rows);
-          return;
-        }
-        if (rows.length === 0) {
-          process.stdout.write('no handle keys yet: the first front-door answer of a gateway makes one\n');
-          return;
-        }
-        for (const row of rows) process.stdout.write(`${row.id}  ${row.created_at}${row.seals ? '  (seals)' : ''}\n`);
-      });
+      await withCliContext(
+        async (context) => {
+          const keys = await context.store().listHandleKeys();
+          const rows = keys.map((key, index) => ({
+            id: key.id,
+            created_at: new Date(key.createdAt).toISOString(),
+            seals: index === keys.length - 1,
+          }));
+          if (flags.json) {
+            printJson(rows);
+            return;
+          }
+          if (rows.length === 0) {
+            process.stdout.write('no handle keys yet: the first front-door answer of a gateway makes one\n');
+            return;
+          }
+          for (const row of rows) process.stdout.write(`${row.id}  ${row.created_at}${row.seals ? '  (seals)' : ''}\n`);
+        },
+        { readOnly: true },
+      );
     });
 }

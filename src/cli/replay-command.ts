@@ -11,6 +11,7 @@ import type { ToolDefinition } from '../core/tool-definition.js';
 import { resolveProvider } from '../providers/provider-registry.js';
 import { chatReplayDecision } from '../replay/replay-policy.js';
 import type { RouteProfile } from '../replay/replay-route-profile.js';
+import { describeRouteSummary, summarizeRoute } from '../replay/replay-route-summary.js';
 import type { Carrier, RouteOverride } from '../replay/replay-types.js';
 import { CARRIERS } from '../replay/replay-types.js';
 import type { TransportRequest } from '../transports/shared/transport.js';
@@ -109,6 +110,18 @@ export function previewRequest(history: readonly Message[], flags: PreviewFlags)
 /** The profile of the preview route under the flags' route rows and echo opt-in. */
 function previewProfile(route: Route, flags: PreviewFlags): RouteProfile {
   return lookupRoute(route, { routes: flags.overrides, reasoningEcho: flags.reasoningEcho, environment: process.env });
+}
+
+/**
+ * The line `--explain` starts with: the route, the table row that decides what travels and
+ * whether the route must echo (replay-route-summary.ts), and for an emulator session the
+ * emulator that serves it (its route names the real host: replay takes the production decisions).
+ */
+export function formatRouteHeader(profile: RouteProfile, sessionProvider?: string): string {
+  const header = describeRouteSummary(summarizeRoute(profile));
+  if (!sessionProvider?.startsWith(EMULATOR_PREFIX)) return header;
+  const persona = sessionProvider.slice(EMULATOR_PREFIX.length);
+  return `${header} · served by the in-process emulator ${persona} on 127.0.0.1 (hermes chat starts it)`;
 }
 
 /** The `--explain` table: one row per message (index, role, decisions with reasons). */
@@ -225,6 +238,7 @@ export function registerReplayCommand(program: Command): void {
         process.stdout.write(`${serializeRequestBody(prepared)}\n`);
         return;
       }
+      if (options.explain) process.stdout.write(`${formatRouteHeader(previewProfile(previewRoute(flags), flags))}\n`);
       process.stdout.write(`${formatExplainTable(history, prepared)}\n`);
       if (!options.explain) process.stdout.write(`${formatSummary(flags, prepared)}\n`);
     });
@@ -296,6 +310,7 @@ async function previewSession(sessionId: string, options: PreviewOptions): Promi
       process.stdout.write(`${serializeRequestBody(prepared)}\n`);
       return;
     }
+    if (options.explain) process.stdout.write(`${formatRouteHeader(profile, provider)}\n`);
     process.stdout.write(`${formatExplainTable(history, prepared)}\n`);
     const records = await store.listRequests(sessionId);
     const handles = formatHandleDecisions(records);

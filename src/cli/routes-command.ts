@@ -1,13 +1,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { parseRouteKey } from '../replay/replay-route-key.js';
-import type { CliContext } from './cli-context.js';
+import { READ_ONLY, withCliContext } from './cli-context-lazy.js';
 import { formatTime, printJson } from './cli-output.js';
-
-/** Runs `body` with a CLI context; the store and config load on first use, not at registration. */
-async function withCliContext<T>(body: (context: CliContext) => Promise<T>): Promise<T> {
-  return (await import('./cli-context.js')).withCliContext(body);
-}
 
 /** Store-wide verdict fields naming refused effort levels (runtime-route-memory.ts `EFFORT_VERDICT_PREFIX`). */
 const EFFORT_FIELD = 'effort:';
@@ -80,7 +75,7 @@ export function registerRoutesCommand(program: Command): void {
             for (const line of describeSessionLearned(entry)) process.stdout.write(`  ${line}\n`);
           }
         }
-      });
+      }, READ_ONLY);
     });
 
   routes

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { SessionRecord, SessionStore } from '../storage/session-store.js';
-import type { CliContext } from './cli-context.js';
+import { READ_ONLY, withCliContext } from './cli-context-lazy.js';
 import { formatTime, printJson, useColor } from './cli-output.js';
 import { describeSession } from './sessions-show.js';
 import { sessionDocument, sessionSummaryDocument } from '../storage/session-documents.js';
@@ -12,11 +12,6 @@ import { registerSessionsImportCommand } from './sessions-import-command.js';
 import { registerSessionsSearchCommand } from './sessions-search-command.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
 import { listUserSessions } from '../storage/session-probe.js';
-
-/** Runs `body` with a CLI context; the store and config load on first use, not at registration. */
-async function withCliContext<T>(body: (context: CliContext) => Promise<T>): Promise<T> {
-  return (await import('./cli-context.js')).withCliContext(body);
-}
 
 /** Registers `hermes sessions list|show|search|export|delete|rename|branch|compress|migrate|import`. */
 export function registerSessionsCommand(program: Command): void {
@@ -52,7 +47,7 @@ export function registerSessionsCommand(program: Command): void {
               `${session.provider ?? '-'}/${session.model ?? '-'}  ${session.title ?? ''}${compactedNote(session)}\n`,
           );
         }
-      });
+      }, READ_ONLY);
     });
 
   sessions
@@ -74,7 +69,7 @@ export function registerSessionsCommand(program: Command): void {
           };
           process.stdout.write(await describeSession(store, id, options));
         }
-      });
+      }, READ_ONLY);
     });
 
   sessions
@@ -91,7 +86,7 @@ export function registerSessionsCommand(program: Command): void {
         const { messages, ...header } = json;
         process.stdout.write(`${JSON.stringify({ hermes_session: header })}\n`);
         for (const message of messages) process.stdout.write(`${JSON.stringify(message)}\n`);
-      });
+      }, READ_ONLY);
     });
 
   sessions

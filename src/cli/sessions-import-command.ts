@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
+import type { Message } from '../core/message.js';
 import { newSessionId } from '../core/ids.js';
 import { parseBaseUrl } from '../runtime/runtime-route.js';
 import type { CliContext } from './cli-context.js';
 import { printJson } from './cli-output.js';
 import { WORKSPACE_KEY } from './chat-session-select.js';
-import type { SessionRecord } from '../storage/session-store.js';
+import type { SessionRecord, SessionStore } from '../storage/session-store.js';
 import type { ImportedSession, ImportSource } from './sessions-import-records.js';
 
 /** Flags of `hermes sessions import`. */
@@ -72,7 +74,7 @@ Examples:
       ).withCliContext(async (context) => {
         const earlier = await earlierImports(context, imported.source);
         // The same transcript, unchanged since it was imported: the session it became, not a copy.
-        const same = earlier.find((session) => session.messageCount === imported.messages.length);
+        const same = await importedUnchanged(context.store(), earlier, imported.messages);
         if (same) {
           report(imported, same.id, flags, { alreadyImported: true, earlier: [] });
           return;
@@ -150,6 +152,24 @@ async function earlierImports(context: CliContext, source: ImportSource): Promis
     if (from['tool'] !== source.tool) return false;
     return source.session_id !== null ? from['session_id'] === source.session_id : from['file'] === source.file;
   });
+}
+
+/**
+ * The earlier import that stores exactly these messages (every key and value, key order aside),
+ * or undefined: a transcript edited since, even with as many messages, is imported again.
+ */
+async function importedUnchanged(
+  store: SessionStore,
+  earlier: readonly SessionRecord[],
+  messages: readonly Message[],
+): Promise<SessionRecord | undefined> {
+  const wanted: unknown = JSON.parse(JSON.stringify(messages));
+  for (const session of earlier) {
+    if (session.messageCount !== messages.length) continue;
+    const stored = await store.listMessages(session.id, { includeUndone: true });
+    if (isDeepStrictEqual(JSON.parse(JSON.stringify(stored)), wanted)) return session;
+  }
+  return undefined;
 }
 
 /** Whether the transcript was stored already, and the earlier imports of an older state of it. */

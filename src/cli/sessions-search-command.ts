@@ -52,31 +52,37 @@ for a message compaction archived).`,
         throw new UsageError('--limit must be a positive whole number');
       }
       const { withCliContext } = await import('./cli-context.js');
-      await withCliContext(async (context) => {
-        const store = context.store();
-        if (flags.session !== undefined && !(await store.getSession(flags.session))) {
-          throw new UsageError(`no session "${flags.session}" (see hermes sessions list)`);
-        }
-        // One more than shown, to say when there are more.
-        const hits = await store.searchMessages(text, {
-          limit: limit + 1,
-          ...(flags.session === undefined ? {} : { sessionId: flags.session }),
-        });
-        const shown = hits.slice(0, limit);
-        if (flags.json) {
-          printJson(shown.map(hitDocument));
-          return;
-        }
-        if (!shown.length) {
-          process.stdout.write(`no message holds "${text}"\n`);
-          return;
-        }
-        const style = styles(useColor(process.stdout));
-        for (const hit of shown) process.stdout.write(formatHit(hit, style));
-        if (hits.length > limit) {
-          process.stdout.write(style.dim(`more messages hold "${text}": raise --limit, or narrow with --session ID\n`));
-        }
-      });
+      await withCliContext(
+        async (context) => {
+          const store = context.store();
+          if (flags.session !== undefined && !(await store.getSession(flags.session))) {
+            throw new UsageError(`no session "${flags.session}" (see hermes sessions list)`);
+          }
+          // One more than shown, to say when there are more.
+          const hits = await store.searchMessages(text, {
+            limit: limit + 1,
+            ...(flags.session === undefined ? {} : { sessionId: flags.session }),
+          });
+          const shown = hits.slice(0, limit);
+          if (flags.json) {
+            printJson(shown.map(hitDocument));
+            return;
+          }
+          if (!shown.length) {
+            process.stdout.write(`no message holds "${text}"\n`);
+            return;
+          }
+          const style = styles(useColor(process.stdout));
+          for (const hit of shown) process.stdout.write(formatHit(hit, style));
+          if (hits.length > limit) {
+            process.stdout.write(
+              style.dim(`more messages hold "${text}": raise --limit, or narrow with --session ID\n`),
+            );
+          }
+          // Reads only: a config.yaml that does not load is a warning (cli-context.ts).
+        },
+        { readOnly: true },
+      );
     });
 }
 

@@ -4,6 +4,7 @@ import type { SessionStore } from '../storage/session-store.js';
 import { isUndone } from '../storage/session-undo.js';
 import { archivedBy } from '../storage/session-archive.js';
 import { compactionLines } from './sessions-compaction-view.js';
+import { unansweredQuestion } from '../runtime/runtime-history.js';
 import { formatTime } from './cli-output.js';
 import { opaqueCarrierBytes } from '../replay/replay-native-drops.js';
 import {
@@ -173,5 +174,8 @@ export async function describeSession(store: SessionStore, id: string, options: 
     }
   });
   closeHidden(stored.length);
+  if (unansweredQuestion(live.filter((message) => !isUndone(message)))) {
+    lines.push(`          no answer yet (interrupted): hermes chat --resume ${id}, then /retry`);
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isScalar, parse as parseYaml, parseDocument, type Document } from 'yaml';
 import { HermesError, UsageError } from '../core/errors.js';
-import { parseConfigText } from './config-load.js';
+import { parseConfigText, yamlProblem } from './config-load.js';
 
 /** The path of `config.yaml` in a Hermes home. */
 export function configPath(home: string): string {
@@ -21,7 +21,7 @@ export function readConfigDocument(home: string): Document {
   }
   const document = parseDocument(text);
   if (document.errors.length) {
-    throw new UsageError(`${configPath(home)}: not valid YAML: ${document.errors[0]?.message.split('\n')[0] ?? ''}`);
+    throw new UsageError(`${configPath(home)}: ${yamlProblem(document.errors[0], text)}`);
   }
   if (document.contents === null) document.contents = document.createNode({}) as never;
   if (!isMap(document.contents)) throw new UsageError(`${configPath(home)}: the top level must be a mapping`);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
 import type { WireApi } from '../core/origin.js';
@@ -87,13 +87,53 @@ export function loadConfig(home: string): HermesConfig {
   return parseConfigText(text, path);
 }
 
+/**
+ * The config for a command that only reads the store (`sessions list|show|export`, `routes
+ * verdicts`, `gateway keys`): a config.yaml that does not load is one warning line, and the
+ * command goes on with the defaults — with the file's `storage.url` when it can still be read, so
+ * the command reads the store the file names.
+ */
+export function loadConfigForReading(home: string, warn: (line: string) => void): HermesConfig {
+  try {
+    return loadConfig(home);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    warn(`${error.message}; reading with the default settings`);
+    const config: HermesConfig = { ...DEFAULT_CONFIG };
+    try {
+      const url: unknown = parseDocument(readFileSync(join(home, 'config.yaml'), 'utf8')).getIn(['storage', 'url']);
+      if (typeof url === 'string' && url.trim() !== '') config.storageUrl = url;
+    } catch {
+      // Nothing more can be read from it: the defaults stand.
+    }
+    return config;
+  }
+}
+
+/**
+ * A YAML syntax error in one line: where (line and column), the parser's whole description, and
+ * the line it points at (the parser's own message ends with a multi-line excerpt instead).
+ */
+export function yamlProblem(error: unknown, text: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const what = (message.replace(/ at line \d+, column \d+:[\s\S]*$/, '').split('\n')[0] ?? '').trim();
+  const position = (error as { linePos?: readonly { line: number; col: number }[] }).linePos?.[0];
+  if (!position) return `not valid YAML: ${what}`;
+  const source = (text.split(/\r?\n/)[position.line - 1] ?? '').trim();
+  const shown = source.length > 80 ? `${source.slice(0, 79)}…` : source;
+  return (
+    `not valid YAML at line ${position.line}, column ${position.col}: ${what}` +
+    (shown ? ` (line ${position.line}: ${JSON.stringify(shown)})` : '')
+  );
+}
+
 /** Validates config text (exported for tests). */
 export function parseConfigText(text: string, path = 'config.yaml'): HermesConfig {
   let raw: unknown;
   try {
     raw = parseYaml(text) ?? {};
   } catch (error) {
-    throw new UsageError(`${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    throw new UsageError(`${path}: ${yamlProblem(error, text)}`);
   }
   const result = configSchema.safeParse(raw);
   if (!result.success) throw new UsageError(`${path}: ${describeIssue(result.error)}`);

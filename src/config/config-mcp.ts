@@ -22,6 +22,15 @@ export interface McpServerSettings {
   toolTimeoutMs: number;
   /** Null for a config.yaml entry that only switches off a `.mcp.json` server (`{enabled: false}`). */
   connection: McpConnectionSettings | null;
+  /** `tools.include` / `tools.exclude` (config.yaml only): which of its tools are offered. */
+  toolFilter?: McpToolFilter | undefined;
+}
+
+/** Tool names (as the server lists them) or `*` patterns: offered when included and not excluded. */
+export interface McpToolFilter {
+  /** Absent: every tool. */
+  include?: string[] | undefined;
+  exclude?: string[] | undefined;
 }
 
 /** `mcp_servers` of config.yaml as settings, in file order (values are expanded when a server starts). */
@@ -34,6 +43,7 @@ export function mcpServersFromConfig(raw: Record<string, RawMcpServer> | undefin
     startupTimeoutMs: secondsToMs(server.startup_timeout) ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS,
     toolTimeoutMs: secondsToMs(server.tool_timeout) ?? DEFAULT_MCP_TOOL_TIMEOUT_MS,
     connection: connectionOf(server),
+    ...(server.tools ? { toolFilter: { include: server.tools.include, exclude: server.tools.exclude } } : {}),
   }));
 }
 

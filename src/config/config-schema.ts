@@ -84,6 +84,14 @@ const mcpServerSchema = z
     enabled: z.boolean().optional(),
     startup_timeout: secondsSchema.optional(),
     tool_timeout: secondsSchema.optional(),
+    /** Which of its tools are offered: names as the server lists them, `*` matching any run of characters. */
+    tools: z
+      .object({
+        include: z.array(z.string().min(1)).optional(),
+        exclude: z.array(z.string().min(1)).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((server, context) => {

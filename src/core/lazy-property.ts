@@ -5,7 +5,7 @@
  * each time the literal runs, and V8 keeps an accessor's functions in the object's hidden class,
  * so every such object gets a hidden class of its own. Those live in the old generation until a
  * full collection, and what their getters close over (a request's whole replay, its decisions)
- * then survives every young-generation collection with them (README "Performance"). Here every
+ * then survives every young-generation collection with them (docs/performance.md). Here every
  * object with a lazy `key` shares one getter per key, which reads the object's own thunk, so the
  * objects share hidden classes and nothing outlives its request.
  *

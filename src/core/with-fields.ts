@@ -5,7 +5,7 @@
  * property. On Node 20 (V8 11.3) such a literal builds fresh hidden classes each time it runs,
  * which then live in the old generation until a full collection: `npm run bench -- hidden-classes`
  * measures about 3 KB allocated and 360 B promoted per literal with three extra properties,
- * against 148 B and nothing here; Node 22 and 24 do not (README "Performance"). `Object.assign`
+ * against 148 B and nothing here; Node 22 and 24 do not (docs/performance.md). `Object.assign`
  * onto a new object takes the shared path and gives the same own properties in the same order,
  * later ones winning.
  *

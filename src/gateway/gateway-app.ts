@@ -17,6 +17,7 @@ import { FrontDoorSessionCopies } from './gateway-front-door-copies.js';
 import { HandleKeyring } from './gateway-handle-keys.js';
 import { countTokensResponse, messagesResponse } from './gateway-messages-door.js';
 import { GatewayModelRoutes } from './gateway-model-routes.js';
+import { requestRouteDescriber } from '../runtime/runtime-request-routes.js';
 import { responsesResponse } from './gateway-responses-door.js';
 import { chatToolsResponse, hasClientTools } from './gateway-chat-tools.js';
 import { StatelessTurnMemory } from '../runtime/runtime-stateless-memory.js';
@@ -164,7 +165,14 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
 
   app.get('/v1/sessions', async (c) => c.json(await listSessionsBody(store, c.req.query('limit'))));
   app.get('/v1/sessions/:id', async (c) => c.json(await showSessionBody(store, c.req.param('id'))));
-  app.get('/v1/sessions/:id/requests', async (c) => c.json(await listRequestsBody(store, c.req.param('id'))));
+  const describeRequestRoute = requestRouteDescriber({
+    routes: doors.routes.configured(),
+    overrides: context.turn.routeOverrides,
+    echoOptIn: context.turn.echoOptIn,
+  });
+  app.get('/v1/sessions/:id/requests', async (c) =>
+    c.json(await listRequestsBody(store, c.req.param('id'), describeRequestRoute)),
+  );
   app.post('/v1/sessions/:id/branch', async (c) => {
     const body = await readJsonBody(c.get('source'), { empty: {} });
     return c.json(await branchSessionBody(store, lock, c.req.param('id'), body), 201);

@@ -1,10 +1,16 @@
-import type { SessionStore } from '../storage/session-store.js';
+import { newSessionId } from '../core/ids.js';
 import { parseChatRequest, type GatewayChatRequest } from './gateway-chat-request.js';
 import { DEFAULT_JSON_BODY_BOUNDS, readJsonBody } from './gateway-bounded-json.js';
 import { GatewayHttpError } from './gateway-errors.js';
 import { randomHex } from './gateway-random-ids.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
-import { runGatewayTurn, toHttpError, type GatewayTurnEvent, type GatewayTurnOutcome } from './gateway-turn.js';
+import {
+  runGatewayTurn,
+  toHttpError,
+  type GatewayTurnEvent,
+  type GatewayTurnOutcome,
+  type GatewayTurnRun,
+} from './gateway-turn.js';
 import type { GatewayTurnContext } from './gateway-types.js';
 import { clientAbort, type ChatRequestSource } from './gateway-request-source.js';
 import { knownSecrets, redactError } from '../core/redact.js';
@@ -65,7 +71,8 @@ export async function chatCompletionsResponse(
   try {
     const parsed = parseChatRequest(body);
     const { context, lock } = dependencies;
-    const sessionId = await resolveSession(context, request.header(SESSION_HEADER) ?? parsed.sessionId, parsed);
+    const target = resolveSession(context, request.header(SESSION_HEADER) ?? parsed.sessionId, parsed);
+    const { sessionId } = target;
     // Turns of this process wait in its per-session queue; a turn of another process (a CLI, a
     // second gateway) holds the store's session lease, and this request gets 409 naming it.
     unlock = await lock.acquire(sessionId);
@@ -80,21 +87,20 @@ export async function chatCompletionsResponse(
     }
     const userText = parsed.userTexts.join('\n\n');
     const turnKey = request.header(IDEMPOTENCY_HEADER)?.trim() || undefined;
+    const turn = withFields(target, { userText, turnKey });
     // The turn takes the session's lease with its question and drops it with its answer, in the
     // store (runtime-turn-start.ts): a client that sends its next turn to another gateway of the
     // fleet as soon as it has the answer finds the session free.
     const queued = unlock;
     unlock = null;
     if (parsed.stream) {
-      const response = await streamingResponse(context, { sessionId, userText, turnKey }, parsed, queued, request);
+      const response = await streamingResponse(context, turn, parsed, queued, request);
       dependencies.onAnswer?.(sessionId);
       return response;
     }
     // The request's signal aborts when the client disconnects: the turn stops (nothing partial is
     // stored) and the session is released instead of waiting on the provider.
-    const outcome = await runGatewayTurn(context, { sessionId, userText, turnKey, signal: request.signal }).finally(
-      queued,
-    );
+    const outcome = await runGatewayTurn(context, withFields(turn, { signal: request.signal })).finally(queued);
     dependencies.onAnswer?.(outcome.result.sessionId);
     return jsonResponse(completionBody(context, outcome), {
       headers: {
@@ -129,29 +135,37 @@ function jsonResponse(body: unknown, init: { status?: number; headers?: Record<s
   });
 }
 
+/** The session a chat turn runs on, and how to create it when it is new. */
+interface ChatTurnTarget {
+  sessionId: string;
+  newSession?: GatewayTurnRun['newSession'];
+  systemPrompt?: string | undefined;
+}
+
 /**
- * The session to use: the one named (404 when unknown) or a new one whose first message is the
- * client's system prompt, else the gateway's default one (`hermes chat`'s, docs/gateway.md).
+ * The session to use: the one named (404 when unknown) or a new one, created by the turn's first
+ * write with its question (never stored empty), whose first message is the client's system
+ * prompt, else the gateway's default one (`hermes chat`'s, docs/gateway.md).
  */
-async function resolveSession(
+function resolveSession(
   context: GatewayTurnContext,
   requested: string | undefined,
   parsed: GatewayChatRequest,
-): Promise<string> {
-  const store: SessionStore = context.store;
+): ChatTurnTarget {
   // A named session is read by the turn itself, first thing: an unknown one is a 404 from there
   // (toHttpError), before anything is stored or sent.
-  if (requested) return requested;
+  if (requested) return { sessionId: requested };
   const { route, sessionRoute } = context.route;
-  const session = await store.createSession({
-    provider: sessionRoute?.provider ?? route.provider,
-    model: route.model,
-    baseUrl: sessionRoute ? sessionRoute.baseUrl : (route.baseUrl ?? null),
-    api: route.api,
-  });
-  const system = parsed.systemTexts.length ? parsed.systemTexts.join('\n\n') : context.systemPrompt?.();
-  if (system) await store.appendMessage(session.id, { role: 'system', content: system, timestamp: Date.now() });
-  return session.id;
+  return {
+    sessionId: newSessionId(),
+    newSession: {
+      provider: sessionRoute?.provider ?? route.provider,
+      model: route.model,
+      baseUrl: sessionRoute ? sessionRoute.baseUrl : (route.baseUrl ?? null),
+      api: route.api,
+    },
+    systemPrompt: parsed.systemTexts.length ? parsed.systemTexts.join('\n\n') : context.systemPrompt?.(),
+  };
 }
 
 function completionId(): string {
@@ -209,7 +223,7 @@ function serverTiming(outcome: GatewayTurnOutcome): string {
  */
 async function streamingResponse(
   context: GatewayTurnContext,
-  turn: { sessionId: string; userText: string; turnKey: string | undefined },
+  turn: ChatTurnTarget & { userText: string; turnKey: string | undefined },
   parsed: GatewayChatRequest,
   unlockQueue: () => void,
   request: ChatRequestSource,

@@ -5,8 +5,6 @@ import type { Logger } from '../logging/logger.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { ClientHistory } from './gateway-front-door-handles.js';
 import { visibleKey } from './gateway-front-door-restore.js';
-import { sessionFieldsFor } from './gateway-front-door-session.js';
-import type { GatewayRoute } from './gateway-types.js';
 
 /**
  * Which stored conversation a front-door request continues (SPEC §26.1). Every door indexes the
@@ -90,28 +88,18 @@ export async function findConversation(
 }
 
 /**
- * Creates the session of a new conversation, titled by the user's words: the last text part of
- * the first user content (Gemini CLI puts its `<session_context>` note in the first). A store
- * that cannot take it is left to the pipeline, which then runs the turn stateless.
+ * The title of a new conversation's session: the user's words, the last text part of the first
+ * user content (Gemini CLI puts its `<session_context>` note in the first). The session is
+ * created with it by the turn's mirror write, so a turn the client abandons stores none.
  */
-export async function startConversation(
-  index: ConversationIndex,
-  sessionId: string,
-  route: GatewayRoute,
-  request: { history: ClientHistory },
-): Promise<void> {
+export function conversationTitle(request: { history: ClientHistory }): string {
   const question = request.history.messages.find((message) => message.role === 'user');
   const parts =
     typeof question?.content === 'string'
       ? [question.content]
       : (question?.content ?? []).map((part) => String(part['text'] ?? ''));
   const line = (parts.filter((part) => part.trim() !== '').at(-1) ?? '').trim().split('\n')[0] ?? '';
-  const title = line.length > 60 ? `${line.slice(0, 57)}...` : line || 'untitled';
-  try {
-    await index.store.createSession({ id: sessionId, title, ...sessionFieldsFor(route) });
-  } catch {
-    // The pipeline creates it (ensureClientSession) or says why it cannot.
-  }
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line || 'untitled';
 }
 
 /** The caller part of a fingerprint: a digest of the presented key, or `""` when the gateway takes any. */

@@ -88,7 +88,8 @@ export interface HandleRouteFacts {
 
 /**
  * Opens every handle of `history` in place (of the messages from position `from` on); returns
- * the decisions (SPEC §23.3).
+ * the decisions (SPEC §23.3). The keys are read from the store first, so a key retired before
+ * this request opens none of its handles.
  */
 export async function openClientHistory(
   history: ClientHistory,
@@ -98,6 +99,7 @@ export async function openClientHistory(
   from = 0,
 ): Promise<CarrierDecision[]> {
   const decisions: CarrierDecision[] = [];
+  if (history.echoes.size > 0) await keyring.refresh();
   for (const [index, turn] of history.echoes) {
     if (index < from) continue;
     const echoed = history.messages[index] as AssistantMessage;

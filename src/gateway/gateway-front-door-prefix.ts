@@ -49,7 +49,10 @@ export interface Translation {
 /** Translates `input.history` in place (see the file comment). */
 export async function translateClientHistory(input: TranslationInput): Promise<Translation> {
   const { history, purpose, copy, source } = input;
-  const facts = `${purpose ?? ''}\n${input.route.api}\n${JSON.stringify(input.route.origin)}`;
+  // The keys are read first: handles opened under another set of keys (one retired since) are
+  // opened again, so a retired key opens nothing from the moment it is retired (SPEC §23.3).
+  if (purpose !== null && copy) await input.keyring.refresh();
+  const facts = `${purpose ?? ''}\n${input.route.api}\n${JSON.stringify(input.route.origin)}\n${input.keyring.generation}`;
   // The messages as parsed, before opening and restoring replace them.
   const inputs: TranslatedInput[] =
     copy && source ? history.messages.map((message, index) => inputOf(history, message, index)) : [];

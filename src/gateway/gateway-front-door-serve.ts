@@ -64,6 +64,8 @@ export interface FrontDoorSession {
   caller: string;
   /** Looked up already: no second lookup for a fork (gateway-front-door-conversations.ts). */
   matched: true;
+  /** A new conversation's title: its session is created with it by the turn's mirror write. */
+  title?: string | undefined;
 }
 
 /** Serves one request on `handler`'s door (`body` when the caller already parsed the JSON). */
@@ -98,7 +100,7 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
       signal: abort.signal,
       // Every mirrored answer is indexed, so a copy of the conversation under a new id finds it.
       conversation: found
-        ? { door: handler.name, caller: found.caller, lookedUp: true }
+        ? { door: handler.name, caller: found.caller, lookedUp: true, title: found.title }
         : named === undefined
           ? undefined
           : { door: handler.name, caller: callerOf(presentedKey(header), context.keyRequired), lookedUp: false },

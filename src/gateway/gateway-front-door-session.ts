@@ -1,9 +1,10 @@
+import type { JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message } from '../core/message.js';
 import type { Logger } from '../logging/logger.js';
 import type { RequestRecordInput } from '../runtime/runtime-request.js';
 import { claimForThisProcess, SessionBusyError } from '../storage/session-lease.js';
 import { SessionChangedError } from '../storage/session-store-rules.js';
-import type { SessionFields, SessionStore } from '../storage/session-store.js';
+import type { NewSession, SessionFields, SessionStore } from '../storage/session-store.js';
 import { badRequest } from './gateway-errors.js';
 import { liveMessages, type FrontDoorSessionCopies } from './gateway-front-door-copies.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
@@ -64,24 +65,6 @@ export function sessionFieldsFor(route: GatewayRoute): SessionFields {
   };
 }
 
-/** Creates the session named by the client when the store does not hold it yet. */
-export async function ensureClientSession(
-  store: SessionStore,
-  sessionId: string,
-  route: GatewayRoute,
-  history: readonly Message[],
-): Promise<void> {
-  if (await store.getSession(sessionId)) return;
-  const question = history.find((message) => message.role === 'user');
-  const title = question ? titleOf(question.content) : null;
-  try {
-    await store.createSession({ id: sessionId, title, ...sessionFieldsFor(route) });
-  } catch (error) {
-    // Two first requests of one session at once: the other one created it.
-    if (!(await store.getSession(sessionId))) throw error;
-  }
-}
-
 /** What {@link mirrorClientTurn} stores. */
 export interface MirroredTurn {
   sessionId: string;
@@ -93,12 +76,18 @@ export interface MirroredTurn {
   fingerprints?: readonly string[];
   /** The gateway's copies of front-door sessions: read instead of the store, and followed through the write. */
   copies?: FrontDoorSessionCopies;
+  /** What the turn learned for its session (verdicts): a new session starts with it. */
+  modelConfig?: JsonObject | undefined;
+  /** The title a new session gets (the Gemini door's), else the first user message's first line. */
+  title?: string | undefined;
 }
 
 /**
  * Appends the turn to its session: the messages, the session's route fields and the request
- * record in one write that takes and drops the session's lease (`SessionStore.writeTurn`). A
- * diagnostic copy: a failure is logged and the client's answer goes out regardless.
+ * record in one write that takes and drops the session's lease (`SessionStore.writeTurn`), and
+ * creates the session in that same write when it is new, so a turn the client abandoned before
+ * its answer leaves no session. A diagnostic copy: a failure (a read-only or unreachable store
+ * included) is logged and the client's answer goes out regardless.
  */
 export async function mirrorClientTurn(
   store: SessionStore,
@@ -139,7 +128,7 @@ async function storeMirror(store: SessionStore, turn: MirroredTurn): Promise<voi
     try {
       const written = await store.writeTurn(turn.sessionId, {
         acquireLease: claimForThisProcess(GATEWAY_LEASE_OWNER),
-        ...(version === undefined ? {} : { expectedVersion: version }),
+        ...(version === undefined ? { createSession: newSessionFields(turn) } : { expectedVersion: version }),
         messages,
         session: sessionFieldsFor(turn.route),
         requests: [record],
@@ -165,6 +154,16 @@ async function storedHistory(
   if (copy) return { version: copy.version, stored: liveMessages(copy) };
   const session = await store.getSession(turn.sessionId);
   return { version: session?.version, stored: await store.listMessages(turn.sessionId) };
+}
+
+/** A new session's fields: the route, the title from the client's first question, what the turn learned. */
+function newSessionFields(turn: MirroredTurn): Omit<NewSession, 'id'> {
+  const question = turn.history.find((message) => message.role === 'user');
+  return {
+    title: turn.title ?? (question ? titleOf(question.content) : null),
+    ...sessionFieldsFor(turn.route),
+    modelConfig: turn.modelConfig ?? {},
+  };
 }
 
 /** The client's messages the session does not hold yet (rule in the module comment). */

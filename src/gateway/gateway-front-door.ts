@@ -16,7 +16,7 @@ import type { FrontDoorSessionCopies, SessionCopy } from './gateway-front-door-c
 import type { StoredTurns } from './gateway-front-door-restore.js';
 import { translateClientHistory } from './gateway-front-door-prefix.js';
 import { findConversation, turnFingerprint } from './gateway-front-door-conversations.js';
-import { ensureClientSession, mirrorClientTurn } from './gateway-front-door-session.js';
+import { mirrorClientTurn } from './gateway-front-door-session.js';
 import { sealedCarriersOf } from './gateway-handle-carriers.js';
 import type { HandleKeyring } from './gateway-handle-keys.js';
 import { sealHandle, type HandlePurpose } from './gateway-handle-seal.js';
@@ -49,9 +49,10 @@ export interface FrontDoorTurnRequest {
    * The door and caller of a mirrored request: its answer is indexed (the conversation index,
    * gateway-front-door-conversations.ts), and a session named for the first time with a history
    * answered elsewhere (a fork) restores from the conversation that holds it (SPEC §26.1);
-   * `lookedUp`: the door found the session by that index already.
+   * `lookedUp`: the door found the session by that index already; `title`: the title a new
+   * conversation's session is created with (else the first user message's first line).
    */
-  conversation?: { door: string; caller: string; lookedUp: boolean } | undefined;
+  conversation?: { door: string; caller: string; lookedUp: boolean; title?: string | undefined } | undefined;
 }
 
 /** Live text of the answer, for streaming doors. */
@@ -100,10 +101,12 @@ export async function runFrontDoorTurn(
   const { gateway } = context;
   const { route } = context.routes.choose(request.model);
   const settings = turnSettings(gateway, request.reasoning);
-  const sessionId = await mirrorSession(context, request.sessionId, route, request.history.messages);
-  const copy = sessionId ? await readCopy(context, sessionId) : null;
+  // A new session is created by the mirror write, with the answered turn: never empty.
+  const target = await mirrorTarget(context, request.sessionId);
+  const sessionId = target?.sessionId;
+  const copy = target?.copy ?? null;
   // SPEC §26.1: the mirrored session's copy of each turn the client echoed.
-  const source = sessionId && copy ? await restoreSource(context, sessionId, copy, request) : null;
+  const source = target ? await restoreSource(context, target.sessionId, copy, request) : null;
   const translation = await translateClientHistory({
     history: request.history,
     purpose: request.purpose,
@@ -130,6 +133,7 @@ export async function runFrontDoorTurn(
     apiKey: route.apiKey,
     fetch: route.fetch,
     connectTo: route.connectTo,
+    sessionRoute: route.sessionRoute,
     settings,
     logger: gateway.logger,
     history,
@@ -154,6 +158,8 @@ export async function runFrontDoorTurn(
       fingerprints: request.conversation
         ? [turnFingerprint(request.conversation.caller, result.message, request.conversation.door)]
         : [],
+      modelConfig: result.modelConfig,
+      ...(request.conversation?.title === undefined ? {} : { title: request.conversation.title }),
     });
   }
   return {
@@ -167,60 +173,18 @@ export async function runFrontDoorTurn(
   };
 }
 
-/** The session's copy (gateway-front-door-copies.ts); null when the store cannot give it (the turn restores nothing). */
-async function readCopy(context: FrontDoorContext, sessionId: string): Promise<SessionCopy | null> {
-  try {
-    return await context.copies.read(context.gateway.store, sessionId);
-  } catch (error) {
-    context.gateway.logger.warn(
-      { session: sessionId, err: (error as Error).message },
-      `session ${sessionId} cannot be read; no turn is restored from it: ${(error as Error).message}`,
-    );
-    return null;
-  }
-}
-
 /**
- * The stored turns the client's turns are restored from (SPEC §26.1): the session's copy.
- * Archived turns count too: a client keeps the turns an in-place compaction summarised (SPEC
- * §26.6). A session named for the first time whose history was answered in another session of
- * the same door and caller (a fork: the client copied the conversation under a new id) restores
- * from that one.
+ * The session the turn is mirrored into and the gateway's copy of it (null: the session does not
+ * exist yet; the mirror write creates it). The client holds the history, so a store that cannot
+ * be read makes the turn stateless, logged, rather than failing it.
  */
-async function restoreSource(
-  context: FrontDoorContext,
-  sessionId: string,
-  copy: SessionCopy,
-  request: FrontDoorTurnRequest,
-): Promise<{ turns: StoredTurns; origin?: string }> {
-  const { store, logger } = context.gateway;
-  const own = { turns: copy.turns };
-  const answered = request.history.messages.some((message) => message.role === 'assistant');
-  const conversation = request.conversation;
-  if (copy.turns.turns.length > 0 || !answered || !conversation || conversation.lookedUp) return own;
-  const { door, caller } = conversation;
-  const found = await findConversation({ store, logger }, request.history.messages, caller, door).catch(() => null);
-  if (!found?.matched || found.id === sessionId) return own;
-  const earlier = await context.copies.read(store, found.id).catch(() => null);
-  if (!earlier) return own;
-  return { turns: earlier.turns, origin: found.id };
-}
-
-/**
- * The session the turn is mirrored into, created when new. The client holds the history, so a
- * store that cannot take the session (read-only, unreachable) makes the turn stateless, logged,
- * rather than failing it.
- */
-async function mirrorSession(
+async function mirrorTarget(
   context: FrontDoorContext,
   sessionId: string | undefined,
-  route: GatewayRoute,
-  history: FrontDoorTurnRequest['history']['messages'],
-): Promise<string | undefined> {
+): Promise<{ sessionId: string; copy: SessionCopy | null } | undefined> {
   if (!sessionId) return undefined;
   try {
-    await ensureClientSession(context.gateway.store, sessionId, route, history);
-    return sessionId;
+    return { sessionId, copy: await context.copies.read(context.gateway.store, sessionId) };
   } catch (error) {
     context.gateway.logger.warn(
       { session: sessionId, err: (error as Error).message },
@@ -228,6 +192,32 @@ async function mirrorSession(
     );
     return undefined;
   }
+}
+
+/**
+ * The stored turns the client's turns are restored from (SPEC §26.1): the session's copy.
+ * Archived turns count too: a client keeps the turns an in-place compaction summarised (SPEC
+ * §26.6). A session that holds no answer yet (or does not exist) whose history was answered in
+ * another session of the same door and caller (a fork: the client copied the conversation under
+ * a new id) restores from that one.
+ */
+async function restoreSource(
+  context: FrontDoorContext,
+  sessionId: string,
+  copy: SessionCopy | null,
+  request: FrontDoorTurnRequest,
+): Promise<{ turns: StoredTurns; origin?: string } | null> {
+  const { store, logger } = context.gateway;
+  const own = copy ? { turns: copy.turns } : null;
+  const answered = request.history.messages.some((message) => message.role === 'assistant');
+  const conversation = request.conversation;
+  if ((copy && copy.turns.turns.length > 0) || !answered || !conversation || conversation.lookedUp) return own;
+  const { door, caller } = conversation;
+  const found = await findConversation({ store, logger }, request.history.messages, caller, door).catch(() => null);
+  if (!found?.matched || found.id === sessionId) return own;
+  const earlier = await context.copies.read(store, found.id).catch(() => null);
+  if (!earlier) return own;
+  return { turns: earlier.turns, origin: found.id };
 }
 
 /** The token estimate of a request on the route its model picks (`count_tokens`, `message_start`). */

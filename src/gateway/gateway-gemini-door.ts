@@ -11,7 +11,7 @@ import {
   callerOf,
   findConversation,
   presentedKey,
-  startConversation,
+  conversationTitle,
   type FoundConversation,
 } from './gateway-front-door-conversations.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
@@ -97,8 +97,7 @@ function geminiDoor(
         );
         return undefined;
       }
-      if (!found.matched) await startConversation(index, found.id, context.routes.choose(parsed.model).route, parsed);
-      return { id: found.id, caller, matched: true };
+      return { id: found.id, caller, matched: true, ...(found.matched ? {} : { title: conversationTitle(parsed) }) };
     },
   };
 }

@@ -9,16 +9,12 @@ import type { HandleKey } from './gateway-handle-seal.js';
  * every handle. The first gateway that needs a key makes one; `hermes gateway rotate-key` adds a
  * newer one. The newest key seals; every stored key opens.
  *
- * Each gateway keeps the keys in memory. A handle naming a key it does not know makes it read
- * the store again (at most once per {@link RELOAD_AFTER_MISS_MS}); the sealing key is re-read
- * every {@link RESEAL_CHECK_MS}, so a rotation reaches a running fleet within a minute.
+ * The store is the only authority on which keys are alive: a gateway reads the key table (a few
+ * rows) before it seals a handle and before it opens a request's handles, so a key that
+ * `rotate-key --retire-old` deleted seals and opens nothing on any gateway of a fleet from the
+ * moment the command returned. Only the decoded secrets and the opened handles are kept in
+ * memory, each tied to its key id and dropped when that key is no longer stored.
  */
-
-/** How long a gateway seals with the key it knows before it checks the store for a newer one. */
-export const RESEAL_CHECK_MS = 60_000;
-
-/** The least time between two store reads caused by handles naming an unknown key. */
-export const RELOAD_AFTER_MISS_MS = 5_000;
 
 /** Opened handles a gateway remembers (clients send every earlier turn's handle on each request). */
 export const OPENED_HANDLES_CACHED = 4096;
@@ -35,37 +31,53 @@ export function newHandleKeyRecord(now: number = Date.now()): HandleKeyRecord {
 export class HandleKeyring {
   private keys = new Map<string, Buffer>();
   private newest: HandleKey | null = null;
-  private loadedAt = -Infinity;
-  private missReloadAt = -Infinity;
-  private loading: Promise<void> | null = null;
   private readonly opened = new Map<string, { keyId: string; value: unknown; chars: number }>();
   private openedChars = 0;
+  /** Moves each time a refresh finds another set of stored keys: what was opened before may not open now. */
+  generation = 0;
 
   constructor(
     private readonly store: SessionStore,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The key new handles are sealed with (made and stored on first use). */
+  /**
+   * Reads the stored keys (made and stored when there is none): what the seals and opens that
+   * follow use. Called before each seal and before opening a request's handles.
+   */
+  async refresh(): Promise<void> {
+    let records = await this.store.listHandleKeys();
+    if (records.length === 0) records = await this.store.addHandleKey(newHandleKeyRecord(this.now()));
+    if (!this.sameKeys(records)) {
+      this.generation += 1;
+      // Secrets of keys still stored are decoded once; a key gone from the store is gone here.
+      this.keys = new Map(
+        records.map((record) => [record.id, this.keys.get(record.id) ?? Buffer.from(record.secret, 'base64url')]),
+      );
+    }
+    const newest = records.at(-1) as HandleKeyRecord;
+    if (this.newest?.id !== newest.id) this.newest = { id: newest.id, key: this.keys.get(newest.id) as Buffer };
+  }
+
+  /** The key a new handle is sealed with: the newest stored key, read from the store now. */
   async sealingKey(): Promise<HandleKey> {
-    if (!this.newest || this.now() - this.loadedAt >= RESEAL_CHECK_MS) await this.reload();
+    await this.refresh();
     return this.newest as HandleKey;
   }
 
-  /** The key named by a handle, or undefined when the store holds no such key. */
+  /**
+   * The key named by a handle among the keys read by the last {@link refresh} (the store is read
+   * first when it was never read), or undefined when the store does not hold it.
+   */
   async openingKey(id: string): Promise<Buffer | undefined> {
-    const known = this.keys.get(id);
-    if (known) return known;
-    if (this.now() - this.missReloadAt < RELOAD_AFTER_MISS_MS) return undefined;
-    this.missReloadAt = this.now();
-    await this.reload();
+    if (!this.newest) await this.refresh();
     return this.keys.get(id);
   }
 
   /**
-   * What an earlier `remember` kept for this exact handle and field, while its key is still held
-   * (a retired key's handles stop opening at the next reload), or undefined. Clients send every
-   * earlier turn's handle with each request: each is decrypted and parsed once per gateway.
+   * What an earlier `remember` kept for this exact handle and field, while its key is still
+   * stored as of the last {@link refresh}, or undefined. Clients send every earlier turn's handle
+   * with each request: each is decrypted and parsed once per gateway.
    */
   recall(handle: string, purpose: string): unknown {
     const key = `${purpose}\0${handle}`;
@@ -100,18 +112,9 @@ export class HandleKeyring {
     this.openedChars -= entry.chars;
   }
 
-  private reload(): Promise<void> {
-    this.loading ??= this.read().finally(() => (this.loading = null));
-    return this.loading;
-  }
-
-  private async read(): Promise<void> {
-    let records = await this.store.listHandleKeys();
-    if (records.length === 0) records = await this.store.addHandleKey(newHandleKeyRecord(this.now()));
-    this.keys = new Map(records.map((record) => [record.id, Buffer.from(record.secret, 'base64url')]));
-    const newest = records.at(-1) as HandleKeyRecord;
-    this.newest = { id: newest.id, key: this.keys.get(newest.id) as Buffer };
-    this.loadedAt = this.now();
+  private sameKeys(records: readonly HandleKeyRecord[]): boolean {
+    if (records.length !== this.keys.size) return false;
+    return records.every((record) => this.keys.has(record.id));
   }
 }
 

@@ -29,6 +29,7 @@ table{border-collapse:collapse;width:100%;margin:6px 0 14px;font-size:12px}
 th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}
 form{margin:8px 0}input{font:inherit;padding:4px}.error{color:#c33}
 .provider-drop{color:#c60;font-size:12px;margin-top:6px}tr.provider-drop td{background:#c601}
+.route{font-family:ui-monospace,monospace;font-size:12px;margin:2px 0 4px}details.earlier{margin:-8px 0 14px;font-size:12px}
 `;
 
 const SCRIPT = `
@@ -105,19 +106,46 @@ function renderTurns(messages) {
   });
   return turns;
 }
+function decisionRow(decision, messages) {
+  const role = messages[decision.messageIndex] ? messages[decision.messageIndex].role : '?';
+  return el('tr', isProviderDecision(decision) ? { class: 'provider-drop' } : {}, el('td', { text: 'm' + decision.messageIndex + ' ' + role }), el('td', { text: decision.field }),
+    el('td', { text: decision.action }), el('td', { text: decision.reason }),
+    el('td', { text: decision.bytes === undefined ? '' : String(decision.bytes) }));
+}
+function decisionKey(decision) {
+  return [decision.messageIndex, decision.field, decision.action, decision.reason, decision.bytes].join('\u0000');
+}
+// Each request replays every earlier message: the decisions the previous request of the same
+// route already made are folded, so a request shows what is new (its newest messages, changes).
+function splitDecisions(request, previous) {
+  const seen = new Set(previous && previous.route_key === request.route_key ? previous.decisions.map(decisionKey) : []);
+  const fresh = [], earlier = [];
+  for (const decision of request.decisions) (seen.has(decisionKey(decision)) ? earlier : fresh).push(decision);
+  return { fresh, earlier };
+}
+// The request's route: what decided (table row, must-echo) and where its bytes went.
+function routeHeader(request) {
+  const parts = [request.route ? request.route.header : 'route ' + request.route_key];
+  if (request.route && request.route.sent_to) parts.push('sent to ' + request.route.sent_to);
+  return el('div', { class: 'route', text: parts.join(' · ') });
+}
 function renderRequests(requests, messages) {
-  return requests.map((request) => {
-    const rows = request.decisions.map((decision) => {
-      const role = messages[decision.messageIndex] ? messages[decision.messageIndex].role : '?';
-      return el('tr', isProviderDecision(decision) ? { class: 'provider-drop' } : {}, el('td', { text: 'm' + decision.messageIndex + ' ' + role }), el('td', { text: decision.field }),
-        el('td', { text: decision.action }), el('td', { text: decision.reason }),
-        el('td', { text: decision.bytes === undefined ? '' : String(decision.bytes) }));
-    });
-    if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '5', class: 'small', text: 'no reasoning carriers to replay (first request)' })));
+  return requests.map((request, position) => {
+    const { fresh, earlier } = splitDecisions(request, requests[position - 1]);
+    const rows = fresh.map((decision) => decisionRow(decision, messages));
+    if (!request.decisions.length) rows.push(el('tr', {}, el('td', { colspan: '5', class: 'small', text: 'no reasoning carriers to replay (first request)' })));
+    else if (!fresh.length) rows.push(el('tr', {}, el('td', { colspan: '5', class: 'small', text: 'no new decision' })));
     const head = el('tr', {}, ...['message', 'carrier', 'decision', 'reason', 'bytes'].map((name) => el('th', { text: name })));
-    return el('div', {}, el('div', { class: 'small', text: 'request #' + request.id + ' · ' + request.at + ' · ' + request.route_key + ' · HTTP ' + request.status }),
+    const folded = earlier.length
+      ? el('details', { class: 'earlier', 'data-request-id': String(request.id) },
+        el('summary', { text: earlier.length + ' earlier decision' + (earlier.length === 1 ? '' : 's') + ', as in request #' + requests[position - 1].id }),
+        el('table', {}, el('tbody', {}, ...earlier.map((decision) => decisionRow(decision, messages)))))
+      : null;
+    return el('div', {}, el('div', { class: 'small', text: 'request #' + request.id + ' · ' + request.at + ' · HTTP ' + request.status }),
+      routeHeader(request),
       request.error ? el('div', { class: 'error', 'data-provider-error': '', text: 'the provider answered: ' + request.error }) : null,
-      el('table', { class: 'carriers', 'data-request-id': String(request.id) }, el('thead', {}, head), el('tbody', {}, ...rows)));
+      el('table', { class: 'carriers', 'data-request-id': String(request.id) }, el('thead', {}, head), el('tbody', {}, ...rows)),
+      folded);
   });
 }
 async function selectSession(id) {

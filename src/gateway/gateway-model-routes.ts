@@ -47,6 +47,11 @@ export class GatewayModelRoutes {
     return chosen;
   }
 
+  /** Every configured route: the gateway's own, then each alias's. */
+  configured(): GatewayRoute[] {
+    return [this.fallback, ...this.aliases.map((alias) => alias.route)];
+  }
+
   /** The model ids a client may name (`GET /v1/models`): the gateway's own and each exact alias. */
   names(): string[] {
     const exact = this.aliases.map((alias) => alias.name).filter((name) => !name.endsWith('*'));

@@ -8,6 +8,7 @@ import { listUserSessions } from '../storage/session-probe.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { badRequest, GatewayHttpError, unknownSession } from './gateway-errors.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
+import type { RequestRouteDocument } from '../runtime/runtime-request-routes.js';
 import { nextBranchTitle } from '../storage/session-branch-title.js';
 import { MAX_SESSION_TITLE_LENGTH } from '../storage/session-store-rules.js';
 
@@ -95,26 +96,33 @@ export interface GatewayRequestRecord {
   decisions: unknown[];
   /** What the provider answered when the request failed (redacted). */
   error?: string;
+  /** The route header (runtime-request-routes.ts), when the caller describes routes. */
+  route?: RequestRouteDocument;
 }
 
 /** `GET /v1/sessions/{id}/requests`: every request sent for the session with its carrier decisions (values never). */
 export async function listRequestsBody(
   store: SessionStore,
   id: string,
+  describeRoute?: (api: string, routeKey: string) => RequestRouteDocument,
 ): Promise<{ object: 'list'; session_id: string; data: GatewayRequestRecord[] }> {
   if (!(await store.getSession(id))) throw unknownSession(id);
   const records = await store.listRequests(id);
   return {
     object: 'list',
     session_id: id,
-    data: records.map((record) => ({
-      id: record.id,
-      at: new Date(record.at).toISOString(),
-      api: record.api,
-      route_key: record.routeKey,
-      status: record.status,
-      decisions: record.decisions,
-      ...(record.error !== undefined ? { error: record.error } : {}),
-    })),
+    data: records.map((record) => {
+      const shown: GatewayRequestRecord = {
+        id: record.id,
+        at: new Date(record.at).toISOString(),
+        api: record.api,
+        route_key: record.routeKey,
+        status: record.status,
+        decisions: record.decisions,
+        ...(record.error !== undefined ? { error: record.error } : {}),
+      };
+      if (describeRoute) shown.route = describeRoute(record.api, record.routeKey);
+      return shown;
+    }),
   };
 }

@@ -1,6 +1,12 @@
 import { ApiError, HermesError } from '../core/errors.js';
 import type { AssistantMessage } from '../core/message.js';
-import { runAgentTurn, TurnInterruptedError, type AgentEvent, type TurnResult } from '../runtime/agent-turn.js';
+import {
+  runAgentTurn,
+  TurnInterruptedError,
+  type AgentEvent,
+  type AgentTurnOptions,
+  type TurnResult,
+} from '../runtime/agent-turn.js';
 import type { GatewayTurnContext } from './gateway-types.js';
 import type { HeldSessionLease } from '../storage/session-lease-hold.js';
 import { SessionBusyError, SessionLeaseLostError } from '../storage/session-lease.js';
@@ -51,6 +57,10 @@ export interface GatewayTurnRun {
   onEvent?: (event: GatewayTurnEvent) => void;
   /** Told once the turn's user message is stored (a streaming answer starts then). */
   onUserStored?: () => void;
+  /** A session the turn creates with its first write (`AgentTurnOptions.newSession`). */
+  newSession?: AgentTurnOptions['newSession'];
+  /** A new session's system prompt, stored before its first message. */
+  systemPrompt?: string | undefined;
 }
 
 /**
@@ -130,6 +140,10 @@ export async function runGatewayTurn(context: GatewayTurnContext, run: GatewayTu
         lease: run.lease,
         leaseOwner: GATEWAY_LEASE_OWNER,
         turnKey: run.turnKey,
+        newSession: run.newSession,
+        systemPrompt: run.systemPrompt,
+        // A client that went away holds nothing of the turn: the store keeps nothing of it either.
+        takeBackWhenInterrupted: true,
         warmHistories: context.warmHistories,
         onEvent,
       }),

@@ -3,7 +3,7 @@ import type { Tool } from '../tools/tool-types.js';
 import { isApproved } from './mcp-approvals.js';
 import { connectMcpServer, type McpConnection, type McpStartOptions } from './mcp-connection.js';
 import { readProjectMcpFile } from './mcp-project-file.js';
-import { mcpServerTools } from './mcp-tools.js';
+import { MAX_MCP_TOOLS, mcpServerTools, type McpServerTools } from './mcp-tools.js';
 
 /**
  * The MCP servers of one process (docs/mcp.md): config.yaml `mcp_servers` plus the workspace's
@@ -24,6 +24,8 @@ export interface McpServerReport {
   detail: string;
   /** Hermes names of its tools (`mcp__<server>__<tool>`), when connected. */
   tools: string[];
+  /** Set when the cap ({@link MAX_MCP_TOOLS}) left some of its tools out: how many it listed, how many are offered. */
+  capped?: { listed: number; offered: number };
 }
 
 /** The servers to start and the ones that will not start, with why. */
@@ -115,10 +117,17 @@ export class McpServerPool {
       };
       if (!outcome.connection) return { ...base, status: 'failed', detail: outcome.failure ?? 'failed', tools: [] };
       connections.push(outcome.connection);
-      const { tools, skipped } = mcpServerTools(outcome.connection);
-      offered.push(...tools);
-      const detail = skipped.length ? `skipped ${skipped.join(', ')}: their names collide after cleaning` : '';
-      return { ...base, status: 'connected', detail, tools: tools.map((tool) => tool.definition.name) };
+      // Servers share the cap in plan order: config.yaml's first, then .mcp.json's.
+      const chosen = mcpServerTools(outcome.connection, Math.max(0, MAX_MCP_TOOLS - offered.length));
+      offered.push(...chosen.tools);
+      const report: McpServerReport = {
+        ...base,
+        status: 'connected',
+        detail: offeredDetail(chosen),
+        tools: chosen.tools.map((tool) => tool.definition.name),
+      };
+      if (chosen.capped > 0) report.capped = { listed: chosen.listed, offered: chosen.tools.length };
+      return report;
     });
     return new McpServerPool(connections, offered, [...reports, ...plan.reports], plan.fileError);
   }
@@ -132,6 +141,7 @@ export class McpServerPool {
   notes(): string[] {
     const lines = this.fileError ? [this.fileError] : [];
     for (const report of this.reports) {
+      if (report.capped) lines.push(capNotice(report.name, report.capped));
       if (report.status === 'failed') lines.push(`mcp server "${report.name}" failed to start: ${report.detail}`);
       else if (report.status === 'needs-approval' || report.status === 'invalid') {
         lines.push(`mcp server "${report.name}" (${report.source}) not started: ${report.detail}`);
@@ -144,4 +154,24 @@ export class McpServerPool {
   async close(): Promise<void> {
     await Promise.all(this.connections.map((connection) => connection.close()));
   }
+}
+
+/** The one line a server whose tools the cap cut gets (docs/mcp.md "Tools"). */
+function capNotice(name: string, capped: { listed: number; offered: number }): string {
+  return (
+    `mcp server "${name}" offers ${capped.listed} tools: only its first ${capped.offered} are offered ` +
+    `(at most ${MAX_MCP_TOOLS} MCP tools per request; providers refuse or degrade with more); ` +
+    `choose them with mcp_servers.${name}.tools.include or exclude in config.yaml`
+  );
+}
+
+/** A connected server's detail: what it listed that is not offered, and why. */
+function offeredDetail(chosen: McpServerTools): string {
+  const parts: string[] = [];
+  if (chosen.filteredOut > 0) {
+    parts.push(`${chosen.filteredOut} of ${chosen.listed} left out by tools.include/exclude`);
+  }
+  if (chosen.capped > 0) parts.push(`${chosen.capped} left out by the ${MAX_MCP_TOOLS}-tool cap`);
+  if (chosen.skipped.length) parts.push(`skipped ${chosen.skipped.join(', ')}: their names collide after cleaning`);
+  return parts.join('; ');
 }

@@ -1,3 +1,4 @@
+import type { McpToolFilter } from '../config/config-mcp.js';
 import type { JsonObject } from '../core/json.js';
 import { limitOutput } from '../tools/tool-limits.js';
 import { abortReason, ToolError, type Tool } from '../tools/tool-types.js';
@@ -21,21 +22,66 @@ export function mcpToolName(server: string, tool: string): string {
   return `mcp__${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, MAX_TOOL_NAME);
 }
 
-/** The server's tools as Hermes tools; `skipped` names listed tools whose Hermes name another one took. */
-export function mcpServerTools(connection: McpConnection): { tools: Tool[]; skipped: string[] } {
+/**
+ * MCP tools offered in all, over every server: OpenAI and Gemini refuse a request with more than
+ * 128 tools, other providers degrade long before, and the built-in tools need room too.
+ */
+export const MAX_MCP_TOOLS = 100;
+
+/** What one server offers, and what it listed that is not offered. */
+export interface McpServerTools {
+  tools: Tool[];
+  /** How many tools the server listed. */
+  listed: number;
+  /** Listed tools whose Hermes name another one took. */
+  skipped: string[];
+  /** How many `tools.include` / `tools.exclude` left out. */
+  filteredOut: number;
+  /** How many the cap ({@link MAX_MCP_TOOLS}) left out. */
+  capped: number;
+}
+
+/**
+ * The server's tools as Hermes tools: those its `tools.include` / `tools.exclude` choose (in the
+ * server's order), at most `room` of them.
+ */
+export function mcpServerTools(connection: McpConnection, room: number = MAX_MCP_TOOLS): McpServerTools {
   const seen = new Set<string>();
-  const tools: Tool[] = [];
-  const skipped: string[] = [];
+  const result: McpServerTools = { tools: [], listed: connection.tools.length, skipped: [], filteredOut: 0, capped: 0 };
+  const chosen = toolChooser(connection.settings.toolFilter);
   for (const listed of connection.tools) {
+    if (!chosen(listed.name)) {
+      result.filteredOut += 1;
+      continue;
+    }
     const name = mcpToolName(connection.settings.name, listed.name);
     if (seen.has(name)) {
-      skipped.push(listed.name);
+      result.skipped.push(listed.name);
       continue;
     }
     seen.add(name);
-    tools.push(adaptTool(connection, listed, name));
+    if (result.tools.length >= room) result.capped += 1;
+    else result.tools.push(adaptTool(connection, listed, name));
   }
-  return { tools, skipped };
+  return result;
+}
+
+/** Whether a tool name is offered under `filter`: included (every tool without `include`) and not excluded. */
+export function toolChooser(filter: McpToolFilter | undefined): (name: string) => boolean {
+  const include = filter?.include?.map(namePattern);
+  const exclude = filter?.exclude?.map(namePattern) ?? [];
+  return (name) =>
+    (include === undefined || include.some((pattern) => pattern.test(name))) &&
+    !exclude.some((pattern) => pattern.test(name));
+}
+
+/** A tool name with `*` matching any run of characters, the rest literal. */
+function namePattern(text: string): RegExp {
+  const literal = text
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${literal}$`);
 }
 
 function adaptTool(connection: McpConnection, listed: McpListedTool, name: string): Tool {

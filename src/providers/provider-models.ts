@@ -18,20 +18,29 @@ export interface ProviderModels {
   models: readonly string[];
 }
 
-const CLAUDE = ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5'];
+const CLAUDE = ['claude-opus-4-8', 'claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5'];
+const GEMINI = ['gemini-3-pro-preview', 'gemini-2.5-pro', 'gemini-2.5-flash'];
 
 /**
  * Provider id → models. `custom` has no entry: it is an OpenAI-compatible server the table does
- * not know, so only the user can name its model.
+ * not know, so only the user can name its model. A provider's default model is the one its
+ * emulator persona answers as (`cli-emulator-route.ts`, docs/emulators.md), so the docs, the
+ * emulators and `hermes model` name the same models.
  */
 const MODELS: Readonly<Record<string, ProviderModels>> = {
   openai: { defaultModel: 'gpt-5', models: ['gpt-5', 'gpt-5-mini', 'gpt-5-nano', 'o4-mini'] },
-  'openai-responses': { defaultModel: 'gpt-5', models: ['gpt-5', 'gpt-5-mini', 'gpt-5-codex', 'o4-mini'] },
+  'openai-responses': {
+    defaultModel: 'gpt-5.4',
+    models: ['gpt-5.4', 'gpt-5', 'gpt-5-mini', 'gpt-5-codex', 'o4-mini'],
+  },
   openrouter: {
     defaultModel: 'anthropic/claude-sonnet-4.5',
     models: ['anthropic/claude-sonnet-4.5', 'openai/gpt-5', 'deepseek/deepseek-v3.2', 'moonshotai/kimi-k2-thinking'],
   },
-  deepseek: { defaultModel: 'deepseek-reasoner', models: ['deepseek-reasoner', 'deepseek-chat'] },
+  deepseek: {
+    defaultModel: 'deepseek-v4-flash',
+    models: ['deepseek-v4-flash', 'deepseek-v4-pro', 'deepseek-reasoner', 'deepseek-chat'],
+  },
   kimi: { defaultModel: 'kimi-k2-thinking', models: ['kimi-k2-thinking', 'kimi-k2-0905-preview'] },
   moonshot: { defaultModel: 'kimi-k2-thinking', models: ['kimi-k2-thinking', 'kimi-k2-0905-preview'] },
   'kimi-coding': { defaultModel: 'kimi-for-coding', models: ['kimi-for-coding'] },
@@ -39,10 +48,10 @@ const MODELS: Readonly<Record<string, ProviderModels>> = {
   zai: { defaultModel: 'glm-4.6', models: ['glm-4.6', 'glm-4.5', 'glm-4.5-air'] },
   dashscope: { defaultModel: 'qwen3-max', models: ['qwen3-max', 'qwen-plus', 'qwen3-coder-plus'] },
   xiaomi: { defaultModel: 'mimo-v2-flash', models: ['mimo-v2-flash'] },
-  gemini: { defaultModel: 'gemini-2.5-pro', models: ['gemini-2.5-pro', 'gemini-2.5-flash'] },
-  google: { defaultModel: 'gemini-2.5-pro', models: ['gemini-2.5-pro', 'gemini-2.5-flash'] },
-  'gemini-oauth': { defaultModel: 'gemini-2.5-pro', models: ['gemini-2.5-pro', 'gemini-2.5-flash'] },
-  'google-vertex': { defaultModel: 'gemini-2.5-pro', models: ['gemini-2.5-pro', 'gemini-2.5-flash'] },
+  gemini: { defaultModel: 'gemini-3-pro-preview', models: GEMINI },
+  google: { defaultModel: 'gemini-3-pro-preview', models: GEMINI },
+  'gemini-oauth': { defaultModel: 'gemini-3-pro-preview', models: GEMINI },
+  'google-vertex': { defaultModel: 'gemini-3-pro-preview', models: GEMINI },
   copilot: { defaultModel: 'claude-sonnet-4.5', models: ['claude-sonnet-4.5', 'gpt-5'] },
   ollama: { defaultModel: 'qwen3', models: ['qwen3', 'gpt-oss:20b', 'deepseek-r1'] },
   'ollama-cloud': { defaultModel: 'gpt-oss:120b', models: ['gpt-oss:120b', 'deepseek-v3.1:671b'] },
@@ -61,8 +70,8 @@ const MODELS: Readonly<Record<string, ProviderModels>> = {
   },
   sambanova: { defaultModel: 'DeepSeek-R1', models: ['DeepSeek-R1', 'Qwen3-32B'] },
   novita: { defaultModel: 'deepseek/deepseek-r1', models: ['deepseek/deepseek-r1'] },
-  minimax: { defaultModel: 'MiniMax-M2', models: ['MiniMax-M2'] },
-  'minimax-cn': { defaultModel: 'MiniMax-M2', models: ['MiniMax-M2'] },
+  minimax: { defaultModel: 'MiniMax-M3', models: ['MiniMax-M3', 'MiniMax-M2'] },
+  'minimax-cn': { defaultModel: 'MiniMax-M3', models: ['MiniMax-M3', 'MiniMax-M2'] },
   nous: { defaultModel: 'Hermes-4-405B', models: ['Hermes-4-405B', 'Hermes-4-70B'] },
   kilocode: { defaultModel: 'anthropic/claude-sonnet-4.5', models: ['anthropic/claude-sonnet-4.5'] },
   'ai-gateway': {
@@ -71,7 +80,7 @@ const MODELS: Readonly<Record<string, ProviderModels>> = {
   },
   'tencent-tokenhub': { defaultModel: 'hunyuan-t1', models: ['hunyuan-t1'] },
   upstage: { defaultModel: 'solar-pro2', models: ['solar-pro2'] },
-  anthropic: { defaultModel: 'claude-sonnet-4-5', models: CLAUDE },
+  anthropic: { defaultModel: 'claude-opus-4-8', models: CLAUDE },
   foundry: { defaultModel: 'claude-sonnet-4-5', models: CLAUDE },
   vertex: { defaultModel: 'claude-sonnet-4-5@20250929', models: ['claude-sonnet-4-5@20250929'] },
   bedrock: {

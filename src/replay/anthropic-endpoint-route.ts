@@ -10,7 +10,7 @@ import {
   supportsAdaptiveThinking,
 } from './anthropic-thinking-policy.js';
 import { hostnameMatches, hostnameOf, isBedrockRuntimeHost, isLocalHostname, pathOf } from './replay-host.js';
-import { isDeepSeekModel, isKimiModel, isMiniMaxM3 } from './replay-model-ids.js';
+import { isDeepSeekThinkingModel, isKimiModel, isMiniMaxM3 } from './replay-model-ids.js';
 import { acceptsOnDemandCompaction } from './anthropic-compaction.js';
 
 /** How a route treats thinking blocks (SPEC §9.2 / §9.3). */
@@ -87,7 +87,7 @@ export function classifyAnthropicRoute(input: AnthropicEndpointInput): Anthropic
   const nativeByUrl = isNativeByUrl(input);
   if (
     (host === 'api.deepseek.com' && baseUrl.includes('/anthropic')) ||
-    (!nativeByUrl && isDeepSeekModel(input.model))
+    (!nativeByUrl && isDeepSeekThinkingModel(input.model))
   ) {
     return 'deepseek';
   }

@@ -64,7 +64,12 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
       decisions.add(index, 'reasoning_content', 'kept', 'route reads it', wireContent);
     else decisions.add(index, 'reasoning_content', 'kept', 'route reads it (text from reasoning)', wireContent);
   } else if (typeof sourceContent === 'string') {
-    decisions.add(index, 'reasoning_content', 'dropped', explainDrop('reasoning_content', context), sourceContent);
+    // The same text going out as `reasoning` (the Cerebras row): a copy left out, nothing lost.
+    if (sourceContent !== '' && wire['reasoning'] === sourceContent) {
+      decisions.add(index, 'reasoning_content', 'covered', 'same text sent as reasoning', sourceContent);
+    } else {
+      decisions.add(index, 'reasoning_content', 'dropped', explainDrop('reasoning_content', context), sourceContent);
+    }
   }
 
   const sourceReasoning = message.reasoning;
@@ -74,7 +79,12 @@ export function recordAssistantDecisions(input: AssistantDecisionInput): void {
       wireReasoning === sourceReasoning ? 'route reads it' : 'route reads it (text from reasoning_content)';
     decisions.add(index, 'reasoning', 'kept', reason, wireReasoning);
   } else if (typeof sourceReasoning === 'string' && sourceReasoning !== '') {
-    decisions.add(index, 'reasoning', 'dropped', explainDrop('reasoning', context), sourceReasoning);
+    // A healthy DeepSeek message stores its text in both fields; the route reads one of them.
+    if (wire['reasoning_content'] === sourceReasoning) {
+      decisions.add(index, 'reasoning', 'covered', 'same text sent as reasoning_content', sourceReasoning);
+    } else {
+      decisions.add(index, 'reasoning', 'dropped', explainDrop('reasoning', context), sourceReasoning);
+    }
   }
 
   // Standard entries are explained as one carrier; namespaced native carriers (SPEC §24.11) and

@@ -77,9 +77,14 @@ export function isKimiModel(model: string): boolean {
   return segment === 'k3' || KIMI_MODEL_PREFIXES.some((prefix) => segment.startsWith(prefix));
 }
 
-/** A DeepSeek thinking model, however the host prefixes it (`deepseek-reasoner`, Bedrock `us.deepseek.r1-v1:0`). */
-export function isDeepSeekModel(model: string): boolean {
-  return lastSegment(model).includes('deepseek');
+/**
+ * A DeepSeek thinking model — the reasoner, R1 and V4 families — however the host prefixes it
+ * (`deepseek-reasoner`, `deepseek-r1-0528`, Bedrock `us.deepseek.r1-v1:0`, `deepseek-v4-flash`).
+ * `deepseek-chat`, `deepseek-coder` and V3 are not: they answer without thinking.
+ */
+export function isDeepSeekThinkingModel(model: string): boolean {
+  const segment = lastSegment(model);
+  return segment.includes('deepseek') && /(?:^|[-._])(?:reasoner|r1|v4)(?:[-._:]|$)/.test(segment);
 }
 
 /**

@@ -17,10 +17,13 @@ export interface RouteKey {
 }
 
 /**
- * What happened to one carrier (or private-record field) of one message on its way to the wire.
- * `restored`: a front door took the message's carriers from its mirrored session (SPEC §26.1).
+ * What happened to one carrier (or private-record field) of one message on its way to the wire:
+ * `kept` (sent as stored), `padded` (must-echo pad), `lifted` (moved onto the wire from a private
+ * record), `covered` (not sent because the route reads the same text in another carrier that is
+ * sent: a copy, nothing lost), `dropped` (not sent, and not elsewhere), `restored` (a front door
+ * took the message's carriers from its mirrored session, SPEC §26.1).
  */
-export type DecisionAction = 'kept' | 'padded' | 'lifted' | 'dropped' | 'restored';
+export type DecisionAction = 'kept' | 'padded' | 'lifted' | 'covered' | 'dropped' | 'restored';
 
 /**
  * One replay decision (SPEC §23.3). Values are never recorded here, only sizes, so decisions

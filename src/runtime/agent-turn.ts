@@ -7,6 +7,7 @@ import { executeToolCall } from '../tools/tool-registry.js';
 import { ShellProcesses } from '../tools/tool-shell-processes.js';
 import { redactFromLogs } from '../logging/logger.js';
 import { leaseFencedStore } from '../storage/session-lease-hold.js';
+import type { SessionStore } from '../storage/session-store.js';
 import { repairToolPairing } from './runtime-history-repair.js';
 import { isContextOverflow } from './runtime-errors.js';
 import { planCompaction } from './compaction-plan.js';
@@ -47,14 +48,42 @@ export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptio
   const { lease } = start;
   // What the turn's shell commands leave running in the background ends with the turn.
   const shellProcesses = turnOptions.shellProcesses ?? new ShellProcesses();
+  const store = leaseFencedStore(turnHistory.store, lease.held);
   try {
-    const store = leaseFencedStore(turnHistory.store, lease.held);
     const result = await runStartedTurn(withFields(turnOptions, { shellProcesses, store }), start);
     await turnHistory.settle(result.sessionId);
     return result;
+  } catch (error) {
+    if (turnOptions.takeBackWhenInterrupted && turnOptions.signal?.aborted) {
+      await takeBackTurn(store, turnOptions, start);
+    }
+    throw error;
   } finally {
     await shellProcesses.end();
     if (lease.own) await lease.held.release();
+  }
+}
+
+/**
+ * Takes back an interrupted turn (`AgentTurnOptions.takeBackWhenInterrupted`) under its lease: a
+ * session it created is deleted, else its exchange is marked undone. A failure is logged: the
+ * turn's own error is what the caller sees.
+ */
+async function takeBackTurn(
+  store: SessionStore,
+  options: AgentTurnOptions,
+  start: Extract<TurnStart, { kind: 'started' }>,
+): Promise<void> {
+  try {
+    // Only while this turn still holds the session: another holder's messages are not ours to take.
+    await start.lease.held.ensureHeld();
+    if (start.created) await store.deleteSession(options.sessionId);
+    else await store.undoLastExchange(options.sessionId);
+  } catch (error) {
+    options.logger.warn(
+      { session: options.sessionId, err: (error as Error).message },
+      `the interrupted turn could not be taken back: ${(error as Error).message}`,
+    );
   }
 }
 

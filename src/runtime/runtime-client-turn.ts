@@ -54,6 +54,8 @@ export interface ClientToolsTurnInput {
   fetch?: typeof globalThis.fetch | undefined;
   /** Origin mapping of the route's requests (`TransportRequest.connectTo`). */
   connectTo?: ReadonlyMap<string, string> | undefined;
+  /** The route as sessions name it (`emulator:PERSONA` for an in-process emulator): the log names it. */
+  sessionRoute?: AgentTurnOptions['sessionRoute'];
   settings: ClientTurnSettings;
   logger: Logger;
   /** The client's history, canonical (SPEC §2), carriers of opened handles restored. */
@@ -79,6 +81,8 @@ export interface ClientToolsTurnResult {
   finishReason: FinishReason | null;
   /** The answered request's record, for the caller to store once the turn's messages are stored. */
   record: RequestRecordInput;
+  /** The session's model config after the turn: what a recovery learned included (SPEC §18). */
+  modelConfig: JsonObject;
 }
 
 /** The id a stateless turn's requests are logged under. */
@@ -88,7 +92,9 @@ export const STATELESS_TURN = '(stateless)';
 export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<ClientToolsTurnResult> {
   const sessionId = input.sessionId ?? STATELESS_TURN;
   const session = input.sessionId === undefined ? null : await input.store.getSession(input.sessionId);
-  const store = session ? input.store : statelessStore(input.store, STATELESS_TURN);
+  // A named session the store does not hold yet is created by the caller's mirror write, with
+  // what this turn learned (`modelConfig`); until then the turn runs as a stateless one does.
+  const store = session ? input.store : statelessStore(input.store, sessionId);
   const options: AgentTurnOptions = withFields(input.settings, {
     store,
     sessionId,
@@ -96,6 +102,7 @@ export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<C
     apiKey: input.apiKey,
     fetch: input.fetch,
     connectTo: input.connectTo,
+    sessionRoute: input.sessionRoute,
     logger: input.logger,
     signal: input.signal,
     clientTools: input.tools,
@@ -123,7 +130,13 @@ export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<C
   });
   memory?.learn(settled.config);
   const message = withOrigin(withoutDuplicateToolCalls(settled.message), profile, settled.usage);
-  return { message, usage: settled.usage, finishReason: settled.finishReason, record: settled.record };
+  return {
+    message,
+    usage: settled.usage,
+    finishReason: settled.finishReason,
+    record: settled.record,
+    modelConfig: settled.config,
+  };
 }
 
 /** The origin stamp a message answered on `route` carries (SPEC §23.2). */

@@ -1,4 +1,4 @@
-import type { Message, ToolMessage } from '../core/message.js';
+import type { Message, ToolMessage, UserMessage } from '../core/message.js';
 
 /** Result text stored for a tool call that never got a result (killed process, Ctrl-C). */
 export const INTERRUPTED_TOOL_RESULT = 'error: the tool call was interrupted before it produced a result';
@@ -36,4 +36,15 @@ export function missingToolResults(history: readonly Message[]): ToolMessage[] {
       content: INTERRUPTED_TOOL_RESULT,
       timestamp: Date.now(),
     }));
+}
+
+/**
+ * The question of a turn that stored nothing after it — interrupted (Ctrl-C), killed or failed
+ * before its first answer: the session's last message when it is a user message, else null.
+ * `sessions show` marks it and `hermes chat --resume` offers `/retry`; sending the same text
+ * again answers it without storing it twice (runtime-turn-start.ts).
+ */
+export function unansweredQuestion(history: readonly Message[]): UserMessage | null {
+  const last = history.at(-1);
+  return last?.role === 'user' ? last : null;
 }

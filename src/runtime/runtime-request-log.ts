@@ -14,6 +14,7 @@ export function logRequest(
   prepared: PreparedRequest,
   attempt: number,
   logged: readonly CarrierDecision[] = prepared.decisions,
+  target?: () => string | undefined,
 ): void {
   // The line is built only when it is written (a gateway logging at warn skips it every request).
   if (!logger.isLevelEnabled('info')) return;
@@ -21,16 +22,19 @@ export function logRequest(
   // SPEC §24.10: native APIs name what they sent too; "none" only when no blob travels.
   const sent = [...prepared.carriersSent, ...(prepared.nativeCarriersSent ?? [])];
   const carriers = sent.length ? sent.join(',') : 'none';
+  // The route key names the real host; where the bytes went, when elsewhere (runtime-request-target.ts).
+  const sentTo = target?.();
   logger.info(
     {
       session: sessionId,
       api: route.api,
       routeKey: prepared.routeKey,
+      ...(sentTo === undefined ? {} : { sentTo }),
       attempt,
       carriersSent: sent,
       decisions,
     },
-    `request ${prepared.routeKey} attempt ${attempt}: reasoning carriers sent: ${carriers}`,
+    `request ${prepared.routeKey}${sentTo === undefined ? '' : ` → ${sentTo}`} attempt ${attempt}: reasoning carriers sent: ${carriers}`,
   );
 }
 

@@ -12,6 +12,7 @@ import { SessionLeaseLostError } from '../storage/session-lease.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
 import { loadTransport } from '../transports/transport-registry.js';
 import { logRequest } from './runtime-request-log.js';
+import { requestTarget } from './runtime-request-target.js';
 import { logProviderFailure, logProviderRetry } from './runtime-error-log.js';
 import { learnFromFailedRetry, recoverFromError, type Recovery } from './runtime-recovery.js';
 import { errorBodyOf } from './runtime-errors.js';
@@ -52,6 +53,7 @@ export type RequestOptions = Pick<
   | 'signal'
   | 'fetch'
   | 'connectTo'
+  | 'sessionRoute'
   | 'timeouts'
   | 'compaction'
   | 'onEvent'
@@ -92,7 +94,9 @@ export async function requestOnce(
       ? withFields(built, { body: retry.rewriteBody(built.body), bindingPrefix: undefined })
       : built;
     const decisions = recentDecisions(prepared, history);
-    logRequest(options.logger, options.sessionId, options.route, prepared, attempt, decisions);
+    logRequest(options.logger, options.sessionId, options.route, prepared, attempt, decisions, () =>
+      requestTarget(options.route, options.connectTo, options.sessionRoute),
+    );
     options.onEvent?.({ type: 'request-sent', routeKey: prepared.routeKey, attempt });
     const outcome = await consume(transport, request, prepared, options);
     const record: RequestRecordInput = {

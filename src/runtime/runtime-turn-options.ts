@@ -78,9 +78,16 @@ export interface AgentTurnOptions {
   systemPrompt?: string | undefined;
   /**
    * When `sessionId` names no stored session yet, the turn creates it with these fields (and
-   * that id) right before storing its first message, so no session is ever stored empty.
+   * that id) in the write that stores its first message, so no session is ever stored empty.
    */
   newSession?: Omit<NewSession, 'id'> | undefined;
+  /**
+   * A turn its `signal` interrupted takes back what it stored, still under its lease: the
+   * session when this turn created it, else its question and every later message (marked
+   * undone, as `/undo` does). The gateway sets it: a client that went away holds none of it.
+   * Without it (the CLI) the question stays, unanswered, for `--resume` to retry.
+   */
+  takeBackWhenInterrupted?: boolean | undefined;
   /**
    * The process's warm session histories (`runtime-warm-history.ts`): a current copy spares
    * reading every message of the session; without it each turn reads the whole session.

@@ -13,7 +13,8 @@ import type { TurnHistory } from './runtime-warm-history.js';
 
 /**
  * The start of a turn, in ONE write transaction (`SessionStore.writeTurn`, SPEC §23.6): the
- * session's lease together with everything the turn stores before its first request — answers
+ * session's lease (and, for a new session, the session itself) together with everything the
+ * turn stores before its first request — answers
  * for tool calls a gone turn left, a new session's system prompt, the question, the session's
  * route fields. The session and its history are read first (warm when the process kept them);
  * the write holds only while the session is still at the version that was read, so nothing
@@ -42,6 +43,8 @@ export type TurnStart =
       history: Message[];
       modelConfig: JsonObject;
       lease: TurnLease;
+      /** The session was created by this turn's first write. */
+      created: boolean;
     };
 
 /** Reads the session, then writes the lease and the turn's first messages at once (see the file comment). */
@@ -58,6 +61,8 @@ export async function startTurn(
     const unread = warm !== undefined;
     const session = warm ?? (await sessionOf(store, options));
     warm = undefined;
+    // A new session is created by the write below, with its first messages (never stored empty).
+    const creating = session.version === 0;
     // A warm record is checked by the write; nothing else may be trusted to it alone.
     if (unread) read -= 1;
     const stored = await turnHistory.load(session);
@@ -75,11 +80,12 @@ export async function startTurn(
     const first = firstMessages(userText, options, keyed.state, repaired);
     // The lease field is set after the literal, not spread into it (core/with-fields.ts).
     const write: TurnWrite = {
-      expectedVersion: session.version,
       messages: [...repaired.slice(stored.length), ...first],
       // Given even when nothing changed: the session is marked as used now (`sessions list` order).
       session: sessionFieldsFor(session, options, userText) ?? {},
     };
+    if (creating) write.createSession = options.newSession;
+    else write.expectedVersion = session.version;
     if (claim) write.acquireLease = claim;
     else write.leaseId = options.lease?.record.leaseId;
     let written;
@@ -96,7 +102,13 @@ export async function startTurn(
     history.push(...first);
     const held = claim && written.lease ? keepLeaseAlive(store, written.lease, claim.ttlMs) : options.lease;
     if (!held) throw new HermesError(`the lease on session ${sessionId} was not taken`);
-    return { kind: 'started', history, modelConfig: session.modelConfig, lease: { held, own: claim !== undefined } };
+    return {
+      kind: 'started',
+      history,
+      modelConfig: session.modelConfig,
+      lease: { held, own: claim !== undefined },
+      created: creating,
+    };
   }
 }
 
@@ -112,12 +124,30 @@ export class TurnSessionMissingError extends HermesError {
   }
 }
 
-/** The session the turn runs on, created first when `newSession` asks for it. */
+/**
+ * The session the turn runs on. One that does not exist yet, when `newSession` asks for it, is
+ * the record the turn's first write will create: version 0, no messages.
+ */
 async function sessionOf(store: SessionStore, options: AgentTurnOptions): Promise<SessionRecord> {
   const session = await store.getSession(options.sessionId);
   if (session) return session;
-  if (!options.newSession) throw new TurnSessionMissingError(options.sessionId);
-  return store.createSession({ ...options.newSession, id: options.sessionId });
+  const created = options.newSession;
+  if (!created) throw new TurnSessionMissingError(options.sessionId);
+  const now = Date.now();
+  return {
+    id: options.sessionId,
+    title: created.title ?? null,
+    parentSessionId: created.parentSessionId ?? null,
+    createdAt: now,
+    updatedAt: now,
+    provider: created.provider ?? null,
+    model: created.model ?? null,
+    baseUrl: storedBaseUrl(created.baseUrl) ?? null,
+    api: created.api ?? null,
+    modelConfig: created.modelConfig ?? {},
+    messageCount: 0,
+    version: 0,
+  };
 }
 
 /**

@@ -205,14 +205,21 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     },
 
     writeTurn: async (sessionId, write) => {
-      const stored = requireSession(sessionId);
+      const existing = sessions.get(sessionId);
+      if (existing !== undefined && write.createSession !== undefined) {
+        throw new SessionChangedError(sessionId, 0, existing.record.version);
+      }
+      if (existing === undefined && write.createSession === undefined) throw unknownSessionError(sessionId);
       // Every check and copy before any change: a refused or invalid write leaves nothing.
       const lease = checkTurnWrite(sessionId, write, leases.get(sessionId) ?? null, now());
-      if (write.expectedVersion !== undefined && write.expectedVersion !== stored.record.version) {
-        throw new SessionChangedError(sessionId, write.expectedVersion, stored.record.version);
+      const version = existing?.record.version ?? 0;
+      if (existing && write.expectedVersion !== undefined && write.expectedVersion !== version) {
+        throw new SessionChangedError(sessionId, write.expectedVersion, version);
       }
       const messages = (write.messages ?? []).map((message) => jsonCopy(message, 'message'));
       const records = (write.requests ?? []).map((record) => jsonCopy(record, 'request'));
+      checkedTitle(write.session?.title);
+      const stored = existing ?? insertSession({ ...write.createSession, id: sessionId }, []);
       if (lease.acquired !== null) leases.set(sessionId, lease.acquired);
       stored.messages.push(...messages);
       if (write.session !== undefined) updateFields(sessionId, write.session);

@@ -15,7 +15,19 @@ export function postgresFailure(error: unknown, where: string): unknown {
     new StorageError('unreachable', `cannot reach the session database ${where} (${reason}): ${hint}`, {
       cause: error,
     });
+  const syscall = String((error as { syscall?: unknown }).syscall ?? '');
+  // A Unix socket (`?host=/path`): the driver connects to PATH/.s.PGSQL.PORT.
+  if (syscall === 'connect' && (code === 'ENOENT' || code === 'ENOTDIR')) {
+    const socket = /connect \w+ (.+)$/.exec(reason)?.[1] ?? 'that path';
+    return unreachable(
+      `no socket at ${socket}: check host= in storage.url (or HERMES_DATABASE_URL), the directory of the server's socket`,
+    );
+  }
   if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN'].includes(code)) {
+    return unreachable('check storage.url (or HERMES_DATABASE_URL) and that the server is running');
+  }
+  // Any other failure to open the connection (EACCES on a socket, ENETUNREACH, …) is the same line.
+  if ((syscall === 'connect' || syscall === 'getaddrinfo') && code.startsWith('E')) {
     return unreachable('check storage.url (or HERMES_DATABASE_URL) and that the server is running');
   }
   if (code === '28P01' || code === '28000') {

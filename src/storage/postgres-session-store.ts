@@ -168,14 +168,29 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     write: TurnWrite,
     encoded: readonly EncodedMessage[],
   ) => {
-    const locked = (await run<{ version: number }>(SQL.lockSession, [sessionId], client)).rows[0];
+    let locked = (await run<{ version: number }>(SQL.lockSession, [sessionId], client)).rows[0];
+    if (locked !== undefined && write.createSession !== undefined) {
+      throw new SessionChangedError(sessionId, 0, locked.version);
+    }
+    if (locked === undefined && write.createSession !== undefined) {
+      // Two creators of one id at once: the primary key refuses the second, which reads it again.
+      await insertSession(client, { ...write.createSession, id: sessionId }).catch((error: unknown) => {
+        if ((error as { code?: unknown }).code === '23505') throw new SessionChangedError(sessionId, 0, 1);
+        throw error;
+      });
+      locked = (await run<{ version: number }>(SQL.lockSession, [sessionId], client)).rows[0];
+    }
     if (locked === undefined) throw unknownSessionError(sessionId);
     const leaseRow =
       write.acquireLease !== undefined || write.leaseId !== undefined
         ? (await run(SQL.leaseBySession, [sessionId], client)).rows[0]
         : undefined;
     const lease = checkTurnWrite(sessionId, write, leaseRow === undefined ? null : leaseFromRow(leaseRow), now());
-    if (write.expectedVersion !== undefined && write.expectedVersion !== locked.version) {
+    if (
+      write.createSession === undefined &&
+      write.expectedVersion !== undefined &&
+      write.expectedVersion !== locked.version
+    ) {
       throw new SessionChangedError(sessionId, write.expectedVersion, locked.version);
     }
     if (lease.acquired !== null) await writeLease(client, lease.acquired);

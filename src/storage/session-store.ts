@@ -130,6 +130,13 @@ export interface AppendMessagesOptions {
  */
 export interface TurnWrite {
   /**
+   * Creates the session, with the write's id and these fields, in the same transaction: a new
+   * session is stored with its first messages, never empty (a process killed before the write
+   * leaves nothing). The session must not exist yet: when it does, `SessionChangedError` (found
+   * version: the stored one, expected: 0) and nothing is written; the caller reads it and writes again.
+   */
+  createSession?: Omit<NewSession, 'id'> | undefined;
+  /**
    * Takes the session's lease first, as `acquireLease` does (`SessionBusyError` naming the live
    * holder otherwise, and nothing is written).
    */

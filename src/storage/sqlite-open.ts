@@ -77,6 +77,9 @@ export function openSqliteDatabase(
     // create the -wal/-shm files in a read-only directory.
     const readOnly =
       path !== ':memory:' && existsSync(path) && (kind === 'read-only' || (kind === 'io' && !writable(path)));
+    // No state.db yet in a home this process may not write: nothing is stored, so read-only
+    // commands see an empty store and every write fails with the read-only line.
+    if (path !== ':memory:' && !existsSync(path) && kind === 'read-only') return openEmptyReadOnly();
     if (!readOnly) throw asOpenFailure(failure, error, path);
     opened = openReadOnly(path, busyTimeoutMs, new StorageError('read-only', storageMessages.readOnly(path)));
   }
@@ -111,6 +114,15 @@ function openWritable(path: string, busyTimeoutMs: number): OpenedSqliteDatabase
     database?.close();
     throw error;
   }
+}
+
+/** An empty store of the current schema, in memory, that refuses every write (`query_only`). */
+function openEmptyReadOnly(): OpenedSqliteDatabase {
+  const database = new Database(':memory:');
+  database.pragma('foreign_keys = ON');
+  const schemaVersion = migrateSchema(database, ':memory:');
+  database.pragma('query_only = ON');
+  return { database, schemaVersion, readOnly: true };
 }
 
 /**

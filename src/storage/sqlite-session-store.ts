@@ -171,12 +171,19 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
 
   const writeTurn = database.transaction(
     (sessionId: string, write: TurnWrite, encoded: readonly EncodedMessage[]): TurnWriteResult => {
-      const found = statements.turnWriteState.get(sessionId);
+      const existing = statements.turnWriteState.get(sessionId);
+      if (existing !== undefined && write.createSession !== undefined) {
+        throw new SessionChangedError(sessionId, 0, existing[0]);
+      }
+      if (existing === undefined && write.createSession !== undefined) {
+        createSession({ ...write.createSession, id: sessionId });
+      }
+      const found = existing ?? statements.turnWriteState.get(sessionId);
       if (found === undefined) throw unknownSessionError(sessionId);
       const [version, nextSeq] = found;
       const checksLease = write.acquireLease !== undefined || write.leaseId !== undefined;
       const lease = checkTurnWrite(sessionId, write, checksLease ? leaseOfTurnWriteState(found) : null, now());
-      if (write.expectedVersion !== undefined && write.expectedVersion !== version) {
+      if (existing !== undefined && write.expectedVersion !== undefined && write.expectedVersion !== version) {
         throw new SessionChangedError(sessionId, write.expectedVersion, version);
       }
       if (lease.acquired !== null) writeLease(lease.acquired);

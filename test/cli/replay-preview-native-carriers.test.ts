@@ -61,7 +61,13 @@ describe('hermes replay preview: provider-declared native carriers (SPEC §24.11
       home,
     );
     expect(explain.code).toBe(0);
-    expect(explain.stdout.split('\n').filter((line) => line !== '')).toEqual([
+    expect(explain.stdout.split('\n')[0]).toMatch(/^route gemini-oauth\|.* · chat_completions · table row: /);
+    expect(
+      explain.stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .slice(1),
+    ).toEqual([
       '#  role       carriers',
       '0  user       -',
       '1  assistant  kept reasoning_details (route reads it, 18 B)',

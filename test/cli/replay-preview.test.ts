@@ -161,6 +161,7 @@ describe('hermes replay preview (SPEC §5, §6, §7)', () => {
     const result = await preview('--provider', 'mistral', '--model', 'm', '--explain');
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').filter((line) => line !== '')).toEqual([
+      'route mistral|api.mistral.ai|m · chat_completions · table row: strict (reads no reasoning carrier) · must echo: no',
       '#  role       carriers',
       '0  user       -',
       '1  assistant  dropped reasoning_content (strict route, 8 B)',
@@ -206,7 +207,7 @@ describe('hermes replay preview (SPEC §5, §6, §7)', () => {
 
 describe('hermes replay preview: the model of the route', () => {
   test.each([
-    ['deepseek', 'deepseek-reasoner'],
+    ['deepseek', 'deepseek-v4-flash'],
     ['openrouter', 'anthropic/claude-sonnet-4.5'],
   ])(
     '--provider %s without --model previews the provider default model (%s), as hermes chat uses',

@@ -65,6 +65,17 @@ reasoning_overrides:
 
   it.each([
     [
+      'provider: deepseek\nmodel: "x": y\n',
+      'config.yaml: not valid YAML at line 2, column 8: Nested mappings are not allowed in compact mappings (line 2: "model: \\"x\\": y")',
+    ],
+    ['key: "unterminated\n', 'config.yaml: not valid YAML at line 2, column 1: Missing closing "quote'],
+  ])('a YAML syntax error is one line with its line, column and whole message: %j', (text, expected) => {
+    expect(() => parseConfigText(text)).toThrow(expected);
+    expect(() => parseConfigText(text)).not.toThrow(/:$/);
+  });
+
+  it.each([
+    [
       'provdier: x\n',
       'config.yaml: unknown key "provdier" (check the spelling; known keys here: provider, model, base_url, api, reasoning, reasoning_overrides, reasoning_echo, routes, compaction, max_iterations, storage, timeouts, gateway, system_prompt, instructions, mcp_servers)',
     ],
@@ -82,7 +93,7 @@ reasoning_overrides:
     ],
     [
       'mcp_servers:\n  fx: { command: node, argz: [a] }\n',
-      'config.yaml: mcp_servers.fx: unknown key "argz" (check the spelling; known keys here: command, args, env, cwd, url, headers, trust, enabled, startup_timeout, tool_timeout)',
+      'config.yaml: mcp_servers.fx: unknown key "argz" (check the spelling; known keys here: command, args, env, cwd, url, headers, trust, enabled, startup_timeout, tool_timeout, tools)',
     ],
   ])('an unknown key lists the keys accepted there: %j', (text, expected) => {
     expect(() => parseConfigText(text)).toThrow(new UsageError(expected));

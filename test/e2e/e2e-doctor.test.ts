@@ -44,7 +44,7 @@ describe('hermes doctor', () => {
     expect(probe.stderr).toBe('');
     expect(probe.stdout).toMatch(/^FAIL {2}state\.db {2}.*state\.db: file is not a database$/m);
     expect(probe.stdout).toMatch(/^FAIL {2}probe {5}HTTP 500: /m);
-    expect(probe.stdout).toContain('deepseek-reasoner'); // the provider's default model
+    expect(probe.stdout).toContain('deepseek-v4-flash'); // the provider's default model
     expect(probe.stdout.endsWith('2 checks failed\n')).toBe(true);
 
     writeFileSync(join(sandbox.home, 'config.yaml'), 'provider: deepseek\nreasoning: {effort: extreme}\n');
@@ -58,7 +58,7 @@ describe('hermes doctor', () => {
     const sandbox = e2e.sandbox({ config: 'provider: anthropic\n' });
     const run = await runHermes(['doctor'], sandbox, { ANTHROPIC_API_KEY: '' });
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain('anthropic_messages · anthropic · claude-sonnet-4-5 · https://api.anthropic.com');
+    expect(run.stdout).toContain('anthropic_messages · anthropic · claude-opus-4-8 · https://api.anthropic.com');
     expect(run.stdout).toContain('no API key: set ANTHROPIC_API_KEY (environment or $HERMES_HOME/.env)');
   });
 });

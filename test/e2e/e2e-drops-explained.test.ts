@@ -29,10 +29,11 @@ describe('SPEC §24.10 every drop explained', () => {
     expect(assistantLines.length).toBeGreaterThanOrEqual(3);
     for (const line of assistantLines) expect(line).not.toMatch(/assistant\s+-\s*$/);
 
-    // The Responses tool loop's second request sent its encrypted item; the log line says so.
+    // The Responses tool loop's second request sent its encrypted item; the log line says so, and
+    // names the emulator the route's bytes went to.
     const log = readLog(sandbox.home);
     expect(log).toMatch(
-      /request openai-responses\|api\.openai\.com\|gpt-5\.4 attempt 1: reasoning carriers sent: codex_reasoning_items/,
+      /request openai-responses\|api\.openai\.com\|gpt-5\.4 → emulator responses at http:\/\/127\.0\.0\.1:\d+\/v1 attempt 1: reasoning carriers sent: codex_reasoning_items/,
     );
     // A request line never says "none" while one of its decisions kept a carrier.
     for (const line of log.split('\n').filter((entry) => entry.includes('"msg":"request '))) {

@@ -29,6 +29,48 @@ async function setup(servers: string[]) {
 const toolNames = (body: unknown) =>
   ((body as { tools?: { function: { name: string } }[] }).tools ?? []).map((tool) => tool.function.name);
 
+describe('MCP tools offered to the model: capped, and chosen per server', () => {
+  it('a server offering 5,007 tools: a capped number is offered, with one notice naming the server', async () => {
+    const { emulator, sandbox, route } = await setup([stdioFixtureEntry('huge', [], ['--many-tools', '5001'])]);
+    const run = await runHermes(['chat', '-q', 'hello', '--json', ...route], sandbox);
+    expect(run.code, run.stderr).toBe(0);
+    const offered = toolNames(emulator.requests[0]?.body);
+    const mcp = offered.filter((name) => name.startsWith('mcp__'));
+    expect(mcp).toHaveLength(100);
+    expect(offered.length).toBeLessThanOrEqual(128);
+    const notices = run.stderr.split('\n').filter((line) => line.includes('huge'));
+    expect(notices).toEqual([
+      'hermes: mcp server "huge" offers 5007 tools: only its first 100 are offered (at most 100 MCP tools per request; ' +
+        'providers refuse or degrade with more); choose them with mcp_servers.huge.tools.include or exclude in config.yaml',
+    ]);
+  });
+
+  it('tools.include and tools.exclude choose what a server offers (names or * patterns)', async () => {
+    const { emulator, sandbox, route } = await setup([
+      stdioFixtureEntry('fx', ['tools: { include: [add, "tool_1*"], exclude: [tool_10] }'], ['--many-tools', '20']),
+    ]);
+    const run = await runHermes(['chat', '-q', 'hello', '--json', ...route], sandbox);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('mcp server');
+    const mcp = toolNames(emulator.requests[0]?.body).filter((name) => name.startsWith('mcp__'));
+    expect(mcp).toEqual([
+      'mcp__fx__add',
+      'mcp__fx__tool_1',
+      'mcp__fx__tool_11',
+      'mcp__fx__tool_12',
+      'mcp__fx__tool_13',
+      'mcp__fx__tool_14',
+      'mcp__fx__tool_15',
+      'mcp__fx__tool_16',
+      'mcp__fx__tool_17',
+      'mcp__fx__tool_18',
+      'mcp__fx__tool_19',
+    ]);
+    const listed = await runHermes(['mcp', 'list', '--tools'], sandbox);
+    expect(listed.stdout).toContain('11 tools; 15 of 26 left out by tools.include/exclude');
+  });
+});
+
 describe('hermes chat -q with MCP servers', () => {
   it.each(['stdio', 'http'] as const)(
     '%s: the model is offered the server’s tools with their schemas and the tool loop runs one',

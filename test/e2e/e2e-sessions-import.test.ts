@@ -325,4 +325,25 @@ describe('importing a transcript again', () => {
     const listed = parseJson<{ id: string }[]>(await runHermes(['sessions', 'list', '--json'], sandbox));
     expect(listed.map((session) => session.id).sort()).toEqual([first.session_id, grown.session_id].sort());
   });
+
+  it('edited: the same session id and message count with other content is imported, naming the earlier one', async () => {
+    const sandbox = e2e.sandbox();
+    const original = readFixtureText(CLAUDE);
+    const first = parseJson<{ session_id: string }>(
+      await runHermes(['sessions', 'import', '--from', 'claude', fixturePath(CLAUDE), '--json'], sandbox),
+    );
+    const edited = join(sandbox.workspace, 'edited.jsonl');
+    const question = 'The tokenizer test fails for \\"-3\\". Can you find out why?';
+    expect(original).toContain(question);
+    writeFileSync(edited, original.replace(question, 'The tokenizer test fails for \\"-4\\". Why?'));
+    const run = await runHermes(['sessions', 'import', '--from', 'claude', edited, '--json'], sandbox);
+    expect(run.code, run.stderr).toBe(0);
+    const again = parseJson<{ session_id: string; already_imported: boolean; earlier_imports: string[] }>(run);
+    expect(again).toMatchObject({ already_imported: false, earlier_imports: [first.session_id] });
+    expect(again.session_id).not.toBe(first.session_id);
+    const shown = await showSession(sandbox, again.session_id);
+    expect(shown.messages.find((message) => message.role === 'user')?.content).toBe(
+      'The tokenizer test fails for "-4". Why?',
+    );
+  });
 });

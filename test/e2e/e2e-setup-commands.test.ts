@@ -15,7 +15,7 @@ describe('setup commands: model, config, .env', () => {
     }>(await runHermes(['model', '--json'], sandbox, { DEEPSEEK_API_KEY: 'sk-secret-value', OPENAI_API_KEY: '' }));
     expect(listed.current.provider).toBeNull();
     const deepseek = listed.providers.find((row) => row.provider === 'deepseek');
-    expect(deepseek).toMatchObject({ key_env: 'DEEPSEEK_API_KEY', key_set: true, default_model: 'deepseek-reasoner' });
+    expect(deepseek).toMatchObject({ key_env: 'DEEPSEEK_API_KEY', key_set: true, default_model: 'deepseek-v4-flash' });
     expect(listed.providers.find((row) => row.provider === 'openai')?.key_set).toBe(false);
     // Every provider but `custom` (a server only the user can name) has a default model.
     expect(listed.providers.filter((row) => row.default_model === null).map((row) => row.provider)).toEqual(['custom']);
@@ -95,7 +95,7 @@ describe('setup commands: model, config, .env', () => {
     const run = await runHermes(['chat', '-q', 'hello', '--provider', 'deepseek', '--json'], sandbox, env);
     expect(run.stderr).not.toContain('no API key');
     expect(run.code).toBe(0);
-    expect((emulator.requests[0]?.body as { model: string }).model).toBe('deepseek-reasoner');
+    expect((emulator.requests[0]?.body as { model: string }).model).toBe('deepseek-v4-flash');
     // Without the file the key is missing: the one-line error names the variable.
     writeFileSync(join(sandbox.home, '.env'), '');
     const missing = await runHermes(['chat', '-q', 'hello', '--provider', 'deepseek'], sandbox, env);

@@ -7,7 +7,7 @@ import {
   sealMessage,
   sealedCarriersOf,
 } from '../../src/gateway/gateway-handle-carriers.js';
-import { HandleKeyring, RESEAL_CHECK_MS, rotateHandleKey } from '../../src/gateway/gateway-handle-keys.js';
+import { HandleKeyring, rotateHandleKey } from '../../src/gateway/gateway-handle-keys.js';
 import { sealHandle } from '../../src/gateway/gateway-handle-seal.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 
@@ -168,29 +168,22 @@ describe('sealed handles', () => {
     });
   });
 
-  it('rotation: the newest key seals (within a minute on a running gateway), every stored key opens, a retired one does not', async () => {
+  it('rotation: the newest key seals at once, every stored key opens, a retired one opens nothing (SPEC §25.6)', async () => {
     const store = createMemorySessionStore();
-    let now = 1_000_000;
-    const keyring = new HandleKeyring(store, () => now);
+    const keyring = new HandleKeyring(store);
     const old = (await sealMessage(STORED['deepseek']!, 'messages.thinking.signature', keyring)) as string;
     const rotation = await rotateHandleKey(store, { retireOld: false });
     expect(rotation.total).toBe(2);
-    expect((await sealMessage(STORED['deepseek']!, 'messages.thinking.signature', keyring))?.split('.')[2]).toBe(
-      old.split('.')[2],
-    );
-    now += RESEAL_CHECK_MS;
     const fresh = (await sealMessage(STORED['deepseek']!, 'messages.thinking.signature', keyring)) as string;
     expect(fresh.split('.')[2]).toBe(rotation.created.id);
     expect((await openHandle(old, 'messages.thinking.signature', keyring)).ok).toBe(true);
     // Another gateway of the fleet, sharing the store, opens the new key's handle at once.
-    expect((await openHandle(fresh, 'messages.thinking.signature', new HandleKeyring(store, () => now))).ok).toBe(true);
+    expect((await openHandle(fresh, 'messages.thinking.signature', new HandleKeyring(store))).ok).toBe(true);
     await rotateHandleKey(store, { retireOld: true });
-    // The running gateway forgets the retired key (and what it opened with it) at its next reload.
-    now += RESEAL_CHECK_MS;
-    await keyring.sealingKey();
-    expect((await openHandle(old, 'messages.thinking.signature', keyring)).ok).toBe(false);
-    const later = new HandleKeyring(store, () => now);
-    expect(await openHandle(old, 'messages.thinking.signature', later)).toEqual({
+    // The running gateway reads the keys before it opens a request's handles: the retired key and
+    // what it opened with it are gone.
+    await keyring.refresh();
+    expect(await openHandle(old, 'messages.thinking.signature', keyring)).toEqual({
       ok: false,
       reason: 'sealed with a key this store does not hold (another gateway, or a retired key)',
     });
@@ -207,7 +200,7 @@ describe('sealed handles', () => {
     expect((await openHandle(handle, 'responses.reasoning.encrypted_content', keyring)).ok).toBe(false);
   });
 
-  it('a key the gateway does not know yet (rotated elsewhere) makes it read the store, at most once per few seconds', async () => {
+  it('keys are read once per request: before each seal and before a history is opened, never per handle', async () => {
     const store = createMemorySessionStore();
     const reads: number[] = [];
     const counting = new Proxy(store, {
@@ -216,11 +209,13 @@ describe('sealed handles', () => {
         return Reflect.get(target, key, receiver) as unknown;
       },
     });
-    const keyring = new HandleKeyring(counting, () => 0);
+    const keyring = new HandleKeyring(counting);
     await keyring.sealingKey();
     expect(reads).toHaveLength(1);
     const forged = sealHandle('{}', 'messages.thinking.signature', { id: 'unknown1', key: Buffer.alloc(32) });
     for (let attempt = 0; attempt < 5; attempt += 1) await openHandle(forged, 'messages.thinking.signature', keyring);
+    expect(reads).toHaveLength(1);
+    await keyring.sealingKey();
     expect(reads).toHaveLength(2);
   });
 });

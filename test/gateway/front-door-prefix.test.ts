@@ -6,7 +6,7 @@ import type { ClientHistory, EchoedTurn } from '../../src/gateway/gateway-front-
 import { sameJson, translateClientHistory } from '../../src/gateway/gateway-front-door-prefix.js';
 import { storedTurnsOf } from '../../src/gateway/gateway-front-door-restore.js';
 import { sealMessage } from '../../src/gateway/gateway-handle-carriers.js';
-import { HandleKeyring } from '../../src/gateway/gateway-handle-keys.js';
+import { HandleKeyring, rotateHandleKey } from '../../src/gateway/gateway-handle-keys.js';
 import { createMemorySessionStore } from '../../src/storage/memory-session-store.js';
 import type { SessionStore } from '../../src/storage/session-store.js';
 import { seededRandom } from '../support/random.js';
@@ -180,6 +180,43 @@ describe('front-door translation of an unchanged prefix', () => {
     expect(second).not.toBe(first);
     expect(second?.stored).toEqual([{ role: 'user', content: 'from elsewhere' }]);
     expect(second?.translated).toBeUndefined();
+  });
+
+  it('opens the reused handles again after a key was retired: a retired key opens nothing', async () => {
+    const store = createMemorySessionStore();
+    const session = await store.createSession({ provider: 'deepseek', model: 'deepseek-v4-flash' });
+    const keyring = new HandleKeyring(store);
+    const copies = new FrontDoorSessionCopies();
+    const origin = ORIGINS[0] as OriginStamp;
+    const question: Message = { role: 'user', content: 'question 1' };
+    const answer: AssistantMessage = {
+      role: 'assistant',
+      content: 'answer 1',
+      reasoning_content: 'thinking 1',
+      origin,
+    };
+    const written = await store.writeTurn(session.id, {
+      expectedVersion: session.version,
+      messages: [question, answer],
+    });
+    const value = await sealMessage(answer, PURPOSE, keyring);
+    const request = (): ClientHistory =>
+      parsed({
+        messages: [question, { role: 'assistant', content: 'answer 1' }, { role: 'user', content: 'question 2' }],
+        echoes: [[1, { reasoning: [{ field: 'content[0].signature', value, text: '' }] }]],
+      });
+    const copy = async () => (await copies.read(store, session.id)) as SessionCopy;
+    expect(written.version).toBeGreaterThan(session.version);
+    const first = await translate(request(), await copy(), keyring, origin);
+    if (first.prefix) copies.translated(session.id, first.prefix);
+    const again = await translate(request(), await copy(), keyring, origin);
+    expect(again.reused).toBeGreaterThan(0);
+    expect(again.opened).toEqual(first.opened);
+
+    await rotateHandleKey(store, { retireOld: true });
+    const after = await translate(request(), await copy(), keyring, origin);
+    expect(after.reused).toBe(0);
+    expect(after.opened).not.toEqual(first.opened);
   });
 
   it('stays within its bounds', async () => {

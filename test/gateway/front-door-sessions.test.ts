@@ -124,7 +124,9 @@ describe('front-door sessions', () => {
     const memory = createMemorySessionStore();
     const refusing = new Proxy(memory, {
       get(target, key, receiver) {
-        if (key === 'createSession') return () => Promise.reject(new Error('attempt to write a readonly database'));
+        if (key === 'createSession' || key === 'writeTurn') {
+          return () => Promise.reject(new Error('attempt to write a readonly database'));
+        }
         return Reflect.get(target, key, receiver) as unknown;
       },
     });

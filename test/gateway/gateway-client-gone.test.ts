@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useE2e } from '../support/e2e.js';
-import { makeGatewaySandbox, startPersona, startTestGateway } from './gateway-test-helpers.js';
+import { ask, startStallableGateway, until } from './gateway-stalled-turns.js';
 
 /**
  * A client that disconnects while its turn waits on a stalled provider aborts that turn, streaming
@@ -10,30 +10,11 @@ import { makeGatewaySandbox, startPersona, startTestGateway } from './gateway-te
 
 const e2e = useE2e();
 
-const ask = (text: string, stream: boolean) =>
-  JSON.stringify({ model: 'hermes', stream, messages: [{ role: 'user', content: text }] });
-
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(done()).toBe(true);
-}
-
 describe('gateway: a client that leaves aborts its turn', () => {
   it.each([false, true])(
     'stream=%s: the stalled turn is aborted and the session serves the next turn',
     async (stream) => {
-      const sandbox = makeGatewaySandbox();
-      const { emulator, route } = await startPersona('deepseek');
-      e2e.defer(() => emulator.close());
-      const gateway = await startTestGateway(sandbox.dbPath, route, sandbox.workspace);
-      e2e.defer(() => gateway.close());
-      const post = (body: string, headers: Record<string, string> = {}, signal?: AbortSignal) =>
-        fetch(`${gateway.url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...headers },
-          body,
-          ...(signal ? { signal } : {}),
-        });
+      const { emulator, gateway, post } = await startStallableGateway(e2e);
 
       const first = await post(ask('hello', false));
       expect(first.status).toBe(200);

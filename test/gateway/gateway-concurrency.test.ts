@@ -190,7 +190,7 @@ describe('gateway turn serialization (SPEC §23.6)', () => {
 });
 
 describe('a streaming client that goes away', () => {
-  it('interrupts its turn, frees the session for the next turn, and leaves a valid stored history', async () => {
+  it('interrupts its turn, frees the session for the next turn, and takes the abandoned turn back', async () => {
     const gate = new GatedReadFile();
     const { emulator, route } = await startPersona('deepseek');
     const sandbox = makeGatewaySandbox();
@@ -199,16 +199,20 @@ describe('a streaming client that goes away', () => {
       await gateway.close();
       await emulator.close();
     });
+    const first = await postChatCompletion(gateway.url, { messages: [{ role: 'user', content: 'hello' }] });
+    expect(first.status).toBe(200);
+    const sessionId = first.headers.get('x-hermes-session-id') ?? '';
+    await first.text();
     // A raw socket, destroyed like a browser tab closing (undici keeps an aborted socket around for seconds).
     const client = request(`${gateway.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-hermes-session-id': sessionId },
     });
     const headers = new Promise<Record<string, unknown>>((resolve) =>
       client.once('response', (response) => resolve(response.headers)),
     );
     client.end(JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'read the file notes.txt' }] }));
-    const sessionId = String((await headers)['x-hermes-session-id'] ?? '');
+    expect((await headers)['x-hermes-session-id']).toBe(sessionId);
     await gate.whenEntered(1);
     client.destroy();
     // Wait until the gateway has noticed and aborted the turn, then let the tool return.
@@ -223,9 +227,20 @@ describe('a streaming client that goes away', () => {
       { 'x-hermes-session-id': sessionId },
     );
     expect(next.status).toBe(200);
+    // The abandoned turn (its question, tool call and result) is taken back, kept only as undone;
+    // the next turn follows what the client holds.
     const messages = await gateway.store.listMessages(sessionId);
-    // The interrupted turn kept its tool call and result but no partial answer; the next turn follows it.
-    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
-    expect(messages[4]?.content).toBe('You said: hello again\nReasoning continuity: intact (1/1).');
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(messages[3]?.content).toContain('You said: hello again');
+    const stored = await gateway.store.listMessages(sessionId, { includeUndone: true });
+    expect(stored.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+    ]);
   });
 });

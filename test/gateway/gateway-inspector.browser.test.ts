@@ -34,12 +34,19 @@ const TITLE =
 
 const e2e = useE2e();
 
+type Decision = { messageIndex: number; field: string; action: string; reason: string; bytes?: number };
+
 interface RequestsJson {
   data: {
     id: number;
-    decisions: { messageIndex: number; field: string; action: string; reason: string; bytes?: number }[];
+    route_key: string;
+    decisions: Decision[];
+    route: { header: string; table: string; must_echo: string | null; sent_to?: string };
   }[];
 }
+
+const decisionKey = (decision: Decision) =>
+  [decision.messageIndex, decision.field, decision.action, decision.reason, decision.bytes].join('|');
 
 describe('gateway web inspector in chromium', () => {
   it.skipIf(!HAS_CHROMIUM)(
@@ -102,25 +109,46 @@ describe('gateway web inspector in chromium', () => {
       expect(await page.locator('section.turn').nth(2).innerText()).toContain('<b>bold</b>');
       expect(await page.title()).toBe('Hermes gateway inspector');
 
-      // Carriers table: one per request, rows exactly the recorded decisions.
+      // Carriers table: one per request, headed by its route (table row, must-echo); its rows are
+      // the request's new decisions, those the previous request made already folded below it.
       const tables = page.locator('table.carriers');
       expect(await tables.count()).toBe(requests.data.length);
+      const headers = await page.locator('#detail .route').allInnerTexts();
+      expect(headers).toEqual(requests.data.map((request) => request.route.header));
+      expect(headers[1]).toMatch(/^route deepseek\|127\.0\.0\.1\|deepseek-v4-flash · chat_completions · table row: /);
+      let folded = 0;
       for (const [index, request] of requests.data.entries()) {
         const rows = await tables
           .nth(index)
           .locator('tbody tr')
           .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
-        const expected = request.decisions.length
-          ? request.decisions.map((decision) => [
+        const previous = requests.data[index - 1];
+        const seen = new Set(
+          previous && previous.route_key === request.route_key ? previous.decisions.map(decisionKey) : [],
+        );
+        const fresh = request.decisions.filter((decision) => !seen.has(decisionKey(decision)));
+        const expected = fresh.length
+          ? fresh.map((decision) => [
               `m${decision.messageIndex} assistant`,
               decision.field,
               decision.action,
               decision.reason,
               decision.bytes === undefined ? '' : String(decision.bytes),
             ])
-          : [['no reasoning carriers to replay (first request)']];
+          : [[request.decisions.length ? 'no new decision' : 'no reasoning carriers to replay (first request)']];
         expect(rows).toEqual(expected);
+        const earlier = request.decisions.length - fresh.length;
+        const details = page.locator(`details.earlier[data-request-id="${request.id}"]`);
+        expect(await details.count()).toBe(earlier > 0 ? 1 : 0);
+        if (earlier > 0) {
+          expect(await details.locator('summary').innerText()).toBe(
+            `${earlier} earlier decision${earlier === 1 ? '' : 's'}, as in request #${previous?.id}`,
+          );
+          folded += earlier;
+        }
       }
+      // Later requests repeat every earlier message: most of their rows are folded.
+      expect(folded).toBeGreaterThan(0);
       // DeepSeek (must-echo, SPEC §4): the last request kept reasoning_content on every earlier assistant message.
       const last = requests.data[requests.data.length - 1];
       const kept = last?.decisions.filter(

@@ -81,7 +81,10 @@ describe('buildRequest', () => {
       expect(json.code).toBe(0);
       expect(JSON.parse(json.stdout)).toEqual(built.body);
       const explain = await hermes([...args, '--explain']);
-      expect(explain.stdout).toBe(`${explainTable(history, built.decisions)}\n`);
+      // A header naming the route, its table row and must-echo comes first (SPEC §23.3).
+      const [header, ...table] = explain.stdout.split('\n');
+      expect(header).toMatch(/^route deepseek\|api\.deepseek\.com\|deepseek-v4-flash · chat_completions · table row: /);
+      expect(table.join('\n')).toBe(`${explainTable(history, built.decisions)}\n`);
     },
     scaledTimeout(60_000),
   );

@@ -371,7 +371,14 @@ describe('SPEC §6 + §23.3 builder: decisions, purity, idempotence', () => {
     ]);
     expect(result.decisions).toEqual([
       { messageIndex: 1, field: 'reasoning_content', action: 'kept', reason: 'route reads it', bytes: 4 },
-      { messageIndex: 1, field: 'reasoning', action: 'dropped', reason: 'not read by fallback route', bytes: 4 },
+      // The same text as reasoning_content, which travels: a copy left out, not a drop.
+      {
+        messageIndex: 1,
+        field: 'reasoning',
+        action: 'covered',
+        reason: 'same text sent as reasoning_content',
+        bytes: 4,
+      },
       decision(1, 'reasoning_details', 'dropped', 'not read by fallback route', 22),
       { messageIndex: 2, field: 'reasoning_content', action: 'padded', reason: 'must-echo pad (deepseek)', bytes: 1 },
     ]);

@@ -3,7 +3,7 @@ import {
   bedrockModelFamily,
   compactsNatively,
   geminiModelFamily,
-  isDeepSeekModel,
+  isDeepSeekThinkingModel,
   isGeminiOrGemma,
   isKimiModel,
   isMiniMaxM3,
@@ -39,7 +39,7 @@ describe('replay-model-ids: the one module that reads model ids', () => {
 
   const predicates = {
     isKimiModel,
-    isDeepSeekModel,
+    isDeepSeekThinkingModel,
     isMiniMaxM3,
     isThinkingGlm,
     keepsAllKimiThinking,
@@ -53,8 +53,15 @@ describe('replay-model-ids: the one module that reads model ids', () => {
     ['isKimiModel', 'moonshotai/Kimi-K2-Thinking', true],
     ['isKimiModel', 'k3', true],
     ['isKimiModel', 'kimchi', false],
-    ['isDeepSeekModel', 'us.deepseek.r1-v1:0', true],
-    ['isDeepSeekModel', 'deepseek/x/qwen', false],
+    // SPEC §9.2: the reasoner, R1 and V4 families think; chat, coder and V3 do not.
+    ['isDeepSeekThinkingModel', 'us.deepseek.r1-v1:0', true],
+    ['isDeepSeekThinkingModel', 'deepseek-reasoner', true],
+    ['isDeepSeekThinkingModel', 'deepseek-ai/DeepSeek-R1-Distill-Llama-70B', true],
+    ['isDeepSeekThinkingModel', 'deepseek-v4-flash', true],
+    ['isDeepSeekThinkingModel', 'deepseek-chat', false],
+    ['isDeepSeekThinkingModel', 'deepseek-coder', false],
+    ['isDeepSeekThinkingModel', 'deepseek-v3.2', false],
+    ['isDeepSeekThinkingModel', 'deepseek/x/qwen', false],
     // SPEC §25.2: the exact id only; look-alikes are other models.
     ['isMiniMaxM3', ' minimax-M3', true],
     ['isMiniMaxM3', 'MiniMax-M3-preview', false],

@@ -128,6 +128,51 @@ export function runTurnWriteConformance(current: () => SessionStore): void {
       await expect(store.writeTurn('20200101-000000-nosuch', { session: {} })).rejects.toBeInstanceOf(UsageError);
     });
   });
+  describe('writeTurn creating its session (a new session is never stored empty)', () => {
+    it('creates the session with its first messages, lease and fields in one write', async () => {
+      const store = current();
+      const id = '20261204-120000-fresh1';
+      const [question] = conversation();
+      const written = await store.writeTurn(id, {
+        createSession: { provider: 'deepseek', model: 'm', modelConfig: { workspace: '/w' } },
+        acquireLease: claim('l1'),
+        messages: [question as Message],
+        session: { title: 'first question' },
+      });
+      expect(await store.getSession(id)).toMatchObject({
+        id,
+        provider: 'deepseek',
+        model: 'm',
+        title: 'first question',
+        modelConfig: { workspace: '/w' },
+        messageCount: 1,
+        version: written.version,
+      });
+      expect(written.lease).toMatchObject({ sessionId: id, leaseId: 'l1' });
+      expect(await store.listMessages(id)).toStrictEqual([question]);
+    });
+
+    it('refuses, writing nothing, when the session exists already, and leaves no session when the write is refused', async () => {
+      const store = current();
+      const session = await store.createSession({ title: 'there' });
+      const taken = store.writeTurn(session.id, {
+        createSession: {},
+        messages: [{ role: 'user', content: 'q' }],
+        session: { title: 'mine' },
+      });
+      await expect(taken).rejects.toBeInstanceOf(SessionChangedError);
+      expect(await store.getSession(session.id)).toMatchObject({ title: 'there', messageCount: 0, version: 1 });
+      const bad = { role: 'assistant', content: 'x', _bad: 10n } as unknown as Message;
+      const refused = store.writeTurn('20261204-120000-fresh2', {
+        createSession: {},
+        messages: [{ role: 'user', content: 'q' }, bad],
+      });
+      await expect(refused).rejects.toBeInstanceOf(UsageError);
+      expect(await store.getSession('20261204-120000-fresh2')).toBeNull();
+      expect(await store.listSessions()).toHaveLength(1);
+    });
+  });
+
   describe('writeTurn calls made at once (the gateway runs many turns)', () => {
     it('each applies whole or not at all: one refused write leaves the others stored', async () => {
       const store = current();

@@ -273,11 +273,14 @@ export function checkAnthropicRequest(
       .filter((block) => block['type'] === 'text')
       .map((block) => String(block['text']))
       .join('');
+    // Tool calls this emulator never issued (its ids are `toolu_…`): another model's turn (SPEC §26.8).
+    const foreign = toolCalls.some((call) => !call.id.startsWith('toolu_'));
     script.push({
       role: 'assistant',
       text,
       ...(toolCalls.length > 0 ? { toolCalls } : {}),
       ...(reasoning.length > 0 ? { reasoning: reasoning.join('\n\n') } : {}),
+      ...(foreign ? { foreign } : {}),
     });
   }
 

@@ -33,6 +33,7 @@ export function scriptInputFor(request: ChatWireRequest, persona: ChatPersona): 
       if (calls.length > 0) scriptMessage.toolCalls = calls;
       const reasoning = persona.readReasoning(message);
       if (reasoning !== undefined) scriptMessage.reasoning = reasoning;
+      else if (persona.foreignTurn?.(message) === true) scriptMessage.foreign = true;
     }
     if (scriptRole === 'tool' && typeof message['tool_call_id'] === 'string') {
       scriptMessage.toolCallId = message['tool_call_id'];

@@ -81,6 +81,8 @@ export const copilotPersona: ChatPersona = {
     return copilotUnknownFieldError(rejection);
   },
   readReasoning: (message) => stringField(message, 'reasoning_text'),
+  // Every turn Copilot issues carries `reasoning_opaque`; one without it is another model's (SPEC §26.8).
+  foreignTurn: (message) => stringField(message, 'reasoning_opaque') === undefined,
   checkReplay,
   message(output: ScriptOutput) {
     const message: JsonObject = {

@@ -84,6 +84,16 @@ function readReasoning(message: JsonObject): string | undefined {
   return isJsonObject(payload) && typeof payload['text'] === 'string' ? payload['text'] : UNREADABLE_SIGNATURE;
 }
 
+/**
+ * Every turn this persona issues carries a signature (on its first tool call, or at message
+ * level), so a turn with none or with a placeholder is another model's (SPEC §26.8).
+ */
+function foreignTurn(message: JsonObject): boolean {
+  const call = firstToolCall(message);
+  const signature = (call ? googleExtra(call) : undefined) ?? googleExtra(message);
+  return signature === undefined || PLACEHOLDER_SIGNATURES.has(signature);
+}
+
 /** The `gemini-openai` persona. */
 export const geminiOpenAiPersona: ChatPersona = {
   name: 'gemini-openai',
@@ -98,6 +108,7 @@ export const geminiOpenAiPersona: ChatPersona = {
     return geminiUnknownFieldError(rejection);
   },
   readReasoning,
+  foreignTurn,
   checkReplay,
   message(output: ScriptOutput) {
     const message: JsonObject = { role: 'assistant', content: output.content === '' ? null : output.content };

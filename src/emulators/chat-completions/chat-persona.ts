@@ -37,6 +37,13 @@ export interface ChatPersona {
   rejectKeys(rejections: readonly KeyRejection[], context: PersonaRequestContext): EmulatorAnswer;
   /** Readable reasoning this provider reads back from one earlier assistant message. */
   readReasoning(message: JsonObject): string | undefined;
+  /**
+   * A signed persona's test of an earlier assistant message that brought no reasoning back: true
+   * when the message carries none of the marks this provider puts on every turn it issues, so it
+   * is another model's turn (SPEC §26.8: counted apart, never as missing). Unsigned personas
+   * cannot tell and leave it out.
+   */
+  foreignTurn?(message: JsonObject): boolean;
   /** Provider-specific replay rules (must-echo, signatures); an answer means "reject with this". */
   checkReplay(context: PersonaRequestContext): EmulatorAnswer | undefined;
   /** The non-streaming `choices[0].message`. */

@@ -198,6 +198,15 @@ function scriptInput(
       const thoughts = content.parts.filter((part) => part.thought === true).map((part) => part.text ?? '');
       const reasoning = recovered.get(index) ?? (thoughts.length > 0 ? thoughts.join('') : undefined);
       if (reasoning !== undefined) message.reasoning = reasoning;
+      // SPEC §26.8: this emulator signs every content it issues (the first call, or the text), so
+      // a content with the placeholder signature, or with no signature and no thought at all, is
+      // one it did not issue: another model's, or another issuer's (AI Studio and Vertex never
+      // take each other's signatures).
+      const unsigned = content.parts.every((part) => {
+        const signature = signatureOf(part);
+        return signature === undefined || isSentinel(signature);
+      });
+      if (reasoning === undefined && unsigned) message.foreign = true;
       messages.push(message);
       continue;
     }

@@ -13,6 +13,11 @@ export interface ScriptMessage {
   toolCallId?: string;
   /** For assistant turns: the readable reasoning that came back on this turn, if any. */
   reasoning?: string;
+  /**
+   * For assistant turns: the emulator's reader knows this turn is not its own (a placeholder
+   * signature, a tool call id it never issues). Counted apart, never as missing (SPEC §26.8).
+   */
+  foreign?: boolean;
 }
 
 /** What the emulator hands the model. */

@@ -36,37 +36,59 @@ function nonceFor(text: string): string {
   return createHash('sha256').update(NONCE_KEY).update('\0').update(text).digest('hex').slice(0, 12);
 }
 
-/** A continuity report over the earlier assistant turns of the request. */
+/** A continuity report over the earlier assistant turns of the request (SPEC §26.8). */
 export interface ContinuityReport {
-  /** Assistant turns in the request. */
+  /** Assistant turns in the request, foreign ones included. */
   turns: number;
-  /** Turns whose reasoning came back byte-identical. */
+  /** Own turns whose reasoning came back byte-identical. */
   intact: number;
-  /** Turns whose reasoning came back altered. */
+  /** Own turns whose reasoning came back altered. */
   altered: number;
-  /** Turns that came back without reasoning. */
+  /** Own turns that came back without reasoning. */
   missing: number;
+  /**
+   * Turns this model did not issue, counted apart: another model's, or ones whose reasoning came
+   * back as plain text (demoted, SPEC §25.3) rather than in the reasoning carrier.
+   */
+  foreign: number;
 }
 
-/** Checks every earlier assistant turn's reasoning. */
+/** A sealed reasoning text (its nonce) anywhere in a turn's visible text: reasoning demoted to text. */
+const DEMOTED_PATTERN = /\[nonce:[0-9a-f]{12}\]/;
+
+/**
+ * Checks every earlier assistant turn's reasoning. Reasoning in the turn's reasoning carrier is
+ * intact or altered; a turn without it is foreign when its reader says so or its text holds a
+ * sealed reasoning (demoted), else missing.
+ */
 export function continuityReport(messages: readonly ScriptMessage[]): ContinuityReport {
-  const report: ContinuityReport = { turns: 0, intact: 0, altered: 0, missing: 0 };
+  const report: ContinuityReport = { turns: 0, intact: 0, altered: 0, missing: 0, foreign: 0 };
   for (const message of messages) {
     if (message.role !== 'assistant') continue;
     report.turns += 1;
     const reasoning = message.reasoning ?? '';
-    if (reasoning.trim() === '') report.missing += 1;
-    else if (isSealedIntact(reasoning)) report.intact += 1;
-    else report.altered += 1;
+    if (reasoning.trim() !== '') {
+      if (isSealedIntact(reasoning)) report.intact += 1;
+      else report.altered += 1;
+    } else if (message.foreign === true || DEMOTED_PATTERN.test(message.text)) report.foreign += 1;
+    else report.missing += 1;
   }
   return report;
 }
 
-/** The sentence an answer carries about continuity (stable wording: tests match it). */
+/**
+ * The sentence an answer carries about continuity (stable wording: tests match it, docs/emulators.md
+ * lists it). Only the model's own turns decide `intact` or `broken`; foreign turns get a sentence of
+ * their own after it.
+ */
 export function describeContinuity(report: ContinuityReport): string {
   if (report.turns === 0) return 'Reasoning continuity: first turn.';
-  if (report.intact === report.turns) return `Reasoning continuity: intact (${report.intact}/${report.turns}).`;
-  return `Reasoning continuity: broken (${report.intact} intact, ${report.altered} altered, ${report.missing} missing of ${report.turns}).`;
+  const own = report.turns - report.foreign;
+  const foreign =
+    report.foreign === 0 ? '' : ` Foreign turns: ${report.foreign} (not issued by this model; not counted).`;
+  if (own === 0) return `Reasoning continuity: no turn of this model yet.${foreign}`;
+  if (report.intact === own) return `Reasoning continuity: intact (${report.intact}/${own}).${foreign}`;
+  return `Reasoning continuity: broken (${report.intact} intact, ${report.altered} altered, ${report.missing} missing of ${own}).${foreign}`;
 }
 
 /**

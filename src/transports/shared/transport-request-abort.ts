@@ -5,7 +5,7 @@ import type { ExchangeAbort } from './transport-http-exchange.js';
  * (`transport-deadlines.ts`), read by the pooled exchange and the body watcher.
  *
  * Not an `AbortController`: on Node 20 every `AbortSignal` costs several kilobytes of hidden
- * classes that outlive the request in the old generation (README "Performance"), and a turn
+ * classes that outlive the request in the old generation (docs/performance.md), and a turn
  * sends at least one request. A request that goes through a caller's `fetch` gets a real signal
  * ({@link toAbortSignal}). Listeners run once, in the order they were added, when it aborts.
  */

@@ -198,7 +198,7 @@ async function drain(body: HttpBody): Promise<void> {
 function readingOf(answer: TransportAnswer): Reading {
   // Each Reading is built once with its final methods: closures assigned later to an object
   // already built keep finished requests' objects alive through young-generation collections
-  // (README "Performance").
+  // (docs/performance.md).
   const firstEvents: StreamEvent[] = [];
   let sink: (event: StreamEvent) => void = (event) => void firstEvents.push(event);
   let ended = false;

@@ -161,3 +161,34 @@ describe('continuity over a stream', () => {
     );
   });
 });
+
+// SPEC §26.8: a signed persona marks every turn it issues (Gemini's thought signature, Copilot's
+// reasoning_opaque), so an earlier turn with no mark is another model's: counted apart, never as
+// missing. An unsigned persona cannot tell, and counts it missing.
+describe.each([
+  {
+    persona: 'gemini-openai' as const,
+    expected:
+      'Reasoning continuity: no turn of this model yet. Foreign turns: 1 (not issued by this model; not counted).',
+  },
+  {
+    persona: 'copilot' as const,
+    expected:
+      'Reasoning continuity: no turn of this model yet. Foreign turns: 1 (not issued by this model; not counted).',
+  },
+  { persona: 'local' as const, expected: MISSING },
+])('another model’s earlier turn, $persona', ({ persona, expected }) => {
+  it(`says: ${expected}`, async () => {
+    const baseUrl = emulators.get(persona)?.baseUrl ?? '';
+    const result = await postJson(`${baseUrl}/chat/completions`, {
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'Hello from another model.' },
+        { role: 'user', content: 'thanks' },
+      ],
+    });
+    expect(result.status, result.text).toBe(200);
+    expect(messageOf(result.json)['content']).toBe(`You said: thanks\n${expected}`);
+  });
+});

@@ -206,8 +206,10 @@ describe('Gemini emulator rejections surface as typed errors (WIRE.md §4.5)', (
     expect(
       (last.body as { contents: { parts: { thoughtSignature?: string }[] }[] }).contents[1]!.parts[0]!.thoughtSignature,
     ).toBe('skip_thought_signature_validator');
+    // SPEC §26.8: the other model's turn is counted apart, never as missing.
     expect(message.content).toBe(
-      'The tool returned: hello\nReasoning continuity: broken (0 intact, 0 altered, 1 missing of 1).',
+      'The tool returned: hello\nReasoning continuity: no turn of this model yet. ' +
+        'Foreign turns: 1 (not issued by this model; not counted).',
     );
   });
 });
@@ -233,9 +235,11 @@ describe('SPEC §23.2: switching a session between AI Studio and Vertex never se
     for (const request of received) {
       for (const signature of studioSignatures) expect(request.raw).not.toContain(signature);
     }
-    // The Vertex turn's own signature travels; the AI Studio turns travel as plain text and calls.
+    // The Vertex turn's own signature travels; the AI Studio turns travel as plain text and calls,
+    // which Vertex did not issue: counted apart (SPEC §26.8).
     expect(two.message.content).toBe(
-      'The tool returned: second\nReasoning continuity: broken (1 intact, 0 altered, 2 missing of 3).',
+      'The tool returned: second\nReasoning continuity: intact (1/1). ' +
+        'Foreign turns: 2 (not issued by this model; not counted).',
     );
     // Back on AI Studio: the Vertex signatures stay home.
     history.push(two.message, { role: 'user', content: 'Please read the file third.txt' });
