@@ -33,6 +33,8 @@ import {
   searchMatch,
   type MessageSearchHit,
 } from './session-search.js';
+import { memoryGatewayUsers } from './memory-users.js';
+import { childSessionId, sessionOwner } from './store-users.js';
 
 /** Options for {@link createMemorySessionStore}. */
 export interface MemorySessionStoreOptions {
@@ -156,7 +158,11 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       return stored === undefined ? null : toRecord(stored);
     },
     listSessions: async (listOptions = {}) => {
-      const sorted = newestFirst();
+      const { owner } = listOptions;
+      const sorted =
+        owner === undefined
+          ? newestFirst()
+          : newestFirst().filter((stored) => sessionOwner(stored.record.id) === owner);
       // Like SQLite's LIMIT: a negative limit means no limit.
       const { limit } = listOptions;
       return (limit === undefined || limit < 0 ? sorted : sorted.slice(0, limit)).map(toRecord);
@@ -291,6 +297,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
           : forkOptions.messages.map((message) => jsonCopy(message, 'message'));
       const child = insertSession(
         {
+          id: childSessionId(source.record.id, new Date(now())),
           title: forkOptions.title === undefined ? defaultBranchTitle(source.record) : forkOptions.title,
           parentSessionId: source.record.id,
           provider: source.record.provider,
@@ -379,6 +386,8 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       const lease = leases.get(sessionId);
       return lease === undefined ? null : structuredClone(lease);
     },
+
+    ...memoryGatewayUsers(),
 
     describe: async () => ({ kind: 'memory', schemaVersion: null, location: 'memory' }),
 

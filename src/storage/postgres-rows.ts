@@ -3,8 +3,10 @@ import { postgresFailure, redactDatabaseUrl } from './postgres-errors.js';
 import { createPostgresPool } from './postgres-pool.js';
 import { insertMessagesText } from './postgres-statements.js';
 import { guardStore } from './storage-errors.js';
+import { GATEWAY_USER_COLUMNS } from './store-users.js';
 import {
   parentsFirst,
+  type GatewayUserRow,
   type HandleKeyRow,
   type MessageRow,
   type RequestRow,
@@ -132,6 +134,14 @@ export function openPostgresRows(url: string): StoreRows {
       await query(
         'INSERT INTO turn_fingerprints (fingerprint, session_id, noted_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
         [row.fingerprint, row.session_id, row.noted_at],
+      );
+    },
+    users: async () =>
+      query<GatewayUserRow>(`SELECT ${GATEWAY_USER_COLUMNS} FROM gateway_users ORDER BY name COLLATE "C"`),
+    writeUser: async (user) => {
+      await query(
+        `INSERT INTO gateway_users (${GATEWAY_USER_COLUMNS}) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING`,
+        [user.name, user.key_hash, user.requests_per_minute, user.created_at, user.revoked_at],
       );
     },
     close: async () => {

@@ -124,6 +124,23 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX turn_fingerprints_session_id ON turn_fingerprints (session_id);
   `,
+  // 7: gateway users (SPEC §26.10, store-users.ts), shared by the fleet: the SHA-256 of each key,
+  // never the key, and the request counts of the two newest rate windows per user.
+  `
+  CREATE TABLE gateway_users (
+    name text PRIMARY KEY,
+    key_hash text NOT NULL UNIQUE,
+    requests_per_minute integer,
+    created_at bigint NOT NULL,
+    revoked_at bigint
+  );
+  CREATE TABLE gateway_rate_windows (
+    user_name text NOT NULL,
+    window_start bigint NOT NULL,
+    count integer NOT NULL,
+    PRIMARY KEY (user_name, window_start)
+  );
+  `,
 ];
 
 /** The schema version this build writes. */
@@ -138,6 +155,8 @@ export const POSTGRES_TABLES: readonly string[] = [
   'session_leases',
   'handle_keys',
   'turn_fingerprints',
+  'gateway_users',
+  'gateway_rate_windows',
 ];
 
 /** Advisory lock keys (class, object) of this store: migrations, and one per verdict route key. */

@@ -50,6 +50,8 @@ import { guardStore } from './storage-errors.js';
 import { isUndoneExtra, undoRowUpdates, visibleMessages, type UndoRow } from './session-undo.js';
 import { archivePlan, type InPlaceCompaction, type InPlaceCompactionResult } from './session-archive.js';
 import { checkedSearchText, likePattern, searchHitsOf, searchLimit, type SearchRow } from './session-search.js';
+import { postgresGatewayUsers } from './postgres-users.js';
+import { childSessionId } from './store-users.js';
 
 /** Options for {@link openPostgresSessionStore}. */
 export interface PostgresSessionStoreOptions {
@@ -272,6 +274,10 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     getSession: async (id) => readSession(id),
     listSessions: async (listOptions = {}) => {
       const limit = listOptions.limit === undefined || listOptions.limit < 0 ? null : listOptions.limit;
+      if (listOptions.owner !== undefined) {
+        const owned = [limit, `${listOptions.owner}/`];
+        return (await run<PostgresSessionRow>(SQL.ownedSessionsNewest, owned)).rows.map(sessionFromRow);
+      }
       return (await run<PostgresSessionRow>(SQL.sessionsNewest, [limit])).rows.map(sessionFromRow);
     },
     latestSession: async () => {
@@ -342,6 +348,7 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
         const source = await readSession(sourceId, client);
         if (source === null) throw unknownSessionError(sourceId);
         const childId = await insertSession(client, {
+          id: childSessionId(source.id, new Date(now())),
           title: forkOptions.title === undefined ? defaultBranchTitle(source) : forkOptions.title,
           parentSessionId: source.id,
           provider: source.provider,
@@ -430,6 +437,8 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
       const row = (await run(SQL.leaseBySession, [sessionId])).rows[0];
       return row === undefined ? null : leaseFromRow(row);
     },
+
+    ...postgresGatewayUsers({ run, transaction }),
 
     describe: async () => {
       await whenReady();

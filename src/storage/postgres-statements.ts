@@ -39,6 +39,11 @@ export const SQL = {
     'sessions_newest',
     `${SESSION_SELECT} ORDER BY s.updated_at DESC, s.created_order DESC LIMIT $1`,
   ),
+  /** Sessions whose id begins with the given `OWNER/` prefix (a gateway user's, store-users.ts). */
+  ownedSessionsNewest: query(
+    'owned_sessions_newest',
+    `${SESSION_SELECT} WHERE left(s.id, length($2)) = $2 ORDER BY s.updated_at DESC, s.created_order DESC LIMIT $1`,
+  ),
   childSessions: query(
     'child_sessions',
     `${SESSION_SELECT} WHERE s.parent_session_id = $1 ORDER BY s.created_at, s.created_order`,

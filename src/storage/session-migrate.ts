@@ -11,7 +11,7 @@ import {
 
 /**
  * `hermes sessions migrate`: copies every session (times, lineage, model config), message,
- * request record, turn fingerprint, verdict and handle key from one store to another — SQLite to PostgreSQL and back —
+ * request record, turn fingerprint, verdict, handle key and gateway user from one store to another — SQLite to PostgreSQL and back —
  * then verifies counts and the SHA-256 of each message's stored bytes. Idempotent: a session
  * already in the target with the same leading messages only gets what it lacks; a run that
  * finds nothing new writes nothing. A session compacted in place since it was copied (SPEC §26.6:
@@ -66,6 +66,8 @@ export interface MigrateReport {
   handleKeys: { total: number; copied: number };
   /** Turn fingerprints: copied so a Gemini CLI conversation resumed on the target is found again. */
   turnFingerprints: { total: number; copied: number };
+  /** Gateway users (SPEC §26.10): copied so their keys keep working on the target; a name there already is left as it is. */
+  users: { total: number; copied: number };
   /** Sessions left alone because the target holds different messages. */
   conflicts: string[];
   /** Messages whose hash in the target differs from the source after the copy. */
@@ -123,6 +125,7 @@ export async function migrateSessions(
     verdicts: { total: 0, written: 0 },
     handleKeys: { total: 0, copied: 0 },
     turnFingerprints: { total: 0, copied: 0 },
+    users: { total: 0, copied: 0 },
     conflicts: [],
     mismatches: [],
   };
@@ -190,6 +193,13 @@ export async function migrateSessions(
     await target.writeHandleKey(key);
     report.handleKeys.copied += 1;
   }
+  const targetUsers = new Set((await target.users()).map((user) => user.name));
+  for (const user of await source.users()) {
+    report.users.total += 1;
+    if (targetUsers.has(user.name)) continue;
+    await target.writeUser(user);
+    report.users.copied += 1;
+  }
   return report;
 }
 
@@ -216,7 +226,7 @@ export function describeMigration(report: MigrateReport): string {
     `sessions: ${report.sessions.total} (${report.sessions.copied} copied, ${report.sessions.extended} extended, ${report.sessions.unchanged} already there)`,
     `messages: ${report.messages.total} (${report.messages.copied} copied); sha-256 of stored bytes verified for ${report.messages.verified}` +
       (report.messages.reencoded ? ` (${report.messages.reencoded} older rows re-encoded losslessly)` : ''),
-    `requests: ${report.requests.total} (${report.requests.copied} copied); verdicts: ${report.verdicts.total} (${report.verdicts.written} written); handle keys: ${report.handleKeys.total} (${report.handleKeys.copied} copied); turn fingerprints: ${report.turnFingerprints.total} (${report.turnFingerprints.copied} copied)`,
+    `requests: ${report.requests.total} (${report.requests.copied} copied); verdicts: ${report.verdicts.total} (${report.verdicts.written} written); handle keys: ${report.handleKeys.total} (${report.handleKeys.copied} copied); turn fingerprints: ${report.turnFingerprints.total} (${report.turnFingerprints.copied} copied); users: ${report.users.total} (${report.users.copied} copied)`,
   ];
   for (const id of report.conflicts) {
     lines.push(`conflict: session ${id} already exists in the target with different messages; it was left as it is`);

@@ -3,6 +3,7 @@ import type { Message } from '../core/message.js';
 import type { LeaseClaim, LeaseRecord } from './session-lease.js';
 import type { InPlaceCompaction, InPlaceCompactionResult } from './session-archive.js';
 import type { MessageSearchHit, MessageSearchOptions } from './session-search.js';
+import type { GatewayUserStore } from './store-users.js';
 
 export type { InPlaceCompaction, InPlaceCompactionResult } from './session-archive.js';
 export type { MessageSearchHit, MessageSearchOptions, SearchField } from './session-search.js';
@@ -192,12 +193,16 @@ export interface ListMessagesOptions {
  * in-memory (`memory-session-store.ts`), all run through one conformance suite. Messages are
  * returned exactly as appended (every SPEC §2 key, the origin stamp, private `_` keys), in
  * append order. Every write is its own transaction; `writeTurn` combines the writes of one turn step.
+ * The gateway's users (`store-users.ts`) live in the same store.
  */
-export interface SessionStore {
+export interface SessionStore extends GatewayUserStore {
   createSession(input?: NewSession): Promise<SessionRecord>;
   getSession(id: string): Promise<SessionRecord | null>;
-  /** Newest first (by updatedAt). */
-  listSessions(options?: { limit?: number }): Promise<SessionRecord[]>;
+  /**
+   * Newest first (by updatedAt). `owner`: only the sessions of that gateway user (ids beginning
+   * with `OWNER/`, `store-users.ts`).
+   */
+  listSessions(options?: { limit?: number; owner?: string }): Promise<SessionRecord[]>;
   /** The most recently updated session, for `--continue`. */
   latestSession(): Promise<SessionRecord | null>;
   /** Updates provider/model/baseUrl/api/title. */
@@ -255,7 +260,8 @@ export interface SessionStore {
   patchModelConfig(sessionId: string, patch: JsonObject): Promise<JsonObject>;
 
   /**
-   * Creates a child session (parentSessionId = source) holding a copy of every source message,
+   * Creates a child session (parentSessionId = source, its id in the source's owner namespace:
+   * `childSessionId`) holding a copy of every source message,
    * and the source's model config, in one transaction: a failure leaves no child.
    * `messages` replaces the copied list when given (compaction writes summary + retained turns).
    */

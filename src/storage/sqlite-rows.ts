@@ -2,8 +2,10 @@ import { MESSAGE_SELECT_COLUMNS, MESSAGE_VALUE_COLUMNS } from './sqlite-message-
 import { sqliteFailure } from './sqlite-errors.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteDatabase } from './sqlite-open.js';
 import { guardStore } from './storage-errors.js';
+import { GATEWAY_USER_COLUMNS } from './store-users.js';
 import {
   parentsFirst,
+  type GatewayUserRow,
   type HandleKeyRow,
   type MessageRow,
   type RequestRow,
@@ -49,6 +51,11 @@ export function openSqliteRows(path: string): StoreRows {
     ),
     handleKeys: database.prepare<[], HandleKeyRow>(
       'SELECT id, secret, created_at FROM handle_keys ORDER BY created_at, id',
+    ),
+    users: database.prepare<[], GatewayUserRow>(`SELECT ${GATEWAY_USER_COLUMNS} FROM gateway_users ORDER BY name`),
+    insertUser: database.prepare(
+      `INSERT INTO gateway_users (${GATEWAY_USER_COLUMNS}) VALUES (@name, @key_hash, @requests_per_minute, @created_at, @revoked_at)
+       ON CONFLICT (name) DO NOTHING`,
     ),
     insertHandleKey: database.prepare(
       'INSERT INTO handle_keys (id, secret, created_at) VALUES (@id, @secret, @created_at) ON CONFLICT (id) DO NOTHING',
@@ -110,6 +117,10 @@ export function openSqliteRows(path: string): StoreRows {
     turnFingerprints: async (sessionId) => statements.turnFingerprints.all(sessionId),
     writeTurnFingerprint: async (row) => {
       statements.insertTurnFingerprint.run(row);
+    },
+    users: async () => statements.users.all(),
+    writeUser: async (user) => {
+      statements.insertUser.run(user);
     },
     close: async () => {
       if (database.open) database.close();

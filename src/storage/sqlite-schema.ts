@@ -129,6 +129,23 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX turn_fingerprints_session_id ON turn_fingerprints(session_id);
   `,
+  // 9: gateway users (SPEC §26.10, store-users.ts): the SHA-256 of each key, never the key, and
+  // the request counts of the two newest rate windows per user.
+  `
+  CREATE TABLE gateway_users (
+    name TEXT PRIMARY KEY,
+    key_hash TEXT NOT NULL UNIQUE,
+    requests_per_minute INTEGER,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE TABLE gateway_rate_windows (
+    user_name TEXT NOT NULL,
+    window_start INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (user_name, window_start)
+  );
+  `,
 ];
 
 /** The tables of the current schema (a database lacking one is refused at open). */
@@ -140,6 +157,8 @@ export const SQLITE_TABLES: readonly string[] = [
   'session_leases',
   'handle_keys',
   'turn_fingerprints',
+  'gateway_users',
+  'gateway_rate_windows',
 ];
 
 /** The schema version this build writes. */

@@ -45,6 +45,8 @@ import type { VerdictInput } from './session-store-rules.js';
 import { isUndoneExtra, undoRowUpdates, visibleMessages } from './session-undo.js';
 import { archivePlan, type InPlaceCompaction, type InPlaceCompactionResult } from './session-archive.js';
 import { checkedSearchText, likePattern, searchHitsOf, searchLimit } from './session-search.js';
+import { sqliteGatewayUsers } from './sqlite-users.js';
+import { childSessionId } from './store-users.js';
 
 /** Options for {@link openSqliteSessionStore}. */
 export interface SqliteSessionStoreOptions {
@@ -220,6 +222,7 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     ): SessionRecord => {
       const source = requireSession(sourceId);
       const child = createSession({
+        id: childSessionId(source.id, new Date(now())),
         title: title === undefined ? defaultBranchTitle(source) : title,
         parentSessionId: source.id,
         provider: source.provider,
@@ -314,8 +317,12 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       const row = statements.sessionById.get(id);
       return row === undefined ? null : toSessionRecord(row);
     },
-    listSessions: async (listOptions = {}) =>
-      statements.sessionsNewest.all(listOptions.limit ?? -1).map(toSessionRecord),
+    listSessions: async (listOptions = {}) => {
+      const limit = listOptions.limit ?? -1;
+      if (listOptions.owner === undefined) return statements.sessionsNewest.all(limit).map(toSessionRecord);
+      const prefix = `${listOptions.owner}/`;
+      return statements.ownedSessionsNewest.all(prefix, prefix, limit).map(toSessionRecord);
+    },
     latestSession: async () => {
       const row = statements.sessionsNewest.get(1);
       return row === undefined ? null : toSessionRecord(row);
@@ -410,6 +417,8 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       const row = statements.leaseBySession.get(sessionId);
       return row === undefined ? null : toLeaseRecord(row);
     },
+
+    ...sqliteGatewayUsers(database),
 
     describe: async () => ({ kind: 'sqlite', schemaVersion, location: path }),
 

@@ -171,6 +171,10 @@ export function prepareStatements(database: Database.Database) {
   return {
     sessionById: database.prepare<[string], SessionRow>(`${SESSION_SELECT} WHERE s.id = ?`),
     sessionsNewest: database.prepare<[number], SessionRow>(`${SESSION_SELECT} ${NEWEST_FIRST} LIMIT ?`),
+    /** Sessions whose id begins with the given `OWNER/` prefix (a gateway user's, store-users.ts). */
+    ownedSessionsNewest: database.prepare<[string, string, number], SessionRow>(
+      `${SESSION_SELECT} WHERE substr(s.id, 1, length(?)) = ? ${NEWEST_FIRST} LIMIT ?`,
+    ),
     childSessions: database.prepare<[string], SessionRow>(
       `${SESSION_SELECT} WHERE s.parent_session_id = ? ORDER BY s.created_at, s.rowid`,
     ),

@@ -1,3 +1,4 @@
+import type { GatewayUserRow } from './store-users.js';
 import { createHash } from 'node:crypto';
 import { MESSAGE_VALUE_COLUMNS, decodeMessageRow, encodeMessage } from './sqlite-message-codec.js';
 
@@ -60,6 +61,8 @@ export interface SessionRows {
 
 /** Row access to one store (SQLite file or PostgreSQL database). */
 /** A `handle_keys` row. */
+export type { GatewayUserRow };
+
 export interface HandleKeyRow {
   id: string;
   secret: string;
@@ -104,6 +107,10 @@ export interface StoreRows {
   turnFingerprints(sessionId: string): Promise<TurnFingerprintRow[]>;
   /** Inserts a turn fingerprint row unless the pair is there. */
   writeTurnFingerprint(row: TurnFingerprintRow): Promise<void>;
+  /** Every gateway user row (SPEC §26.10: key hashes, never keys), by name. */
+  users(): Promise<GatewayUserRow[]>;
+  /** Inserts a gateway user row unless its name is there (a stored user is never replaced). */
+  writeUser(user: GatewayUserRow): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -71,6 +71,13 @@ async function fill(store: SessionStore): Promise<string[]> {
   });
   await store.addHandleKey({ id: 'key-1', secret: 'c2VjcmV0LWtleS1ieXRlcw', createdAt: 1_764_000_000_500 });
   await store.addTurnFingerprint(parent.id, 'fingerprint-of-an-answer');
+  await store.addGatewayUser({
+    name: 'alice',
+    keyHash: 'ab'.repeat(32),
+    requestsPerMinute: 30,
+    createdAt: 1_764_000_000_600,
+    revokedAt: null,
+  });
   return [parent.id, child.id];
 }
 
@@ -84,6 +91,7 @@ async function snapshot(store: SessionStore, ids: string[]) {
     verdicts: await store.listVerdicts(),
     handleKeys: await store.listHandleKeys(),
     fingerprintHolders: await store.sessionsWithTurn('fingerprint-of-an-answer', 5),
+    users: await store.listGatewayUsers(),
   };
 }
 
@@ -106,6 +114,7 @@ describe('sessions migrate between SQLite files', () => {
     expect(report.verdicts).toEqual({ total: 1, written: 1 });
     expect(report.handleKeys).toEqual({ total: 1, copied: 1 });
     expect(report.turnFingerprints).toEqual({ total: 1, copied: 1 });
+    expect(report.users).toEqual({ total: 1, copied: 1 });
     const to = track(openSqliteSessionStore(toPath));
     expect(await snapshot(to, ids)).toStrictEqual(await snapshot(from, ids));
 
@@ -117,6 +126,7 @@ describe('sessions migrate between SQLite files', () => {
         again.verdicts.written +
         again.handleKeys.copied +
         again.turnFingerprints.copied,
+        again.users.copied,
     ).toBe(0);
 
     await from.appendMessage(ids[0] as string, { role: 'user', content: 'later' });

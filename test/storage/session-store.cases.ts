@@ -13,6 +13,7 @@ import { runHandleKeyConformance } from './session-store-handle-keys.cases.js';
 import { runTurnFingerprintConformance } from './session-store-turn-fingerprints.cases.js';
 import { runTurnWriteConformance } from './session-store-turn-write.cases.js';
 import { runArchiveConformance } from './session-store-archive.cases.js';
+import { runGatewayUserConformance } from './session-store-users.cases.js';
 
 /** A deterministic clock: every call is one millisecond later than the previous one. */
 export interface TestClock {
@@ -325,6 +326,7 @@ export function runSessionStoreConformance(name: string, factory: SessionStoreFa
     runTurnFingerprintConformance(() => store);
     runTurnWriteConformance(() => store);
     runArchiveConformance(() => store);
+    runGatewayUserConformance(() => store);
 
     describe('model config (SPEC §18 patch semantics)', () => {
       it('merges keys, deletes on null, replaces nested values whole and returns the new config', async () => {
