@@ -30,7 +30,9 @@ const LAYERS = {
   transports: ['core', 'replay', 'providers', 'config'],
   storage: ['core', 'logging', 'config'],
   runtime: ['core', 'replay', 'providers', 'logging', 'tools', 'config', 'transports', 'storage'],
-  gateway: ['core', 'logging', 'config', 'runtime', 'storage'],
+  // OpenTelemetry tracing over the runtime's turn observer (the SDK itself is loaded only when configured).
+  telemetry: ['core', 'replay', 'runtime'],
+  gateway: ['core', 'logging', 'config', 'runtime', 'storage', 'telemetry'],
   // The continuity probe (SPEC §26.5): drives the runtime and the gateway's doors like their clients.
   probe: ['core', 'replay', 'providers', 'logging', 'tools', 'config', 'transports', 'storage', 'runtime', 'gateway'],
   // The ACP agent (`hermes acp`): runs agent turns for an editor, like the CLI's chat.
@@ -48,6 +50,7 @@ const LAYERS = {
     'transports',
     'storage',
     'runtime',
+    'telemetry',
     'gateway',
     'probe',
     'acp',

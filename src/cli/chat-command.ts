@@ -14,6 +14,7 @@ import { addRouteOptions } from './cli-route-options.js';
 /** Exit status of `hermes chat -q` stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
 const INTERRUPTED_EXIT_CODE = 130;
 import { startMcpServers, type StartedMcp } from './cli-mcp.js';
+import { CLI_VERSION } from './cli-version.js';
 
 /** Flags of `hermes chat`. */
 export interface ChatFlags {
@@ -103,6 +104,8 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
   const systemPrompt =
     session && session.messageCount > 0 ? undefined : await newSessionSystemPrompt(context, workspace);
   let mcp: StartedMcp | null = null;
+  // OTEL_* variables only; with none set nothing of OpenTelemetry is loaded (docs/operations.md).
+  const tracing = await startChatTracing(context);
   try {
     mcp = await startMcpServers(context.config, {
       home: context.home,
@@ -122,15 +125,32 @@ async function runChat(flags: ChatFlags, context: CliContext): Promise<void> {
       flags,
       effort,
     });
+    // Spans for the turns when an OTEL_* variable asks for them (telemetry-tracing.ts).
+    if (tracing) turnOptions.observer = tracing.observer;
     if (flags.query !== undefined) await runOneTurn(flags, turnOptions);
     else
       await (
         await import('./chat-interactive.js')
       ).runInteractiveChat(session, turnOptions, context, Boolean(flags.yolo), mcp.reports);
   } finally {
+    await tracing?.shutdown();
     await mcp?.close();
     await opened.close();
   }
+}
+
+/** Tracing of this chat's turns when an `OTEL_*` variable asks for it (telemetry-tracing.ts); null otherwise. */
+async function startChatTracing(context: CliContext) {
+  if (!Object.keys(process.env).some((name) => name.startsWith('OTEL_'))) return null;
+  const { startTracing } = await import('../telemetry/telemetry-tracing.js');
+  return startTracing(process.env, {
+    name: 'hermes',
+    version: CLI_VERSION,
+    warn: (line) => {
+      process.stderr.write(`hermes: ${line}\n`);
+      context.logger().warn(line);
+    },
+  });
 }
 
 async function runOneTurn(

@@ -7,6 +7,8 @@ import type { GatewayModelAlias } from '../gateway/gateway-types.js';
 import type { CliContext } from './cli-context.js';
 import type { OpenedRoute, openRoute as OpenRoute } from './cli-route.js';
 import { registerGatewayKeyCommands } from './gateway-keys-command.js';
+import { registerGatewayUserCommands } from './gateway-users-command.js';
+import { CLI_VERSION } from './cli-version.js';
 
 /** Flags of `hermes gateway`. */
 interface GatewayFlags {
@@ -71,12 +73,18 @@ Examples:
   hermes gateway --provider deepseek --model deepseek-v4-flash
   ANTHROPIC_BASE_URL=http://127.0.0.1:8642 claude      Claude Code through the gateway
   HERMES_GATEWAY_TOKEN=s3cret hermes gateway --host 0.0.0.0
-  hermes gateway rotate-key                            seal new handles with a new key`,
+  hermes gateway rotate-key                            seal new handles with a new key
+  hermes gateway users add alice                       a per-user key (printed once)
+
+For operators (docs/operations.md): GET /healthz and GET /readyz (no token), GET /metrics
+(Prometheus, behind the token), OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT (or
+another OTEL_* exporter setting) is set.`,
     )
     .action(async (flags: GatewayFlags) => {
       await runGateway(flags);
     });
   registerGatewayKeyCommands(gateway);
+  registerGatewayUserCommands(gateway);
 }
 
 async function runGateway(flags: GatewayFlags): Promise<void> {
@@ -89,22 +97,39 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
   if (refusal) throw new UsageError(refusal);
   // Loaded here, not at registration, so other commands and `--help` load no gateway, store,
   // runtime or transport code.
-  const [{ openCliContext }, { openRoute }, { openLogger }, { startGateway }, { defaultSessionSystemPrompt }] =
-    await Promise.all([
-      import('./cli-context.js'),
-      import('./cli-route.js'),
-      import('../logging/logger.js'),
-      import('../gateway/gateway-serve.js'),
-      import('../runtime/system-prompt-session.js'),
-    ]);
+  const [
+    { openCliContext },
+    { openRoute },
+    { openLogger },
+    { startGateway },
+    { defaultSessionSystemPrompt },
+    { startTracing },
+  ] = await Promise.all([
+    import('./cli-context.js'),
+    import('./cli-route.js'),
+    import('../logging/logger.js'),
+    import('../gateway/gateway-serve.js'),
+    import('../runtime/system-prompt-session.js'),
+    import('../telemetry/telemetry-tracing.js'),
+  ]);
   const context = openCliContext();
   const opened = await openRoute(flags, context, null);
   let mcp: StartedMcp | null = null;
+  let tracing: Awaited<ReturnType<typeof startTracing>> = null;
   const aliases: { alias: GatewayModelAlias; opened: OpenedRoute }[] = [];
   try {
     for (const setting of context.config.gatewayModels)
       aliases.push(await openAlias(setting, opened, context, openRoute));
     const logger = openLogger(logsDir(context.home), 'gateway');
+    // OTEL_* variables only; with none set nothing of OpenTelemetry is loaded (docs/operations.md).
+    tracing = await startTracing(process.env, {
+      name: 'hermes-gateway',
+      version: CLI_VERSION,
+      warn: (line) => {
+        process.stderr.write(`hermes gateway: ${line}\n`);
+        logger.warn(line);
+      },
+    });
     // The server-side tool loop offers the MCP servers' tools too; they start before the port opens.
     mcp = await startMcpServers(context.config, {
       home: context.home,
@@ -127,6 +152,7 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
       systemPrompt: () => defaultSessionSystemPrompt(context.config, process.cwd()),
       yolo: Boolean(flags.yolo),
       logger,
+      tracing,
       models: aliases.map((entry) => entry.alias),
       turn: {
         reasoning: {
@@ -149,12 +175,13 @@ async function runGateway(flags: GatewayFlags): Promise<void> {
       'gateway listening',
     );
     process.stderr.write(
-      `hermes gateway listening on ${gateway.url} (${route.provider} ${route.model}${modelsNote(aliases)}${token ? ', token required' : ''}${flags.yolo ? ', --yolo' : ''}); inspector at ${gateway.url}/\n`,
+      `hermes gateway listening on ${gateway.url} (${route.provider} ${route.model}${modelsNote(aliases)}${token ? ', token required' : ''}${flags.yolo ? ', --yolo' : ''}${tracing ? ', tracing' : ''}); inspector at ${gateway.url}/\n`,
     );
     await waitForSignal();
     process.stderr.write('hermes gateway: stopping\n');
     await gateway.close();
   } finally {
+    await tracing?.shutdown();
     await mcp?.close();
     for (const entry of aliases) await entry.opened.close();
     await opened.close();

@@ -1,7 +1,12 @@
 import { Hono, type Context } from 'hono';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../core/json.js';
-import { browserRequestRefusal, presentedTokenMatches } from './gateway-auth.js';
+import { browserRequestRefusal } from './gateway-auth.js';
+import { gatewayAccess } from './gateway-access.js';
+import { GatewayMetrics } from './gateway-metrics.js';
+import { metricsResponse, observeRequest, registerProbes } from './gateway-operations.js';
+import { combinedObserver } from '../runtime/runtime-observer.js';
+import { ownedSessionId } from '../storage/store-users.js';
 import { chatCompletionsResponse, errorResponse, SESSION_HEADER } from './gateway-chat.js';
 import { readJsonBody } from './gateway-bounded-json.js';
 import { echoed, GatewayHttpError } from './gateway-errors.js';
@@ -23,10 +28,11 @@ import { chatToolsResponse, hasClientTools } from './gateway-chat-tools.js';
 import { StatelessTurnMemory } from '../runtime/runtime-stateless-memory.js';
 import {
   geminiActionResponse,
-  geminiKeyCheck,
+  geminiErrorResponse,
   geminiModelResponse,
   geminiModelsResponse,
   geminiNotFound,
+  withGoogleKey,
 } from './gateway-gemini-door.js';
 
 /**
@@ -38,21 +44,27 @@ import {
  * `POST /v1beta/models/{model}:generateContent` (+ `:streamGenerateContent`, `:countTokens`,
  * `GET /v1beta/models`),
  * `GET /v1/sessions`, `GET /v1/sessions/{id}`, `POST /v1/sessions/{id}/branch`,
- * `GET /v1/sessions/{id}/requests`. With a token every route but the static page requires it,
- * as `Authorization: Bearer <token>` or `x-api-key: <token>` (the Anthropic SDK's header).
+ * `GET /v1/sessions/{id}/requests`, and for operators `GET /healthz`, `GET /readyz` and
+ * `GET /metrics` (gateway-operations.ts). With a token every route but the static page and the
+ * probes requires it, as `Authorization: Bearer <token>` or `x-api-key: <token>` (the Anthropic
+ * SDK's header), or a user key (gateway-access.ts).
  */
 export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();
   const lock = new SessionTurnLock(options.maxWaitingTurns ?? 8);
+  const warmHistories = options.warmSessions === false ? undefined : new WarmHistories(options.warmSessions);
+  const metrics = options.metrics === false ? undefined : gatewayMetrics(options, warmHistories);
+  const tracing = options.tracing ?? undefined;
+  const observer = combinedObserver([options.turn?.observer, metrics, tracing?.observer]);
   const context: GatewayTurnContext = {
     store: options.store,
     route: options.route,
     workspace: options.workspace,
     yolo: options.yolo,
     logger: options.logger,
-    turn: { reasoning: { enabled: true }, ...options.turn },
+    turn: { reasoning: { enabled: true }, ...options.turn, ...(observer ? { observer } : {}) },
     systemPrompt: options.systemPrompt,
-    warmHistories: options.warmSessions === false ? undefined : new WarmHistories(options.warmSessions),
+    warmHistories,
   };
   const { store, logger, token } = options;
   const onSession = (c: Context<GatewayEnv>) => (sessionId: string) => c.set('answeredSession', sessionId);
@@ -65,13 +77,26 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     statelessMemory: new StatelessTurnMemory(),
     keyRequired: Boolean(token),
     copies: new FrontDoorSessionCopies(options.warmSessions === false ? { maxSessions: 0 } : options.warmSessions),
+    onHandles: metrics && ((decisions) => metrics.handles(decisions)),
   };
+
+  // Probes first: no token, no log line (docs/operations.md).
+  registerProbes(app, store);
 
   app.use(async (c, next) => {
     const started = performance.now();
     const source = requestSource(c);
     c.set('source', source);
-    await next();
+    await observeRequest(
+      c,
+      { metrics, tracing },
+      (name) => source.header(name),
+      next,
+      () => ({
+        status: c.res.status,
+        session: c.get('answeredSession') ?? source.header(SESSION_HEADER) ?? undefined,
+      }),
+    );
     // One line per request: never the Authorization header, a body or a key.
     logger.info(
       {
@@ -96,32 +121,24 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     return next();
   });
 
-  // The Gemini door takes Google's key header or `?key=` as the token (gateway-gemini-door.ts).
+  // The Gemini door takes Google's key header or `?key=` as the key it presents (gateway-gemini-door.ts);
+  // the access check below reads it like any other.
   app.use('/v1beta/*', async (c, next) => {
-    const checked = geminiKeyCheck(c.get('source'), c.req.query('key'), token);
-    if (checked instanceof Response) return checked;
-    c.set('source', checked);
+    c.set('source', withGoogleKey(c.get('source'), c.req.query('key')));
     return next();
   });
 
-  if (token) {
-    app.use(async (c, next) => {
-      // The page itself is static and holds no data: it must load so it can ask for the token.
-      if (c.req.method === 'GET' && c.req.path === '/') return next();
-      const source = c.get('source');
-      if (!presentedTokenMatches(source.header('authorization'), source.header('x-api-key'), token)) {
-        const refused = new GatewayHttpError(
-          401,
-          'missing or wrong token: send "Authorization: Bearer <token>", or the token in the x-api-key header (the token the gateway was started with)',
-          'authentication_error',
-          'invalid_token',
-        );
-        const headers = { 'WWW-Authenticate': 'Bearer' };
-        return isMessagesPath(c.req.path) ? anthropicErrorResponse(refused, headers) : errorResponse(refused, headers);
-      }
-      return next();
-    });
-  }
+  // Every route but the static page goes through one access check: the token, user keys, their limits.
+  const access = gatewayAccess({ token, store });
+  app.use(async (c, next) => {
+    // The page itself is static and holds no data: it must load so it can ask for the token.
+    if (c.req.method === 'GET' && c.req.path === '/') return next();
+    const refused = await access(c.get('source'), c.req.method, c.req.path);
+    if (!refused) return next();
+    return refusalResponse(c.req.path, refused.error, refused.headers);
+  });
+
+  app.get('/metrics', () => metricsResponse(metrics));
 
   app.get('/', (c) =>
     c.html(INSPECTOR_HTML, 200, { 'Content-Security-Policy': INSPECTOR_CSP, 'Cache-Control': 'no-store' }),
@@ -163,19 +180,23 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
   );
   app.all('/v1beta/*', (c) => geminiNotFound(c.req.method, c.req.path));
 
-  app.get('/v1/sessions', async (c) => c.json(await listSessionsBody(store, c.req.query('limit'))));
-  app.get('/v1/sessions/:id', async (c) => c.json(await showSessionBody(store, c.req.param('id'))));
+  // A user key sees its own sessions only: ids are read in its namespace (store-users.ts).
+  const sessionParam = (c: Context<GatewayEnv>) => ownedSessionId(c.get('source').owner, c.req.param('id') ?? '');
+  app.get('/v1/sessions', async (c) =>
+    c.json(await listSessionsBody(store, c.req.query('limit'), c.get('source').owner)),
+  );
+  app.get('/v1/sessions/:id', async (c) => c.json(await showSessionBody(store, sessionParam(c))));
   const describeRequestRoute = requestRouteDescriber({
     routes: doors.routes.configured(),
     overrides: context.turn.routeOverrides,
     echoOptIn: context.turn.echoOptIn,
   });
   app.get('/v1/sessions/:id/requests', async (c) =>
-    c.json(await listRequestsBody(store, c.req.param('id'), describeRequestRoute)),
+    c.json(await listRequestsBody(store, sessionParam(c), describeRequestRoute)),
   );
   app.post('/v1/sessions/:id/branch', async (c) => {
     const body = await readJsonBody(c.get('source'), { empty: {} });
-    return c.json(await branchSessionBody(store, lock, c.req.param('id'), body), 201);
+    return c.json(await branchSessionBody(store, lock, sessionParam(c), body), 201);
   });
 
   app.notFound((c) => {
@@ -195,6 +216,15 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
   return app;
 }
 
+/** The gateway's metrics, labelled with the models of its configured routes. */
+function gatewayMetrics(options: GatewayOptions, warm: WarmHistories | undefined): GatewayMetrics {
+  const configuredModels = new Set([
+    options.route.route.model,
+    ...(options.models ?? []).map((alias) => alias.route.route.model),
+  ]);
+  return new GatewayMetrics({ configuredModels, warmSessions: warm && (() => warm.size.sessions) });
+}
+
 /**
  * The request as the chat route reads it: straight from Node's request and response under
  * `@hono/node-server` (its `c.env`), else from the web `Request` (`app.request()`).
@@ -205,6 +235,12 @@ function requestSource(c: Context<GatewayEnv>): ChatRequestSource {
     return nodeRequestSource(node.incoming, node.outgoing);
   }
   return webRequestSource(c.req.raw);
+}
+
+/** A refused request's answer in its door's error envelope (Anthropic's, Google's, else OpenAI's). */
+function refusalResponse(path: string, error: GatewayHttpError, headers: Record<string, string>): Response {
+  if (isMessagesPath(path)) return anthropicErrorResponse(error, headers);
+  return path.startsWith('/v1beta/') ? geminiErrorResponse(error, headers) : errorResponse(error, headers);
 }
 
 /** Paths answered in Anthropic's error envelope (the Anthropic SDK reads only that shape). */

@@ -1,4 +1,3 @@
-import { newSessionId } from '../core/ids.js';
 import { parseChatRequest, type GatewayChatRequest } from './gateway-chat-request.js';
 import { DEFAULT_JSON_BODY_BOUNDS, readJsonBody } from './gateway-bounded-json.js';
 import { GatewayHttpError } from './gateway-errors.js';
@@ -15,6 +14,7 @@ import type { GatewayTurnContext } from './gateway-types.js';
 import { clientAbort, type ChatRequestSource } from './gateway-request-source.js';
 import { knownSecrets, redactError } from '../core/redact.js';
 import { withFields } from '../core/with-fields.js';
+import { newOwnedSessionId, ownedSessionId } from '../storage/store-users.js';
 
 /**
  * `POST /v1/chat/completions`: picks the session (`X-Hermes-Session-Id`
@@ -71,7 +71,12 @@ export async function chatCompletionsResponse(
   try {
     const parsed = parseChatRequest(body);
     const { context, lock } = dependencies;
-    const target = resolveSession(context, request.header(SESSION_HEADER) ?? parsed.sessionId, parsed);
+    const target = resolveSession(
+      context,
+      request.header(SESSION_HEADER) ?? parsed.sessionId,
+      parsed,
+      request.owner,
+    );
     const { sessionId } = target;
     // Turns of this process wait in its per-session queue; a turn of another process (a CLI, a
     // second gateway) holds the store's session lease, and this request gets 409 naming it.
@@ -145,19 +150,21 @@ interface ChatTurnTarget {
 /**
  * The session to use: the one named (404 when unknown) or a new one, created by the turn's first
  * write with its question (never stored empty), whose first message is the client's system
- * prompt, else the gateway's default one (`hermes chat`'s, docs/gateway.md).
+ * prompt, else the gateway's default one (`hermes chat`'s, docs/gateway.md). A gateway user's
+ * ids lie in its own namespace (`store-users.ts`, SPEC §26.10).
  */
 function resolveSession(
   context: GatewayTurnContext,
   requested: string | undefined,
   parsed: GatewayChatRequest,
+  owner: string | null,
 ): ChatTurnTarget {
   // A named session is read by the turn itself, first thing: an unknown one is a 404 from there
   // (toHttpError), before anything is stored or sent.
-  if (requested) return { sessionId: requested };
+  if (requested) return { sessionId: ownedSessionId(owner, requested) };
   const { route, sessionRoute } = context.route;
   return {
-    sessionId: newSessionId(),
+    sessionId: newOwnedSessionId(owner, new Date()),
     newSession: {
       provider: sessionRoute?.provider ?? route.provider,
       model: route.model,

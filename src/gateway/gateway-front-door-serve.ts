@@ -14,6 +14,7 @@ import { runFrontDoorTurn, type FrontDoorAnswer, type FrontDoorContext } from '.
 import type { HandlePurpose } from './gateway-handle-seal.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
 import type { GatewayRoute } from './gateway-types.js';
+import { ownedSessionId } from '../storage/store-users.js';
 
 /**
  * One front-door request from body to response, the part every door shares: read and parse the
@@ -80,10 +81,11 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
   try {
     const parsed = handler.parse(body === undefined ? await readFrontDoorBody(source) : body);
     noteOmittedTools(context, parsed.omittedTools ?? []);
+    // A user's session ids lie in its own namespace (SPEC §26.10): another user's id is another session.
     const header = (name: string) => source.header(name);
     const named = clientSessionId(header);
     const found = named === undefined ? await handler.session?.(parsed) : undefined;
-    const sessionId = named ?? found?.id;
+    const sessionId = named === undefined ? found?.id : ownedSessionId(source.owner, named);
     if (sessionId) onSession?.(sessionId);
     const { route } = context.routes.choose(parsed.model);
     apiKey = route.apiKey;

@@ -90,6 +90,8 @@ export interface FrontDoorContext {
   keyRequired: boolean;
   /** Front-door sessions' stored copies and translated histories (gateway-front-door-copies.ts). */
   copies: FrontDoorSessionCopies;
+  /** Told the decisions about the handles each request's history came with (the gateway's metrics). */
+  onHandles?: ((decisions: readonly CarrierDecision[]) => void) | undefined;
 }
 
 /** Runs one front-door turn; provider failures are thrown (the door answers them). */
@@ -117,6 +119,7 @@ export async function runFrontDoorTurn(
   });
   if (sessionId && translation.prefix) context.copies.translated(sessionId, translation.prefix);
   const inputDecisions: CarrierDecision[] = [...translation.opened, ...translation.restored];
+  context.onHandles?.(inputDecisions);
   const history = request.history.messages;
   let providerMs = 0;
   let sentAt = 0;
@@ -255,5 +258,6 @@ function turnSettings(
   if (turn.timeouts !== undefined) settings.timeouts = turn.timeouts;
   if (turn.compaction !== undefined) settings.compaction = turn.compaction;
   if (turn.transportFor !== undefined) settings.transportFor = turn.transportFor;
+  if (turn.observer !== undefined) settings.observer = turn.observer;
   return settings;
 }

@@ -1,5 +1,4 @@
 import { knownSecrets, redactError } from '../core/redact.js';
-import { presentedTokenMatches } from './gateway-auth.js';
 import { echoed, GatewayHttpError } from './gateway-errors.js';
 import { frontDoorJson, readFrontDoorBody } from './gateway-front-door-body.js';
 import { frontDoorHttpError } from './gateway-front-door-errors.js';
@@ -15,6 +14,7 @@ import {
   type FoundConversation,
 } from './gateway-front-door-conversations.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
+import { ownedSessionId, sessionOwner } from '../storage/store-users.js';
 
 /**
  * The Gemini front door (docs/gateway.md "Gemini CLI and @google/genai"), on the pipeline the
@@ -63,6 +63,7 @@ function geminiDoor(
   context: FrontDoorContext,
   target: GeminiTarget,
   caller: string,
+  owner: string | null,
 ): FrontDoorHandler<GeminiDoorRequest> {
   const index = { store: context.gateway.store, logger: context.gateway.logger };
   return {
@@ -89,6 +90,8 @@ function geminiDoor(
       let found: FoundConversation;
       try {
         found = await findConversation(index, parsed.history.messages, caller);
+        if (!found.matched || sessionOwner(found.id) !== owner)
+          found = { id: ownedSessionId(owner, found.id), matched: false };
       } catch (error) {
         // The client holds the history: a store that cannot be read makes the turn stateless.
         index.logger.warn(
@@ -110,18 +113,23 @@ async function geminiContentResponse(
   onSession?: (sessionId: string) => void,
 ): Promise<Response> {
   const { target } = request;
-  const caller = callerOf(
-    presentedKey((name) => source.header(name)),
-    request.options.keyRequired,
-  );
+  // A gateway user's conversations are found under its name (its key may be replaced) and only
+  // among its own sessions (SPEC §26.10).
+  const caller =
+    source.owner === null
+      ? callerOf(
+          presentedKey((name) => source.header(name)),
+          request.options.keyRequired,
+        )
+      : callerOf(`user ${source.owner}`, true);
   if (target.method !== 'streamGenerateContent' || request.alt === 'sse') {
-    return serveFrontDoor(source, context, geminiDoor(context, target, caller), onSession);
+    return serveFrontDoor(source, context, geminiDoor(context, target, caller, source.owner), onSession);
   }
   // Without `alt=sse` Google streams one JSON array of chunks: the whole answer as one chunk.
   const answered = await serveFrontDoor(
     source,
     context,
-    geminiDoor(context, { ...target, method: 'generateContent' }, caller),
+    geminiDoor(context, { ...target, method: 'generateContent' }, caller, source.owner),
     onSession,
   );
   if (answered.status !== 200) return answered;
@@ -198,33 +206,10 @@ export function geminiNotFound(method: string, path: string): Response {
 }
 
 /**
- * The token check of the Gemini door: Google's key (`x-goog-api-key`, or `?key=`) is the gateway
- * token like `x-api-key` and a bearer are. Returns the request source with Google's key readable
- * as `x-api-key` (so every later check takes it), or the 401 in Google's envelope.
- */
-export function geminiKeyCheck(
-  source: ChatRequestSource,
-  queryKey: string | undefined,
-  token: string | undefined,
-): ChatRequestSource | Response {
-  const keyed = withGoogleKey(source, queryKey);
-  if (!token || presentedTokenMatches(keyed.header('authorization'), keyed.header('x-api-key'), token)) return keyed;
-  return geminiErrorResponse(
-    new GatewayHttpError(
-      401,
-      'missing or wrong key: send the gateway token as the API key (the x-goog-api-key header, the key query parameter, or "Authorization: Bearer <token>")',
-      'authentication_error',
-      'invalid_token',
-    ),
-    { 'WWW-Authenticate': 'Bearer' },
-  );
-}
-
-/**
  * Google's key (`x-goog-api-key`, or `?key=`) as the gateway reads keys: the request source
  * with it in `x-api-key`. A request that already sends `x-api-key` keeps it.
  */
-function withGoogleKey(source: ChatRequestSource, queryKey: string | undefined): ChatRequestSource {
+export function withGoogleKey(source: ChatRequestSource, queryKey: string | undefined): ChatRequestSource {
   const key = source.header('x-goog-api-key') ?? queryKey ?? null;
   if (!key || source.header('x-api-key') !== null) return source;
   return new GoogleKeyRequestSource(source, key);
@@ -233,10 +218,14 @@ function withGoogleKey(source: ChatRequestSource, queryKey: string | undefined):
 /** The key a request presented (Google's, `x-api-key`, or a bearer). */
 /** A source whose `x-api-key` is the Google key the client sent (a class: no hidden class per request). */
 class GoogleKeyRequestSource implements ChatRequestSource {
+  owner: string | null;
+
   constructor(
     private readonly source: ChatRequestSource,
     private readonly key: string,
-  ) {}
+  ) {
+    this.owner = source.owner;
+  }
 
   header(name: string): string | null {
     return name.toLowerCase() === 'x-api-key' ? this.key : this.source.header(name);

@@ -26,6 +26,11 @@ export interface ChatRequestSource {
   turnAbort(): AbortController;
   /** The body of a streamed answer to this request; `onCancel` runs when the client goes away before it closed. */
   eventBody(onCancel: () => void): EventBody;
+  /**
+   * The gateway user whose sessions this request sees (`gateway-access.ts`, SPEC §26.10), set once
+   * its key was checked; null for the gateway's token, or a gateway without one.
+   */
+  owner: string | null;
 }
 
 /** A web `Request` as a {@link ChatRequestSource}. */
@@ -34,6 +39,8 @@ export function webRequestSource(request: Request): ChatRequestSource {
 }
 
 class WebRequestSource implements ChatRequestSource {
+  owner: string | null = null;
+
   constructor(private readonly request: Request) {}
 
   header(name: string): string | null {
@@ -90,6 +97,7 @@ export function nodeRequestSource(incoming: IncomingMessage, outgoing: ServerRes
 
 /** A class, so the `signal` getter is shared (no hidden class per request, core/lazy-property.ts). */
 class NodeRequestSource implements ChatRequestSource {
+  owner: string | null = null;
   private controller: AbortController | null = null;
 
   constructor(

@@ -20,14 +20,15 @@ import { MAX_SESSION_TITLE_LENGTH } from '../storage/session-store-rules.js';
 /** One row of `GET /v1/sessions`. */
 export type GatewaySessionSummary = SessionSummaryDocument;
 
-/** `GET /v1/sessions?limit=N`: newest first, without the continuity probe's sessions. */
+/** `GET /v1/sessions?limit=N`: newest first, without the continuity probe's sessions; a gateway user's own only (`owner`). */
 export async function listSessionsBody(
   store: SessionStore,
   limitText: string | undefined,
+  owner: string | null = null,
 ): Promise<{ object: 'list'; data: GatewaySessionSummary[] }> {
   const limit = limitText === undefined ? 100 : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1) throw badRequest('"limit" must be a positive whole number', 'limit');
-  const sessions = await listUserSessions(store, limit);
+  const sessions = await listUserSessions(store, limit, owner ?? undefined);
   return {
     object: 'list',
     data: sessions.map(sessionSummaryDocument),

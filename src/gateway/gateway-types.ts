@@ -3,6 +3,7 @@ import type { Logger } from '../logging/logger.js';
 import type { AgentTurnOptions } from '../runtime/agent-turn.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { WarmHistories, WarmHistoryLimits } from '../runtime/runtime-warm-history.js';
+import type { Tracing } from '../telemetry/telemetry-tracing.js';
 
 /**
  * The route every gateway turn uses (one gateway serves one configured route). `OpenedRoute`
@@ -41,6 +42,7 @@ export type GatewayTurnSettings = Partial<
     | 'tools'
     | 'transportFor'
     | 'timeouts'
+    | 'observer'
   >
 >;
 
@@ -74,6 +76,10 @@ export interface GatewayOptions {
    * gateway-model-routes.ts); names that match none use {@link route}.
    */
   models?: readonly GatewayModelAlias[] | undefined;
+  /** Prometheus metrics at `GET /metrics` (docs/operations.md; default true). */
+  metrics?: boolean | undefined;
+  /** OpenTelemetry tracing (`telemetry-tracing.ts` `startTracing`); none by default. */
+  tracing?: Tracing | null | undefined;
 }
 
 /** What one turn needs from the gateway options. */

@@ -40,6 +40,15 @@ export { TurnInterruptedError } from './runtime-request.js';
  * (`runtime-turn-store.ts`); a partial assistant message is never stored.
  */
 export async function runAgentTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
+  const observer = turnOptions.observer;
+  if (observer?.agentTurn) {
+    const turn = { sessionId: turnOptions.sessionId, route: turnOptions.route };
+    return observer.agentTurn(turn, () => runTurn(userText, turnOptions));
+  }
+  return runTurn(userText, turnOptions);
+}
+
+async function runTurn(userText: string, turnOptions: AgentTurnOptions): Promise<TurnResult> {
   // A key given on the command line is not in the environment: the log files learn it here.
   redactFromLogs(turnOptions.apiKey);
   const turnHistory = openTurnHistory(turnOptions.store, turnOptions.sessionId, turnOptions.warmHistories);
@@ -205,15 +214,20 @@ async function runToolCalls(
 ): Promise<void> {
   for (const call of assistant.tool_calls ?? []) {
     const interrupted = options.signal?.aborted ?? false;
+    const execute = () =>
+      executeToolCall(call.function.name, call.function.arguments, {
+        workspace: options.workspace,
+        approve: options.approve,
+        signal: options.signal,
+        processes: options.shellProcesses,
+        ...(options.tools ? { tools: options.tools } : {}),
+      });
+    const observer = options.observer;
     const outcome = interrupted
       ? { content: 'error: interrupted by the user before the tool ran', isError: true }
-      : await executeToolCall(call.function.name, call.function.arguments, {
-          workspace: options.workspace,
-          approve: options.approve,
-          signal: options.signal,
-          processes: options.shellProcesses,
-          ...(options.tools ? { tools: options.tools } : {}),
-        });
+      : observer?.toolCall
+        ? await observer.toolCall({ id: call.id, name: call.function.name, sessionId: options.sessionId }, execute)
+        : await execute();
     const toolMessage: ToolMessage = {
       role: 'tool',
       tool_call_id: call.id,

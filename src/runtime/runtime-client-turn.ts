@@ -41,7 +41,10 @@ export type { CarrierDecision } from '../replay/replay-route-profile.js';
 /** Turn settings a front door passes through (config.yaml values in the CLI). */
 export type ClientTurnSettings = Pick<AgentTurnOptions, 'reasoning'> &
   Partial<
-    Pick<AgentTurnOptions, 'echoOptIn' | 'routeOverrides' | 'stream' | 'timeouts' | 'compaction' | 'transportFor'>
+    Pick<
+      AgentTurnOptions,
+      'echoOptIn' | 'routeOverrides' | 'stream' | 'timeouts' | 'compaction' | 'transportFor' | 'observer'
+    >
   >;
 
 /** What {@link runClientToolsTurn} needs. */

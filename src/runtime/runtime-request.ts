@@ -22,6 +22,7 @@ import { requestReasoning } from './runtime-reasoning.js';
 import type { AgentTurnOptions, TurnResult } from './runtime-turn-options.js';
 import { requestCompactThreshold } from './runtime-native-compaction.js';
 import { settleAnthropicAnswer } from './runtime-thinking-binding.js';
+import { reportProviderRequest } from './runtime-observer.js';
 
 /**
  * One provider request of a turn: build it from the history and the route profile, log its
@@ -57,6 +58,7 @@ export type RequestOptions = Pick<
   | 'timeouts'
   | 'compaction'
   | 'onEvent'
+  | 'observer'
 > & {
   /** Max output tokens of the request. */
   maxTokens?: number | undefined;
@@ -98,7 +100,29 @@ export async function requestOnce(
       requestTarget(options.route, options.connectTo, options.sessionRoute),
     );
     options.onEvent?.({ type: 'request-sent', routeKey: prepared.routeKey, attempt });
+    const startedAt = Date.now();
+    const started = performance.now();
     const outcome = await consume(transport, request, prepared, options);
+    const durationMs = performance.now() - started;
+    const observe = (recovery: Recovery | null) =>
+      reportProviderRequest(options.observer, () => ({
+        route: options.route,
+        routeKey: prepared.routeKey,
+        sessionId: options.sessionId,
+        attempt,
+        stream: request.stream !== false,
+        startedAt,
+        durationMs,
+        status: record.status,
+        errorType: outcome.error ? outcome.error.name : null,
+        usage: outcome.error ? null : outcome.usage,
+        finishReason: outcome.error ? null : outcome.finishReason,
+        decisions,
+        carriersSent: [...prepared.carriersSent, ...(prepared.nativeCarriersSent ?? [])],
+        recovery: recovery && { row: recovery.row, learned: recovery.learned.kind, fields: recovery.learned.fields },
+        history,
+        message: outcome.error ? null : outcome.message,
+      }));
     const record: RequestRecordInput = {
       sessionId: options.sessionId,
       at: Date.now(),
@@ -108,6 +132,7 @@ export async function requestOnce(
       decisions: decisions as unknown as JsonObject[],
     };
     if (!outcome.error) {
+      observe(null);
       const settled = settleAnthropicAnswer(outcome.message, prepared, {
         profile,
         logger: options.logger,
@@ -124,6 +149,7 @@ export async function requestOnce(
     await recordRequestSafely(record, options);
     const error = outcome.error;
     if (error instanceof AbortError || options.signal?.aborted) {
+      observe(null);
       throw new TurnInterruptedError('turn interrupted; nothing partial was stored');
     }
     logProviderFailure(options.logger, {
@@ -142,8 +168,9 @@ export async function requestOnce(
       rejectedEfforts: refusedEfforts,
       standIn: learned.standIn,
     };
+    let lesson: Recovery | null = null;
     if (attempt > 1) {
-      const lesson = await learnFromFailedRetry(error, prepared, profile, state);
+      lesson = await learnFromFailedRetry(error, prepared, profile, state);
       if (lesson) {
         options.logger.warn(
           {
@@ -158,6 +185,8 @@ export async function requestOnce(
     }
     const recovery: Recovery | null =
       attempt === 1 ? await recoverFromError(error, prepared, profile, state, outcome.delivered) : null;
+    // What this failed request taught: before its retry, or for the next request after a failed retry.
+    observe(recovery ?? lesson);
     if (!recovery) throw decorate(error, attempt, prepared);
     config = recovery.config;
     learned = learnedFrom(config, recovery.rejected, profile, verdict);

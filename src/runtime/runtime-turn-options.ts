@@ -14,6 +14,7 @@ import type { ReasoningOptions, ReasoningOverrides } from '../core/reasoning-opt
 import type { CompactionSettings } from './compaction-plan.js';
 import type { Timeouts } from '../core/timeouts.js';
 import type { WarmHistories } from './runtime-warm-history.js';
+import type { TurnObserver } from './runtime-observer.js';
 
 /** Everything one agent turn needs. */
 export interface AgentTurnOptions {
@@ -59,6 +60,8 @@ export interface AgentTurnOptions {
   compaction?: CompactionSettings | undefined;
   /** Live progress for renderers (stream events plus tool results). */
   onEvent?: (event: AgentEvent) => void;
+  /** Told about every provider request (metrics, traces: `runtime-observer.ts`). */
+  observer?: TurnObserver | undefined;
   /**
    * A session lease the caller already took for this turn (SPEC §23.6). Without it the turn
    * takes its own with its first write and releases it with its last (runtime-turn-start.ts).

@@ -24,15 +24,16 @@ export function isProbeSession(session: Pick<SessionRecord, 'modelConfig'>): boo
 }
 
 /**
- * The newest `limit` sessions that are not probes (every one without a limit), newest first. Asks
- * the store for more rows while probes fill the page, so a page is full whenever the store holds
- * that many sessions of the user.
+ * The newest `limit` sessions that are not probes (every one without a limit), newest first; with
+ * `owner`, only that gateway user's (`store-users.ts`). Asks the store for more rows while probes
+ * fill the page, so a page is full whenever the store holds that many sessions of the user.
  */
-export async function listUserSessions(store: SessionStore, limit?: number): Promise<SessionRecord[]> {
-  if (limit === undefined) return (await store.listSessions()).filter((session) => !isProbeSession(session));
+export async function listUserSessions(store: SessionStore, limit?: number, owner?: string): Promise<SessionRecord[]> {
+  const only = owner === undefined ? {} : { owner };
+  if (limit === undefined) return (await store.listSessions(only)).filter((session) => !isProbeSession(session));
   let asked = limit;
   for (;;) {
-    const rows = await store.listSessions({ limit: asked });
+    const rows = await store.listSessions({ ...only, limit: asked });
     const kept = rows.filter((session) => !isProbeSession(session));
     if (kept.length >= limit || rows.length < asked) return kept.slice(0, limit);
     asked *= 4;

@@ -125,7 +125,7 @@ describe('sessions migrate between SQLite files', () => {
         again.requests.copied +
         again.verdicts.written +
         again.handleKeys.copied +
-        again.turnFingerprints.copied,
+        again.turnFingerprints.copied +
         again.users.copied,
     ).toBe(0);
 
