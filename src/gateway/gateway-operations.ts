@@ -42,8 +42,7 @@ async function storeProblem(store: SessionStore): Promise<string | null> {
       READINESS_TIMEOUT_MS,
     );
   });
-  // A primary-key read of an id no session has: it reaches the database and costs nothing.
-  const read = store.getSession('').then(
+  const read = store.ping().then(
     () => null,
     (error: unknown) => `the session store does not answer: ${error instanceof Error ? error.message : String(error)}`,
   );

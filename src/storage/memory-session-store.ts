@@ -389,6 +389,8 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
 
     ...memoryGatewayUsers(),
 
+    ping: async () => undefined,
+
     describe: async () => ({ kind: 'memory', schemaVersion: null, location: 'memory' }),
 
     close: async () => {},

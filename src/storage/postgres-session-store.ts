@@ -440,6 +440,11 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
 
     ...postgresGatewayUsers({ run, transaction }),
 
+    ping: async () => {
+      await whenReady();
+      await pool.query('SELECT 1');
+    },
+
     describe: async () => {
       await whenReady();
       return { kind: 'postgres', schemaVersion, location };

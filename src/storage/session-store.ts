@@ -318,5 +318,11 @@ export interface SessionStore extends GatewayUserStore {
   /** Kind, schema version and location (without credentials), for `hermes doctor`. */
   describe(): Promise<StoreDescription>;
 
+  /**
+   * Reads from the database itself (no cache answers it): resolves when it answers, throws a
+   * one-line `StorageError` when it does not (the gateway's `/readyz`, SPEC §26.10).
+   */
+  ping(): Promise<void>;
+
   close(): Promise<void>;
 }

@@ -46,6 +46,7 @@ import { isUndoneExtra, undoRowUpdates, visibleMessages } from './session-undo.j
 import { archivePlan, type InPlaceCompaction, type InPlaceCompactionResult } from './session-archive.js';
 import { checkedSearchText, likePattern, searchHitsOf, searchLimit } from './session-search.js';
 import { sqliteGatewayUsers } from './sqlite-users.js';
+import { checkSqliteFile, sqliteFileIdentity } from './sqlite-readiness.js';
 import { childSessionId } from './store-users.js';
 
 /** Options for {@link openSqliteSessionStore}. */
@@ -85,6 +86,7 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
   const { database, schemaVersion, readOnly } = openSqliteDatabase(path, busyTimeoutMs);
   const now = options.now ?? Date.now;
   const statements = prepareStatements(database);
+  const fileIdentity = path === ':memory:' ? null : sqliteFileIdentity(path);
 
   const requireSession = (sessionId: string): SessionRecord => {
     const row = statements.sessionById.get(sessionId);
@@ -421,6 +423,10 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     ...sqliteGatewayUsers(database),
 
     describe: async () => ({ kind: 'sqlite', schemaVersion, location: path }),
+    ping: async () => {
+      if (fileIdentity !== null) checkSqliteFile(path, fileIdentity);
+      statements.sessionExists.get('');
+    },
 
     close: async () => {
       if (!database.open) return;

@@ -89,6 +89,12 @@ export function runGatewayUserConformance(current: () => SessionStore): void {
     });
   });
 
+  describe('ping (SPEC §26.10 readiness)', () => {
+    it('answers while the database does', async () => {
+      await expect(current().ping()).resolves.toBeUndefined();
+    });
+  });
+
   describe('owned sessions (SPEC §26.10)', () => {
     it("lists only a user's sessions when asked, and puts a child in its parent's namespace", async () => {
       const store = current();
