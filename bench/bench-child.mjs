@@ -4,11 +4,12 @@ import { spawn } from 'node:child_process';
 /**
  * Spawns `node ARGS` and resolves once it prints `listening on URL`. With `withIpc`, `report()`
  * asks a bench-server child for its CPU and per-turn provider times (bench/gateway/bench-server.mjs)
- * and `cpu()` for its CPU alone.
+ * and `cpu()` for its CPU alone. `env` is added to this process's environment for the child.
  */
-export function startChild(args, withIpc = false) {
+export function startChild(args, withIpc = false, env = {}) {
   const child = spawn(process.execPath, args, {
     stdio: withIpc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   const ask = (message, pick) =>
     new Promise((done) => {

@@ -8,6 +8,8 @@
 // provider time of each turn since the last report, keyed by the turn's id (`bench turn N`):
 // the floor times request sent → upstream answer read, the gateway times each transport
 // `send` → its terminal event, through a wrapper that reads the id from the last user message.
+// The gateway keeps its Prometheus metrics unless BENCH_GATEWAY_METRICS=0, and traces when the
+// OTEL_* variables ask for it (docs/operations.md; bench/operations compares the three).
 import { Agent as HttpAgent, request as httpRequest, createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -49,7 +51,13 @@ async function startGatewayServer() {
   const { loadTransport } = await import('../../dist/transports/transport-registry.js');
   const transports = {};
   for (const api of ['chat_completions']) transports[api] = timedTransport(await loadTransport(api));
+  const { startTracing } = await import('../../dist/telemetry/telemetry-tracing.js');
   const store = openSqliteSessionStore(statePath);
+  const tracing = await startTracing(process.env, {
+    name: 'hermes-bench',
+    version: '0',
+    warn: (line) => console.error(line),
+  });
   const gateway = await startGateway({
     host: '127.0.0.1',
     port: 0,
@@ -61,6 +69,8 @@ async function startGatewayServer() {
     workspace: process.cwd(),
     yolo: false,
     logger: silentLogger(),
+    metrics: process.env.BENCH_GATEWAY_METRICS !== '0',
+    tracing,
     turn: { transportFor: (api) => transports[api] },
   });
   return gateway.url;

@@ -25,6 +25,8 @@ register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}))
 interface Loaded {
   status: number | null;
   modules: string[];
+  /** The OpenTelemetry package files it loaded. */
+  openTelemetry: string[];
 }
 
 const homes: string[] = [];
@@ -43,21 +45,25 @@ function loadedModules(args: readonly string[]): Promise<Loaded> {
       {
         encoding: 'utf8',
         cwd: home,
-        env: { ...process.env, HERMES_HOME: home, MODULE_LOG: log },
+        env: { ...withoutOtelVariables(process.env), HERMES_HOME: home, MODULE_LOG: log },
         // Only a hung command is stopped; a slow one on a busy machine is waited for.
         timeout: scaledTimeout(120_000),
       },
       (error) => {
         const distUrl = new URL(`file://${resolve(process.cwd(), 'dist')}/`).href;
-        const modules = readFileSync(log, 'utf8')
-          .split('\n')
-          .filter((url) => url.startsWith(distUrl))
-          .map((url) => url.slice(distUrl.length));
+        const urls = readFileSync(log, 'utf8').split('\n');
+        const modules = urls.filter((url) => url.startsWith(distUrl)).map((url) => url.slice(distUrl.length));
+        const openTelemetry = urls.filter((url) => url.includes('/node_modules/@opentelemetry/'));
         const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        done({ status, modules });
+        done({ status, modules, openTelemetry });
       },
     );
   });
+}
+
+/** The environment without the OpenTelemetry variables (tracing is off without them). */
+function withoutOtelVariables(environment: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(environment).filter(([name]) => !name.startsWith('OTEL_')));
 }
 
 const COMMANDS = {
@@ -145,5 +151,14 @@ describe('the MCP client loads only when a server is configured', () => {
     expect(status).toBe(0);
     expect(modules).toContain('runtime/agent-turn.js');
     expect(modules.filter((module) => module.startsWith('mcp/'))).toEqual([]);
+  });
+});
+
+describe('OpenTelemetry loads only when an OTEL_* variable asks for tracing', () => {
+  it('hermes chat -q with no OTEL_* variable loads no telemetry module and no OpenTelemetry package', () => {
+    const { status, modules, openTelemetry } = loaded.chatWithoutMcp;
+    expect(status).toBe(0);
+    expect(modules.filter((module) => module.startsWith('telemetry/'))).toEqual([]);
+    expect(openTelemetry).toEqual([]);
   });
 });
