@@ -46,69 +46,62 @@ export class GatewayMetrics implements TurnObserver {
   private readonly live = new Map<string, number>();
 
   constructor(private readonly sources: GatewayMetricsSources) {
-    const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'hermes_' });
-    this.requests = new Counter({
-      name: 'hermes_gateway_requests_total',
-      help: 'HTTP requests answered, by door (route pattern), method and status.',
-      labelNames: ['door', 'method', 'status'],
-      registers,
-    });
-    this.requestSeconds = new Histogram({
-      name: 'hermes_gateway_request_duration_seconds',
-      help: 'Time until the response started (a streamed answer: its headers), by door.',
-      labelNames: ['door'],
-      buckets: SECONDS_BUCKETS,
-      registers,
-    });
+    const registers = [this.registry];
+    const counter = <Label extends string>(name: string, help: string, labelNames: readonly Label[]) =>
+      new Counter<Label>({ name, help, labelNames, registers });
+    const histogram = <Label extends string>(name: string, help: string, labelNames: readonly Label[]) =>
+      new Histogram<Label>({ name, help, labelNames, buckets: SECONDS_BUCKETS, registers });
+    this.requests = counter(
+      'hermes_gateway_requests_total',
+      'HTTP requests answered, by door (route pattern), method and status.',
+      ['door', 'method', 'status'],
+    );
+    this.requestSeconds = histogram(
+      'hermes_gateway_request_duration_seconds',
+      'Time until the response started (a streamed answer: its headers), by door.',
+      ['door'],
+    );
     this.inFlight = new Gauge({
       name: 'hermes_gateway_requests_in_flight',
       help: 'Requests being answered now.',
       registers,
     });
-    this.upstream = new Counter({
-      name: 'hermes_upstream_requests_total',
-      help: 'Provider requests, by provider, configured model and HTTP status (0: no answer).',
-      labelNames: ['provider', 'model', 'status'],
-      registers,
-    });
-    this.upstreamSeconds = new Histogram({
-      name: 'hermes_upstream_request_duration_seconds',
-      help: 'Provider request time until the answer ended or failed.',
-      labelNames: ['provider', 'model'],
-      buckets: SECONDS_BUCKETS,
-      registers,
-    });
-    this.tokens = new Counter({
-      name: 'hermes_upstream_tokens_total',
-      help: 'Tokens providers reported, by type (input, output, reasoning, cache_read).',
-      labelNames: ['provider', 'model', 'type'],
-      registers,
-    });
-    this.decisions = new Counter({
-      name: 'hermes_replay_decisions_total',
-      help: 'Replay decisions of the requests sent, by action (kept, padded, lifted, dropped, restored, …).',
-      labelNames: ['action'],
-      registers,
-    });
-    this.recoveries = new Counter({
-      name: 'hermes_upstream_recoveries_total',
-      help: 'Provider 4xx answers a recovery row learned from and retried once, by row.',
-      labelNames: ['provider', 'row'],
-      registers,
-    });
-    this.learned = new Counter({
-      name: 'hermes_verdicts_learned_total',
-      help: 'What recoveries learned about routes (verdict, thinking-fingerprints, effort, …).',
-      labelNames: ['provider', 'kind'],
-      registers,
-    });
-    this.handlesDropped = new Counter({
-      name: 'hermes_gateway_handles_dropped_total',
-      help: 'Reasoning handles a client echoed that did not open, by reason.',
-      labelNames: ['reason'],
-      registers,
-    });
+    this.upstream = counter(
+      'hermes_upstream_requests_total',
+      'Provider requests, by provider, configured model and HTTP status (0: no answer).',
+      ['provider', 'model', 'status'],
+    );
+    this.upstreamSeconds = histogram(
+      'hermes_upstream_request_duration_seconds',
+      'Provider request time until the answer ended or failed.',
+      ['provider', 'model'],
+    );
+    this.tokens = counter(
+      'hermes_upstream_tokens_total',
+      'Tokens providers reported, by type (input, output, reasoning, cache_read).',
+      ['provider', 'model', 'type'],
+    );
+    this.decisions = counter(
+      'hermes_replay_decisions_total',
+      'Replay decisions of the requests sent, by action (kept, padded, lifted, dropped, restored, …).',
+      ['action'],
+    );
+    this.recoveries = counter(
+      'hermes_upstream_recoveries_total',
+      'Provider 4xx answers a recovery row learned from and retried once, by row.',
+      ['provider', 'row'],
+    );
+    this.learned = counter(
+      'hermes_verdicts_learned_total',
+      'What recoveries learned about routes (verdict, thinking-fingerprints, effort, …).',
+      ['provider', 'kind'],
+    );
+    this.handlesDropped = counter(
+      'hermes_gateway_handles_dropped_total',
+      'Reasoning handles a client echoed that did not open, by reason.',
+      ['reason'],
+    );
     const live = this.live;
     new Gauge({
       name: 'hermes_gateway_live_sessions',

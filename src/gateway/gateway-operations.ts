@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import type { Context, Hono } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { SessionStore } from '../storage/session-store.js';
@@ -72,6 +73,16 @@ export function doorOf(c: Context): string {
 }
 
 /**
+ * Resolves once the Node response is written to its end or its connection closed (a streamed
+ * answer goes on after the handler returned); undefined outside `@hono/node-server`.
+ */
+function responseWritten(c: Context): Promise<void> | undefined {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  if (!(outgoing instanceof ServerResponse) || outgoing.writableFinished || outgoing.destroyed) return undefined;
+  return new Promise((resolve) => outgoing.once('close', () => resolve()));
+}
+
+/**
  * Runs one request's handlers under its observation: the in-flight gauge, the request counter
  * and histogram, and the SERVER span when tracing is on. Without either it is `next()` alone.
  */
@@ -89,7 +100,7 @@ export async function observeRequest(
   metrics?.requestStarted();
   try {
     if (tracing) {
-      await tracing.serverSpan({ method: c.req.method, door, header }, next, outcome);
+      await tracing.serverSpan({ method: c.req.method, door, header }, next, outcome, responseWritten(c));
     } else {
       await next();
     }

@@ -186,20 +186,18 @@ export async function migrateSessions(
     await target.writeVerdict(merged);
     report.verdicts.written += 1;
   }
-  const targetKeys = new Set((await target.handleKeys()).map((key) => key.id));
-  for (const key of await source.handleKeys()) {
-    report.handleKeys.total += 1;
-    if (targetKeys.has(key.id)) continue;
-    await target.writeHandleKey(key);
-    report.handleKeys.copied += 1;
-  }
-  const targetUsers = new Set((await target.users()).map((user) => user.name));
-  for (const user of await source.users()) {
-    report.users.total += 1;
-    if (targetUsers.has(user.name)) continue;
-    await target.writeUser(user);
-    report.users.copied += 1;
-  }
+  report.handleKeys = await copyMissing(
+    await source.handleKeys(),
+    await target.handleKeys(),
+    (key) => key.id,
+    (key) => target.writeHandleKey(key),
+  );
+  report.users = await copyMissing(
+    await source.users(),
+    await target.users(),
+    (user) => user.name,
+    (user) => target.writeUser(user),
+  );
   return report;
 }
 
@@ -210,13 +208,31 @@ async function copyTurnFingerprints(
   sessionId: string,
   report: MigrateReport,
 ): Promise<void> {
-  const present = new Set((await target.turnFingerprints(sessionId)).map((row) => row.fingerprint));
-  for (const row of await source.turnFingerprints(sessionId)) {
-    report.turnFingerprints.total += 1;
-    if (present.has(row.fingerprint)) continue;
-    await target.writeTurnFingerprint(row);
-    report.turnFingerprints.copied += 1;
+  const copied = await copyMissing(
+    await source.turnFingerprints(sessionId),
+    await target.turnFingerprints(sessionId),
+    (row) => row.fingerprint,
+    (row) => target.writeTurnFingerprint(row),
+  );
+  report.turnFingerprints.total += copied.total;
+  report.turnFingerprints.copied += copied.copied;
+}
+
+/** Writes the rows of `source` whose key `target` lacks (a stored row is never replaced); counts both. */
+async function copyMissing<Row>(
+  source: readonly Row[],
+  target: readonly Row[],
+  keyOf: (row: Row) => string,
+  write: (row: Row) => Promise<void>,
+): Promise<{ total: number; copied: number }> {
+  const present = new Set(target.map(keyOf));
+  let copied = 0;
+  for (const row of source) {
+    if (present.has(keyOf(row))) continue;
+    await write(row);
+    copied += 1;
   }
+  return { total: source.length, copied };
 }
 
 /** The closing lines a person reads. */

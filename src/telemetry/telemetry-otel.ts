@@ -141,24 +141,31 @@ export function startOpenTelemetry(
   const tracer = provider.getTracer('hermes', service.version);
   const secrets = knownSecrets(undefined, environment);
 
-  /** Runs `body` in `span` (with totals of its own), ends the span with `finish` and the totals. */
+  /**
+   * Runs `body` in `span` (with totals of its own); ends the span with `finish` and the totals when
+   * `body` is done, or once `answered` resolves after that.
+   */
   const inScope = async <T>(
     span: Span,
     parent: Context,
     body: () => Promise<T>,
     finish: (totals: ScopeTotals, failed: unknown) => void,
+    answered?: Promise<void>,
   ): Promise<T> => {
     const totals = new ScopeTotals(parent.getValue(TOTALS) as ScopeTotals | undefined);
     const scope = trace.setSpan(parent, span).setValue(TOTALS, totals);
+    const end = (failed: unknown) => {
+      finish(totals, failed);
+      span.end();
+    };
     try {
       const result = await context.with(scope, body);
-      finish(totals, null);
+      if (answered) void answered.then(() => end(null));
+      else end(null);
       return result;
     } catch (error) {
-      finish(totals, error);
+      end(error);
       throw error;
-    } finally {
-      span.end();
     }
   };
   const failedSpan = (span: Span, error: unknown) => {
@@ -214,19 +221,25 @@ export function startOpenTelemetry(
 
   return {
     observer,
-    serverSpan(request, body, outcome) {
+    serverSpan(request, body, outcome, answered) {
       const parent = propagation.extract(ROOT_CONTEXT, request.header, HEADER_GETTER);
       const attributes: Attributes = { 'http.request.method': request.method, 'http.route': request.door };
       const span = tracer.startSpan(`${request.method} ${request.door}`, { kind: SpanKind.SERVER, attributes }, parent);
-      return inScope(span, parent, body, (totals, failed) => {
-        const { status, session }: ServerSpanOutcome = outcome();
-        span.setAttribute('http.response.status_code', status);
-        if (session !== undefined) span.setAttribute('gen_ai.conversation.id', session);
-        const summed = totals.attributes();
-        if (Object.keys(summed).length > 0) span.setAttributes({ 'gen_ai.operation.name': 'chat', ...summed });
-        if (failed) failedSpan(span, failed);
-        else if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
-      });
+      return inScope(
+        span,
+        parent,
+        body,
+        (totals, failed) => {
+          const { status, session }: ServerSpanOutcome = outcome();
+          span.setAttribute('http.response.status_code', status);
+          if (session !== undefined) span.setAttribute('gen_ai.conversation.id', session);
+          const summed = totals.attributes();
+          if (Object.keys(summed).length > 0) span.setAttributes({ 'gen_ai.operation.name': 'chat', ...summed });
+          if (failed) failedSpan(span, failed);
+          else if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
+        },
+        answered,
+      );
     },
     async shutdown() {
       let timer: NodeJS.Timeout | undefined;

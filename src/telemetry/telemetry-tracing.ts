@@ -23,12 +23,15 @@ export interface Tracing {
   readonly observer: TurnObserver;
   /**
    * Runs `body` in a SERVER span named `METHOD DOOR` (a W3C `traceparent` the request carries is its
-   * parent); `outcome` is read when `body` is done.
+   * parent). The span ends when `body` is done, or later when `answered` resolves (the response
+   * written to its end: a streamed answer's provider requests happen after `body` returned); then
+   * `outcome` is read.
    */
   serverSpan<T>(
     request: { method: string; door: string; header: (name: string) => string | null },
     body: () => Promise<T>,
     outcome: () => ServerSpanOutcome,
+    answered?: Promise<void>,
   ): Promise<T>;
   /** Exports the spans still buffered (at most a few seconds) and stops. */
   shutdown(): Promise<void>;

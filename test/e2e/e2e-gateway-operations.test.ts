@@ -220,12 +220,19 @@ describe('traces', () => {
       { model: MODEL, messages: [{ role: 'user', content: `and again ${CANARY_TEXT}` }] },
       { 'x-hermes-session-id': session },
     );
-    const answer = await postJson(`${gateway.url}/v1/messages`, {
-      model: MODEL,
-      max_tokens: 1000,
-      messages: [{ role: 'user', content: `hi ${CANARY_TEXT}` }],
+    // A streamed answer: its span lasts until the stream ends, so it sums the provider request too.
+    const streamed = await fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...AUTH },
+      body: JSON.stringify({
+        model: MODEL,
+        max_tokens: 1000,
+        stream: true,
+        messages: [{ role: 'user', content: `hi ${CANARY_TEXT}` }],
+      }),
     });
-    expect(answer.status).toBe(200);
+    expect(streamed.status).toBe(200);
+    expect(await streamed.text()).toContain('event: message_stop');
     const spans = await receiver.waitFor((found) => named(found, 'POST /v1/messages').length === 1);
 
     const servers = named(spans, 'POST /v1/chat/completions');
@@ -284,6 +291,10 @@ describe('traces', () => {
     expect(answered?.attributes['gen_ai.response.finish_reasons']).toEqual(expect.any(Array));
     const messagesServer = named(spans, 'POST /v1/messages')[0] as ReceivedSpan;
     expect(requests.some((span) => span.parentSpanId === messagesServer.spanId)).toBe(true);
+    expect(messagesServer.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+    expect(BigInt(messagesServer.endTimeUnixNano)).toBeGreaterThanOrEqual(
+      BigInt(requests.find((span) => span.parentSpanId === messagesServer.spanId)?.endTimeUnixNano ?? '0'),
+    );
     // Nothing secret, nothing said.
     const raw = receiver.raw();
     expect(raw).not.toContain(CANARY_KEY);
