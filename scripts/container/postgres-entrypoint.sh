@@ -13,7 +13,7 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
   rm -f "$password_file"
   echo 'host all all 0.0.0.0/0 scram-sha-256' >>"$PGDATA/pg_hba.conf"
   echo 'host all all ::/0 scram-sha-256' >>"$PGDATA/pg_hba.conf"
-  if [ "$POSTGRES_DB" != "$POSTGRES_USER" ]; then
+  if [ "$POSTGRES_DB" != postgres ]; then
     "$bin/pg_ctl" -D "$PGDATA" -w -o "-c listen_addresses=''" start >/dev/null
     "$bin/createdb" -U "$POSTGRES_USER" "$POSTGRES_DB"
     "$bin/pg_ctl" -D "$PGDATA" -w stop >/dev/null
