@@ -168,4 +168,31 @@ describe('user keys', () => {
     expect(revoked.status).toBe(401);
     expect(await revoked.text()).toContain('revoked');
   });
+
+  it("open the Gemini door as Google's key; a conversation found by its history is only ever the user's own", async () => {
+    const { app, store } = await startDeepseekApp(e2e.defer, { token: TOKEN });
+    const alice = (await addGatewayUser(store, 'alice', null)).key;
+    const bob = (await addGatewayUser(store, 'bob', null)).key;
+    const generate = (key: string, contents: unknown[]) =>
+      app.request('/v1beta/models/deepseek:generateContent', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': key },
+        body: JSON.stringify({ contents }),
+      });
+    const question = { role: 'user', parts: [{ text: 'hello there' }] };
+    const first = await generate(alice, [question]);
+    expect(first.status).toBe(200);
+    const session = first.headers.get('x-hermes-session-id') as string;
+    expect(session).toMatch(/^alice\//);
+    const answer = ((await first.json()) as { candidates: { content: unknown }[] }).candidates[0]?.content;
+    const history = [question, answer, { role: 'user', parts: [{ text: 'and then?' }] }];
+    // Alice's next request is found in her conversation; Bob sending the same history is not.
+    expect((await generate(alice, history)).headers.get('x-hermes-session-id')).toBe(session);
+    const other = (await generate(bob, history)).headers.get('x-hermes-session-id');
+    expect(other).toMatch(/^bob\//);
+    const refused = await generate('hermes-user-nobody', [question]);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: { status: string } }).error.status).toBe('UNAUTHENTICATED');
+    expect((await generate(TOKEN, [question])).status).toBe(200);
+  });
 });
