@@ -24,6 +24,12 @@ export interface AccessRefusal {
   headers: Record<string, string>;
 }
 
+/** What a request without the token is told; the Gemini door's clients send Google's key header. */
+const TOKEN_HINT =
+  'missing or wrong token: send "Authorization: Bearer <token>", or the token in the x-api-key header (the token the gateway was started with)';
+const GOOGLE_KEY_HINT =
+  'missing or wrong key: send the gateway token as the API key (the x-goog-api-key header, the key query parameter, or "Authorization: Bearer <token>")';
+
 /** Paths only the gateway's token (or an open loopback gateway) may read. */
 const OPERATOR_PATHS = new Set(['/metrics']);
 
@@ -71,9 +77,7 @@ export function gatewayAccess(
     }
     if (token === undefined || token === '') return null;
     if (presentedTokenMatches(source.header('authorization'), source.header('x-api-key'), token)) return null;
-    return unauthorized(
-      'missing or wrong token: send "Authorization: Bearer <token>", or the token in the x-api-key header (the token the gateway was started with)',
-    );
+    return unauthorized(path.startsWith('/v1beta/') ? GOOGLE_KEY_HINT : TOKEN_HINT);
   };
 }
 
