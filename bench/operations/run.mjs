@@ -1,6 +1,6 @@
 // bench/operations: what the gateway's Prometheus metrics and OpenTelemetry tracing cost per turn
 // (SPEC §26.10, docs/operations.md). Run after `npm run build`:
-//   node bench/operations/run.mjs [turnsPerRound=600] [rounds=7] [workers=8] [warmupTurns=1000]
+//   node bench/operations/run.mjs [turnsPerRound=600] [rounds=7] [workers=8] [warmupTurns=3000]
 // (or `npm run bench -- operations`).
 //
 // Gateways run side by side in child processes (bench/gateway/bench-server.mjs) against one
@@ -13,7 +13,9 @@
 //   tracing    metrics on and OTLP/HTTP protobuf export to a local receiver that answers 200.
 // Rounds interleave the gateways, each round in another order, so a load change on a shared
 // machine falls on all of them; printed: the median CPU ms per turn of each (process.cpuUsage of
-// the child) and its ratio to the baseline, and every round's values, so the spread is visible.
+// the child), the median over rounds of its ratio to the baseline in the same round (the paired
+// ratio: the steadier figure while load or the JIT drifts between rounds), and every round's
+// values, so the spread is visible.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
@@ -24,7 +26,7 @@ import { chatCompletionsScenario, client, runLevel, summarize } from '../gateway
 const turnsPerRound = Number(process.argv[2] ?? 600);
 const rounds = Number(process.argv[3] ?? 7);
 const workers = Number(process.argv[4] ?? 8);
-const warmupTurns = Number(process.argv[5] ?? 1000);
+const warmupTurns = Number(process.argv[5] ?? 3000);
 const baselineDir = process.env.BENCH_BASELINE_DIR ? resolve(process.env.BENCH_BASELINE_DIR) : null;
 const here = new URL('../gateway/bench-server.mjs', import.meta.url).pathname;
 
@@ -94,12 +96,13 @@ try {
       `${loadBefore.map((value) => value.toFixed(2)).join(' ')} before, ${loadAfter.map((value) => value.toFixed(2)).join(' ')} after`,
   );
   console.log(
-    `${'gateway'.padEnd(10)}${'CPU ms/turn'.padStart(12)}${'/baseline'.padStart(11)}   rounds (CPU ms/turn)   what`,
+    `${'gateway'.padEnd(10)}${'CPU ms/turn'.padStart(12)}${'/baseline'.padStart(11)}${'paired'.padStart(8)}   rounds (CPU ms/turn)   what`,
   );
   for (const variant of variants) {
     const cpu = median(variant.cpu);
+    const paired = median(variant.cpu.map((value, round) => value / variants[0].cpu[round]));
     console.log(
-      `${variant.name.padEnd(10)}${cpu.toFixed(3).padStart(12)}${(cpu / base).toFixed(3).padStart(11)}   ` +
+      `${variant.name.padEnd(10)}${cpu.toFixed(3).padStart(12)}${(cpu / base).toFixed(3).padStart(11)}${paired.toFixed(3).padStart(8)}   ` +
         `${variant.cpu.map((value) => value.toFixed(2)).join(' ')}   ${variant.what}`,
     );
   }
