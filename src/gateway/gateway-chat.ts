@@ -71,12 +71,7 @@ export async function chatCompletionsResponse(
   try {
     const parsed = parseChatRequest(body);
     const { context, lock } = dependencies;
-    const target = resolveSession(
-      context,
-      request.header(SESSION_HEADER) ?? parsed.sessionId,
-      parsed,
-      request.owner,
-    );
+    const target = resolveSession(context, request.header(SESSION_HEADER) ?? parsed.sessionId, parsed, request.owner);
     const { sessionId } = target;
     // Turns of this process wait in its per-session queue; a turn of another process (a CLI, a
     // second gateway) holds the store's session lease, and this request gets 409 naming it.

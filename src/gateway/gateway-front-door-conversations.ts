@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { newSessionId } from '../core/ids.js';
 import type { AssistantMessage, Message } from '../core/message.js';
 import type { Logger } from '../logging/logger.js';
 import type { SessionStore } from '../storage/session-store.js';
+import { newOwnedSessionId, sessionOwner } from '../storage/store-users.js';
 import type { ClientHistory } from './gateway-front-door-handles.js';
 import { visibleKey } from './gateway-front-door-restore.js';
 
@@ -28,8 +28,11 @@ import { visibleKey } from './gateway-front-door-restore.js';
  * - held by none (a new conversation, or history from elsewhere), the request starts a new
  *   session.
  *
- * The caller is part of the fingerprint (a digest of the key it presented when the gateway
- * requires one), so one caller's history never matches another's conversation. A structured
+ * The caller is part of the fingerprint (a gateway user's name, else a digest of the key it
+ * presented when the gateway requires one: {@link requestCaller}), so one caller's history never
+ * matches another's conversation. A gateway user's lookups also keep only sessions of its own
+ * namespace (SPEC §26.10, `store-users.ts`), and its new sessions are made there: another user
+ * presenting the same history gets a new, separate session with nothing restored. A structured
  * side request (`responseMimeType: "application/json"`: Gemini CLI's helpers) is answered
  * without a session.
  */
@@ -55,13 +58,15 @@ export interface ConversationIndex {
 }
 
 /**
- * The session a request with `history` continues, for `caller` (see the module comment); a new
- * session id when none matches, or when several do.
+ * The session a request with `history` continues, for `caller` among the sessions of `owner`
+ * (a gateway user, or null: the sessions outside every user's namespace); a new session id in
+ * `owner`'s namespace when none matches, or when several do (see the module comment).
  */
 export async function findConversation(
   index: ConversationIndex,
   history: readonly Message[],
   caller: string,
+  owner: string | null,
   door = 'gemini',
 ): Promise<FoundConversation> {
   const turns = history.filter((message): message is AssistantMessage => message.role === 'assistant');
@@ -69,10 +74,12 @@ export async function findConversation(
   let lookups = 0;
   for (let position = turns.length - 1; position >= 0 && lookups < MAX_LOOKUPS; position -= 1) {
     lookups += 1;
-    const holders = await index.store.sessionsWithTurn(
-      turnFingerprint(caller, turns[position] as AssistantMessage, door),
-      CANDIDATES_PER_LOOKUP,
-    );
+    const holders = (
+      await index.store.sessionsWithTurn(
+        turnFingerprint(caller, turns[position] as AssistantMessage, door),
+        CANDIDATES_PER_LOOKUP,
+      )
+    ).filter((id) => sessionOwner(id) === owner);
     if (holders.length === 0) continue;
     candidates = candidates === null ? holders : candidates.filter((id) => holders.includes(id));
     if (candidates.length <= 1) break;
@@ -84,7 +91,7 @@ export async function findConversation(
       `${door} door: ${candidates.length} stored conversations hold this history; no reasoning is restored from them`,
     );
   }
-  return { id: newSessionId(), matched: false };
+  return { id: newOwnedSessionId(owner, new Date()), matched: false };
 }
 
 /**
@@ -100,6 +107,22 @@ export function conversationTitle(request: { history: ClientHistory }): string {
       : (question?.content ?? []).map((part) => String(part['text'] ?? ''));
   const line = (parts.filter((part) => part.trim() !== '').at(-1) ?? '').trim().split('\n')[0] ?? '';
   return line.length > 60 ? `${line.slice(0, 57)}...` : line || 'untitled';
+}
+
+/**
+ * The caller part of a request's fingerprints: `user:NAME` for a gateway user (its key may be
+ * replaced; a digest never holds a colon, so no key digest can equal it), else {@link callerOf}
+ * the key it presented.
+ */
+export function requestCaller(
+  source: { owner: string | null; header(name: string): string | null },
+  keyRequired: boolean,
+): string {
+  if (source.owner !== null) return `user:${source.owner}`;
+  return callerOf(
+    presentedKey((name) => source.header(name)),
+    keyRequired,
+  );
 }
 
 /** The caller part of a fingerprint: a digest of the presented key, or `""` when the gateway takes any. */

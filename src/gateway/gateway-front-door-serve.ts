@@ -9,7 +9,7 @@ import { frontDoorHttpError } from './gateway-front-door-errors.js';
 import type { ClientHistory } from './gateway-front-door-handles.js';
 import { clientSessionId } from './gateway-front-door-session.js';
 import { streamingAnswer, type DoorStreamWriter } from './gateway-front-door-stream.js';
-import { callerOf, presentedKey } from './gateway-front-door-conversations.js';
+import { requestCaller } from './gateway-front-door-conversations.js';
 import { runFrontDoorTurn, type FrontDoorAnswer, type FrontDoorContext } from './gateway-front-door.js';
 import type { HandlePurpose } from './gateway-handle-seal.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
@@ -82,8 +82,7 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
     const parsed = handler.parse(body === undefined ? await readFrontDoorBody(source) : body);
     noteOmittedTools(context, parsed.omittedTools ?? []);
     // A user's session ids lie in its own namespace (SPEC §26.10): another user's id is another session.
-    const header = (name: string) => source.header(name);
-    const named = clientSessionId(header);
+    const named = clientSessionId((name) => source.header(name));
     const found = named === undefined ? await handler.session?.(parsed) : undefined;
     const sessionId = named === undefined ? found?.id : ownedSessionId(source.owner, named);
     if (sessionId) onSession?.(sessionId);
@@ -105,7 +104,7 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
         ? { door: handler.name, caller: found.caller, lookedUp: true, title: found.title }
         : named === undefined
           ? undefined
-          : { door: handler.name, caller: callerOf(presentedKey(header), context.keyRequired), lookedUp: false },
+          : { door: handler.name, caller: requestCaller(source, context.keyRequired), lookedUp: false },
     };
     const key = apiKey;
     if (parsed.stream) {

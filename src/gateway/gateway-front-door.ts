@@ -16,6 +16,7 @@ import type { FrontDoorSessionCopies, SessionCopy } from './gateway-front-door-c
 import type { StoredTurns } from './gateway-front-door-restore.js';
 import { translateClientHistory } from './gateway-front-door-prefix.js';
 import { findConversation, turnFingerprint } from './gateway-front-door-conversations.js';
+import { sessionOwner } from '../storage/store-users.js';
 import { mirrorClientTurn } from './gateway-front-door-session.js';
 import { sealedCarriersOf } from './gateway-handle-carriers.js';
 import type { HandleKeyring } from './gateway-handle-keys.js';
@@ -202,7 +203,8 @@ async function mirrorTarget(
  * Archived turns count too: a client keeps the turns an in-place compaction summarised (SPEC
  * §26.6). A session that holds no answer yet (or does not exist) whose history was answered in
  * another session of the same door and caller (a fork: the client copied the conversation under
- * a new id) restores from that one.
+ * a new id) restores from that one, and only from a session of the same owner (a gateway user's
+ * namespace, SPEC §26.10): another user's conversation is never a fork's origin.
  */
 async function restoreSource(
   context: FrontDoorContext,
@@ -216,7 +218,10 @@ async function restoreSource(
   const conversation = request.conversation;
   if ((copy && copy.turns.turns.length > 0) || !answered || !conversation || conversation.lookedUp) return own;
   const { door, caller } = conversation;
-  const found = await findConversation({ store, logger }, request.history.messages, caller, door).catch(() => null);
+  const owner = sessionOwner(sessionId);
+  const found = await findConversation({ store, logger }, request.history.messages, caller, owner, door).catch(
+    () => null,
+  );
   if (!found?.matched || found.id === sessionId) return own;
   const earlier = await context.copies.read(store, found.id).catch(() => null);
   if (!earlier) return own;

@@ -7,14 +7,12 @@ import { estimateFrontDoorTokens, type FrontDoorContext } from './gateway-front-
 import { geminiResponseBody, geminiResponseId, geminiStreamWriter, googleErrorBody } from './gateway-gemini-answer.js';
 import { parseGeminiRequest, type GeminiDoorRequest } from './gateway-gemini-request.js';
 import {
-  callerOf,
-  findConversation,
-  presentedKey,
   conversationTitle,
+  findConversation,
+  requestCaller,
   type FoundConversation,
 } from './gateway-front-door-conversations.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
-import { ownedSessionId, sessionOwner } from '../storage/store-users.js';
 
 /**
  * The Gemini front door (docs/gateway.md "Gemini CLI and @google/genai"), on the pipeline the
@@ -89,9 +87,7 @@ function geminiDoor(
       if (parsed.sideRequest) return undefined;
       let found: FoundConversation;
       try {
-        found = await findConversation(index, parsed.history.messages, caller);
-        if (!found.matched || sessionOwner(found.id) !== owner)
-          found = { id: ownedSessionId(owner, found.id), matched: false };
+        found = await findConversation(index, parsed.history.messages, caller, owner);
       } catch (error) {
         // The client holds the history: a store that cannot be read makes the turn stateless.
         index.logger.warn(
@@ -113,15 +109,8 @@ async function geminiContentResponse(
   onSession?: (sessionId: string) => void,
 ): Promise<Response> {
   const { target } = request;
-  // A gateway user's conversations are found under its name (its key may be replaced) and only
-  // among its own sessions (SPEC §26.10).
-  const caller =
-    source.owner === null
-      ? callerOf(
-          presentedKey((name) => source.header(name)),
-          request.options.keyRequired,
-        )
-      : callerOf(`user ${source.owner}`, true);
+  // A gateway user's conversations are found under its name and only among its own sessions (SPEC §26.10).
+  const caller = requestCaller(source, request.options.keyRequired);
   if (target.method !== 'streamGenerateContent' || request.alt === 'sse') {
     return serveFrontDoor(source, context, geminiDoor(context, target, caller, source.owner), onSession);
   }
