@@ -27,10 +27,16 @@ interface Reply {
   body: Json;
 }
 
-async function post(url: string, path: string, key: string, body: unknown, headers: Json = {}): Promise<Reply> {
+async function post(
+  url: string,
+  path: string,
+  key: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const response = await fetch(`${url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers } as HeadersInit,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
     body: JSON.stringify(body),
   });
   return {
