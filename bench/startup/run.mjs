@@ -1,6 +1,9 @@
 // bench/startup: what a command costs to start, side by side with `node -e 0` (the floor: Node
 // itself). Measures `hermes --help`, `hermes sessions list` (a state.db with 20 sessions) and
-// `hermes replay preview --json` (a 40-message history file) in fresh processes, interleaved
+// `hermes replay preview --json` (a 40-message history file) and an offline turn (`hermes chat -q`
+// on the in-process DeepSeek emulator, once as shipped and once with what src/cli.ts changes at
+// start undone: NODE_DISABLE_COMPILE_CACHE=1 and V8's default WebAssembly tiering budget) in fresh
+// processes, interleaved
 // round by round so machine load hits every command alike. Reports wall time and process CPU
 // (user + system), min and median over rounds, and the ratio of each to the floor.
 // Target: `hermes --help` ≤ 3× `node -e 0`.
@@ -31,6 +34,12 @@ try {
       name: 'hermes replay preview',
       args: [cli, 'replay', 'preview', '--provider', 'deepseek', '--history', historyPath, '--json'],
     },
+    { name: 'hermes chat -q', args: [cli, 'chat', '--provider', 'emulator:deepseek', '-q', 'hello'] },
+    {
+      name: 'chat -q, start-up as V8',
+      args: ['--wasm-tiering-budget=1800000', cli, 'chat', '--provider', 'emulator:deepseek', '-q', 'hello'],
+      env: { NODE_DISABLE_COMPILE_CACHE: '1' },
+    },
   ];
   const samples = new Map(commands.map((command) => [command.name, { wall: [], cpu: [] }]));
   run(commands[0]); // warm the file cache once
@@ -50,7 +59,7 @@ try {
 function run(command) {
   const start = process.hrtime.bigint();
   const result = spawnSync('/bin/sh', ['-c', TIMED, process.execPath, ...command.args], {
-    env: { ...process.env, HERMES_HOME: home, NO_COLOR: '1' },
+    env: { ...process.env, HERMES_HOME: home, NO_COLOR: '1', ...command.env },
     stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
   });
   const wall = Number(process.hrtime.bigint() - start) / 1e6;

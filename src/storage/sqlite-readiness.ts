@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { StorageError, storageMessages } from './storage-errors.js';
 
 /**
@@ -21,6 +21,15 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 export function sqliteFileIdentity(path: string): SqliteFileIdentity {
   const stat = statSync(path);
   return { device: stat.dev, inode: stat.ino };
+}
+
+/**
+ * The identity of the file a store just opened, or null where there is none to watch: a read-only
+ * home without `state.db` reads an empty stand-in in memory (`sqlite-open.ts`).
+ */
+export function openedFileIdentity(path: string, readOnly: boolean): SqliteFileIdentity | null {
+  if (readOnly && !existsSync(path)) return null;
+  return sqliteFileIdentity(path);
 }
 
 /** Throws a one-line {@link StorageError} when the file at `path` is gone, another file, unreadable or not SQLite. */

@@ -46,7 +46,7 @@ import { isUndoneExtra, undoRowUpdates, visibleMessages } from './session-undo.j
 import { archivePlan, type InPlaceCompaction, type InPlaceCompactionResult } from './session-archive.js';
 import { checkedSearchText, likePattern, searchHitsOf, searchLimit } from './session-search.js';
 import { sqliteGatewayUsers } from './sqlite-users.js';
-import { checkSqliteFile, sqliteFileIdentity } from './sqlite-readiness.js';
+import { checkSqliteFile, openedFileIdentity } from './sqlite-readiness.js';
 import { childSessionId } from './store-users.js';
 
 /** Options for {@link openSqliteSessionStore}. */
@@ -86,7 +86,7 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
   const { database, schemaVersion, readOnly } = openSqliteDatabase(path, busyTimeoutMs);
   const now = options.now ?? Date.now;
   const statements = prepareStatements(database);
-  const fileIdentity = path === ':memory:' ? null : sqliteFileIdentity(path);
+  const fileIdentity = path === ':memory:' ? null : openedFileIdentity(path, readOnly);
 
   const requireSession = (sessionId: string): SessionRecord => {
     const row = statements.sessionById.get(sessionId);
