@@ -83,6 +83,9 @@ describe('metrics', () => {
     );
     expect(text).toContain('hermes_gateway_live_sessions 1');
     expect(text).toContain('hermes_process_cpu_seconds_total');
+    expect(text).toContain('hermes_nodejs_eventloop_lag_p99_seconds');
+    // No per-collection GC observer: it slows every allocation-heavy turn.
+    expect(text).not.toContain('gc_duration');
     // Probes are not counted (and not logged).
     expect(text).not.toContain('/healthz');
   });
