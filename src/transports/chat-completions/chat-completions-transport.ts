@@ -17,7 +17,7 @@ import { requestProfile } from '../transport-route-profile.js';
 import { createChatCompletionsDecoder, decodeChatCompletionsResponse } from './chat-completions-decode.js';
 import { prepareChatCompletions } from './chat-completions-encode.js';
 import { apiErrorFromResponse } from './chat-completions-errors.js';
-import { serializeRequestBodyBytes } from '../shared/request-body.js';
+import { serializeRequestBodyChunks } from '../shared/request-body.js';
 
 /**
  * The chat-completions transport: the only I/O of this wire API. It sends the prepared body
@@ -55,7 +55,7 @@ export function createChatCompletionsTransport(options: ChatCompletionsTransport
       {
         url: prepared.url,
         headers: jsonRequestHeaders({ apiKey: request.apiKey, stream: streaming }),
-        body: serializeRequestBodyBytes(prepared),
+        body: serializeRequestBodyChunks(prepared),
       },
       { unreachable: `could not reach ${provider} at ${prepared.url}`, fetch: options.fetch },
     );

@@ -18,7 +18,7 @@ import type { PreparedRequest, Transport, TransportRequest } from '../shared/tra
 import { GeminiDecoder, type GeminiDecodeContext } from './gemini-decode.js';
 import { prepareGemini } from './gemini-encode.js';
 import { geminiApiError, parseGeminiErrorBody } from './gemini-errors.js';
-import { serializeRequestBodyBytes } from '../shared/request-body.js';
+import { serializeRequestBodyChunks } from '../shared/request-body.js';
 
 /**
  * The Gemini transport's I/O (WIRE.md §4): endpoint and auth (AI Studio `x-goog-api-key`;
@@ -100,7 +100,7 @@ async function open(
   const headers = await authHeaders(request, facts.issuerKind, options);
   const response = await openProviderRequest(
     request,
-    { url: prepared.url, headers, body: serializeRequestBodyBytes(prepared) },
+    { url: prepared.url, headers, body: serializeRequestBodyChunks(prepared) },
     { unreachable: `could not reach ${hostnameOf(prepared.url) || prepared.url}`, fetch: options.fetch },
   );
   if (!isSuccess(response)) {

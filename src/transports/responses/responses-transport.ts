@@ -23,7 +23,7 @@ import { prepareResponses } from './responses-encode.js';
 import { responsesErrorFields } from '../../replay/responses-rejections.js';
 import { responsesApiError } from './responses-errors.js';
 import { isJsonObject } from '../../core/json.js';
-import { serializeRequestBodyBytes } from '../shared/request-body.js';
+import { serializeRequestBodyChunks } from '../shared/request-body.js';
 
 /**
  * The Responses transport: the only I/O of `transports/responses/`. It posts the body
@@ -108,7 +108,7 @@ async function open(
     {
       url: prepared.url,
       headers: jsonRequestHeaders({ apiKey, stream: streaming }),
-      body: serializeRequestBodyBytes(prepared),
+      body: serializeRequestBodyChunks(prepared),
     },
     { unreachable: `POST ${prepared.url} failed`, fetch: options.fetch },
   );

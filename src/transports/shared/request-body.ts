@@ -53,16 +53,39 @@ export function serializeRequestBody(prepared: Pick<PreparedRequest, 'body'>): s
 }
 
 /**
- * The exact body bytes of `prepared`: the UTF-8 of {@link serializeRequestBody}, with the bytes of
- * cached texts encoded once and copied, so a request neither builds the body as a string nor
- * encodes what an earlier request already sent.
+ * A request body as byte chunks to write in order. The chunks of cached texts are the bytes kept
+ * from the request that first sent them: shared, never copied, never written to.
  */
-export function serializeRequestBodyBytes(prepared: Pick<PreparedRequest, 'body'>): Uint8Array {
+export type RequestBodyChunks = readonly Uint8Array[];
+
+/**
+ * The exact body bytes of `prepared` as chunks: the UTF-8 of {@link serializeRequestBody}, cached
+ * texts encoded once and passed on as their kept bytes, so a warm request neither builds the body
+ * as a string nor copies what an earlier request already sent (one flat buffer of a long
+ * history's body costs more than the rest of a warm build; bench/replay-build). The HTTP client
+ * writes the chunks to the socket one after the other.
+ */
+export function serializeRequestBodyChunks(prepared: Pick<PreparedRequest, 'body'>): RequestBodyChunks {
   const { body } = prepared;
-  if (!hasReusableText(body)) return Buffer.from(JSON.stringify(body));
+  if (!hasReusableText(body)) return [Buffer.from(JSON.stringify(body))];
   const writer = new ByteWriter();
   writeBody(body, writer);
   return writer.finish();
+}
+
+/** The exact body bytes of `prepared` in one buffer: {@link serializeRequestBodyChunks} joined. */
+export function serializeRequestBodyBytes(prepared: Pick<PreparedRequest, 'body'>): Uint8Array {
+  return joinBodyChunks(serializeRequestBodyChunks(prepared));
+}
+
+/** Whether an exchange's body is byte chunks (else a string or one buffer). */
+export function isBodyChunks(body: string | Uint8Array | RequestBodyChunks | undefined): body is RequestBodyChunks {
+  return Array.isArray(body);
+}
+
+/** The chunks in one buffer (the one chunk itself when there is one). */
+export function joinBodyChunks(chunks: RequestBodyChunks): Uint8Array {
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
 }
 
 /** `JSON.stringify(body)`, splicing in the cached text of stable groups of its top-level arrays. */
@@ -95,7 +118,7 @@ class TextWriter implements BodyWriter {
   }
 }
 
-/** Fresh text runs encoded once each, cached texts by their kept bytes, copied once into one buffer. */
+/** Fresh text runs encoded once each, cached texts by their kept bytes, in order. */
 class ByteWriter implements BodyWriter {
   private readonly parts: Uint8Array[] = [];
   private pending = '';
@@ -107,9 +130,9 @@ class ByteWriter implements BodyWriter {
     piece.bytes ??= Buffer.from(piece.text);
     this.parts.push(piece.bytes);
   }
-  finish(): Uint8Array {
+  finish(): RequestBodyChunks {
     this.flush();
-    return Buffer.concat(this.parts);
+    return this.parts;
   }
   private flush(): void {
     if (this.pending === '') return;

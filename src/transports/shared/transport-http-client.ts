@@ -4,6 +4,7 @@ import type { TransportRequest } from './transport.js';
 import type { HttpAnswer, HttpBody, HttpExchange } from './transport-http-exchange.js';
 import { dispatchExchange, type UndiciErrors } from './transport-pooled-exchange.js';
 import { toAbortSignal } from './transport-request-abort.js';
+import { isBodyChunks, joinBodyChunks } from './request-body.js';
 
 /**
  * The HTTP client every JSON-over-HTTP transport (and the Bedrock Converse SDK handler) sends
@@ -128,7 +129,9 @@ async function sendFetch(
     // Never followed: a redirect answer is refused by the caller (transport-redirect.ts).
     redirect: 'manual',
   };
-  if (exchange.body !== undefined) init.body = exchange.body;
+  // A `fetch` takes one body: chunks are joined (the pooled client writes them one by one).
+  if (exchange.body !== undefined)
+    init.body = isBodyChunks(exchange.body) ? joinBodyChunks(exchange.body) : exchange.body;
   const response = await fetchImplementation(exchange.url, init);
   return { status: response.status, headers: response.headers, url: requestedUrl, body: webStreamBody(response.body) };
 }

@@ -1,6 +1,8 @@
 // The shapes of one provider request and its answer, shared by the HTTP client
 // (transport-http-client.ts), its pooled exchange (transport-pooled-exchange.ts) and the transports.
 
+import type { RequestBodyChunks } from './request-body.js';
+
 /** Response headers, read by name (case-insensitive) or all at once: what `Headers` offers. */
 export interface HeaderLookup {
   get(name: string): string | null;
@@ -41,6 +43,7 @@ export interface HttpExchange {
   /** Default `POST`. */
   method?: 'POST' | 'GET';
   headers: Record<string, string>;
-  body?: string | Uint8Array | undefined;
+  /** Byte chunks are written in order (request-body.ts); their total is the content length. */
+  body?: string | Uint8Array | RequestBodyChunks | undefined;
   signal: ExchangeAbort;
 }

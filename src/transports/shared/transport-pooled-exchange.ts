@@ -1,5 +1,6 @@
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
+import { isBodyChunks } from './request-body.js';
 import type { ExchangeAbort, HeaderLookup, HttpAnswer, HttpBody, HttpExchange } from './transport-http-exchange.js';
 
 /**
@@ -39,8 +40,7 @@ export function dispatchExchange(
         origin: target.origin,
         path: target.path,
         method: exchange.method ?? 'POST',
-        headers: exchange.headers,
-        body: exchange.body ?? null,
+        ...wireBody(exchange),
       },
       handler,
     );
@@ -225,5 +225,26 @@ function headerLookup(raw: Buffer[]): HeaderLookup {
     forEach(callback) {
       for (const [name, value] of values) callback(value, name);
     },
+  };
+}
+
+/**
+ * The headers and body undici sends: byte chunks go as an iterable it writes chunk by chunk, with
+ * their total as `content-length` (undici checks the bytes written against it). undici's
+ * `dispatch` takes an `Iterable` body (docs/api/Dispatcher.md, `DispatchOptions.body`); its type
+ * declarations leave that out.
+ */
+function wireBody(exchange: HttpExchange): {
+  headers: Record<string, string>;
+  body: NonNullable<Dispatcher.DispatchOptions['body']> | null;
+} {
+  const { body, headers } = exchange;
+  if (!isBodyChunks(body)) return { headers, body: body ?? null };
+  if (body.length === 1) return { headers, body: body[0] as Uint8Array };
+  let length = 0;
+  for (const chunk of body) length += chunk.byteLength;
+  return {
+    headers: { ...headers, 'content-length': String(length) },
+    body: body as unknown as NonNullable<Dispatcher.DispatchOptions['body']> | null,
   };
 }

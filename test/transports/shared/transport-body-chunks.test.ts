@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { markStableWireValue, serializeRequestBodyChunks } from '../../../src/transports/shared/request-body.js';
+import { sendExchange } from '../../../src/transports/shared/transport-http-client.js';
+import { startRecordingServer, type RecordingServer } from '../../support/recording-server.js';
+
+/**
+ * A request body as byte chunks (request-body.ts): the pooled client writes them one after the
+ * other with their total as `content-length`, a `fetch` gets them joined; either way the server
+ * reads exactly the bytes of `JSON.stringify(body)`, and the connection serves the next request.
+ */
+
+let server: RecordingServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A body long enough for cached groups: 300 messages, some with multi-byte text. */
+function longBody(): Record<string, unknown> {
+  const messages = Array.from({ length: 300 }, (_, index) => ({
+    role: index % 2 ? 'assistant' : 'user',
+    content: `message ${index} ${index % 7 === 0 ? 'héllo — 日本語 🙂' : 'plain'}`,
+  }));
+  // Stable, as an encoder marks the wire form of a stored message: their groups' bytes are kept.
+  for (const message of messages) markStableWireValue(message);
+  return { model: 'm', messages, stream: false };
+}
+
+describe('a request body as byte chunks', () => {
+  it('the pooled client sends every chunk, in order, with their total as content-length', async () => {
+    server = await startRecordingServer((_request, response) => response.writeHead(200).end('ok'));
+    const body = longBody();
+    const expected = JSON.stringify(body);
+    for (let round = 0; round < 2; round++) {
+      const chunks = serializeRequestBodyChunks({ body: body as never });
+      expect(chunks.length).toBeGreaterThan(4);
+      const answer = await sendExchange(
+        {},
+        {
+          url: `${server.origin}/v1/chat/completions`,
+          headers: { 'content-type': 'application/json' },
+          body: chunks,
+          signal: new AbortController().signal,
+        },
+      );
+      expect(answer.status).toBe(200);
+      await answer.body.cancel();
+    }
+    expect(server.requests).toHaveLength(2);
+    for (const request of server.requests) {
+      expect(request.body).toBe(expected);
+      expect(request.headers['content-length']).toBe(String(Buffer.byteLength(expected)));
+      expect(request.headers['transfer-encoding']).toBeUndefined();
+    }
+  });
+
+  it('a fetch given by the caller gets one body with the same bytes', async () => {
+    server = await startRecordingServer((_request, response) => response.writeHead(200).end('ok'));
+    const body = longBody();
+    const chunks = serializeRequestBodyChunks({ body: body as never });
+    const answer = await sendExchange(
+      { fetch: globalThis.fetch },
+      {
+        url: `${server.origin}/v1/chat/completions`,
+        headers: { 'content-type': 'application/json' },
+        body: chunks,
+        signal: new AbortController().signal,
+      },
+    );
+    expect(answer.status).toBe(200);
+    await answer.body.cancel();
+    expect(server.requests[0]?.body).toBe(JSON.stringify(body));
+  });
+});
