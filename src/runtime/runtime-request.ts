@@ -9,6 +9,7 @@ import type { Carrier, CarrierDecision, RouteLearned, RouteProfile } from '../re
 import { BUILTIN_TOOLS, toolDefinitions } from '../tools/tool-registry.js';
 import type { SessionStore } from '../storage/session-store.js';
 import { SessionLeaseLostError } from '../storage/session-lease.js';
+import { rememberBuilt, warmLongHistory } from './runtime-request-warm.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
 import { loadTransport } from '../transports/transport-registry.js';
 import { logRequest } from './runtime-request-log.js';
@@ -87,10 +88,12 @@ export async function requestOnce(
     );
     const request = buildRequest(history, profile, learned, { ...options, reasoning });
     request.compactThreshold = requestCompactThreshold(profile, options.compaction, config);
+    if (attempt === 1) await warmLongHistory(transport, request);
     const built: PreparedRequest =
       retry?.stripAllThinking && hasPrepareWith(transport)
         ? transport.prepareWith(request, { stripAllThinking: true })
         : transport.prepare(request);
+    rememberBuilt(request.history);
     // A rewritten body is not the one the encoder digested: the answer is bound against the body sent.
     const prepared: PreparedRequest = retry?.rewriteBody
       ? withFields(built, { body: retry.rewriteBody(built.body), bindingPrefix: undefined })

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../core/json.js';
+import type { Message } from '../core/message.js';
 import { newSessionId } from '../core/ids.js';
 import type {
   NewSession,
@@ -70,6 +71,9 @@ export interface SqliteSessionStore extends SessionStore {
   /** The journal mode SQLite reports (`wal` for a file database). */
   journalMode(): string;
 }
+
+/** Messages read per page of a session's history (one query for any shorter session). */
+const LIST_PAGE_ROWS = 1000;
 
 /**
  * Opens (creating and migrating when needed) the SQLite session store at `path`. Every write is
@@ -344,8 +348,17 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     },
     listMessages: async (sessionId, listOptions = {}) => {
       const report = listOptions.onUndecodable ?? options.onUndecodable ?? (() => undefined);
-      const rows = (listOptions.includeArchived ? statements.listAllMessages : statements.listMessages).all(sessionId);
-      const messages = decodeMessageRows(rows, (row) => report({ sessionId, ...row }));
+      const page = listOptions.includeArchived ? statements.listAllMessagesPage : statements.listMessagesPage;
+      const messages: Message[] = [];
+      // SPEC §26.7: a long history is read and decoded a page at a time, the event loop free
+      // between pages, so one long session never stalls the others' turns.
+      for (let afterSeq = 0; ;) {
+        const rows = page.all(sessionId, afterSeq, LIST_PAGE_ROWS);
+        for (const message of decodeMessageRows(rows, (row) => report({ sessionId, ...row }))) messages.push(message);
+        if (rows.length < LIST_PAGE_ROWS) break;
+        afterSeq = Number((rows.at(-1) as unknown[]).at(-1));
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       return visibleMessages(messages, listOptions.includeUndone);
     },
     undoLastExchange: async (sessionId) => undoLastExchange.immediate(sessionId),

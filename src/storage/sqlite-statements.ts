@@ -228,15 +228,17 @@ export function prepareStatements(database: Database.Database) {
       `INSERT INTO messages (session_id, seq, ${valueColumns})
        SELECT ?, seq, ${valueColumns} FROM messages WHERE session_id = ? ORDER BY seq`,
     ),
-    // The live history: archived rows (session-archive.ts) stay out, read through `messages_live`.
-    listMessages: database
-      .prepare<[string], unknown[]>(
-        `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? AND archived IS NULL ORDER BY seq`,
+    // The live history, a page at a time (after a seq, at most a number of rows), so a long history
+    // is read with the event loop free between pages (sqlite-session-store.ts). Archived rows
+    // (session-archive.ts) stay out; the second read includes them.
+    listMessagesPage: database
+      .prepare<[string, number, number], unknown[]>(
+        `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? AND archived IS NULL AND seq > ? ORDER BY seq LIMIT ?`,
       )
       .raw(true),
-    listAllMessages: database
-      .prepare<[string], unknown[]>(
-        `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? ORDER BY seq`,
+    listAllMessagesPage: database
+      .prepare<[string, number, number], unknown[]>(
+        `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
       )
       .raw(true),
     // `/undo` reads role and private keys only, then rewrites `extra` row by row (session-undo.ts).

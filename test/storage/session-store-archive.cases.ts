@@ -109,6 +109,25 @@ export function runArchiveConformance(current: () => SessionStore): void {
       expect(await store.listMessages(session.id)).toStrictEqual([...messages.slice(0, 2), summary]);
     });
 
+    it('a history of several thousand messages reads whole and in order, archived and undone rows across its pages', async () => {
+      const store = current();
+      const session = await store.createSession();
+      const messages = history(1600);
+      await store.appendMessages(session.id, messages);
+      expect(await store.listMessages(session.id)).toStrictEqual(messages);
+      // Archive 1,500 messages that straddle page boundaries, then take the last exchange back.
+      const tail = messages.slice(1502);
+      await store.compactInPlace(session.id, { from: 2, to: 1502, messages: [summary, ...tail] });
+      expect(await store.undoLastExchange(session.id)).toBe(2);
+      const live = [...messages.slice(0, 2), summary, ...tail.slice(0, -2)];
+      expect(await store.listMessages(session.id)).toStrictEqual(live);
+      const all = await store.listMessages(session.id, { includeArchived: true, includeUndone: true });
+      expect(all).toHaveLength(messages.length + 1);
+      expect(all.slice(2, 1502)).toStrictEqual(messages.slice(2, 1502).map((message) => archived(message)));
+      expect(all.slice(1502, -2)).toStrictEqual([summary, ...tail.slice(0, -2)]);
+      expect(all.slice(-2).every((message) => (message as { _undone?: boolean })._undone === true)).toBe(true);
+    });
+
     it('checks positions, the lease and the version, and writes nothing when a check fails', async () => {
       const store = current();
       const session = await store.createSession();
