@@ -4,7 +4,7 @@
 //   node bench/gateway/run.mjs [turnsPerLevel=1000] [turnsPerSession=10] [rounds=5] [warmupTurns=1500]
 // (or `npm run bench -- gateway`). Environment: BENCH_GATEWAY_STREAM=0 sends non-streaming
 // turns (default: streaming); BENCH_GATEWAY_LONG=0 skips the 10,000-message session;
-// BENCH_GATEWAY_DOORS=0 skips the front doors;
+// BENCH_GATEWAY_DOORS=0 skips the front doors; BENCH_GATEWAY_ONLY=DOOR,… measures those doors only;
 // BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR;
 // BENCH_GATEWAY_NODE_ARGS='--max-semi-space-size=64' runs the gateway child with those Node flags.
 //
@@ -63,7 +63,11 @@ const withDoors = process.env.BENCH_GATEWAY_DOORS !== '0' && existsSync(frontDoo
 const doors = withDoors ? await import(frontDoorModule.href) : {};
 const scenarios = [chatCompletionsScenario, ...(doors.frontDoorScenarios ?? [])];
 /** Doors measured by the module's own `measureDoor` (CPU per request, no latency split). */
-const measuredDoors = typeof doors.measureDoor === 'function' ? (doors.GATEWAY_DOORS ?? []) : [];
+// BENCH_GATEWAY_ONLY=gemini-json,gemini-sse measures those doors only (beside chat-completions).
+const onlyDoors = process.env.BENCH_GATEWAY_ONLY?.split(',');
+const measuredDoors = (typeof doors.measureDoor === 'function' ? (doors.GATEWAY_DOORS ?? []) : []).filter(
+  (door) => !onlyDoors || onlyDoors.includes(door),
+);
 
 /** A session of `count` alternating user/assistant messages, written straight into state.db. */
 async function seedLongSession(count) {

@@ -61,7 +61,11 @@ describe.each(ROUTES)('a long history built for the first time: $api $provider',
     expect(bytesOf(request).equals(cold)).toBe(true);
     rememberBuilt(history);
     // The next turn grows the same history: nothing is sliced again.
-    const next = [...history, { role: 'assistant', content: 'done' } as Message, { role: 'user', content: 'more' }];
+    const next: Message[] = [
+      ...history,
+      { role: 'assistant', content: 'done' } as Message,
+      { role: 'user', content: 'more' },
+    ];
     builds.length = 0;
     await warmLongHistory(transport, requestFor(route, next));
     expect(builds).toEqual([]);

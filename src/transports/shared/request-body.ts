@@ -118,6 +118,39 @@ class TextWriter implements BodyWriter {
   }
 }
 
+/**
+ * Bytes below which adjacent chunks are copied into one: each chunk is a write of its own on the
+ * socket, which costs about what copying this many bytes does, so a short body is one buffer and a
+ * long one a few large chunks.
+ */
+const COALESCE_BYTES = 32 * 1024;
+
+/** `parts` with each run of small neighbours joined into chunks of about {@link COALESCE_BYTES}. */
+function coalesceChunks(parts: readonly Uint8Array[]): RequestBodyChunks {
+  if (parts.length <= 1) return parts;
+  const chunks: Uint8Array[] = [];
+  let run: Uint8Array[] = [];
+  let runBytes = 0;
+  const endRun = () => {
+    if (run.length === 1) chunks.push(run[0] as Uint8Array);
+    else if (run.length > 1) chunks.push(Buffer.concat(run, runBytes));
+    run = [];
+    runBytes = 0;
+  };
+  for (const part of parts) {
+    if (part.byteLength >= COALESCE_BYTES) {
+      endRun();
+      chunks.push(part);
+      continue;
+    }
+    run.push(part);
+    runBytes += part.byteLength;
+    if (runBytes >= COALESCE_BYTES) endRun();
+  }
+  endRun();
+  return chunks;
+}
+
 /** Fresh text runs encoded once each, cached texts by their kept bytes, in order. */
 class ByteWriter implements BodyWriter {
   private readonly parts: Uint8Array[] = [];
@@ -132,7 +165,7 @@ class ByteWriter implements BodyWriter {
   }
   finish(): RequestBodyChunks {
     this.flush();
-    return this.parts;
+    return coalesceChunks(this.parts);
   }
   private flush(): void {
     if (this.pending === '') return;

@@ -15,11 +15,11 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A body long enough for cached groups: 300 messages, some with multi-byte text. */
+/** A body long enough for several chunks of cached groups: 300 messages of 1.2 KB, some with multi-byte text. */
 function longBody(): Record<string, unknown> {
   const messages = Array.from({ length: 300 }, (_, index) => ({
     role: index % 2 ? 'assistant' : 'user',
-    content: `message ${index} ${index % 7 === 0 ? 'héllo — 日本語 🙂' : 'plain'}`,
+    content: `message ${index} ${index % 7 === 0 ? 'héllo — 日本語 🙂' : 'plain'} ${'words '.repeat(200)}`,
   }));
   // Stable, as an encoder marks the wire form of a stored message: their groups' bytes are kept.
   for (const message of messages) markStableWireValue(message);
@@ -33,7 +33,10 @@ describe('a request body as byte chunks', () => {
     const expected = JSON.stringify(body);
     for (let round = 0; round < 2; round++) {
       const chunks = serializeRequestBodyChunks({ body: body as never });
+      // Runs of small pieces are joined (one socket write each): no two small chunks side by side.
       expect(chunks.length).toBeGreaterThan(4);
+      const small = chunks.map((chunk) => chunk.byteLength < 32 * 1024);
+      expect(small.some((isSmall, index) => isSmall && small[index + 1] === true)).toBe(false);
       const answer = await sendExchange(
         {},
         {
