@@ -26,6 +26,22 @@ function longBody(): Record<string, unknown> {
   return { model: 'm', messages, stream: false };
 }
 
+/** Posts `chunks` to the server through the pooled client, or through `fetch` when given; expects a 200. */
+async function post(
+  to: RecordingServer,
+  request: { fetch?: typeof globalThis.fetch },
+  chunks: readonly Uint8Array[],
+): Promise<void> {
+  const answer = await sendExchange(request, {
+    url: `${to.origin}/v1/chat/completions`,
+    headers: { 'content-type': 'application/json' },
+    body: chunks,
+    signal: new AbortController().signal,
+  });
+  expect(answer.status).toBe(200);
+  await answer.body.cancel();
+}
+
 describe('a request body as byte chunks', () => {
   it('the pooled client sends every chunk, in order, with their total as content-length', async () => {
     server = await startRecordingServer((_request, response) => response.writeHead(200).end('ok'));
@@ -37,17 +53,7 @@ describe('a request body as byte chunks', () => {
       expect(chunks.length).toBeGreaterThan(4);
       const small = chunks.map((chunk) => chunk.byteLength < 32 * 1024);
       expect(small.some((isSmall, index) => isSmall && small[index + 1] === true)).toBe(false);
-      const answer = await sendExchange(
-        {},
-        {
-          url: `${server.origin}/v1/chat/completions`,
-          headers: { 'content-type': 'application/json' },
-          body: chunks,
-          signal: new AbortController().signal,
-        },
-      );
-      expect(answer.status).toBe(200);
-      await answer.body.cancel();
+      await post(server, {}, chunks);
     }
     expect(server.requests).toHaveLength(2);
     for (const request of server.requests) {
@@ -60,18 +66,7 @@ describe('a request body as byte chunks', () => {
   it('a fetch given by the caller gets one body with the same bytes', async () => {
     server = await startRecordingServer((_request, response) => response.writeHead(200).end('ok'));
     const body = longBody();
-    const chunks = serializeRequestBodyChunks({ body: body as never });
-    const answer = await sendExchange(
-      { fetch: globalThis.fetch },
-      {
-        url: `${server.origin}/v1/chat/completions`,
-        headers: { 'content-type': 'application/json' },
-        body: chunks,
-        signal: new AbortController().signal,
-      },
-    );
-    expect(answer.status).toBe(200);
-    await answer.body.cancel();
+    await post(server, { fetch: globalThis.fetch }, serializeRequestBodyChunks({ body: body as never }));
     expect(server.requests[0]?.body).toBe(JSON.stringify(body));
   });
 });
