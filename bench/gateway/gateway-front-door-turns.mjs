@@ -24,7 +24,11 @@ const READ_FILE = {
   properties: { path: { type: 'string' } },
   required: ['path'],
 };
-const QUESTION = 'read the file notes.txt';
+// Each conversation reads its own file, so conversations differ as real ones do (the emulator's
+// answers follow the question): the Gemini door finds a conversation by what the client saw of
+// its answers, and identical conversations would all look like one (gateway-front-door-conversations.ts).
+let conversations = 0;
+const newQuestion = () => `read the file notes-${(conversations += 1)}.txt`;
 const FILE_TEXT = 'alpha beta\n';
 
 /** A conversation on one door: `next()` sends one request and folds the answer into the history. */
@@ -36,6 +40,7 @@ function conversation(door, url) {
 }
 
 function messagesConversation(url, stream) {
+  const QUESTION = newQuestion();
   const client = new Anthropic({ baseURL: url, apiKey: 'bench', maxRetries: 0 });
   const tools = [{ name: 'read_file', description: 'Read a file', input_schema: READ_FILE }];
   const messages = [];
@@ -55,6 +60,7 @@ function messagesConversation(url, stream) {
 }
 
 function responsesConversation(url, stream) {
+  const QUESTION = newQuestion();
   const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'bench', maxRetries: 0 });
   const tools = [
     { type: 'function', name: 'read_file', description: 'Read a file', parameters: READ_FILE, strict: false },
@@ -76,6 +82,7 @@ function responsesConversation(url, stream) {
 }
 
 function geminiConversation(url, stream) {
+  const QUESTION = newQuestion();
   const client = new GoogleGenAI({ apiKey: 'bench', httpOptions: { baseUrl: url } });
   const config = {
     tools: [
@@ -107,6 +114,7 @@ function geminiConversation(url, stream) {
 }
 
 function chatConversation(baseURL) {
+  const QUESTION = newQuestion();
   const client = new OpenAI({ baseURL, apiKey: 'bench', maxRetries: 0 });
   const tools = [
     { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: READ_FILE } },

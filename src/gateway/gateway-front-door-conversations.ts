@@ -22,6 +22,8 @@ import { visibleKey } from './gateway-front-door-restore.js';
  * (at most {@link MAX_LOOKUPS}), never a scan of the sessions:
  *
  * - the newest turn held by exactly one session names it;
+ * - a turn held by more sessions than one lookup reads (a short answer many conversations share)
+ *   narrows nothing: earlier turns decide, and the session they name must hold it too;
  * - held by several (two conversations whose visible turns are identical so far), earlier turns
  *   narrow the candidates; still several, no session is used: reasoning is restored only from
  *   the one conversation the history can belong to, never from a look-alike;
@@ -71,20 +73,28 @@ export async function findConversation(
 ): Promise<FoundConversation> {
   const turns = history.filter((message): message is AssistantMessage => message.role === 'assistant');
   let candidates: string[] | null = null;
+  // Turns held by more sessions than one lookup reads: every candidate must hold them too.
+  const shared: string[] = [];
   let lookups = 0;
   for (let position = turns.length - 1; position >= 0 && lookups < MAX_LOOKUPS; position -= 1) {
     lookups += 1;
-    const holders = (
-      await index.store.sessionsWithTurn(
-        turnFingerprint(caller, turns[position] as AssistantMessage, door),
-        CANDIDATES_PER_LOOKUP,
-      )
-    ).filter((id) => sessionOwner(id) === owner);
+    const fingerprint = turnFingerprint(caller, turns[position] as AssistantMessage, door);
+    const read = await index.store.sessionsWithTurn(fingerprint, CANDIDATES_PER_LOOKUP);
+    // A full read may leave holders out: it narrows nothing, and is checked per candidate below.
+    if (read.length >= CANDIDATES_PER_LOOKUP) {
+      shared.push(fingerprint);
+      continue;
+    }
+    const holders = read.filter((id) => sessionOwner(id) === owner);
     if (holders.length === 0) continue;
     candidates = candidates === null ? holders : candidates.filter((id) => holders.includes(id));
     if (candidates.length <= 1) break;
   }
-  if (candidates !== null && candidates.length === 1) return { id: candidates[0] as string, matched: true };
+  if (candidates !== null && candidates.length === 1) {
+    const id = candidates[0] as string;
+    if (await holdsAll(index.store, id, shared)) return { id, matched: true };
+    return { id: newOwnedSessionId(owner, new Date()), matched: false };
+  }
   if (candidates !== null && candidates.length > 1) {
     index.logger.info(
       { sessions: candidates.length },
@@ -92,6 +102,12 @@ export async function findConversation(
     );
   }
   return { id: newOwnedSessionId(owner, new Date()), matched: false };
+}
+
+/** Whether the session holds every turn of `fingerprints` (one indexed read each). */
+async function holdsAll(store: SessionStore, sessionId: string, fingerprints: readonly string[]): Promise<boolean> {
+  for (const fingerprint of fingerprints) if (!(await store.sessionHoldsTurn(sessionId, fingerprint))) return false;
+  return true;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Message } from '../core/message.js';
 import type { CarrierDecision } from '../runtime/runtime-client-turn.js';
 import type { EchoedTurn } from './gateway-front-door-handles.js';
-import type { SessionStore } from '../storage/session-store.js';
+import type { SessionRecord, SessionStore } from '../storage/session-store.js';
 import { ARCHIVED_KEY } from '../storage/session-archive.js';
 import { storedTurnsOf, visibleKey, type StoredTurns } from './gateway-front-door-restore.js';
 
@@ -67,6 +67,8 @@ export interface TranslatedPrefix {
 /** The cached copy of one session. */
 export interface SessionCopy {
   version: number;
+  /** The session's record as the last {@link FrontDoorSessionCopies.read} found it. */
+  record: SessionRecord;
   /** Every stored message, archived ones included (`listMessages` with `includeArchived`). */
   stored: Message[];
   turns: StoredTurns;
@@ -107,6 +109,7 @@ export class FrontDoorSessionCopies {
     }
     const kept = this.entries.get(sessionId);
     if (kept && kept.version === session.version) {
+      kept.record = session;
       this.touch(sessionId, kept);
       return kept;
     }
@@ -115,9 +118,20 @@ export class FrontDoorSessionCopies {
     const current = this.entries.get(sessionId);
     if (current && current.version >= session.version) return current;
     // The session changed in a way this process did not follow: its translation goes too.
-    const copy: SessionCopy = { version: session.version, stored, turns: storedTurnsOf(stored), translated: undefined };
+    const copy: SessionCopy = {
+      version: session.version,
+      record: session,
+      stored,
+      turns: storedTurnsOf(stored),
+      translated: undefined,
+    };
     this.keep(sessionId, copy);
     return copy;
+  }
+
+  /** The kept copy, not checked against the store (the mirror's write checks its version). */
+  kept(sessionId: string): SessionCopy | undefined {
+    return this.entries.get(sessionId);
   }
 
   /**

@@ -97,9 +97,11 @@ export async function openClientHistory(
   keyring: HandleKeyring,
   route: HandleRouteFacts,
   from = 0,
+  refreshed = false,
 ): Promise<CarrierDecision[]> {
   const decisions: CarrierDecision[] = [];
-  if (history.echoes.size > 0) await keyring.refresh();
+  // The keys are read once per request: `refreshed` when the caller read them already.
+  if (history.echoes.size > 0 && !refreshed) await keyring.refresh();
   for (const [index, turn] of history.echoes) {
     if (index < from) continue;
     const echoed = history.messages[index] as AssistantMessage;

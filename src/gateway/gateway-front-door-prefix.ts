@@ -51,7 +51,8 @@ export async function translateClientHistory(input: TranslationInput): Promise<T
   const { history, purpose, copy, source } = input;
   // The keys are read first: handles opened under another set of keys (one retired since) are
   // opened again, so a retired key opens nothing from the moment it is retired (SPEC §23.3).
-  if (purpose !== null && copy) await input.keyring.refresh();
+  const refreshed = purpose !== null && copy !== null;
+  if (refreshed) await input.keyring.refresh();
   const facts = `${purpose ?? ''}\n${input.route.api}\n${JSON.stringify(input.route.origin)}\n${input.keyring.generation}`;
   // The messages as parsed, before opening and restoring replace them.
   const inputs: TranslatedInput[] =
@@ -69,7 +70,7 @@ export async function translateClientHistory(input: TranslationInput): Promise<T
   const kept = earlier?.messages.slice(0, reused) ?? [];
   const opened = kept.flatMap((message) => message.opened);
   if (purpose !== null) {
-    opened.push(...(await openClientHistory(history, purpose, input.keyring, input.route, reused)));
+    opened.push(...(await openClientHistory(history, purpose, input.keyring, input.route, reused, refreshed)));
   }
   const restored = kept.flatMap((message) => message.restored);
   if (!source) return { opened, restored, reused, prefix: undefined };

@@ -116,14 +116,17 @@ export async function mirrorClientTurn(
 const MIRROR_ATTEMPTS = 10;
 
 /**
- * The mirror's one write. The stored messages are read first; the write holds only while the
- * session is at the version read and no other live turn holds its lease, else it waits a little
- * (another process's append finishing) and reads again.
+ * The mirror's one write. The stored messages are the gateway's copy (first attempt) or read;
+ * the write holds only while the session is at that version and no other live turn holds its
+ * lease, else it waits a little (another process's append finishing) and reads again.
  */
 async function storeMirror(store: SessionStore, turn: MirroredTurn): Promise<void> {
   const { sessionId: _sessionId, ...record } = turn.record;
   for (let attempt = 1; ; attempt += 1) {
-    const { version, stored } = await storedHistory(store, turn);
+    const kept = attempt === 1 ? turn.copies?.kept(turn.sessionId) : undefined;
+    const { version, stored } = kept
+      ? { version: kept.version, stored: liveMessages(kept) }
+      : await storedHistory(store, turn);
     const messages = [...newMessages(stored, turn.history), turn.answer];
     try {
       const written = await store.writeTurn(turn.sessionId, {
@@ -138,6 +141,8 @@ async function storeMirror(store: SessionStore, turn: MirroredTurn): Promise<voi
       if (version !== undefined) turn.copies?.appended(turn.sessionId, version, written.version, messages);
       return;
     } catch (error) {
+      // A write from the unchecked copy that failed is tried again at once from the store.
+      if (kept) continue;
       const again = error instanceof SessionBusyError || error instanceof SessionChangedError;
       if (!again || attempt >= MIRROR_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
@@ -150,8 +155,11 @@ async function storedHistory(
   store: SessionStore,
   turn: MirroredTurn,
 ): Promise<{ version: number | undefined; stored: readonly Message[] }> {
-  const copy = turn.copies ? await turn.copies.read(store, turn.sessionId) : null;
-  if (copy) return { version: copy.version, stored: liveMessages(copy) };
+  if (turn.copies) {
+    // Null: the store does not hold the session (the write creates it).
+    const copy = await turn.copies.read(store, turn.sessionId);
+    return copy ? { version: copy.version, stored: liveMessages(copy) } : { version: undefined, stored: [] };
+  }
   const session = await store.getSession(turn.sessionId);
   return { version: session?.version, stored: await store.listMessages(turn.sessionId) };
 }

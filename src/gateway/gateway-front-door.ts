@@ -133,6 +133,8 @@ export async function runFrontDoorTurn(
   const result = await runClientToolsTurn({
     store: gateway.store,
     sessionId,
+    // The record the copy was just checked against (null: the mirror write creates the session).
+    ...(target ? { session: copy?.record ?? null } : {}),
     route: route.route,
     apiKey: route.apiKey,
     fetch: route.fetch,

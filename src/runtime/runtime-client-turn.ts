@@ -7,7 +7,7 @@ import type { FinishReason, Usage } from '../core/usage.js';
 import type { Logger } from '../logging/logger.js';
 import { estimateMessageTokens, withoutDuplicateToolCalls } from '../replay/replay-recovery.js';
 import type { CarrierDecision } from '../replay/replay-route-profile.js';
-import type { SessionStore } from '../storage/session-store.js';
+import type { SessionRecord, SessionStore } from '../storage/session-store.js';
 import { mergeModelConfig } from '../storage/session-store-rules.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
 import { continueIncompleteTurn } from './runtime-continuation.js';
@@ -52,6 +52,8 @@ export interface ClientToolsTurnInput {
   store: SessionStore;
   /** The session this turn is mirrored into; undefined for a stateless turn. */
   sessionId: string | undefined;
+  /** The session's record when the caller has just read it (null: the store does not hold it). */
+  session?: SessionRecord | null;
   route: Route;
   apiKey: string | undefined;
   fetch?: typeof globalThis.fetch | undefined;
@@ -94,7 +96,12 @@ export const STATELESS_TURN = '(stateless)';
 /** Runs the turn; provider failures are thrown as in `runAgentTurn` (typed `ApiError`s). */
 export async function runClientToolsTurn(input: ClientToolsTurnInput): Promise<ClientToolsTurnResult> {
   const sessionId = input.sessionId ?? STATELESS_TURN;
-  const session = input.sessionId === undefined ? null : await input.store.getSession(input.sessionId);
+  const session =
+    input.sessionId === undefined
+      ? null
+      : input.session !== undefined
+        ? input.session
+        : await input.store.getSession(input.sessionId);
   // A named session the store does not hold yet is created by the caller's mirror write, with
   // what this turn learned (`modelConfig`); until then the turn runs as a stateless one does.
   const store = session ? input.store : statelessStore(input.store, sessionId);

@@ -360,6 +360,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
         .sort((a, b) => b[1] - a[1])
         .slice(0, limit)
         .map(([sessionId]) => sessionId),
+    sessionHoldsTurn: async (sessionId, fingerprint) => turnFingerprints.get(fingerprint)?.has(sessionId) === true,
 
     acquireLease: async (sessionId, claim) => {
       requireSession(sessionId);

@@ -141,6 +141,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (user_name, window_start)
   );
   `,
+  // 8: the newest holders of a fingerprint read from the index alone: a turn many conversations
+  // share (a short "Done.") is held by many sessions, and the lookup reads only the few it needs.
+  `
+  CREATE INDEX turn_fingerprints_newest ON turn_fingerprints (fingerprint, noted_at DESC, session_id COLLATE "C");
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -414,6 +414,8 @@ export function openPostgresSessionStore(url: string, options: PostgresSessionSt
     },
     sessionsWithTurn: async (fingerprint, limit) =>
       (await run<{ session_id: string }>(SQL.sessionsWithTurn, [fingerprint, limit])).rows.map((row) => row.session_id),
+    sessionHoldsTurn: async (sessionId, fingerprint) =>
+      ((await run(SQL.sessionHoldsTurn, [fingerprint, sessionId])).rowCount ?? 0) > 0,
 
     acquireLease: async (sessionId, claim) =>
       transaction(async (client) => {

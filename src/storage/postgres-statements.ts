@@ -163,6 +163,10 @@ export const SQL = {
     'sessions_with_turn',
     'SELECT session_id FROM turn_fingerprints WHERE fingerprint = $1 ORDER BY noted_at DESC, session_id COLLATE "C" LIMIT $2',
   ),
+  sessionHoldsTurn: query(
+    'session_holds_turn',
+    'SELECT 1 FROM turn_fingerprints WHERE fingerprint = $1 AND session_id = $2',
+  ),
 } as const;
 
 /** A session row with its message count. */

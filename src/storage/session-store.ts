@@ -300,6 +300,8 @@ export interface SessionStore extends GatewayUserStore {
   addTurnFingerprint(sessionId: string, fingerprint: string): Promise<void>;
   /** The sessions holding a turn of `fingerprint` (at most `limit`, most recently noted first): one indexed read. */
   sessionsWithTurn(fingerprint: string, limit: number): Promise<string[]>;
+  /** Whether the session holds a turn of `fingerprint`: one indexed read. */
+  sessionHoldsTurn(sessionId: string, fingerprint: string): Promise<boolean>;
 
   /**
    * Takes the session's lease (SPEC §23.6: one writer per session across processes) or throws

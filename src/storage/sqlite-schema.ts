@@ -146,6 +146,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (user_name, window_start)
   );
   `,
+  // 10: the newest holders of a fingerprint read from the index alone: a turn many conversations
+  // share (a short "Done.") is held by many sessions, and the lookup reads only the few it needs.
+  `
+  CREATE INDEX turn_fingerprints_newest ON turn_fingerprints(fingerprint, noted_at DESC, session_id);
+  `,
 ];
 
 /** The tables of the current schema (a database lacking one is refused at open). */

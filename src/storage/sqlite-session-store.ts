@@ -424,6 +424,8 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     },
     sessionsWithTurn: async (fingerprint, limit) =>
       statements.sessionsWithTurn.all(fingerprint, limit).map((row) => row.session_id),
+    sessionHoldsTurn: async (sessionId, fingerprint) =>
+      statements.sessionHoldsTurn.get(fingerprint, sessionId) !== undefined,
 
     acquireLease: async (sessionId, claim) => acquireLease.immediate(sessionId, claim),
     renewLease: async (sessionId, leaseId, ttlMs) => renewLease.immediate(sessionId, leaseId, ttlMs),

@@ -310,5 +310,8 @@ export function prepareStatements(database: Database.Database) {
     sessionsWithTurn: database.prepare<[string, number], { session_id: string }>(
       'SELECT session_id FROM turn_fingerprints WHERE fingerprint = ? ORDER BY noted_at DESC, session_id LIMIT ?',
     ),
+    sessionHoldsTurn: database.prepare<[string, string], { held: number }>(
+      'SELECT 1 AS held FROM turn_fingerprints WHERE fingerprint = ? AND session_id = ?',
+    ),
   };
 }

@@ -114,6 +114,22 @@ describe('which conversation a request continues', () => {
     expect(await store.listRequests(third!)).toHaveLength(1);
   });
 
+  it('an answer many conversations share (more than one lookup reads) leaves each conversation in its own session', async () => {
+    const { gateway, store } = await doors.gateway(['deepseek']);
+    const conversations = Array.from({ length: 6 }, () => geminiDoorConversation(gateway.url, 'deepseek'));
+    // Each reads its own file, then asks the same question: the emulator's answer to it is the same text.
+    for (const [index, conversation] of conversations.entries()) {
+      await conversation.turn(`read the file notes-${index}.txt`, { stream: false });
+      await conversation.turn('ok', { stream: false });
+    }
+    for (const conversation of conversations) {
+      asResumedByGeminiCli(conversation.contents);
+      const [answer] = await conversation.turn('thanks', { stream: true });
+      expect(answer?.text).toContain('Reasoning continuity: intact (3/3).');
+    }
+    expect(await store.listSessions()).toHaveLength(6);
+  });
+
   it('a conversation resumed on another gateway of the same store is found there: the index lives in the store', async () => {
     const first = await doors.gateway(['deepseek']);
     const second = await doors.gateway(['deepseek'], { store: first.store });

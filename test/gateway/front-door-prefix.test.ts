@@ -96,7 +96,7 @@ async function translateBoth(conversation: Conversation, origin: OriginStamp) {
   const reusing = await translate(incremental, copy, keyring, origin);
   if (reusing.prefix) copies.translated(sessionId, reusing.prefix);
   const stored = await store.listMessages(sessionId, { includeArchived: true });
-  const fresh: SessionCopy = { version: 0, stored, turns: storedTurnsOf(stored), translated: undefined };
+  const fresh: SessionCopy = { ...copy, version: 0, stored, turns: storedTurnsOf(stored), translated: undefined };
   const full = parsed(conversation.request);
   const whole = await translate(full, fresh, keyring, origin);
   return { incremental, reusing, full, whole };

@@ -20,6 +20,9 @@ export function runTurnFingerprintConformance(current: () => SessionStore): void
       expect(await store.sessionsWithTurn('f-1', 5)).toEqual(['fp-second', 'fp-first']);
       expect(await store.sessionsWithTurn('f-1', 1)).toEqual(['fp-second']);
       expect(await store.sessionsWithTurn('f-2', 5)).toEqual(['fp-second']);
+      expect(await store.sessionHoldsTurn(first.id, 'f-1')).toBe(true);
+      expect(await store.sessionHoldsTurn(first.id, 'f-2')).toBe(false);
+      expect(await store.sessionHoldsTurn('fp-none', 'f-1')).toBe(false);
     });
 
     it('notes a pair once, and forgets a deleted session', async () => {
@@ -30,6 +33,7 @@ export function runTurnFingerprintConformance(current: () => SessionStore): void
       expect(await store.sessionsWithTurn('f-3', 5)).toEqual(['fp-once']);
       await store.deleteSession(session.id);
       expect(await store.sessionsWithTurn('f-3', 5)).toEqual([]);
+      expect(await store.sessionHoldsTurn(session.id, 'f-3')).toBe(false);
     });
 
     it('notes the fingerprints of a turn write in its commit, and none when the write is refused', async () => {
