@@ -1,3 +1,4 @@
+import { FrontDoorBodies } from './gateway-front-door-body.js';
 import { Hono, type Context } from 'hono';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../core/json.js';
@@ -77,6 +78,7 @@ export function createGatewayApp(options: GatewayOptions): Hono<GatewayEnv> {
     statelessMemory: new StatelessTurnMemory(),
     keyRequired: Boolean(token),
     copies: new FrontDoorSessionCopies(options.warmSessions === false ? { maxSessions: 0 } : options.warmSessions),
+    bodies: new FrontDoorBodies(options.warmSessions === false ? 0 : undefined),
     onHandles: metrics && ((decisions) => metrics.handles(decisions)),
   };
 

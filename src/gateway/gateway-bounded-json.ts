@@ -1,4 +1,5 @@
 import { badRequest, GatewayHttpError } from './gateway-errors.js';
+import { parseJsonPieces, scanJsonBytes, type PiecesMemory } from './gateway-json-pieces.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
 
 /**
@@ -92,18 +93,41 @@ export function parseBoundedJson(text: string, bounds: JsonBodyBounds = DEFAULT_
   }
 }
 
+/** Bodies from this size on are parsed in pieces (gateway-json-pieces.ts). */
+export const PIECES_FROM_BYTES = 64 * 1024;
+
+/**
+ * {@link parseBoundedJson} from the body's bytes: the same value and the same errors. A large
+ * body is parsed in pieces, without decoding it into one string (gateway-json-pieces.ts).
+ */
+export function parseBoundedJsonBytes(
+  bytes: Buffer,
+  bounds: JsonBodyBounds = DEFAULT_JSON_BODY_BOUNDS,
+  memory?: { previous: PiecesMemory | undefined; remember: (memory: PiecesMemory) => void },
+): unknown {
+  if (bytes.byteLength < PIECES_FROM_BYTES) return parseBoundedJson(bytes.toString('utf8'), bounds);
+  const layout = scanJsonBytes(bytes, bounds);
+  const value = layout ? parseJsonPieces(bytes, layout, memory?.previous, memory?.remember) : undefined;
+  if (value !== undefined) return value;
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    throw badRequest('the request body is not valid JSON', null, 'invalid_json');
+  }
+}
+
 /**
  * Reads and parses a request's JSON body within `bounds`: 413 past `maxBytes` (reading stops
  * there), 400 past the depth or value bound (before parsing), 400 for text that is not JSON.
  * `empty` is what an empty body means (undefined: an empty body is not JSON, 400).
  */
 export async function readJsonBody(
-  source: Pick<ChatRequestSource, 'text'>,
+  source: Pick<ChatRequestSource, 'bytes'>,
   options: { bounds?: JsonBodyBounds; empty?: unknown } = {},
 ): Promise<unknown> {
   const bounds = options.bounds ?? DEFAULT_JSON_BODY_BOUNDS;
-  const text = await source.text(bounds.maxBytes);
-  if (text === null) {
+  const bytes = await source.bytes(bounds.maxBytes);
+  if (bytes === null) {
     throw new GatewayHttpError(
       413,
       `the request body is larger than ${formatBytes(bounds.maxBytes)}; send only the new user message`,
@@ -111,10 +135,20 @@ export async function readJsonBody(
       'request_too_large',
     );
   }
-  if (options.empty !== undefined && text.trim() === '') return options.empty;
-  return parseBoundedJson(text, bounds);
+  if (options.empty !== undefined && blankBody(bytes)) return options.empty;
+  return parseBoundedJsonBytes(bytes, bounds);
 }
 
 function formatBytes(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`;
+}
+
+/** Whether the body is empty or only whitespace, as `String.prototype.trim` reads it. */
+function blankBody(bytes: Buffer): boolean {
+  for (const code of bytes) {
+    if (code === 0x20 || (code >= 0x09 && code <= 0x0d)) continue;
+    // Other whitespace `trim` removes (U+00A0, U+FEFF, …) is not ASCII: read it as text.
+    return code < 0x80 ? false : bytes.toString('utf8').trim() === '';
+  }
+  return true;
 }

@@ -79,7 +79,7 @@ export async function serveFrontDoor<Parsed extends ParsedFrontDoorRequest>(
 ): Promise<Response> {
   let apiKey: string | undefined;
   try {
-    const parsed = handler.parse(body === undefined ? await readFrontDoorBody(source) : body);
+    const parsed = handler.parse(body === undefined ? await readFrontDoorBody(source, context.bodies) : body);
     noteOmittedTools(context, parsed.omittedTools ?? []);
     // A user's session ids lie in its own namespace (SPEC §26.10): another user's id is another session.
     const named = clientSessionId((name) => source.header(name));

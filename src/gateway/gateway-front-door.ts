@@ -1,3 +1,4 @@
+import type { FrontDoorBodies } from './gateway-front-door-body.js';
 import type { AssistantMessage } from '../core/message.js';
 import type { ReasoningOptions } from '../core/reasoning-options.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
@@ -91,6 +92,8 @@ export interface FrontDoorContext {
   keyRequired: boolean;
   /** Front-door sessions' stored copies and translated histories (gateway-front-door-copies.ts). */
   copies: FrontDoorSessionCopies;
+  /** Each client conversation's last body, parsed (gateway-front-door-body.ts); absent: none kept. */
+  bodies?: FrontDoorBodies;
   /** Told the decisions about the handles each request's history came with (the gateway's metrics). */
   onHandles?: ((decisions: readonly CarrierDecision[]) => void) | undefined;
 }

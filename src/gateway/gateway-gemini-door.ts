@@ -232,6 +232,10 @@ class GoogleKeyRequestSource implements ChatRequestSource {
     return this.source.text(maxBytes);
   }
 
+  bytes(maxBytes: number): Promise<Buffer | null> {
+    return this.source.bytes(maxBytes);
+  }
+
   eventBody(onCancel: () => void): ReturnType<ChatRequestSource['eventBody']> {
     return this.source.eventBody(onCancel);
   }

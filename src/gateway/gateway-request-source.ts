@@ -17,6 +17,8 @@ export interface ChatRequestSource {
   header(name: string): string | null;
   /** The body as UTF-8 text, or null once it exceeds `maxBytes` (reading stops there). */
   text(maxBytes: number): Promise<string | null>;
+  /** The body's bytes, or null once it exceeds `maxBytes` (reading stops there). */
+  bytes(maxBytes: number): Promise<Buffer | null>;
   /** Aborts when the client goes away before the response finished. */
   readonly signal: AbortSignal;
   /**
@@ -63,10 +65,14 @@ class WebRequestSource implements ChatRequestSource {
   }
 
   async text(maxBytes: number): Promise<string | null> {
+    return (await this.bytes(maxBytes))?.toString('utf8') ?? null;
+  }
+
+  async bytes(maxBytes: number): Promise<Buffer | null> {
     const { request } = this;
     const declared = Number(request.headers.get('content-length') ?? '0');
     if (declared > maxBytes) return null;
-    if (!request.body) return '';
+    if (!request.body) return Buffer.alloc(0);
     const reader = request.body.getReader();
     const chunks: Uint8Array[] = [];
     let total = 0;
@@ -80,7 +86,7 @@ class WebRequestSource implements ChatRequestSource {
       }
       chunks.push(value);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   }
 }
 
@@ -137,7 +143,11 @@ class NodeRequestSource implements ChatRequestSource {
     return this.controller;
   }
 
-  text(maxBytes: number): Promise<string | null> {
+  async text(maxBytes: number): Promise<string | null> {
+    return (await readIncoming(this.incoming, maxBytes))?.toString('utf8') ?? null;
+  }
+
+  bytes(maxBytes: number): Promise<Buffer | null> {
     return readIncoming(this.incoming, maxBytes);
   }
 
@@ -150,9 +160,9 @@ class NodeRequestSource implements ChatRequestSource {
  * Reads the body up to `maxBytes`. Past the cap the rest is left unread (the adapter drains it
  * once the response finished), so the 413 answer still goes out on the open connection.
  */
-function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<string | null> {
+function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
   if (Number(incoming.headers['content-length'] ?? '0') > maxBytes) return Promise.resolve(null);
-  if (incoming.readableEnded) return Promise.resolve('');
+  if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -174,7 +184,7 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<stri
     };
     const onEnd = () => {
       cleanup();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
     };
     const onError = (error: Error) => {
       cleanup();

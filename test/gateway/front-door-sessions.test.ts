@@ -64,6 +64,26 @@ describe('front-door sessions', () => {
     ]);
   });
 
+  it('a conversation past 64 KiB (its bodies parsed in pieces, repeated messages reused) keeps every turn; a tampered handle in it is still dropped', async () => {
+    const sessionId = 'large-body-1';
+    const { gateway, store, upstreams } = await doors.gateway(['deepseek']);
+    const chat = messagesConversation(doors.anthropic(gateway, { 'x-claude-code-session-id': sessionId }), 'deepseek');
+    const notes = `notes ${'lorem ipsum é 🙂 "quoted" \\ '.repeat(3000)}`;
+    await chat.turn(`remember these ${notes}`, { stream: false });
+    await chat.turn('read the file notes.txt', { stream: true });
+    const thinking = (chat.messages[1]?.content as Anthropic.ContentBlockParam[])[0] as Anthropic.ThinkingBlockParam;
+    thinking.signature = `${thinking.signature.slice(0, -6)}AAAAAA`;
+    const [answer] = await chat.turn('thanks', { stream: false });
+    expect(messageText(answer!)).toContain('Reasoning continuity: intact (3/3).');
+    expect(statuses(upstreams['deepseek']!)).toEqual([200, 200, 200, 200]);
+    const stored = await store.listMessages(sessionId);
+    expect(stored[0]?.content).toBe(`remember these ${notes}`);
+    const last = (await requestsOf(gateway.url, sessionId)).at(-1);
+    expect(last?.decisions).toContainEqual(
+      expect.objectContaining({ messageIndex: 1, field: 'handle content[0].signature', action: 'dropped' }),
+    );
+  });
+
   it('a tampered handle is dropped, the turn still answers, and the inspector shows why', async () => {
     const sessionId = 'tampered-1';
     const { gateway, upstreams } = await doors.gateway(['deepseek']);
