@@ -1,4 +1,3 @@
-import type { JsonBodyBounds } from './gateway-bounded-json.js';
 import { badRequest } from './gateway-errors.js';
 
 /**
@@ -53,7 +52,7 @@ interface Layout {
  * Scans `bytes` for its depth and value count (throwing the 400 `checkJsonBounds` throws, at the
  * same point) and, on the way, for the top-level layout.
  */
-export function scanJsonBytes(bytes: Buffer, bounds: Pick<JsonBodyBounds, 'maxDepth' | 'maxValues'>): Layout | null {
+export function scanJsonBytes(bytes: Buffer, bounds: { maxDepth: number; maxValues: number }): Layout | null {
   let depth = 0;
   let values = 1;
   let plain = true;
