@@ -73,6 +73,11 @@ export interface SessionCopy {
   stored: Message[];
   turns: StoredTurns;
   translated: TranslatedPrefix | undefined;
+  /**
+   * The client turns (system messages left out) the last mirror lined up with the stored live
+   * turns, by object: the stored turn at each position equals the client turn there.
+   */
+  mirrored?: readonly Message[] | undefined;
 }
 
 /** The live history of a copy: what `listMessages` returns without `includeArchived`. */
@@ -138,7 +143,13 @@ export class FrontDoorSessionCopies {
    * After the mirror's write: `appended` went in at `fromVersion` and left `toVersion`. The kept
    * copy follows when it was at `fromVersion`; otherwise it is dropped (read again next time).
    */
-  appended(sessionId: string, fromVersion: number, toVersion: number, appended: readonly Message[]): void {
+  appended(
+    sessionId: string,
+    fromVersion: number,
+    toVersion: number,
+    appended: readonly Message[],
+    mirrored?: readonly Message[],
+  ): void {
     const copy = this.entries.get(sessionId);
     if (!copy) return;
     if (copy.version !== fromVersion) {
@@ -154,6 +165,7 @@ export class FrontDoorSessionCopies {
       copy.turns.keys.push(visibleKey(message));
     }
     copy.version = toVersion;
+    copy.mirrored = mirrored;
     this.messageTotal += copies.length;
     this.touch(sessionId, copy);
     this.trim();

@@ -124,10 +124,11 @@ async function storeMirror(store: SessionStore, turn: MirroredTurn): Promise<voi
   const { sessionId: _sessionId, ...record } = turn.record;
   for (let attempt = 1; ; attempt += 1) {
     const kept = attempt === 1 ? turn.copies?.kept(turn.sessionId) : undefined;
-    const { version, stored } = kept
-      ? { version: kept.version, stored: liveMessages(kept) }
+    const { version, stored, known } = kept
+      ? { version: kept.version, stored: liveMessages(kept), known: kept.mirrored }
       : await storedHistory(store, turn);
-    const messages = [...newMessages(stored, turn.history), turn.answer];
+    const plan = mirrorPlan(stored, turn.history, known);
+    const messages = [...plan.messages, turn.answer];
     try {
       const written = await store.writeTurn(turn.sessionId, {
         acquireLease: claimForThisProcess(GATEWAY_LEASE_OWNER),
@@ -138,7 +139,9 @@ async function storeMirror(store: SessionStore, turn: MirroredTurn): Promise<voi
         fingerprints: turn.fingerprints ?? [],
         releaseLease: true,
       });
-      if (version !== undefined) turn.copies?.appended(turn.sessionId, version, written.version, messages);
+      if (version !== undefined) {
+        turn.copies?.appended(turn.sessionId, version, written.version, messages, plan.aligned);
+      }
       return;
     } catch (error) {
       // A write from the unchecked copy that failed is tried again at once from the store.
@@ -154,11 +157,13 @@ async function storeMirror(store: SessionStore, turn: MirroredTurn): Promise<voi
 async function storedHistory(
   store: SessionStore,
   turn: MirroredTurn,
-): Promise<{ version: number | undefined; stored: readonly Message[] }> {
+): Promise<{ version: number | undefined; stored: readonly Message[]; known?: readonly Message[] | undefined }> {
   if (turn.copies) {
     // Null: the store does not hold the session (the write creates it).
     const copy = await turn.copies.read(store, turn.sessionId);
-    return copy ? { version: copy.version, stored: liveMessages(copy) } : { version: undefined, stored: [] };
+    return copy
+      ? { version: copy.version, stored: liveMessages(copy), known: copy.mirrored }
+      : { version: undefined, stored: [] };
   }
   const session = await store.getSession(turn.sessionId);
   return { version: session?.version, stored: await store.listMessages(turn.sessionId) };
@@ -176,18 +181,37 @@ function newSessionFields(turn: MirroredTurn): Omit<NewSession, 'id'> {
 
 /** The client's messages the session does not hold yet (rule in the module comment). */
 export function newMessages(stored: readonly Message[], client: readonly Message[]): Message[] {
+  return mirrorPlan(stored, client, undefined).messages;
+}
+
+/**
+ * {@link newMessages}, and whether the client's turns (system messages left out) now line up
+ * with the stored ones position by position (`aligned`: what the session's copy keeps as
+ * `mirrored`). `known`: the client turns an earlier mirror lined up, by object; a turn that is
+ * the same object at the same position equals its stored turn and is not compared again.
+ */
+function mirrorPlan(
+  stored: readonly Message[],
+  client: readonly Message[],
+  known: readonly Message[] | undefined,
+): { messages: Message[]; aligned: readonly Message[] | undefined } {
   const storedTurns = stored.filter((message) => message.role !== 'system');
   const clientTurns = client.filter((message) => message.role !== 'system');
-  if (storedTurns.length === 0) return stored.length === 0 ? [...client] : clientTurns;
+  if (storedTurns.length === 0) {
+    return { messages: stored.length === 0 ? [...client] : clientTurns, aligned: clientTurns };
+  }
   const prefix =
     storedTurns.length <= clientTurns.length &&
-    storedTurns.every((message, index) => sameTurn(message, clientTurns[index] as Message));
-  if (prefix) return clientTurns.slice(storedTurns.length);
+    storedTurns.every((message, index) => {
+      const turn = clientTurns[index] as Message;
+      return (known !== undefined && known[index] === turn) || sameTurn(message, turn);
+    });
+  if (prefix) return { messages: clientTurns.slice(storedTurns.length), aligned: clientTurns };
   let lastAssistant = -1;
   clientTurns.forEach((message, index) => {
     if (message.role === 'assistant') lastAssistant = index;
   });
-  return clientTurns.slice(lastAssistant + 1);
+  return { messages: clientTurns.slice(lastAssistant + 1), aligned: undefined };
 }
 
 function sameTurn(stored: Message, client: Message): boolean {
