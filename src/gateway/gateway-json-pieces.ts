@@ -228,7 +228,8 @@ function sameBytes(
   return to - from === end - start && bytes.compare(previous.memory.bytes, from, to, start, end) === 0;
 }
 
-function deepFreeze(value: unknown): unknown {
+/** `value`, every object and array in it frozen. */
+export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
   for (const inner of Object.values(value)) deepFreeze(inner);
   return Object.freeze(value);

@@ -1,9 +1,15 @@
 import { isJsonObject, type JsonObject } from '../core/json.js';
-import type { AssistantMessage, ContentPart, ToolCall } from '../core/message.js';
+import type { AssistantMessage, ContentPart, Message, ToolCall } from '../core/message.js';
 import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-options.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import { badRequest, echoed } from './gateway-errors.js';
-import { addClientSystemText, type ClientHistory, type EchoedReasoning } from './gateway-front-door-handles.js';
+import {
+  addClientSystemText,
+  type ClientHistory,
+  type EchoedReasoning,
+  type EchoedTurn,
+} from './gateway-front-door-handles.js';
+import { deepFreeze } from './gateway-json-pieces.js';
 
 /**
  * Reading an Anthropic Messages request (`POST /v1/messages`, WIRE §2.1) into canonical history
@@ -26,6 +32,10 @@ import { addClientSystemText, type ClientHistory, type EchoedReasoning } from '.
  * - `thinking` chooses reasoning for the turn (`disabled` turns it off, `budget_tokens` sets the
  *   budget) and `output_config.effort` its effort; `max_tokens`, `tool_choice`, `temperature`
  *   and the like are left to the route.
+ *
+ * A message the body parser froze (one a conversation's next body repeats, gateway-json-pieces.ts)
+ * is read once: what it read as is kept with it (frozen too) and taken again, the same objects,
+ * by every later request that repeats it, so what is keyed by message downstream finds it.
  */
 
 /** A parsed Messages request. */
@@ -54,7 +64,7 @@ export function parseMessagesRequest(body: unknown): MessagesRequest {
   const history: ClientHistory = { messages: [], echoes: new Map() };
   const system = systemText(body['system']);
   if (system) history.messages.push({ role: 'system', content: system });
-  joinedAssistantTurns(messages).forEach(({ message, index }) => addMessage(history, message, index));
+  joinedAssistantTurns(messages).forEach(({ message, index }) => addMessageOnce(history, message, index));
   return {
     model,
     stream: body['stream'] === true,
@@ -92,6 +102,35 @@ function systemText(system: unknown): string {
     .filter((block): block is JsonObject => isJsonObject(block) && typeof block['text'] === 'string')
     .map((block) => block['text'] as string)
     .join('\n\n');
+}
+
+/** What a frozen message read as: its messages, and its echoes by position among them. */
+const readMessages = new WeakMap<object, { messages: readonly Message[]; echoes: readonly [number, EchoedTurn][] }>();
+
+/**
+ * {@link addMessage}, read once per frozen message (see the file comment). A system message is
+ * always read again: where its text goes depends on the messages before it.
+ */
+function addMessageOnce(history: ClientHistory, message: unknown, index: number): void {
+  if (!isJsonObject(message) || !Object.isFrozen(message) || message['role'] === 'system') {
+    addMessage(history, message, index);
+    return;
+  }
+  const offset = history.messages.length;
+  const known = readMessages.get(message);
+  if (known) {
+    history.messages.push(...known.messages);
+    for (const [position, echo] of known.echoes) history.echoes.set(offset + position, echo);
+    return;
+  }
+  addMessage(history, message, index);
+  const messages = history.messages.slice(offset);
+  const echoes: [number, EchoedTurn][] = [];
+  for (let position = 0; position < messages.length; position += 1) {
+    const echo = history.echoes.get(offset + position);
+    if (echo) echoes.push([position, echo]);
+  }
+  readMessages.set(message, deepFreeze({ messages, echoes }));
 }
 
 function addMessage(history: ClientHistory, message: unknown, index: number): void {

@@ -6,6 +6,7 @@ import {
   PIECES_FROM_BYTES,
 } from '../../src/gateway/gateway-bounded-json.js';
 import { FrontDoorBodies } from '../../src/gateway/gateway-front-door-body.js';
+import { parseMessagesRequest } from '../../src/gateway/gateway-messages-request.js';
 import { parseJsonPieces, scanJsonBytes, type PiecesMemory } from '../../src/gateway/gateway-json-pieces.js';
 
 /**
@@ -189,4 +190,34 @@ describe('JSON bodies parsed in pieces', () => {
     expect(bodies.take('f')).toBeUndefined();
     expect(bodies.take('e')?.bytes.byteLength).toBe(200);
   });
+
+  it('the Messages door reads a frozen (repeated) message once: the same messages and echoes each time', () => {
+    const assistant = deepFrozen({
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'plan', signature: 'sig' },
+        { type: 'text', text: 'done' },
+      ],
+    });
+    const user = deepFrozen({ role: 'user', content: 'hi' });
+    const first = parseMessagesRequest({ messages: [user, assistant, { role: 'user', content: 'next' }] });
+    const second = parseMessagesRequest({ messages: [user, assistant, { role: 'user', content: 'again' }] });
+    expect(second.history.messages[0]).toBe(first.history.messages[0]);
+    expect(second.history.messages[1]).toBe(first.history.messages[1]);
+    expect(second.history.echoes.get(1)).toBe(first.history.echoes.get(1));
+    expect(second.history.messages[2]).toEqual({ role: 'user', content: 'again' });
+    // A message not frozen is read anew.
+    const loose = { role: 'user', content: 'hi' };
+    expect(parseMessagesRequest({ messages: [loose] }).history.messages[0]).not.toBe(
+      parseMessagesRequest({ messages: [loose] }).history.messages[0],
+    );
+  });
 });
+
+function deepFrozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFrozen(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
