@@ -1,5 +1,12 @@
 import { badRequest, GatewayHttpError } from './gateway-errors.js';
-import { parseJsonPieces, scanJsonBytes, type PiecesMemory } from './gateway-json-pieces.js';
+import {
+  JSON_CODES,
+  parseJsonPieces,
+  scanJsonBytes,
+  tooDeep,
+  tooMany,
+  type PiecesMemory,
+} from './gateway-json-pieces.js';
 import type { ChatRequestSource } from './gateway-request-source.js';
 
 /**
@@ -29,14 +36,6 @@ export const DEFAULT_JSON_BODY_BOUNDS: JsonBodyBounds = {
   maxValues: 1_000_000,
 };
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-
 /**
  * Scans JSON text for its nesting depth and value count without building anything, and throws
  * a 400 when either is past `bounds`. Malformed text is left to `JSON.parse` (it only has to be
@@ -47,24 +46,16 @@ export function checkJsonBounds(text: string, bounds: Pick<JsonBodyBounds, 'maxD
   let values = 1;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
-    if (code === QUOTE) {
+    if (code === JSON_CODES.quote) {
       index = stringEnd(text, index);
-    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+    } else if (code === JSON_CODES.openBrace || code === JSON_CODES.openBracket) {
       depth += 1;
-      if (depth > bounds.maxDepth) {
-        throw badRequest(
-          `the request body nests deeper than ${bounds.maxDepth} levels of arrays and objects`,
-          null,
-          'json_too_deep',
-        );
-      }
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      if (depth > bounds.maxDepth) throw tooDeep(bounds.maxDepth);
+    } else if (code === JSON_CODES.closeBrace || code === JSON_CODES.closeBracket) {
       depth -= 1;
-    } else if (code === COMMA) {
+    } else if (code === JSON_CODES.comma) {
       values += 1;
-      if (values > bounds.maxValues) {
-        throw badRequest(`the request body holds more than ${bounds.maxValues} JSON values`, null, 'json_too_large');
-      }
+      if (values > bounds.maxValues) throw tooMany(bounds.maxValues);
     }
   }
 }
@@ -77,7 +68,7 @@ export function checkJsonBounds(text: string, bounds: Pick<JsonBodyBounds, 'maxD
 function stringEnd(text: string, open: number): number {
   for (let quote = text.indexOf('"', open + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
     let backslashes = 0;
-    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
+    while (text.charCodeAt(quote - 1 - backslashes) === JSON_CODES.backslash) backslashes += 1;
     if (backslashes % 2 === 0) return quote;
   }
   return text.length;

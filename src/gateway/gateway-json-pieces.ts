@@ -21,14 +21,42 @@ import { badRequest } from './gateway-errors.js';
  * whole text, which answers such bodies exactly as before.
  */
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
+/** The character codes JSON's structure is made of (one byte each in UTF-8, never inside a character). */
+export const JSON_CODES = {
+  quote: 0x22,
+  backslash: 0x5c,
+  openBrace: 0x7b,
+  openBracket: 0x5b,
+  closeBrace: 0x7d,
+  closeBracket: 0x5d,
+  comma: 0x2c,
+  colon: 0x3a,
+} as const;
+
+const {
+  quote: QUOTE,
+  backslash: BACKSLASH,
+  openBrace: OPEN_BRACE,
+  openBracket: OPEN_BRACKET,
+  closeBrace: CLOSE_BRACE,
+  closeBracket: CLOSE_BRACKET,
+  comma: COMMA,
+  colon: COLON,
+} = JSON_CODES;
+
+/** The 400 for a body nested past `maxDepth`. */
+export function tooDeep(maxDepth: number): Error {
+  return badRequest(
+    `the request body nests deeper than ${maxDepth} levels of arrays and objects`,
+    null,
+    'json_too_deep',
+  );
+}
+
+/** The 400 for a body of more than `maxValues` values. */
+export function tooMany(maxValues: number): Error {
+  return badRequest(`the request body holds more than ${maxValues} JSON values`, null, 'json_too_large');
+}
 
 /** One top-level member: where its key string and value lie, and its elements when the value is an array. */
 interface Member {
@@ -72,13 +100,7 @@ export function scanJsonBytes(bytes: Buffer, bounds: { maxDepth: number; maxValu
       index = end;
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
       depth += 1;
-      if (depth > bounds.maxDepth) {
-        throw badRequest(
-          `the request body nests deeper than ${bounds.maxDepth} levels of arrays and objects`,
-          null,
-          'json_too_deep',
-        );
-      }
+      if (depth > bounds.maxDepth) throw tooDeep(bounds.maxDepth);
       if (depth === 1) {
         if (code !== OPEN_BRACE || open >= 0) plain = false;
         open = index;
@@ -100,9 +122,7 @@ export function scanJsonBytes(bytes: Buffer, bounds: { maxDepth: number; maxValu
       depth -= 1;
     } else if (code === COMMA) {
       values += 1;
-      if (values > bounds.maxValues) {
-        throw badRequest(`the request body holds more than ${bounds.maxValues} JSON values`, null, 'json_too_large');
-      }
+      if (values > bounds.maxValues) throw tooMany(bounds.maxValues);
       if (depth === 1 && member !== null) {
         member = newMember(index + 1);
         members.push(member);

@@ -7,24 +7,13 @@ import {
 } from '../../src/gateway/gateway-bounded-json.js';
 import { FrontDoorBodies } from '../../src/gateway/gateway-front-door-body.js';
 import { parseMessagesRequest } from '../../src/gateway/gateway-messages-request.js';
+import { seededRandom } from '../support/random.js';
 import { parseJsonPieces, scanJsonBytes, type PiecesMemory } from '../../src/gateway/gateway-json-pieces.js';
 
 /**
  * A body parsed in pieces from its bytes is the value `JSON.parse` gives the whole text, and a
  * body it cannot take in pieces is answered as the whole text is (gateway-json-pieces.ts).
  */
-
-/** Mulberry32, so every run draws the same bodies. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STRINGS = [
   '',
@@ -89,7 +78,7 @@ const inPieces = (text: string): unknown => {
 
 describe('JSON bodies parsed in pieces', () => {
   it('gives the value JSON.parse gives, members in the same order, over random bodies', () => {
-    const random = seeded(7);
+    const random = seededRandom(7);
     let taken = 0;
     for (let round = 0; round < 3000; round += 1) {
       const text = randomBody(random);
