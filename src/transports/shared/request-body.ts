@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import type { PreparedRequest } from './transport.js';
+import { ByteWriter, type BodyWriter, type CachedText } from './request-body-chunks.js';
 
 /**
  * The request body as the exact text sent: what `JSON.stringify(prepared.body)` gives, byte for
@@ -25,12 +26,6 @@ import type { PreparedRequest } from './transport.js';
 
 /** Elements per cached group of a top-level array. */
 export const SERIALIZED_GROUP_SIZE = 64;
-
-/** A cached text, with its UTF-8 bytes once a body was sent as bytes. */
-interface CachedText {
-  readonly text: string;
-  bytes: Uint8Array | undefined;
-}
 
 /** The text of one group: its elements' JSON joined by commas, and the elements it was written from. */
 interface GroupText extends CachedText {
@@ -98,79 +93,18 @@ export function serializeJsonBody(body: JsonObject): string {
   return writer.finish();
 }
 
-/** Where a body is written: fresh text, or a cached text that may carry its bytes. */
-interface BodyWriter {
-  text(piece: string): void;
-  cached(piece: CachedText): void;
-}
-
 /** Pieces joined once, into one flat string (no concatenation tree to flatten). */
 class TextWriter implements BodyWriter {
   private readonly pieces: string[] = [];
   text(piece: string): void {
     this.pieces.push(piece);
   }
-  cached(piece: CachedText): void {
+  cached(piece: CachedText, comma: boolean): void {
+    if (comma) this.pieces.push(',');
     this.pieces.push(piece.text);
   }
   finish(): string {
     return this.pieces.join('');
-  }
-}
-
-/**
- * Bytes below which adjacent chunks are copied into one: each chunk is a write of its own on the
- * socket, which costs about what copying this many bytes does, so a short body is one buffer and a
- * long one a few large chunks.
- */
-const COALESCE_BYTES = 32 * 1024;
-
-/** `parts` with each run of small neighbours joined into chunks of about {@link COALESCE_BYTES}. */
-function coalesceChunks(parts: readonly Uint8Array[]): RequestBodyChunks {
-  if (parts.length <= 1) return parts;
-  const chunks: Uint8Array[] = [];
-  let run: Uint8Array[] = [];
-  let runBytes = 0;
-  const endRun = () => {
-    if (run.length === 1) chunks.push(run[0] as Uint8Array);
-    else if (run.length > 1) chunks.push(Buffer.concat(run, runBytes));
-    run = [];
-    runBytes = 0;
-  };
-  for (const part of parts) {
-    if (part.byteLength >= COALESCE_BYTES) {
-      endRun();
-      chunks.push(part);
-      continue;
-    }
-    run.push(part);
-    runBytes += part.byteLength;
-    if (runBytes >= COALESCE_BYTES) endRun();
-  }
-  endRun();
-  return chunks;
-}
-
-/** Fresh text runs encoded once each, cached texts by their kept bytes, in order. */
-class ByteWriter implements BodyWriter {
-  private readonly parts: Uint8Array[] = [];
-  private pending = '';
-  text(piece: string): void {
-    this.pending += piece;
-  }
-  cached(piece: CachedText): void {
-    this.flush();
-    piece.bytes ??= Buffer.from(piece.text);
-    this.parts.push(piece.bytes);
-  }
-  finish(): RequestBodyChunks {
-    this.flush();
-    return coalesceChunks(this.parts);
-  }
-  private flush(): void {
-    if (this.pending === '') return;
-    this.parts.push(Buffer.from(this.pending));
-    this.pending = '';
   }
 }
 
@@ -209,14 +143,8 @@ function hasReusableText(body: JsonObject): boolean {
 function writeArray(items: readonly JsonValue[], writer: BodyWriter): void {
   const grouped = items.length - (items.length % SERIALIZED_GROUP_SIZE);
   writer.text('[');
-  for (let start = 0; start < grouped; start += SERIALIZED_GROUP_SIZE) {
-    if (start > 0) writer.text(',');
-    writeGroup(items, start, writer);
-  }
-  if (grouped < items.length) {
-    if (grouped > 0) writer.text(',');
-    writeTail(items, grouped, writer);
-  }
+  for (let start = 0; start < grouped; start += SERIALIZED_GROUP_SIZE) writeGroup(items, start, writer);
+  if (grouped < items.length) writeTail(items, grouped, writer);
   writer.text(']');
 }
 
@@ -228,34 +156,31 @@ function writeArray(items: readonly JsonValue[], writer: BodyWriter): void {
 function writeTail(items: readonly JsonValue[], start: number, writer: BodyWriter): void {
   let anyStable = false;
   for (let index = start; index < items.length && !anyStable; index++) anyStable = isStable(items[index] as JsonValue);
+  const comma = start > 0;
   if (!anyStable) {
-    writer.text(elementsText(start === 0 ? items : items.slice(start)));
+    writer.text(`${comma ? ',' : ''}${elementsText(start === 0 ? items : items.slice(start))}`);
     return;
   }
-  for (let index = start; index < items.length; index++) {
-    if (index > start) writer.text(',');
-    writeElement(items[index] as JsonValue, writer);
-  }
+  for (let index = start; index < items.length; index++) writeElement(items[index] as JsonValue, writer, index > 0);
 }
 
-/** One element's JSON as `JSON.stringify` writes it inside an array (no JSON form → `null`). */
-function writeElement(item: JsonValue, writer: BodyWriter): void {
-  if (typeof item !== 'object' || item === null) {
-    writer.text(JSON.stringify(item) ?? 'null');
-    return;
-  }
-  const cached = stableTexts.get(item);
+/**
+ * One element's JSON as `JSON.stringify` writes it inside an array (no JSON form → `null`),
+ * after a comma when `comma`.
+ */
+function writeElement(item: JsonValue, writer: BodyWriter, comma: boolean): void {
+  const cached = typeof item === 'object' && item !== null ? stableTexts.get(item) : undefined;
   if (cached === undefined) {
-    writer.text(JSON.stringify(item) ?? 'null');
+    writer.text(`${comma ? ',' : ''}${JSON.stringify(item) ?? 'null'}`);
     return;
   }
   if (cached !== null) {
-    writer.cached(cached);
+    writer.cached(cached, comma);
     return;
   }
-  const entry: CachedText = { text: JSON.stringify(item) ?? 'null', bytes: undefined };
-  stableTexts.set(item, entry);
-  writer.cached(entry);
+  const entry: CachedText = { text: JSON.stringify(item) ?? 'null', bytes: undefined, commaBytes: undefined };
+  stableTexts.set(item as JsonObject, entry);
+  writer.cached(entry, comma);
 }
 
 /** The elements' JSON joined by commas: `JSON.stringify(items)` without its brackets (undefined → null, as there). */
@@ -264,23 +189,25 @@ function elementsText(items: readonly JsonValue[]): string {
   return text.slice(1, -1);
 }
 
+/** The group of elements from `start` on, after a comma unless it is the first. */
 function writeGroup(items: readonly JsonValue[], start: number, writer: BodyWriter): void {
+  const comma = start > 0;
   const first = items[start];
   const key = typeof first === 'object' && first !== null ? first : undefined;
   const cached = key === undefined ? undefined : groupTexts.get(key);
   if (cached !== undefined && sameElements(cached.items, items, start)) {
-    writer.cached(cached);
+    writer.cached(cached, comma);
     return;
   }
   const group = items.slice(start, start + SERIALIZED_GROUP_SIZE);
   const text = elementsText(group);
   if (key !== undefined && group.every(isStable)) {
-    const entry: GroupText = { items: group, text, bytes: undefined };
+    const entry: GroupText = { items: group, text, bytes: undefined, commaBytes: undefined };
     groupTexts.set(key, entry);
-    writer.cached(entry);
+    writer.cached(entry, comma);
     return;
   }
-  writer.text(text);
+  writer.text(comma ? `,${text}` : text);
 }
 
 function sameElements(group: readonly JsonValue[], items: readonly JsonValue[], start: number): boolean {
