@@ -174,11 +174,28 @@ export type SizeSource = JsonValue | number | undefined;
  * explained or logged.
  */
 export class DecisionLog {
-  private readonly indexes: number[] = [];
-  private readonly fields: string[] = [];
-  private readonly actions: CarrierDecision['action'][] = [];
-  private readonly reasons: string[] = [];
-  private readonly sizes: SizeSource[] = [];
+  private indexes: number[] = [];
+  private fields: string[] = [];
+  private actions: CarrierDecision['action'][] = [];
+  private reasons: string[] = [];
+  private sizes: SizeSource[] = [];
+
+  /** Decisions recorded so far. */
+  get length(): number {
+    return this.indexes.length;
+  }
+
+  /**
+   * Starts this (empty) log with the first `count` decisions of `from`, which are never changed:
+   * the decisions of a history prefix another request lowered, kept as they were recorded.
+   */
+  startWith(from: DecisionLog, count: number): void {
+    this.indexes = from.indexes.slice(0, count);
+    this.fields = from.fields.slice(0, count);
+    this.actions = from.actions.slice(0, count);
+    this.reasons = from.reasons.slice(0, count);
+    this.sizes = from.sizes.slice(0, count);
+  }
 
   /** Every decision, preallocated (the common explain path). */
   private materializeAll(): CarrierDecision[] {

@@ -139,6 +139,23 @@ export function lowerChatHistory<Facts extends object>(
     }
     messages[index] = wire;
   }
+  return finishChatHistory(history, messages, sent, decisions, facts, required);
+}
+
+/**
+ * The lowered history once each message has its wire object in `messages` (and its decisions in
+ * `decisions`): the stand-ins of SPEC §26.2 applied to `messages` (which the result owns from
+ * then on), `facts` added, decisions materialised (and sized) on first read. `sent` holds the
+ * carriers present on at least one assistant wire object before stand-ins.
+ */
+export function finishChatHistory<Facts extends object>(
+  history: readonly Message[],
+  messages: JsonObject[],
+  sent: ReadonlySet<Carrier>,
+  decisions: DecisionLog,
+  facts: Facts,
+  required: RequiredCarrier | null,
+): LoweredChatHistory & Facts {
   // SPEC §26.2: a step of the current turn that lacks a carrier the route requires gets its stand-in.
   applyStandIns(history, messages, required, decisions);
   const lowered = withFields(facts, {

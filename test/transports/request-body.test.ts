@@ -156,6 +156,37 @@ describe('chat-completions reuses wire messages only under the same profile and 
   });
 });
 
+describe.each(ROUTES.filter((item) => item.route.api === 'chat_completions'))(
+  'a history lowered again from its last request equals a full build: $name',
+  ({ route }) => {
+    test.each(SEEDS)('seed %i: edited in the middle, cut back, forked from the same first message', (seed) => {
+      const next = seededRandom(seed + 100);
+      const generator = new HistoryGenerator(next);
+      let history = generator.history(160);
+      buildAndCompare(route, history, NOTHING_LEARNED);
+      for (let step = 0; step < 12; step++) {
+        const at = 1 + Math.floor(next() * (history.length - 1));
+        const kind = step % 4;
+        if (kind === 0) {
+          // One stored message replaced by another object (an edit, a compaction rewriting it).
+          history = history.map((message, index) => (index === at ? structuredClone(message) : message));
+        } else if (kind === 1) {
+          // Cut back (an undone exchange), then a new turn.
+          history = [...history.slice(0, at), ...generator.nextTurn()];
+        } else if (kind === 2) {
+          // A fork: the same first messages, then its own turns; the original goes on after it.
+          const fork = [...history.slice(0, at), ...generator.nextTurn()];
+          buildAndCompare(route, fork, NOTHING_LEARNED);
+          history = [...history, ...generator.nextTurn()];
+        } else {
+          history = [...history, ...generator.nextTurn()];
+        }
+        buildAndCompare(route, history, NOTHING_LEARNED);
+      }
+    });
+  },
+);
+
 describe('serializeJsonBody', () => {
   test('matches JSON.stringify on undefined members, holes of meaning and escapes', () => {
     const stable: JsonObject = { role: 'user', content: 'a "quoted" \u2028 line\n🙂 \ud800' };

@@ -9,13 +9,13 @@ import { chatReplayContext, type ChatReplayContext } from '../../replay/replay-c
 import { DecisionLog, type SizeSource } from '../../replay/replay-chat-decisions.js';
 import {
   convertMessage,
-  lowerChatHistory,
+  finishChatHistory,
   requestRequirement,
   type LoweredChatHistory,
 } from '../../replay/replay-chat-messages.js';
 import type { RouteLearned, RouteProfile } from '../../replay/replay-route-profile.js';
 import type { RequiredCarrier } from '../../replay/replay-stand-ins.js';
-import type { CarrierDecision } from '../../replay/replay-types.js';
+import { CARRIERS, type Carrier, type CarrierDecision } from '../../replay/replay-types.js';
 import { MessageWireCache } from '../shared/request-message-cache.js';
 import { ToolWireCache } from '../shared/request-tool-cache.js';
 import type { PreparedRequest, TransportRequest } from '../shared/transport.js';
@@ -168,11 +168,32 @@ function chatContextKey(context: ChatReplayContext): string {
   return lastContextKey;
 }
 
+/** What one request lowered, for the next request whose history starts with the same messages. */
+interface LoweredPrefix {
+  /** The context key it was lowered under. */
+  readonly key: string;
+  readonly history: readonly Message[];
+  /** One wire object per message of `history`, before stand-ins. */
+  readonly wires: readonly JsonObject[];
+  /** The log's length once message `i` was lowered (its decisions end there). */
+  readonly decisionEnds: readonly number[];
+  readonly decisions: DecisionLog;
+  /** The first message each carrier was sent on. */
+  readonly firstSent: ReadonlyMap<Carrier, number>;
+}
+
+/** The last lowering of each history, keyed by its first stored message (a session's own object). */
+const lastLowered = new WeakMap<Message, LoweredPrefix>();
+
 /**
  * `buildChatReplay` (replay-chat-messages.ts) with each message's wire object and decisions
  * reused from the last request that lowered the same stored message under the same profile and
  * learned state: equal output, and the reused objects keep their serialized text
- * (shared/request-body.ts).
+ * (shared/request-body.ts). A history that starts with the messages the last request of the same
+ * history lowered (the same objects, in the same places, under the same context key) takes that
+ * prefix's wire objects, decisions and carriers as they were, so a warm turn lowers its new
+ * messages only: lowering never depends on a message's neighbours, and stand-ins are applied to
+ * the whole result afterwards.
  */
 export function buildCachedChatReplay(
   history: readonly Message[],
@@ -183,22 +204,59 @@ export function buildCachedChatReplay(
   const context = chatReplayContext(profile, learned);
   const key = chatContextKey(context);
   const decisions = new RecordingDecisionLog();
-  return lowerChatHistory(
-    history,
-    decisions,
-    (message, index) => {
-      const cached = messageCache.get(message, key);
-      if (cached !== undefined) {
-        decisions.replay(index, cached.extra);
-        return cached.wire;
-      }
-      const { recorded } = decisions;
-      const start = recorded.fields.length;
-      const wire = convertMessage(message, index, context, decisions);
-      messageCache.set(message, key, wire, { recorded, start, end: recorded.fields.length });
-      return wire;
-    },
-    {},
-    required,
-  );
+  const first = history[0];
+  const previous = first === undefined ? undefined : lastLowered.get(first);
+  const reused = previous !== undefined && previous.key === key ? sharedPrefix(previous.history, history) : 0;
+  const wires = new Array<JsonObject>(history.length);
+  const decisionEnds = new Array<number>(history.length);
+  const firstSent = new Map<Carrier, number>();
+  if (previous !== undefined && reused > 0) {
+    decisions.startWith(previous.decisions, previous.decisionEnds[reused - 1] as number);
+    for (let index = 0; index < reused; index++) {
+      wires[index] = previous.wires[index] as JsonObject;
+      decisionEnds[index] = previous.decisionEnds[index] as number;
+    }
+    for (const [carrier, index] of previous.firstSent) if (index < reused) firstSent.set(carrier, index);
+  }
+  for (let index = reused; index < history.length; index++) {
+    const message = history[index] as Message;
+    const wire = lowerMessage(message, index, key, context, decisions);
+    if (message.role === 'assistant') {
+      for (const carrier of CARRIERS) if (wire[carrier] !== undefined && !firstSent.has(carrier)) firstSent.set(carrier, index);
+    }
+    wires[index] = wire;
+    decisionEnds[index] = decisions.length;
+  }
+  if (first !== undefined) {
+    lastLowered.set(first, { key, history: history.slice(), wires, decisionEnds, decisions, firstSent });
+  }
+  return finishChatHistory(history, wires.slice(), new Set(firstSent.keys()), decisions, {}, required);
+}
+
+/** One message's wire object, from the per-message cache or lowered now (and cached). */
+function lowerMessage(
+  message: Message,
+  index: number,
+  key: string,
+  context: ChatReplayContext,
+  decisions: RecordingDecisionLog,
+): JsonObject {
+  const cached = messageCache.get(message, key);
+  if (cached !== undefined) {
+    decisions.replay(index, cached.extra);
+    return cached.wire;
+  }
+  const { recorded } = decisions;
+  const start = recorded.fields.length;
+  const wire = convertMessage(message, index, context, decisions);
+  messageCache.set(message, key, wire, { recorded, start, end: recorded.fields.length });
+  return wire;
+}
+
+/** How many messages at the start of `next` are the same objects as in `last`. */
+function sharedPrefix(last: readonly Message[], next: readonly Message[]): number {
+  const most = Math.min(last.length, next.length);
+  let index = 0;
+  while (index < most && last[index] === next[index]) index++;
+  return index;
 }
