@@ -222,7 +222,8 @@ export function buildCachedChatReplay(
     const message = history[index] as Message;
     const wire = lowerMessage(message, index, key, context, decisions);
     if (message.role === 'assistant') {
-      for (const carrier of CARRIERS) if (wire[carrier] !== undefined && !firstSent.has(carrier)) firstSent.set(carrier, index);
+      for (const carrier of CARRIERS)
+        if (wire[carrier] !== undefined && !firstSent.has(carrier)) firstSent.set(carrier, index);
     }
     wires[index] = wire;
     decisionEnds[index] = decisions.length;
