@@ -105,7 +105,12 @@ export function nodeEventBody(outgoing: ServerResponse, onCancel: () => void): E
   const batches = batcher((text) => {
     if (closed || outgoing.destroyed) return;
     begin();
+    // Held (corked) until the next turn of the event loop: an answer that ends in this one (its
+    // last write stored, then `close`) leaves with its end in the same socket write, since `end`
+    // sends whatever is corked.
+    outgoing.cork();
     outgoing.write(text);
+    setImmediate(() => outgoing.uncork());
   });
   outgoing.once('close', () => {
     if (closed) return;
