@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 
 /**
@@ -102,15 +103,26 @@ export function nodeEventBody(outgoing: ServerResponse, onCancel: () => void): E
     if (headers === null || outgoing.headersSent) return;
     outgoing.writeHead(200, headers);
   };
+  // The socket, while this body holds it corked.
+  let corked: Socket | null = null;
+  const uncork = () => {
+    const socket = corked;
+    corked = null;
+    socket?.uncork();
+  };
   const batches = batcher((text) => {
     if (closed || outgoing.destroyed) return;
     begin();
-    // Held (corked) until the next turn of the event loop: an answer that ends in this one (its
-    // last write stored, then `close`) leaves with its end in the same socket write, since `end`
-    // sends whatever is corked.
-    outgoing.cork();
+    // Events wait in the corked socket until the next turn of the event loop: an answer that ends
+    // in this one (its last write stored, then `close`) leaves with its end in the same socket
+    // write, since `end` uncorks the socket fully. The socket is corked, not the response: Node 22
+    // sends a corked response's buffered chunks after the terminating chunk `end` writes.
+    if (corked === null && outgoing.socket) {
+      corked = outgoing.socket;
+      corked.cork();
+      setImmediate(uncork);
+    }
     outgoing.write(text);
-    setImmediate(() => outgoing.uncork());
   });
   outgoing.once('close', () => {
     if (closed) return;
@@ -131,8 +143,13 @@ export function nodeEventBody(outgoing: ServerResponse, onCancel: () => void): E
       if (closed) return;
       closed = true;
       const rest = batches.take();
-      if (headers === null || outgoing.destroyed) return;
+      if (headers === null || outgoing.destroyed) {
+        uncork();
+        return;
+      }
       begin();
+      // `end` uncorks the socket fully: it is no longer this body's to uncork.
+      corked = null;
       outgoing.end(rest);
     },
   };
