@@ -22,7 +22,6 @@ import { FaultQueue } from '../shared/emulator-faults.js';
 import { type EmulatorHttpRequest, sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
 import {
   keepRequest,
-  parseJsonBody,
   type ReceivedRequest,
   receivedRequestFrom,
   type RequestLogLimits,
@@ -114,8 +113,7 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
 
   const handler = (request: EmulatorHttpRequest, response: ServerResponse): void => {
     if (handleControlRequest(request, response, { requests, faults })) return;
-    const body = parseJsonBody(request.raw);
-    const entry = receivedRequestFrom(request, body);
+    const { entry, body } = receivedRequestFrom(request);
     keepRequest(requests, entry, options.requestLog);
     modelRequests += 1;
     const bedrock = BEDROCK_PATH.exec(request.path);

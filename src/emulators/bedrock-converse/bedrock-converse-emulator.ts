@@ -10,7 +10,7 @@ import { FaultQueue } from '../shared/emulator-faults.js';
 import type { EmulatorHttpRequest } from '../shared/emulator-http-server.js';
 import { sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
 import type { ReceivedRequest, RequestLogLimits } from '../shared/emulator-request-log.js';
-import { keepRequest, parseJsonBody, receivedRequestFrom } from '../shared/emulator-request-log.js';
+import { keepRequest, receivedRequestFrom } from '../shared/emulator-request-log.js';
 import { runScript } from '../shared/scripted-model.js';
 import type { ReasoningIssue } from './bedrock-converse-emulator-reply.js';
 import { answerBlocks, converseResponse, converseStreamFrames } from './bedrock-converse-emulator-reply.js';
@@ -87,8 +87,7 @@ export async function startBedrockEmulator(options: BedrockEmulatorOptions = {})
 
   const handler = (request: EmulatorHttpRequest, response: ServerResponse): void => {
     if (handleControlRequest(request, response, { requests, faults })) return;
-    const body = parseJsonBody(request.raw);
-    const entry = receivedRequestFrom(request, body);
+    const { entry, body } = receivedRequestFrom(request);
     keepRequest(requests, entry, options.requestLog);
     entry.status = serve(request, body, response);
   };

@@ -7,7 +7,7 @@ import { FaultQueue } from '../shared/emulator-faults.js';
 import type { EmulatorHttpRequest } from '../shared/emulator-http-server.js';
 import { sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
 import type { ReceivedRequest } from '../shared/emulator-request-log.js';
-import { keepRequest, parseJsonBody, receivedRequestFrom } from '../shared/emulator-request-log.js';
+import { keepRequest, receivedRequestFrom } from '../shared/emulator-request-log.js';
 import { EmulatorSseWriter } from '../shared/emulator-sse-writer.js';
 import { isHostileFault } from '../shared/emulator-hostile-faults.js';
 import { serveHostileFault, type HostileDialect } from '../shared/emulator-hostile.js';
@@ -65,8 +65,7 @@ export async function startChatEmulator(options: ChatEmulatorOptions): Promise<R
   let completions = 0;
 
   const handleCompletion = async (request: EmulatorHttpRequest, response: ServerResponse): Promise<void> => {
-    const body = parseJsonBody(request.raw);
-    const entry = receivedRequestFrom(request, body);
+    const { entry, body } = receivedRequestFrom(request);
     keepRequest(requests, entry, options.requestLog);
     const answer = (result: EmulatorAnswer): void => {
       entry.status = sendJson(response, result.status, result.body, result.headers);

@@ -13,7 +13,6 @@ import { FaultQueue, type Fault } from '../shared/emulator-faults.js';
 import { startLoopbackServer, type EmulatorHttpRequest } from '../shared/emulator-http-server.js';
 import {
   keepRequest,
-  parseJsonBody,
   receivedRequestFrom,
   type ReceivedRequest,
   type RequestLogLimits,
@@ -94,9 +93,10 @@ export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): 
 
   const handler = async (request: EmulatorHttpRequest, response: ServerResponse): Promise<void> => {
     if (handleControlRequest(request, response, { requests, faults })) return;
-    const body = parseJsonBody(request.raw);
+    const { entry, body } = receivedRequestFrom(request);
     const route = matchRoute(request.path);
-    const record: GeminiEmulatorRequest = { ...receivedRequestFrom(request, body), issuer: route?.issuer ?? null };
+    // Assigned, not spread: a spread would read (and keep) the entry's parsed body.
+    const record: GeminiEmulatorRequest = Object.assign(entry, { issuer: route?.issuer ?? null });
     keepRequest(requests, record, options.requestLog);
     record.status = await serve(request, body, route, response);
   };

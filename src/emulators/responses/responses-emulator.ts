@@ -16,7 +16,7 @@ import { FaultQueue } from '../shared/emulator-faults.js';
 import type { Fault } from '../shared/emulator-faults.js';
 import { sendJson, startLoopbackServer } from '../shared/emulator-http-server.js';
 import type { EmulatorHttpRequest } from '../shared/emulator-http-server.js';
-import { keepRequest, parseJsonBody, receivedRequestFrom } from '../shared/emulator-request-log.js';
+import { keepRequest, receivedRequestFrom } from '../shared/emulator-request-log.js';
 import type { ReceivedRequest, RequestLogLimits } from '../shared/emulator-request-log.js';
 import { EmulatorSseWriter } from '../shared/emulator-sse-writer.js';
 import { estimateTokens, splitIntoFragments } from '../shared/emulator-text.js';
@@ -157,8 +157,7 @@ async function handleModelRequest(
   response: ServerResponse,
   state: EmulatorState,
 ): Promise<void> {
-  const body = parseJsonBody(request.raw);
-  const entry = receivedRequestFrom(request, body);
+  const { entry, body } = receivedRequestFrom(request);
   keepRequest(state.requests, entry, state.requestLog);
   const answer = (status: number, payload: unknown) => {
     entry.status = sendJson(response, status, payload);

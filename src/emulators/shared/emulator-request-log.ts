@@ -46,23 +46,35 @@ export function redactQuery(query: URLSearchParams): string {
   return copy.toString();
 }
 
-/** Builds the log entry for a request; `body` is the parsed JSON when parsing succeeded. */
-export function receivedRequestFrom(request: EmulatorHttpRequest, body: unknown): ReceivedRequest {
-  return {
+/**
+ * A request's log entry and its body parsed as JSON for the handler (`undefined` when it is not
+ * JSON). The body is decoded from UTF-8 once; the entry keeps that text and parses its `body`
+ * again only when the log is read. A client resending a long conversation sends megabytes per
+ * request: the log holding every kept request's parsed objects made each garbage collection mark
+ * them all, where text is never scanned.
+ */
+export function receivedRequestFrom(request: EmulatorHttpRequest): { entry: ReceivedRequest; body: unknown } {
+  const raw = request.raw.toString('utf8');
+  let logged: { value: unknown } | undefined;
+  const entry: ReceivedRequest = {
     method: request.method,
     path: request.path,
     query: redactQuery(request.query),
     headers: redactHeaders(request.headers),
-    raw: request.raw.toString('utf8'),
-    body,
+    raw,
+    get body() {
+      logged ??= { value: parseJsonBody(raw) };
+      return logged.value;
+    },
     status: 0,
   };
+  return { entry, body: parseJsonBody(raw) };
 }
 
-/** Parses a JSON body; `undefined` when it is not valid JSON. */
-export function parseJsonBody(raw: Buffer): unknown {
+/** Parses a JSON body (bytes or their UTF-8 text); `undefined` when it is not valid JSON. */
+export function parseJsonBody(raw: Buffer | string): unknown {
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    return JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8')) as unknown;
   } catch {
     return undefined;
   }

@@ -24,15 +24,22 @@ export function quotedReasoningSentence(count: number): string {
 
 /** The summary answer when `messages` is a compaction request; null otherwise. */
 export function scriptedSummary(messages: readonly ScriptMessage[]): ScriptOutput | null {
-  const lastUser = [...messages].reverse().find((message) => message.role === 'user');
+  const lastUser = messages.findLast((message) => message.role === 'user');
   if (!lastUser) return null;
-  const request = messages.map((message) => message.text).join('\n');
-  const quoted = (request.match(SEALED_REASONING) ?? []).length;
+  // The request's quoted reasoning is counted only for a summary request: any other request (a
+  // long conversation resent every turn) is not scanned.
   const transcript = TRANSCRIPT.exec(lastUser.text);
-  if (transcript) return answer(summariseTranscript(transcript[1] ?? ''), quoted);
+  if (transcript) return answer(summariseTranscript(transcript[1] ?? ''), quotedReasoning(messages));
   const partial = PARTIAL_SUMMARIES.exec(lastUser.text);
-  if (partial) return answer(mergeSummaries(partial[1] ?? ''), quoted);
+  if (partial) return answer(mergeSummaries(partial[1] ?? ''), quotedReasoning(messages));
   return null;
+}
+
+/** How many of the emulators' sealed reasoning texts the request's messages quote. */
+function quotedReasoning(messages: readonly ScriptMessage[]): number {
+  let quoted = 0;
+  for (const message of messages) quoted += (message.text.match(SEALED_REASONING) ?? []).length;
+  return quoted;
 }
 
 function answer(text: string, quoted: number): ScriptOutput {

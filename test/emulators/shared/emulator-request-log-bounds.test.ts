@@ -4,7 +4,11 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { requestLogLimits } from '../../../src/cli/emulate-options.js';
 import { startChatEmulator } from '../../../src/emulators/chat-completions/chat-emulator.js';
-import { keepRequest, type ReceivedRequest } from '../../../src/emulators/shared/emulator-request-log.js';
+import {
+  keepRequest,
+  receivedRequestFrom,
+  type ReceivedRequest,
+} from '../../../src/emulators/shared/emulator-request-log.js';
 
 // `hermes emulate` keeps a bounded request log (SPEC §26.7): at most `--keep-requests` entries
 // (HERMES_EMULATE_KEEP_REQUESTS, default 100) and at most 64 MiB of bodies, oldest dropped first.
@@ -19,6 +23,37 @@ const entry = (raw: string): ReceivedRequest => ({
   raw,
   body: undefined,
   status: 0,
+});
+
+describe('receivedRequestFrom', () => {
+  const request = (text: string) => ({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    query: new URLSearchParams('key=secret&alt=sse'),
+    headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+    raw: Buffer.from(text, 'utf8'),
+  });
+
+  it('gives the handler the parsed body and logs the exact text, credentials redacted', () => {
+    const text = '{"model":"m","messages":[{"role":"user","content":"héllo"}]}';
+    const { entry, body } = receivedRequestFrom(request(text));
+    expect(body).toEqual({ model: 'm', messages: [{ role: 'user', content: 'héllo' }] });
+    expect(entry.raw).toBe(text);
+    expect(entry.query).toBe('key=REDACTED&alt=sse');
+    expect(entry.headers['authorization']).toBe('REDACTED');
+    // The entry parses its own copy when read: the handler's objects are not kept by the log.
+    expect(entry.body).toEqual(body);
+    expect(entry.body).not.toBe(body);
+    expect(entry.body).toBe(entry.body);
+    expect(JSON.parse(JSON.stringify(entry)).body).toEqual(body);
+  });
+
+  it('logs a body that is not JSON with an undefined body', () => {
+    const { entry, body } = receivedRequestFrom(request('{not json'));
+    expect(body).toBeUndefined();
+    expect(entry.body).toBeUndefined();
+    expect(entry.raw).toBe('{not json');
+  });
 });
 
 describe('keepRequest', () => {
