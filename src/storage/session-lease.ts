@@ -143,6 +143,9 @@ export function checkTurnWrite(
   let acquired: LeaseRecord | null = null;
   if (write.acquireLease !== undefined) {
     if (!mayTakeLease(existing, write.acquireLease, now)) throw new SessionBusyError(existing as LeaseRecord);
+    // Taken and released in one commit: the claim only had to win. Nothing is stored, and the
+    // stale lease it displaced, if any, is deleted (what storing then deleting the claim left).
+    if (write.releaseLease === true) return { acquired: null, releaseId: existing?.leaseId ?? null };
     acquired = leaseFromClaim(sessionId, write.acquireLease, now);
   } else if (write.leaseId !== undefined && existing?.leaseId !== write.leaseId) {
     throw leaseLostError(sessionId);

@@ -151,6 +151,23 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX turn_fingerprints_newest ON turn_fingerprints(fingerprint, noted_at DESC, session_id);
   `,
+  // 11: turn fingerprints stored in their (session_id, fingerprint) key (WITHOUT ROWID): a noted
+  // turn writes two b-trees, not four. The key serves uniqueness, a session's rows (cascade,
+  // export) and the holds-turn check; the newest-holders index stays. The ids the gateway gives
+  // sessions start with their creation time, so a commit's new rows share the key's last pages.
+  `
+  CREATE TABLE turn_fingerprints_keyed (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    fingerprint TEXT NOT NULL,
+    noted_at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, fingerprint)
+  ) WITHOUT ROWID;
+  INSERT INTO turn_fingerprints_keyed (session_id, fingerprint, noted_at)
+    SELECT session_id, fingerprint, noted_at FROM turn_fingerprints;
+  DROP TABLE turn_fingerprints;
+  ALTER TABLE turn_fingerprints_keyed RENAME TO turn_fingerprints;
+  CREATE INDEX turn_fingerprints_newest ON turn_fingerprints(fingerprint, noted_at DESC, session_id);
+  `,
 ];
 
 /** The tables of the current schema (a database lacking one is refused at open). */

@@ -91,6 +91,35 @@ export function runTurnWriteConformance(current: () => SessionStore): void {
       expect(await store.listRequests(session.id)).toHaveLength(2);
     });
 
+    it('takes and drops the lease in one write: the claim must win, and no lease is left behind', async () => {
+      const store = current();
+      const session = await store.createSession();
+      const [question, answer] = conversation();
+      await store.acquireLease(session.id, claim('live'));
+      const once = { messages: [question as Message], requests: [request], releaseLease: true };
+      await expect(store.writeTurn(session.id, { ...once, acquireLease: claim('mine') })).rejects.toBeInstanceOf(
+        SessionBusyError,
+      );
+      expect(await store.listMessages(session.id)).toStrictEqual([]);
+      expect(await store.readLease(session.id)).toMatchObject({ leaseId: 'live' });
+      // A claim that may displace the holder (gone) takes the session; the displaced lease goes too.
+      const written = await store.writeTurn(session.id, {
+        ...once,
+        acquireLease: { ...claim('mine'), holderGone: () => true },
+      });
+      expect(written.lease).toBeNull();
+      expect(await store.readLease(session.id)).toBeNull();
+      const next = await store.writeTurn(session.id, {
+        acquireLease: claim('next'),
+        messages: [answer as Message],
+        releaseLease: true,
+      });
+      expect(next.lease).toBeNull();
+      expect(await store.readLease(session.id)).toBeNull();
+      expect(await store.listMessages(session.id)).toStrictEqual([question, answer]);
+      expect(await store.listRequests(session.id)).toHaveLength(1);
+    });
+
     it('refuses, writing nothing, while another holder has the lease, after the version moved, or once the lease was lost', async () => {
       const store = current();
       const session = await store.createSession();

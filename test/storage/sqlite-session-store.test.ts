@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HermesError, UsageError } from '../../src/core/errors.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import type { SqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
-import { SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite-schema.js';
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite-schema.js';
 import { conversation, everyCarrierMessage } from './session-store-messages.js';
 import { runSessionStoreConformance } from './session-store.cases.js';
 import { thrownBy } from '../support/thrown.js';
@@ -244,6 +244,39 @@ describe('SQLite session store specifics (SPEC §18)', () => {
     expect((caught as Error).message).toContain(notDatabase);
     expect((caught as Error).message).toContain('file is not a database');
     expect((caught as Error).message).toContain('move it aside');
+  });
+
+  it('moves the turn fingerprints of a version-10 file into their keyed table, rows and lookups kept', async () => {
+    mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
+    const old = raw();
+    for (const migration of SQLITE_MIGRATIONS.slice(0, 10)) old.exec(migration);
+    old.pragma('user_version = 10');
+    old
+      .prepare('INSERT INTO sessions (id, created_at, updated_at) VALUES (?, 1, 1), (?, 2, 2)')
+      .run('20260101-000000-aaaaaa', '20260101-000000-bbbbbb');
+    const note = old.prepare('INSERT INTO turn_fingerprints (fingerprint, session_id, noted_at) VALUES (?, ?, ?)');
+    note.run('shared', '20260101-000000-aaaaaa', 10);
+    note.run('shared', '20260101-000000-bbbbbb', 20);
+    note.run('only-a', '20260101-000000-aaaaaa', 30);
+    old.close();
+    const store = open();
+    expect(store.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+    expect(await store.sessionsWithTurn('shared', 5)).toEqual(['20260101-000000-bbbbbb', '20260101-000000-aaaaaa']);
+    expect(await store.sessionHoldsTurn('20260101-000000-aaaaaa', 'only-a')).toBe(true);
+    expect(await store.sessionHoldsTurn('20260101-000000-bbbbbb', 'only-a')).toBe(false);
+    const database = raw();
+    const table = database.prepare("SELECT sql FROM sqlite_master WHERE name = 'turn_fingerprints'").get() as {
+      sql: string;
+    };
+    expect(table.sql).toContain('WITHOUT ROWID');
+    const indexes = database
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'turn_fingerprints' ORDER BY name")
+      .all();
+    // The table is its key's b-tree: one index beside it.
+    expect(indexes).toEqual([{ name: 'turn_fingerprints_newest' }]);
+    // The key still cascades with its session.
+    await store.deleteSession('20260101-000000-aaaaaa');
+    expect(await store.sessionsWithTurn('shared', 5)).toEqual(['20260101-000000-bbbbbb']);
   });
 
   it('refuses a file written by a newer schema version', async () => {
