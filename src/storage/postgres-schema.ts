@@ -146,6 +146,13 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX turn_fingerprints_newest ON turn_fingerprints (fingerprint, noted_at DESC, session_id COLLATE "C");
   `,
+  // 9: turn fingerprints keyed (session_id, fingerprint): one index serves uniqueness, a session's
+  // rows (cascade, export) and the holds-turn check, so a noted turn writes two indexes, not three.
+  `
+  ALTER TABLE turn_fingerprints DROP CONSTRAINT turn_fingerprints_pkey;
+  ALTER TABLE turn_fingerprints ADD PRIMARY KEY (session_id, fingerprint);
+  DROP INDEX turn_fingerprints_session_id;
+  `,
 ];
 
 /** The schema version this build writes. */

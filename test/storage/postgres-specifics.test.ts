@@ -58,6 +58,22 @@ describe.skipIf(skipWithoutPostgres())('PostgreSQL store specifics', () => {
     expect(versions.map((row) => row.version).sort((a, b) => a - b)).toEqual(expected);
   });
 
+  it('keys turn fingerprints by (session_id, fingerprint), with the newest-holders index beside', async () => {
+    const schema = await createTestSchema();
+    cleanups.push(schema.drop);
+    const store = open(schema.url);
+    const session = await store.createSession({ id: 'fingerprinted' });
+    await store.writeTurn(session.id, { fingerprints: ['f1', 'f1', 'f2'] });
+    expect(await store.sessionsWithTurn('f1', 5)).toEqual(['fingerprinted']);
+    expect(await store.sessionHoldsTurn('fingerprinted', 'f2')).toBe(true);
+    const indexes = await rawQuery<{ indexname: string; indexdef: string }>(
+      schema.url,
+      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'turn_fingerprints' AND schemaname = current_schema() ORDER BY indexname",
+    );
+    expect(indexes.map((index) => index.indexname)).toEqual(['turn_fingerprints_newest', 'turn_fingerprints_pkey']);
+    expect(indexes[1]?.indexdef).toContain('(session_id, fingerprint)');
+  });
+
   it('concurrent appends from two processes get distinct, gapless sequence numbers; one lease wins', async () => {
     const schema = await createTestSchema();
     cleanups.push(schema.drop);
