@@ -11,8 +11,10 @@
 // Two servers run side by side in child processes (bench-server.mjs) against the same emulator:
 // the gateway over a SQLite state.db, and the floor, a plain `node:http` proxy that forwards the
 // client's request to the emulator and pipes the answer back. For every round and every level
-// (1, 8 and 32 concurrent sessions) the floor runs `turnsPerLevel` turns, then the gateway does,
-// each front door after chat-completions, so load on a shared machine changes both alike. Each
+// (1, 8 and 32 concurrent sessions) the gateway runs `turnsPerLevel` turns of chat-completions,
+// then of each front door, and the floor runs as many right before each of them: a row's CPU
+// ratio is the median over the rounds of its CPU against that adjacent floor run, so a shared
+// machine's speed, which drifts over minutes, moves both sides of each ratio alike. Each
 // worker owns one session and starts a fresh one every `turnsPerSession` turns, so history size
 // is the same at every level. Printed per level (medians over the rounds): server CPU per turn
 // (`process.cpuUsage` of the child), turns/s, and the latency the server ADDS to a turn (client
@@ -139,20 +141,34 @@ try {
   const rows = { floor: {} };
   for (const scenario of scenarios) rows[scenario.name] = {};
   for (const door of measuredDoors) rows[door] = {};
+  /** ratios[name][workers] = CPU per turn / the floor's run just before it, one per round. */
+  const ratios = {};
+  /** The floor's level right before a gateway row: the two run minutes apart at most, not a whole round. */
+  const pairedFloor = async (workers) => {
+    const summary = summarize(await level(floor, chatCompletionsScenario, workers));
+    (rows.floor[workers] ??= []).push(summary);
+    return summary.cpuMsPerTurn;
+  };
+  const addRow = (name, workers, summary, floorCpu) => {
+    (rows[name][workers] ??= []).push(summary);
+    ((ratios[name] ??= {})[workers] ??= []).push(summary.cpuMsPerTurn / floorCpu);
+  };
   for (let round = 0; round < rounds; round += 1) {
     for (const workers of LEVELS) {
-      (rows.floor[workers] ??= []).push(summarize(await level(floor, chatCompletionsScenario, workers)));
       for (const scenario of scenarios) {
-        (rows[scenario.name][workers] ??= []).push(summarize(await level(gateway, scenario, workers)));
+        const floorCpu = await pairedFloor(workers);
+        addRow(scenario.name, workers, summarize(await level(gateway, scenario, workers)), floorCpu);
       }
       for (const door of measuredDoors) {
+        const floorCpu = await pairedFloor(workers);
         const measured = await doorLevel(door, workers);
-        (rows[door][workers] ??= []).push({
+        const summary = {
           cpuMsPerTurn: measured.cpuMsPerRequest,
           turnsPerSecond: measured.requestsPerSecond,
           p50: NaN,
           p99: NaN,
-        });
+        };
+        addRow(door, workers, summary, floorCpu);
       }
     }
   }
@@ -178,7 +194,6 @@ try {
   console.log(row(['', '', '/turn', '', 'p50 ms', 'p99 ms', '/floor', '/floor'], widths));
   const table = {};
   for (const workers of LEVELS) {
-    const floorCpu = median(rows.floor[workers].map((summary) => summary.cpuMsPerTurn));
     const floorP99 = median(rows.floor[workers].map((summary) => summary.p99));
     for (const name of Object.keys(rows)) {
       const summaries = rows[name][workers];
@@ -186,6 +201,8 @@ try {
       const p99 = median(summaries.map((summary) => summary.p99));
       const cells = {
         cpuMsPerTurn: cpu,
+        // Median of the paired ratios (each row against the floor run just before it).
+        ...(name === 'floor' ? {} : { cpuPerFloor: median(ratios[name][workers]) }),
         turnsPerSecond: median(summaries.map((summary) => summary.turnsPerSecond)),
         p50: median(summaries.map((summary) => summary.p50)),
         p99,
@@ -201,7 +218,7 @@ try {
             fixed(cells.turnsPerSecond, 0),
             fixed(cells.p50),
             fixed(p99),
-            isFloor ? '' : fixed(cpu / floorCpu, 1),
+            isFloor ? '' : fixed(cells.cpuPerFloor, 1),
             isFloor ? '' : fixed(p99 / floorP99, 1),
           ],
           widths,
