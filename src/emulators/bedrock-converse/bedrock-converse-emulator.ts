@@ -89,10 +89,11 @@ export async function startBedrockEmulator(options: BedrockEmulatorOptions = {})
     if (handleControlRequest(request, response, { requests, faults })) return;
     const { entry, body } = receivedRequestFrom(request);
     keepRequest(requests, entry, options.requestLog);
-    entry.status = serve(request, body, response);
+    entry.status = serve(request, body, entry.raw, response);
   };
 
-  const serve = (request: EmulatorHttpRequest, body: unknown, response: ServerResponse): number => {
+  /** `raw`: the body's text, decoded once with the log entry. */
+  const serve = (request: EmulatorHttpRequest, body: unknown, raw: string, response: ServerResponse): number => {
     const match = OPERATION_PATH.exec(request.path);
     if (request.method !== 'POST' || !match) {
       return sendServiceError(response, 404, 'UnknownOperationException', JSON.stringify({ message: null }));
@@ -140,7 +141,6 @@ export async function startBedrockEmulator(options: BedrockEmulatorOptions = {})
       else issue = (lastUser?.text ?? '').includes(REDACTED_TRIGGER) ? 'redacted' : 'signed';
     }
     const blocks = answerBlocks(output, issue, secret);
-    const raw = request.raw.toString('utf8');
     if (!streaming) {
       if (fault?.kind === 'drop-mid-stream') {
         response.destroy();

@@ -216,7 +216,7 @@ async function handleModelRequest(
     issuer: state.issuer,
     encrypted: include.includes('reasoning.encrypted_content'),
     model: body['model'],
-    inputText: request.raw.toString('utf8'),
+    inputText: entry.raw,
     reasoningOnly: state.reasoningOnly.shift(),
     compactThreshold,
   });
