@@ -170,10 +170,21 @@ export function readableHistory(history: ClientHistory): Message[] {
   return history.messages.map((message, index) => {
     const echo = history.echoes.get(index);
     if (!echo || message.role !== 'assistant') return message;
+    const kept = Object.isFrozen(message) ? readableCopies.get(message) : undefined;
+    if (kept?.echo === echo) return kept.readable;
     const text = echo.reasoning
       .map((entry) => entry.text)
       .filter((entry) => entry !== '')
       .join('\n\n');
-    return text === '' ? message : { ...message, reasoning: text };
+    if (text === '') return message;
+    const readable: AssistantMessage = { ...message, reasoning: text };
+    if (!Object.isFrozen(message) || !Object.isFrozen(echo)) return readable;
+    // A repeated turn (its message and echo frozen) gets the same frozen copy on every request,
+    // so the prices kept per frozen message (runtime-kept-prices.ts) hold for it too.
+    readableCopies.set(message, { echo, readable: Object.freeze(readable) });
+    return readable;
   });
 }
+
+/** The readable copy of a frozen assistant message, for the frozen echo it was made with. */
+const readableCopies = new WeakMap<Message, { echo: EchoedTurn; readable: AssistantMessage }>();

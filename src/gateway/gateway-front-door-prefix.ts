@@ -62,8 +62,12 @@ export async function translateClientHistory(input: TranslationInput): Promise<T
   let reused = 0;
   while (earlier && reused < inputs.length) {
     const previous = earlier.messages[reused];
-    if (!previous || !sameJson(previous.input, inputs[reused])) break;
+    const input = inputs[reused] as TranslatedInput;
+    if (!previous || !sameInput(previous.input, input)) break;
     if (grown && previous.unmatched && source && matchesLater(previous, source.turns, earlier.storedTurns)) break;
+    // Equal values, kept from now on as this request's objects: the next request, which repeats
+    // these objects, then finds them the same without comparing.
+    previous.input = input;
     history.messages[reused] = previous.message;
     reused += 1;
   }
@@ -123,6 +127,15 @@ function byMessage(decisions: readonly CarrierDecision[], from: number): Map<num
 /** A message as parsed with its echo (handles as sent). */
 function inputOf(history: ClientHistory, message: Message, index: number): TranslatedInput {
   return { message, echo: history.echoes.get(index) };
+}
+
+/**
+ * Whether a message came in as before: a message the client repeats is most often the very
+ * object the last request parsed (gateway-front-door-body.ts keeps repeated elements), its echo
+ * too, and then nothing needs comparing.
+ */
+function sameInput(previous: TranslatedInput, now: TranslatedInput): boolean {
+  return (previous.message === now.message && previous.echo === now.echo) || sameJson(previous, now);
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   type TurnResponse,
 } from './runtime-request.js';
 import { turnRouteProfile, type AgentEvent, type AgentTurnOptions } from './runtime-turn-options.js';
+import { defineLazyProperty } from '../core/lazy-property.js';
 import { withFields } from '../core/with-fields.js';
 
 export type { CarrierDecision } from '../replay/replay-route-profile.js';
@@ -156,22 +157,27 @@ export function clientTurnOrigin(route: Route, settings: ClientTurnSettings): Or
 
 /**
  * The token estimate of a request (SPEC §15: the same count compaction uses, opaque bytes free):
- * the history plus the tool definitions, on `route`'s stale-thinking rule.
+ * the history plus the tool definitions, on `route`'s stale-thinking rule. `price` prices one
+ * message; it must give what `estimateMessageTokens` gives (a caller may keep its prices).
  */
 export function estimateClientTurnTokens(
   history: readonly Message[],
   tools: readonly ToolDefinition[],
   route: Route,
   settings: ClientTurnSettings,
+  price: typeof estimateMessageTokens = estimateMessageTokens,
 ): number {
   const { chargeStaleThinking } = turnRouteProfile({ route, ...settings });
   let newest = -1;
-  history.forEach((message, index) => {
-    if (message.role === 'assistant') newest = index;
-  });
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    if (history[index]?.role === 'assistant') {
+      newest = index;
+      break;
+    }
+  }
   let total = 0;
   history.forEach((message, index) => {
-    total += estimateMessageTokens(message, { chargeStaleThinking, newestAssistant: index === newest });
+    total += price(message, { chargeStaleThinking, newestAssistant: index === newest });
   });
   if (tools.length > 0) {
     total += estimateMessageTokens(
@@ -212,17 +218,23 @@ function statelessStore(store: SessionStore, sessionId: string): SessionStore {
 /** The transport with `decisions` added to every prepared request's decisions (logs, records). */
 function withInputDecisions(transport: Transport, decisions: readonly CarrierDecision[]): Transport {
   if (decisions.length === 0) return transport;
+  const byMessage = (a: CarrierDecision, b: CarrierDecision) => a.messageIndex - b.messageIndex;
   const extend = (prepared: PreparedRequest): PreparedRequest => {
-    const extended: PreparedRequest = {
-      ...prepared,
-      decisions: [...decisions, ...prepared.decisions].sort((a, b) => a.messageIndex - b.messageIndex),
-    };
+    // Every field but `decisions` copied; `decisions` stays lazy as the transport made it: all of a
+    // long history's decisions are made (and sized) only when someone reads them all, not per request.
+    const copied: Record<string, unknown> = {};
+    for (const key of Object.keys(prepared)) {
+      if (key !== 'decisions') copied[key] = prepared[key as keyof PreparedRequest];
+    }
+    const extended: PreparedRequest = defineLazyProperty(
+      copied as Omit<PreparedRequest, 'decisions'>,
+      'decisions',
+      () => [...decisions, ...prepared.decisions].sort(byMessage),
+    );
     const from = prepared.decisionsFrom?.bind(prepared);
     if (from) {
       extended.decisionsFrom = (index) =>
-        [...decisions.filter((decision) => decision.messageIndex >= index), ...from(index)].sort(
-          (a, b) => a.messageIndex - b.messageIndex,
-        );
+        [...decisions.filter((decision) => decision.messageIndex >= index), ...from(index)].sort(byMessage);
     }
     return extended;
   };

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { AssistantMessage } from '../../src/core/message.js';
-import { openClientHistory, type ClientHistory } from '../../src/gateway/gateway-front-door-handles.js';
+import type { AssistantMessage, Message } from '../../src/core/message.js';
+import {
+  openClientHistory,
+  readableHistory,
+  type ClientHistory,
+  type EchoedTurn,
+} from '../../src/gateway/gateway-front-door-handles.js';
+import { deepFreeze } from '../../src/gateway/gateway-json-pieces.js';
 import {
   openHandle,
   restoreCarriers,
@@ -303,5 +309,44 @@ describe('opening a client history', () => {
       action: 'dropped',
       reason: expect.stringContaining('goes only to its own wire API'),
     });
+  });
+});
+
+describe('the readable history a token estimate prices', () => {
+  const echo = (text: string): EchoedTurn => ({ reasoning: [{ field: 'content[0].signature', value: 'x', text }] });
+
+  it('shows each echoed turn’s readable reasoning, handles unopened', () => {
+    const history: ClientHistory = {
+      messages: [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: 'a' },
+        { role: 'assistant', content: 'b' },
+      ],
+      echoes: new Map([
+        [1, echo('thought')],
+        [2, echo('')],
+      ]),
+    };
+    expect(readableHistory(history)).toEqual([
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'a', reasoning: 'thought' },
+      { role: 'assistant', content: 'b' },
+    ]);
+  });
+
+  it('gives a repeated (frozen) turn the same frozen copy on every request, a changed echo a new one', () => {
+    const message = deepFreeze({ role: 'assistant', content: 'a' } as Message);
+    const first = deepFreeze(echo('thought'));
+    const request = (turn: EchoedTurn): ClientHistory => ({ messages: [message], echoes: new Map([[0, turn]]) });
+    const [once] = readableHistory(request(first));
+    const [twice] = readableHistory(request(first));
+    expect(twice).toBe(once);
+    expect(Object.isFrozen(once)).toBe(true);
+    const [other] = readableHistory(request(deepFreeze(echo('another thought'))));
+    expect(other).not.toBe(once);
+    expect(other).toEqual({ role: 'assistant', content: 'a', reasoning: 'another thought' });
+    // Objects a request made (not frozen) get a copy of their own each time.
+    const open = { messages: [{ role: 'assistant', content: 'a' } as Message], echoes: new Map([[0, echo('t')]]) };
+    expect(readableHistory(open)[0]).not.toBe(readableHistory(open)[0]);
   });
 });

@@ -219,6 +219,30 @@ describe('front-door translation of an unchanged prefix', () => {
     expect(after.opened).not.toEqual(first.opened);
   });
 
+  it('keeps the objects of the request it last reused, so a request repeating them compares no values', async () => {
+    const store = createMemorySessionStore();
+    const session = await store.createSession({ provider: 'deepseek', model: 'deepseek-v4-flash' });
+    const keyring = new HandleKeyring(store);
+    const copies = new FrontDoorSessionCopies();
+    const origin = ORIGINS[0] as OriginStamp;
+    const messages: Message[] = [
+      { role: 'user', content: 'question 1' },
+      { role: 'assistant', content: 'answer 1' },
+      { role: 'user', content: 'question 2' },
+    ];
+    const copy = async () => (await copies.read(store, session.id)) as SessionCopy;
+    const first = await translate(parsed({ messages, echoes: [] }), await copy(), keyring, origin);
+    if (first.prefix) copies.translated(session.id, first.prefix);
+    // The next request's objects are equal in value, not the same objects (parsed anew).
+    const second = parsed({ messages, echoes: [] });
+    const asParsed = [...second.messages];
+    const reusing = await translate(second, await copy(), keyring, origin);
+    expect(reusing.reused).toBe(3);
+    const kept = reusing.prefix?.messages.map((message) => message.input.message);
+    expect(kept).toHaveLength(3);
+    kept?.forEach((message, index) => expect(message).toBe(asParsed[index]));
+  });
+
   it('stays within its bounds', async () => {
     const store = createMemorySessionStore();
     const copies = new FrontDoorSessionCopies({ maxSessions: 3, maxMessages: 50 });
