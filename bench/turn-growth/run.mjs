@@ -2,7 +2,8 @@
 // moving the same bytes. Run after `npm run build`:
 //   node bench/turn-growth/run.mjs [requestsPerSize=12] [rounds=3]      (or: npm run bench -- turn-growth)
 // BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR;
-// BENCH_TURN_GROWTH=warm or =door runs one part only.
+// BENCH_TURN_GROWTH=warm or =door runs one part only; BENCH_TURN_GROWTH_TOOLS=1 gives every
+// Messages request a Claude Code-sized tools list (16 tools, 41 KB of JSON).
 //
 // Two servers run in child processes (bench/gateway/bench-server.mjs) against the same zero-latency
 // DeepSeek emulator: the gateway over a SQLite state.db and the floor, a `node:http` proxy that
@@ -34,6 +35,18 @@ const WARM_SIZES = [10, 1000, 10_000];
 const DOOR_SIZES = [10, 100, 1000];
 const MODEL = 'deepseek-v4-flash';
 const part = process.env.BENCH_TURN_GROWTH ?? 'both';
+const TOOLS =
+  process.env.BENCH_TURN_GROWTH_TOOLS === '1'
+    ? Array.from({ length: 16 }, (_, index) => ({
+        name: `tool_${index}`,
+        description: `Tool ${index}. ${'Explains at length what the tool does, when to use it and when not to. '.repeat(36)}`,
+        input_schema: {
+          type: 'object',
+          properties: { path: { type: 'string', description: 'A path.' }, limit: { type: 'number' } },
+          required: ['path'],
+        },
+      }))
+    : undefined;
 
 const home = mkdtempSync(join(tmpdir(), 'hermes-bench-turn-growth-'));
 const statePath = join(home, 'state.db');
@@ -135,7 +148,7 @@ function messagesConversation(name) {
         role: 'user',
         content: [{ type: 'text', text: `bench turn ${name}-${(turn += 1)}: ${'lorem ipsum '.repeat(8)}` }],
       });
-      return JSON.stringify({ model: MODEL, max_tokens: 1024, messages });
+      return JSON.stringify({ model: MODEL, max_tokens: 1024, messages, tools: TOOLS });
     },
     headers: { 'x-claude-code-session-id': sessionId, 'anthropic-version': '2023-06-01', 'x-api-key': 'bench' },
     /** Folds the door's answer into the history, as the SDK's client does. */

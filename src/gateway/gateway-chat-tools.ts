@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { AssistantMessage, Message, ToolCall } from '../core/message.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
+import { keptToolDefinition } from './gateway-tool-definitions.js';
 import { errorResponse, SESSION_HEADER } from './gateway-chat.js';
 import { badRequest } from './gateway-errors.js';
 import type { ClientHistory } from './gateway-front-door-handles.js';
@@ -229,6 +230,17 @@ function partsText(content: unknown): string {
     .join('\n');
 }
 
+/** A function tool's definition (`function.parameters`, or an empty object schema). */
+function chatToolDefinition(tool: JsonObject): ToolDefinition {
+  const fn = tool['function'] as JsonObject;
+  const parameters = isJsonObject(fn['parameters']) ? fn['parameters'] : { type: 'object', properties: {} };
+  return {
+    name: String(fn['name']),
+    description: typeof fn['description'] === 'string' ? fn['description'] : '',
+    parameters,
+  };
+}
+
 function chatTools(tools: unknown): ToolDefinition[] {
   // Absent for OpenCode's side requests (a title): a plain completion.
   const list = Array.isArray(tools) ? tools : [];
@@ -240,10 +252,7 @@ function chatTools(tools: unknown): ToolDefinition[] {
       hosted.push(String(tool['type'] ?? `tools[${index}]`));
       return [];
     }
-    const parameters = isJsonObject(fn['parameters']) ? fn['parameters'] : { type: 'object', properties: {} };
-    return [
-      { name: fn['name'], description: typeof fn['description'] === 'string' ? fn['description'] : '', parameters },
-    ];
+    return [keptToolDefinition(tool, chatToolDefinition)];
   });
   if (hosted.length > 0) {
     throw badRequest(

@@ -11,7 +11,7 @@ import {
   type ClientTurnSettings,
 } from '../runtime/runtime-client-turn.js';
 import type { AgentEvent } from '../runtime/agent-turn.js';
-import { keptMessagePrice } from '../runtime/runtime-kept-prices.js';
+import { KEPT_PRICES } from '../runtime/runtime-kept-prices.js';
 import type { StatelessTurnMemory } from '../runtime/runtime-stateless-memory.js';
 import { readableHistory, type ClientHistory } from './gateway-front-door-handles.js';
 import type { FrontDoorSessionCopies, SessionCopy } from './gateway-front-door-copies.js';
@@ -242,13 +242,13 @@ export function estimateFrontDoorTokens(
   tools: readonly ToolDefinition[],
 ): number {
   const { route } = context.routes.choose(model);
-  // The messages a client repeats are the frozen objects of its last request: priced once.
+  // The messages and tools a client repeats are the frozen objects of its last request: priced once.
   return estimateClientTurnTokens(
     readableHistory(history),
     tools,
     route.route,
     turnSettings(context.gateway, undefined),
-    keptMessagePrice,
+    KEPT_PRICES,
   );
 }
 

@@ -2,6 +2,7 @@ import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../core/message.js';
 import type { ReasoningEffort, ReasoningOptions } from '../core/reasoning-options.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
+import { keptToolDefinition } from './gateway-tool-definitions.js';
 import { badRequest, echoed } from './gateway-errors.js';
 import {
   addClientSystemText,
@@ -271,9 +272,7 @@ function parseTools(tools: unknown): ToolDefinition[] {
       hosted.push(`${echoed(String(tool['name']))} (${echoed(String(type))})`);
       return [];
     }
-    const schema = isJsonObject(tool['input_schema']) ? tool['input_schema'] : { type: 'object', properties: {} };
-    const description = typeof tool['description'] === 'string' ? tool['description'] : '';
-    return [{ name: tool['name'], description, parameters: schema }];
+    return [keptToolDefinition(tool, messagesToolDefinition)];
   });
   if (hosted.length > 0) {
     throw badRequest(
@@ -283,6 +282,13 @@ function parseTools(tools: unknown): ToolDefinition[] {
     );
   }
   return definitions;
+}
+
+/** A custom tool's definition (its `input_schema`, or an empty object schema). */
+function messagesToolDefinition(tool: JsonObject): ToolDefinition {
+  const schema = isJsonObject(tool['input_schema']) ? tool['input_schema'] : { type: 'object', properties: {} };
+  const description = typeof tool['description'] === 'string' ? tool['description'] : '';
+  return { name: String(tool['name']), description, parameters: schema };
 }
 
 /** `output_config.effort` (Claude Code sends its /effort setting there) in the engine's terms. */

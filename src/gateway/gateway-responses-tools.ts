@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
+import { keptToolDefinition } from './gateway-tool-definitions.js';
 import { badRequest, echoed } from './gateway-errors.js';
 
 /**
@@ -84,18 +85,30 @@ function addTool(parsed: ResponsesTools, tool: unknown, path: string, namespace:
     throw badRequest(`${path}: the tool name "${echoed(upstream)}" is declared twice`, 'tools');
   const custom = type === 'custom';
   parsed.names.set(upstream, space === undefined ? { name, custom } : { name, namespace: space, custom });
+  // A namespace member's definition reads its namespace too: only a top-level tool's is kept.
+  parsed.tools.push(
+    namespace === undefined
+      ? keptToolDefinition(tool, (own) => responsesToolDefinition(own, upstream, undefined))
+      : responsesToolDefinition(tool, upstream, namespace),
+  );
+}
+
+function responsesToolDefinition(
+  tool: JsonObject,
+  upstream: string,
+  namespace: JsonObject | undefined,
+): ToolDefinition {
   const own = typeof tool['description'] === 'string' ? tool['description'] : '';
   const description = namespaceDescription(namespace, own);
-  if (custom) {
-    parsed.tools.push({
+  if (tool['type'] === 'custom') {
+    return {
       name: upstream,
       description: customDescription(description, tool['format']),
       parameters: CUSTOM_TOOL_PARAMETERS,
-    });
-    return;
+    };
   }
   const parameters = isJsonObject(tool['parameters']) ? tool['parameters'] : { type: 'object', properties: {} };
-  parsed.tools.push({ name: upstream, description, parameters });
+  return { name: upstream, description, parameters };
 }
 
 /** A member's description after its namespace's, so the model sees what the group is for. */

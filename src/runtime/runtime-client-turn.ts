@@ -5,12 +5,13 @@ import type { Route } from '../core/route.js';
 import type { ToolDefinition } from '../core/tool-definition.js';
 import type { FinishReason, Usage } from '../core/usage.js';
 import type { Logger } from '../logging/logger.js';
-import { estimateMessageTokens, withoutDuplicateToolCalls } from '../replay/replay-recovery.js';
+import { withoutDuplicateToolCalls } from '../replay/replay-recovery.js';
 import type { CarrierDecision } from '../replay/replay-route-profile.js';
 import type { SessionRecord, SessionStore } from '../storage/session-store.js';
 import { mergeModelConfig } from '../storage/session-store-rules.js';
 import type { PreparedRequest, Transport, TransportRequest } from '../transports/shared/transport.js';
 import { continueIncompleteTurn } from './runtime-continuation.js';
+import { PRICED_ANEW, type Prices } from './runtime-kept-prices.js';
 import type { StatelessTurnMemory } from './runtime-stateless-memory.js';
 import {
   recordRequestSafely,
@@ -157,15 +158,15 @@ export function clientTurnOrigin(route: Route, settings: ClientTurnSettings): Or
 
 /**
  * The token estimate of a request (SPEC §15: the same count compaction uses, opaque bytes free):
- * the history plus the tool definitions, on `route`'s stale-thinking rule. `price` prices one
- * message; it must give what `estimateMessageTokens` gives (a caller may keep its prices).
+ * the history plus the tool definitions, on `route`'s stale-thinking rule. `prices` may keep the
+ * prices of frozen parts (runtime-kept-prices.ts); the estimate is the same.
  */
 export function estimateClientTurnTokens(
   history: readonly Message[],
   tools: readonly ToolDefinition[],
   route: Route,
   settings: ClientTurnSettings,
-  price: typeof estimateMessageTokens = estimateMessageTokens,
+  prices: Prices = PRICED_ANEW,
 ): number {
   const { chargeStaleThinking } = turnRouteProfile({ route, ...settings });
   let newest = -1;
@@ -177,15 +178,9 @@ export function estimateClientTurnTokens(
   }
   let total = 0;
   history.forEach((message, index) => {
-    total += price(message, { chargeStaleThinking, newestAssistant: index === newest });
+    total += prices.message(message, { chargeStaleThinking, newestAssistant: index === newest });
   });
-  if (tools.length > 0) {
-    total += estimateMessageTokens(
-      { role: 'system', content: JSON.stringify(tools) },
-      { chargeStaleThinking, newestAssistant: false },
-    );
-  }
-  return total;
+  return total + prices.tools(tools);
 }
 
 /**

@@ -1,12 +1,15 @@
 /**
- * Kept message prices (runtime-kept-prices.ts): a frozen message is priced once, and every price
- * is the one `estimateMessageTokens` gives (SPEC §15), over seeded random messages, for the
+ * Kept prices (runtime-kept-prices.ts): a frozen message, a list of frozen tools, is priced once,
+ * and every price is the one pricing anew gives (SPEC §15), over seeded random messages, for the
  * newest assistant turn and older ones, with stale thinking charged or not.
  */
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/message.js';
 import { estimateMessageTokens } from '../../src/replay/replay-token-estimate.js';
-import { keptMessagePrice } from '../../src/runtime/runtime-kept-prices.js';
+import { KEPT_PRICES, PRICED_ANEW } from '../../src/runtime/runtime-kept-prices.js';
+import type { ToolDefinition } from '../../src/core/tool-definition.js';
+
+const keptMessagePrice = KEPT_PRICES.message;
 import { estimateClientTurnTokens } from '../../src/runtime/runtime-client-turn.js';
 import { deepFreeze } from '../../src/gateway/gateway-json-pieces.js';
 import { seededRandom } from '../support/random.js';
@@ -78,7 +81,39 @@ describe('kept message prices', () => {
     const tools = [{ name: 'read_file', description: 'Read a file', parameters: { type: 'object' } }];
     const settings = { reasoning: { enabled: true } };
     const plain = estimateClientTurnTokens(history, tools, route, settings);
-    expect(estimateClientTurnTokens(history, tools, route, settings, keptMessagePrice)).toBe(plain);
-    expect(estimateClientTurnTokens(history, tools, route, settings, keptMessagePrice)).toBe(plain);
+    expect(estimateClientTurnTokens(history, tools, route, settings, KEPT_PRICES)).toBe(plain);
+    expect(estimateClientTurnTokens(history, tools, route, settings, KEPT_PRICES)).toBe(plain);
+  });
+
+  it('price a list of frozen tools once, and any other list (another order, one more, one changed) anew', () => {
+    const tool = (name: string, description: string): ToolDefinition =>
+      deepFreeze({ name, description, parameters: { type: 'object', properties: { path: { type: 'string' } } } });
+    const read = tool('read_file', 'Read a file');
+    const edit = tool('edit_file', 'Edit a file: 日本語 and naïve text too');
+    const lists: ToolDefinition[][] = [
+      [read, edit],
+      [read, edit],
+      [edit, read],
+      [read],
+      [read, edit, tool('bash', 'Run a command')],
+      [read, tool('edit_file', 'Edit a file, differently')],
+      [read, { name: 'open', description: 'not frozen', parameters: {} }],
+      [],
+    ];
+    for (const list of lists) expect(KEPT_PRICES.tools(list)).toBe(PRICED_ANEW.tools(list));
+    expect(PRICED_ANEW.tools([])).toBe(0);
+
+    const reads = { count: 0 };
+    const counted = new Proxy(read, {
+      get(target, key, receiver) {
+        reads.count += 1;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    KEPT_PRICES.tools([counted, edit]);
+    const afterFirst = reads.count;
+    expect(afterFirst).toBeGreaterThan(0);
+    KEPT_PRICES.tools([counted, edit]);
+    expect(reads.count).toBe(afterFirst);
   });
 });
