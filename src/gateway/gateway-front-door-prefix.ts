@@ -54,22 +54,22 @@ export async function translateClientHistory(input: TranslationInput): Promise<T
   const refreshed = purpose !== null && copy !== null;
   if (refreshed) await input.keyring.refresh();
   const facts = `${purpose ?? ''}\n${input.route.api}\n${JSON.stringify(input.route.origin)}\n${input.keyring.generation}`;
-  // The messages as parsed, before opening and restoring replace them.
-  const inputs: TranslatedInput[] =
-    copy && source ? history.messages.map((message, index) => inputOf(history, message, index)) : [];
-  const earlier = copy?.translated?.facts === facts ? copy.translated : undefined;
+  const earlier = copy && source && copy.translated?.facts === facts ? copy.translated : undefined;
   const grown = earlier !== undefined && earlier.storedTurns !== source?.turns.turns.length;
   let reused = 0;
-  while (earlier && reused < inputs.length) {
+  while (earlier && reused < history.messages.length) {
     const previous = earlier.messages[reused];
-    const input = inputs[reused] as TranslatedInput;
-    if (!previous || !sameInput(previous.input, input)) break;
+    if (!previous || !sameInput(previous, history, reused)) break;
     if (grown && previous.unmatched && source && matchesLater(previous, source.turns, earlier.storedTurns)) break;
-    // Equal values, kept from now on as this request's objects: the next request, which repeats
-    // these objects, then finds them the same without comparing.
-    previous.input = input;
     history.messages[reused] = previous.message;
     reused += 1;
+  }
+  // The rest as parsed, before opening and restoring replace them.
+  const inputs: TranslatedInput[] = [];
+  if (copy && source) {
+    for (let index = reused; index < history.messages.length; index += 1) {
+      inputs.push({ message: history.messages[index] as Message, echo: history.echoes.get(index) });
+    }
   }
   const kept = earlier?.messages.slice(0, reused) ?? [];
   const opened = kept.flatMap((message) => message.opened);
@@ -91,7 +91,7 @@ export async function translateClientHistory(input: TranslationInput): Promise<T
   const messages: TranslatedMessage[] = kept;
   for (let index = reused; index < history.messages.length; index += 1) {
     messages.push({
-      input: inputs[index] as TranslatedInput,
+      input: inputs[index - reused] as TranslatedInput,
       message: history.messages[index] as Message,
       opened: openedAt.get(index) ?? [],
       restored: restoredAt.get(index) ?? [],
@@ -124,18 +124,21 @@ function byMessage(decisions: readonly CarrierDecision[], from: number): Map<num
   return grouped;
 }
 
-/** A message as parsed with its echo (handles as sent). */
-function inputOf(history: ClientHistory, message: Message, index: number): TranslatedInput {
-  return { message, echo: history.echoes.get(index) };
-}
-
 /**
- * Whether a message came in as before: a message the client repeats is most often the very
- * object the last request parsed (gateway-front-door-body.ts keeps repeated elements), its echo
- * too, and then nothing needs comparing.
+ * Whether message `index` of `history` (with its echo) came in as `previous` did. A message the
+ * client repeats is most often the very object the last request parsed (gateway-front-door-body.ts
+ * keeps repeated elements), its echo too, and then nothing needs comparing. Equal values found by
+ * comparing are kept as this request's objects from now on, so the next request, which repeats
+ * these objects, finds them the same without comparing.
  */
-function sameInput(previous: TranslatedInput, now: TranslatedInput): boolean {
-  return (previous.message === now.message && previous.echo === now.echo) || sameJson(previous, now);
+function sameInput(previous: TranslatedMessage, history: ClientHistory, index: number): boolean {
+  const message = history.messages[index] as Message;
+  const echo = history.echoes.get(index);
+  if (previous.input.message === message && previous.input.echo === echo) return true;
+  const input: TranslatedInput = { message, echo };
+  if (!sameJson(previous.input, input)) return false;
+  previous.input = input;
+  return true;
 }
 
 /**

@@ -65,7 +65,7 @@ export function parseMessagesRequest(body: unknown): MessagesRequest {
   const history: ClientHistory = { messages: [], echoes: new Map() };
   const system = systemText(body['system']);
   if (system) history.messages.push({ role: 'system', content: system });
-  joinedAssistantTurns(messages).forEach(({ message, index }) => addMessageOnce(history, message, index));
+  eachJoinedTurn(messages, (message, index) => addMessageOnce(history, message, index));
   return {
     model,
     stream: body['stream'] === true,
@@ -75,20 +75,24 @@ export function parseMessagesRequest(body: unknown): MessagesRequest {
   };
 }
 
-/** The messages with each run of consecutive assistant messages joined into one (their blocks in order). */
-function joinedAssistantTurns(messages: readonly unknown[]): { message: unknown; index: number }[] {
-  const joined: { message: unknown; index: number }[] = [];
+/**
+ * Calls `each` with every message, each run of consecutive assistant messages joined into one
+ * (their blocks in order, at the index of the run's first message).
+ */
+function eachJoinedTurn(messages: readonly unknown[], each: (message: unknown, index: number) => void): void {
+  let held: unknown;
+  let heldIndex = -1;
   messages.forEach((message, index) => {
-    const previous = joined[joined.length - 1];
-    if (previous && isAssistant(previous.message) && isAssistant(message)) {
-      const blocks = [
-        ...contentBlocks(previous.message['content'], previous.index),
-        ...contentBlocks(message['content'], index),
-      ];
-      previous.message = { ...previous.message, content: blocks };
-    } else joined.push({ message, index });
+    if (heldIndex >= 0 && isAssistant(held) && isAssistant(message)) {
+      const blocks = [...contentBlocks(held['content'], heldIndex), ...contentBlocks(message['content'], index)];
+      held = { ...held, content: blocks };
+      return;
+    }
+    if (heldIndex >= 0) each(held, heldIndex);
+    held = message;
+    heldIndex = index;
   });
-  return joined;
+  if (heldIndex >= 0) each(held, heldIndex);
 }
 
 function isAssistant(message: unknown): message is JsonObject {
@@ -120,7 +124,7 @@ function addMessageOnce(history: ClientHistory, message: unknown, index: number)
   const offset = history.messages.length;
   const known = readMessages.get(message);
   if (known) {
-    history.messages.push(...known.messages);
+    for (const read of known.messages) history.messages.push(read);
     for (const [position, echo] of known.echoes) history.echoes.set(offset + position, echo);
     return;
   }
