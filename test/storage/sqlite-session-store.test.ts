@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HermesError, UsageError } from '../../src/core/errors.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteDatabase } from '../../src/storage/sqlite-open.js';
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import type { SqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite-schema.js';
@@ -61,6 +62,13 @@ describe('SQLite session store specifics (SPEC §18)', () => {
     expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(database.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     expect(SQLITE_SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
+  });
+
+  it('keeps statement and savepoint journals in memory, so a group commit writes no temporary file', () => {
+    const { database } = openSqliteDatabase(path, DEFAULT_BUSY_TIMEOUT_MS);
+    opened.push(database);
+    // 2 = MEMORY (sqlite.org/pragma.html#pragma_temp_store); the default, 0, spills past 64 KiB to a file.
+    expect(database.pragma('temp_store', { simple: true })).toBe(2);
   });
 
   it('creates the directory with mode 0700 and the database file with mode 0600', () => {
