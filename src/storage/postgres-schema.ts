@@ -153,6 +153,46 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE turn_fingerprints ADD PRIMARY KEY (session_id, fingerprint);
   DROP INDEX turn_fingerprints_session_id;
   `,
+  // 10: each session's live message count (SessionRecord.messageCount) stored in its row and kept
+  // by statement triggers on every insert, delete and update of messages, whichever statement
+  // makes them: reading a session is one row, never a count over its history (SPEC §26.7). One
+  // update per session per statement, however many rows it wrote (a transition table per event:
+  // PostgreSQL "CREATE TRIGGER", REFERENCING).
+  `
+  ALTER TABLE sessions ADD COLUMN message_count integer NOT NULL DEFAULT 0;
+  UPDATE sessions s SET message_count =
+    (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.archived IS NULL);
+  CREATE FUNCTION hermes_count_messages() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      UPDATE sessions s SET message_count = s.message_count + d.n
+        FROM (SELECT session_id, COUNT(*)::integer AS n FROM added WHERE archived IS NULL GROUP BY session_id) d
+        WHERE s.id = d.session_id;
+    ELSIF TG_OP = 'DELETE' THEN
+      UPDATE sessions s SET message_count = s.message_count - d.n
+        FROM (SELECT session_id, COUNT(*)::integer AS n FROM removed WHERE archived IS NULL GROUP BY session_id) d
+        WHERE s.id = d.session_id;
+    ELSE
+      UPDATE sessions s SET message_count = s.message_count + d.n
+        FROM (
+          SELECT session_id, SUM(n)::integer AS n FROM (
+            SELECT session_id, 1 AS n FROM added WHERE archived IS NULL
+            UNION ALL
+            SELECT session_id, -1 AS n FROM removed WHERE archived IS NULL
+          ) change GROUP BY session_id
+        ) d
+        WHERE s.id = d.session_id AND d.n <> 0;
+    END IF;
+    RETURN NULL;
+  END
+  $$;
+  CREATE TRIGGER messages_counted_insert AFTER INSERT ON messages
+    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION hermes_count_messages();
+  CREATE TRIGGER messages_counted_delete AFTER DELETE ON messages
+    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION hermes_count_messages();
+  CREATE TRIGGER messages_counted_update AFTER UPDATE ON messages
+    REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION hermes_count_messages();
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -15,8 +15,7 @@ export interface NamedQuery {
 const query = (name: string, text: string): NamedQuery => ({ name: `hermes_${name}`, text });
 
 const SESSION_SELECT = `SELECT s.id, s.title, s.parent_session_id, s.created_at, s.updated_at, s.provider,
-  s.model, s.base_url, s.api, s.model_config, s.version,
-  (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.archived IS NULL)::integer AS message_count FROM sessions s`;
+  s.model, s.base_url, s.api, s.model_config, s.version, s.message_count FROM sessions s`;
 
 const VALUE_COLUMNS = MESSAGE_VALUE_COLUMNS.join(', ');
 

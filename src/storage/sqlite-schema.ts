@@ -168,6 +168,28 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE turn_fingerprints_keyed RENAME TO turn_fingerprints;
   CREATE INDEX turn_fingerprints_newest ON turn_fingerprints(fingerprint, noted_at DESC, session_id);
   `,
+  // 12: each session's live message count (SessionRecord.messageCount) stored in its row and kept
+  // by triggers on every insert, delete and archive of its messages, whichever statement makes
+  // them: reading a session is one row, never a count over its history (SPEC §26.7).
+  `
+  ALTER TABLE sessions ADD COLUMN message_count INTEGER NOT NULL DEFAULT 0;
+  UPDATE sessions SET message_count =
+    (SELECT COUNT(*) FROM messages m WHERE m.session_id = sessions.id AND m.archived IS NULL);
+  CREATE TRIGGER messages_counted_insert AFTER INSERT ON messages WHEN NEW.archived IS NULL
+  BEGIN
+    UPDATE sessions SET message_count = message_count + 1 WHERE id = NEW.session_id;
+  END;
+  CREATE TRIGGER messages_counted_delete AFTER DELETE ON messages WHEN OLD.archived IS NULL
+  BEGIN
+    UPDATE sessions SET message_count = message_count - 1 WHERE id = OLD.session_id;
+  END;
+  CREATE TRIGGER messages_counted_update AFTER UPDATE OF archived, session_id ON messages
+  WHEN (OLD.archived IS NULL) <> (NEW.archived IS NULL) OR OLD.session_id <> NEW.session_id
+  BEGIN
+    UPDATE sessions SET message_count = message_count - 1 WHERE id = OLD.session_id AND OLD.archived IS NULL;
+    UPDATE sessions SET message_count = message_count + 1 WHERE id = NEW.session_id AND NEW.archived IS NULL;
+  END;
+  `,
 ];
 
 /** The tables of the current schema (a database lacking one is refused at open). */

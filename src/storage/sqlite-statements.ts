@@ -113,8 +113,7 @@ export function toLeaseRecord(row: LeaseRow): LeaseRecord {
 // One query per listing: the count is a correlated subquery over the live rows' partial index
 // (`messages_live`), never one extra query per session.
 const SESSION_SELECT = `SELECT s.id, s.title, s.parent_session_id, s.created_at, s.updated_at, s.provider,
-  s.model, s.base_url, s.api, s.model_config, s.version,
-  (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.archived IS NULL) AS message_count FROM sessions s`;
+  s.model, s.base_url, s.api, s.model_config, s.version, s.message_count FROM sessions s`;
 // Ties on updated_at (same millisecond) go to the row written last.
 const NEWEST_FIRST = 'ORDER BY s.updated_at DESC, s.rowid DESC';
 

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/message.js';
 import { openPostgresSessionStore, type PostgresSessionStore } from '../../src/storage/postgres-session-store.js';
-import { POSTGRES_SCHEMA_VERSION } from '../../src/storage/postgres-schema.js';
+import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from '../../src/storage/postgres-schema.js';
 import { redactDatabaseUrl } from '../../src/storage/postgres-errors.js';
 import { SessionBusyError } from '../../src/storage/session-lease.js';
 import { StorageError } from '../../src/storage/storage-errors.js';
@@ -72,6 +72,61 @@ describe.skipIf(skipWithoutPostgres())('PostgreSQL store specifics', () => {
     );
     expect(indexes.map((index) => index.indexname)).toEqual(['turn_fingerprints_newest', 'turn_fingerprints_pkey']);
     expect(indexes[1]?.indexdef).toContain('(session_id, fingerprint)');
+  });
+
+  it("stores each session's live message count, backfilled from a version-9 schema and kept by any statement", async () => {
+    const schema = await createTestSchema();
+    cleanups.push(schema.drop);
+    const client = new pg.Client({ connectionString: schema.url });
+    await client.connect();
+    try {
+      await client.query(
+        'CREATE TABLE hermes_schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)',
+      );
+      for (const [index, migration] of POSTGRES_MIGRATIONS.slice(0, 9).entries()) {
+        await client.query(migration);
+        await client.query('INSERT INTO hermes_schema_migrations (version, applied_at) VALUES ($1, 0)', [index + 1]);
+      }
+      await client.query("INSERT INTO sessions (id, created_at, updated_at) VALUES ('a', 1, 1), ('b', 2, 2)");
+      await client.query(
+        `INSERT INTO messages (session_id, seq, role, content, archived) VALUES
+         ('a', 1, 'user', 'q', 1), ('a', 2, 'user', 'q', NULL), ('a', 3, 'assistant', 'a', NULL), ('b', 1, 'user', 'q', NULL)`,
+      );
+    } finally {
+      await client.end();
+    }
+    const store = open(schema.url);
+    const counts = async () => [
+      (await store.getSession('a'))?.messageCount,
+      (await store.getSession('b'))?.messageCount,
+    ];
+    expect(await counts()).toEqual([2, 1]);
+    // Statements that are not the store's keep the count too, several rows and sessions at once.
+    await rawQuery(schema.url, "UPDATE messages SET archived = NULL WHERE session_id = 'a' AND seq = 1");
+    expect(await counts()).toEqual([3, 1]);
+    await rawQuery(schema.url, "UPDATE messages SET archived = 2 WHERE session_id = 'a'");
+    expect(await counts()).toEqual([0, 1]);
+    await rawQuery(schema.url, "UPDATE messages SET session_id = 'a', seq = seq + 10 WHERE session_id = 'b'");
+    expect(await counts()).toEqual([1, 0]);
+    await rawQuery(schema.url, 'DELETE FROM messages');
+    expect(await counts()).toEqual([0, 0]);
+    const messages: Message[] = [
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'two' },
+    ];
+    await store.appendMessages('b', messages);
+    expect(await counts()).toEqual([0, 2]);
+    // The count is a column of the session's row, kept by three statement triggers on messages.
+    const triggers = await rawQuery<{ name: string }>(
+      schema.url,
+      `SELECT DISTINCT trigger_name AS name FROM information_schema.triggers
+       WHERE event_object_table = 'messages' AND trigger_schema = current_schema() ORDER BY name`,
+    );
+    expect(triggers.map((row) => row.name)).toEqual([
+      'messages_counted_delete',
+      'messages_counted_insert',
+      'messages_counted_update',
+    ]);
   });
 
   it('concurrent appends from two processes get distinct, gapless sequence numbers; one lease wins', async () => {

@@ -287,6 +287,46 @@ describe('SQLite session store specifics (SPEC §18)', () => {
     expect(await store.sessionsWithTurn('shared', 5)).toEqual(['20260101-000000-bbbbbb']);
   });
 
+  it("stores each session's live message count, backfilled from a version-11 file and kept by any statement", async () => {
+    mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
+    const old = raw();
+    for (const migration of SQLITE_MIGRATIONS.slice(0, 11)) old.exec(migration);
+    old.pragma('user_version = 11');
+    old.prepare('INSERT INTO sessions (id, created_at, updated_at) VALUES (?, 1, 1), (?, 2, 2)').run('a', 'b');
+    const insert = old.prepare(
+      'INSERT INTO messages (session_id, seq, role, content, archived) VALUES (?, ?, ?, ?, ?)',
+    );
+    insert.run('a', 1, 'user', 'q', 1);
+    insert.run('a', 2, 'user', 'q', null);
+    insert.run('a', 3, 'assistant', 'a', null);
+    insert.run('b', 1, 'user', 'q', null);
+    old.close();
+    const store = open();
+    const counts = async () => [
+      (await store.getSession('a'))?.messageCount,
+      (await store.getSession('b'))?.messageCount,
+    ];
+    expect(await counts()).toEqual([2, 1]);
+    // Statements that are not the store's (an older tool, a manual fix) keep the count too.
+    const database = raw();
+    database.prepare('UPDATE messages SET archived = NULL WHERE session_id = ? AND seq = 1').run('a');
+    expect(await counts()).toEqual([3, 1]);
+    database.prepare('UPDATE messages SET archived = 2 WHERE session_id = ?').run('a');
+    expect(await counts()).toEqual([0, 1]);
+    database.prepare('UPDATE messages SET session_id = ?, seq = seq + 10 WHERE session_id = ?').run('a', 'b');
+    expect(await counts()).toEqual([1, 0]);
+    database.prepare('DELETE FROM messages WHERE session_id = ?').run('a');
+    expect(await counts()).toEqual([0, 0]);
+    await store.appendMessages('b', conversation());
+    expect(await counts()).toEqual([0, conversation().length]);
+    // The count is a column of the session's row, kept by three triggers on messages.
+    const triggers = database
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'messages' ORDER BY name")
+      .pluck()
+      .all();
+    expect(triggers).toEqual(['messages_counted_delete', 'messages_counted_insert', 'messages_counted_update']);
+  });
+
   it('refuses a file written by a newer schema version', async () => {
     const store = open();
     await store.close();
