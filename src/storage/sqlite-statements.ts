@@ -110,8 +110,8 @@ export function toLeaseRecord(row: LeaseRow): LeaseRecord {
   };
 }
 
-// One query per listing: the count is a correlated subquery over the live rows' partial index
-// (`messages_live`), never one extra query per session.
+// One row per session: the live message count is a column of the row, kept by the triggers of
+// migration 12 (sqlite-schema.ts), never counted at read time.
 const SESSION_SELECT = `SELECT s.id, s.title, s.parent_session_id, s.created_at, s.updated_at, s.provider,
   s.model, s.base_url, s.api, s.model_config, s.version, s.message_count FROM sessions s`;
 // Ties on updated_at (same millisecond) go to the row written last.
