@@ -307,7 +307,7 @@ describe('SQLite session store specifics (SPEC §18)', () => {
       (await store.getSession('b'))?.messageCount,
     ];
     expect(await counts()).toEqual([2, 1]);
-    // Statements that are not the store's (an older tool, a manual fix) keep the count too.
+    // Statements that are not the store's (another program, a manual fix) keep the count too.
     const database = raw();
     database.prepare('UPDATE messages SET archived = NULL WHERE session_id = ? AND seq = 1').run('a');
     expect(await counts()).toEqual([3, 1]);
