@@ -26,13 +26,13 @@ function section(title: string): string {
   return README.slice(start, next < 0 ? undefined : next);
 }
 
+/** How long one npm command may take (npm itself starts slowly on a busy machine). */
+const NPM_TIMEOUT_MS = scaledTimeout(120_000);
+
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
   return new Promise((done, fail) => {
-    execFile(
-      command,
-      args,
-      { env: { ...process.env, ...env }, timeout: scaledTimeout(120_000) },
-      (error, stdout, stderr) => (error ? fail(new Error(`${error.message}\n${stderr}`)) : done(stdout)),
+    execFile(command, args, { env: { ...process.env, ...env }, timeout: NPM_TIMEOUT_MS }, (error, stdout, stderr) =>
+      error ? fail(new Error(`${error.message}\n${stderr}`)) : done(stdout),
     );
   });
 }
@@ -46,19 +46,27 @@ describe('README quick start', () => {
     expect(quickStart).not.toContain('node dist/cli.js chat');
   });
 
-  it('npm link puts a working hermes in the global bin directory', async () => {
-    const prefix = mkdtempSync(join(tmpdir(), 'hermes-link-'));
-    cleanups.push(() => rmSync(prefix, { recursive: true, force: true }));
-    // dist is built already: the link itself is what is checked, not the prepare script's build.
-    await run('npm', ['link', '--ignore-scripts', '--no-audit', '--no-fund'], { npm_config_prefix: prefix });
-    const bin = join(prefix, 'bin', 'hermes');
-    expect(existsSync(bin)).toBe(true);
-    expect((await run(bin, ['--version'])).trim()).toMatch(/^\d+\.\d+\.\d+$/);
-  });
+  it(
+    'npm link puts a working hermes in the global bin directory',
+    async () => {
+      const prefix = mkdtempSync(join(tmpdir(), 'hermes-link-'));
+      cleanups.push(() => rmSync(prefix, { recursive: true, force: true }));
+      // dist is built already: the link itself is what is checked, not the prepare script's build.
+      await run('npm', ['link', '--ignore-scripts', '--no-audit', '--no-fund'], { npm_config_prefix: prefix });
+      const bin = join(prefix, 'bin', 'hermes');
+      expect(existsSync(bin)).toBe(true);
+      expect((await run(bin, ['--version'])).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    },
+    2 * NPM_TIMEOUT_MS,
+  );
 
-  it('npx hermes runs this checkout’s hermes inside the clone', async () => {
-    expect((await run('npx', ['--no-install', 'hermes', '--version'])).trim()).toMatch(/^\d+\.\d+\.\d+$/);
-  });
+  it(
+    'npx hermes runs this checkout’s hermes inside the clone',
+    async () => {
+      expect((await run('npx', ['--no-install', 'hermes', '--version'])).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    },
+    NPM_TIMEOUT_MS,
+  );
 
   it('the performance tables live in docs/performance.md, linked from the README', () => {
     expect(README).not.toMatch(/^## Performance$/m);
