@@ -1,7 +1,8 @@
 // The server side of bench/gateway, in its own process so its CPU time is its own:
 //   node bench/gateway/bench-server.mjs gateway EMULATOR_BASE_URL STATE_DB
 //   node bench/gateway/bench-server.mjs floor EMULATOR_BASE_URL
-// `gateway` is `startGateway` over the SQLite store at STATE_DB; `floor` is a plain `node:http`
+// `gateway` is `startGateway` over the SQLite store at STATE_DB (over the in-memory store with
+// BENCH_GATEWAY_STORE=memory); `floor` is a plain `node:http`
 // proxy that forwards each request to the same emulator over a keep-alive agent and pipes the
 // answer back as it arrives (the least a gateway in front of the provider can cost). Both print
 // `listening on URL` and answer the IPC message `report` with `process.cpuUsage()` and the
@@ -52,7 +53,10 @@ async function startGatewayServer() {
   const transports = {};
   for (const api of ['chat_completions']) transports[api] = timedTransport(await loadTransport(api));
   const { startTracing } = await import('../../dist/telemetry/telemetry-tracing.js');
-  const store = openSqliteSessionStore(statePath);
+  const store =
+    process.env.BENCH_GATEWAY_STORE === 'memory'
+      ? (await import('../../dist/storage/memory-session-store.js')).createMemorySessionStore()
+      : openSqliteSessionStore(statePath);
   const tracing = await startTracing(process.env, {
     name: 'hermes-bench',
     version: '0',

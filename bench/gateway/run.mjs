@@ -6,7 +6,9 @@
 // turns (default: streaming); BENCH_GATEWAY_LONG=0 skips the 10,000-message session;
 // BENCH_GATEWAY_DOORS=0 skips the front doors; BENCH_GATEWAY_ONLY=DOOR,… measures those doors only;
 // BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR;
-// BENCH_GATEWAY_NODE_ARGS='--max-semi-space-size=64' runs the gateway child with those Node flags.
+// BENCH_GATEWAY_NODE_ARGS='--max-semi-space-size=64' runs the gateway child with those Node flags;
+// BENCH_GATEWAY_STORE=memory runs the gateway over the in-memory session store instead of
+// state.db (no long session then), which shows how much of the gateway's cost is the store's.
 //
 // Two servers run side by side in child processes (bench-server.mjs) against the same emulator:
 // the gateway over a SQLite state.db, and the floor, a plain `node:http` proxy that forwards the
@@ -53,7 +55,9 @@ const rounds = Number(process.argv[4] ?? 5);
 // than the floor): each server warms up on this many turns at 32 sessions before anything counts.
 const warmupTurns = Number(process.argv[5] ?? 1500);
 const stream = process.env.BENCH_GATEWAY_STREAM !== '0';
-const withLongSession = process.env.BENCH_GATEWAY_LONG !== '0';
+const inMemory = process.env.BENCH_GATEWAY_STORE === 'memory';
+// The long session is seeded into state.db: the in-memory store has no such session.
+const withLongSession = process.env.BENCH_GATEWAY_LONG !== '0' && !inMemory;
 const LEVELS = [1, 8, 32];
 const LONG_SESSION_MESSAGES = 10_000;
 
@@ -185,7 +189,7 @@ try {
   const mode = stream ? 'streaming' : 'non-streaming';
   console.log(
     `gateway bench: ${turnsPerLevel} ${mode} turns per level and server after ${warmupTurns} warm-up turns, ${rounds} rounds (medians), fresh session every ` +
-      `${turnsPerSession} turns, DeepSeek emulator, SQLite state.db, Node ${process.version}` +
+      `${turnsPerSession} turns, DeepSeek emulator, ${inMemory ? 'in-memory store' : 'SQLite state.db'}, Node ${process.version}` +
       `${gatewayNodeArgs.length ? ` (gateway with ${gatewayNodeArgs.join(' ')})` : ''}; load average ` +
       `${loadBefore.map((value) => value.toFixed(2)).join(' ')} before, ${loadAfter.map((value) => value.toFixed(2)).join(' ')} after`,
   );

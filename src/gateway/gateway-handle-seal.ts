@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { uniqueBytes } from './gateway-random-ids.js';
 
 /**
  * The sealed reasoning handle (SPEC §25.6, docs/gateway.md "Sealed reasoning handles"): an
@@ -13,8 +14,9 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  * - The additional authenticated data binds the envelope to its purpose (the field it was
  *   returned in) and to its key id: a handle moved from `signature` to `encrypted_content`, or
  *   relabelled with another key id, does not open.
- * - A 96-bit random nonce per seal (NIST SP 800-38D §8.2.2); the 128-bit tag authenticates
- *   everything, so a truncated or altered handle does not open either.
+ * - A 96-bit random nonce per seal (NIST SP 800-38D §8.2.2), drawn from the CSPRNG pool of
+ *   `gateway-random-ids.ts` (unique, not secret: the handle carries it); the 128-bit tag
+ *   authenticates everything, so a truncated or altered handle does not open either.
  */
 
 /** The field a handle is returned in: the purpose its envelope is bound to. */
@@ -47,7 +49,7 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Seals `plaintext` (UTF-8) for `purpose` with `key`. */
 export function sealHandle(plaintext: string, purpose: HandlePurpose, key: HandleKey): string {
-  const nonce = randomBytes(NONCE_BYTES);
+  const nonce = uniqueBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key.key, nonce, { authTagLength: TAG_BYTES });
   cipher.setAAD(additionalData(purpose, key.id));
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
