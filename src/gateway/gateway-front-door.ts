@@ -20,9 +20,9 @@ import { translateClientHistory } from './gateway-front-door-prefix.js';
 import { findConversation, turnFingerprint } from './gateway-front-door-conversations.js';
 import { sessionOwner } from '../storage/store-users.js';
 import { mirrorClientTurn } from './gateway-front-door-session.js';
-import { sealedCarriersOf } from './gateway-handle-carriers.js';
+import { sealCarriers, sealedCarriersOf } from './gateway-handle-carriers.js';
 import type { HandleKeyring } from './gateway-handle-keys.js';
-import { sealHandle, type HandlePurpose } from './gateway-handle-seal.js';
+import type { HandlePurpose } from './gateway-handle-seal.js';
 import type { GatewayModelRoutes } from './gateway-model-routes.js';
 import type { SessionTurnLock } from './gateway-session-lock.js';
 import type { GatewayRoute, GatewayTurnContext } from './gateway-types.js';
@@ -156,7 +156,9 @@ export async function runFrontDoorTurn(
   const carriers = sealedCarriersOf(result.message);
   const plaintext = carriers ?? JSON.stringify({ m: { origin: result.message.origin ?? null }, c: [] });
   const handle =
-    request.purpose === null ? '' : sealHandle(plaintext, request.purpose, await context.keyring.sealingKey());
+    request.purpose === null
+      ? ''
+      : sealCarriers(plaintext, request.purpose, await context.keyring.sealingKey(), context.keyring);
   if (sessionId) {
     await mirrorClientTurn(gateway.store, context.lock, gateway.logger, {
       sessionId,

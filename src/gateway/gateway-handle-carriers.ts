@@ -8,6 +8,7 @@ import {
   parseHandle,
   sealHandle,
   type HandleFailure,
+  type HandleKey,
   type HandlePurpose,
 } from './gateway-handle-seal.js';
 
@@ -94,7 +95,27 @@ export async function sealMessage(
 ): Promise<string | null> {
   const plaintext = sealedCarriersOf(message);
   if (plaintext === null) return null;
-  return sealHandle(plaintext, purpose, await keyring.sealingKey());
+  return sealCarriers(plaintext, purpose, await keyring.sealingKey(), keyring);
+}
+
+/**
+ * Seals a handle plaintext (what {@link sealedCarriersOf} gives) with `key`, and lets `keyring`
+ * recall what it opens to: the client echoes the handle with its next request, which then opens
+ * it without decrypting, as it would after a first {@link openHandle}.
+ */
+export function sealCarriers(
+  plaintext: string,
+  purpose: HandlePurpose,
+  key: HandleKey,
+  keyring: HandleKeyring,
+): string {
+  const handle = sealHandle(plaintext, purpose, key);
+  const carriers = parseCarriers(plaintext);
+  if (carriers) {
+    const opened: OpenedHandle = { ok: true, keyId: key.id, carriers };
+    keyring.remember(handle, purpose, key.id, opened);
+  }
+  return handle;
 }
 
 /** An echoed handle after opening: the carriers, or why they were dropped. */

@@ -206,6 +206,19 @@ describe('sealed handles', () => {
     expect((await openHandle(handle, 'responses.reasoning.encrypted_content', keyring)).ok).toBe(false);
   });
 
+  it('a handle this gateway sealed opens from memory, to what decrypting it gives', async () => {
+    const store = createMemorySessionStore();
+    const keyring = new HandleKeyring(store);
+    const handle = (await sealMessage(STORED['gemini']!, 'gemini.part.thoughtSignature', keyring)) as string;
+    const remembered = keyring.recall(handle, 'gemini.part.thoughtSignature');
+    expect(remembered).toMatchObject({ ok: true, keyId: handle.split('.')[2] });
+    expect(await openHandle(handle, 'gemini.part.thoughtSignature', keyring)).toBe(remembered);
+    // Another gateway sharing the store decrypts it to the same carriers.
+    expect(await openHandle(handle, 'gemini.part.thoughtSignature', new HandleKeyring(store))).toEqual(remembered);
+    // Only for the field it was sealed for.
+    expect(keyring.recall(handle, 'messages.thinking.signature')).toBeUndefined();
+  });
+
   it('keys are read once per request: before each seal and before a history is opened, never per handle', async () => {
     const store = createMemorySessionStore();
     const reads: number[] = [];
