@@ -31,7 +31,11 @@ export function newHandleKeyRecord(now: number = Date.now()): HandleKeyRecord {
 export class HandleKeyring {
   private keys = new Map<string, Buffer>();
   private newest: HandleKey | null = null;
-  private readonly opened = new Map<string, { keyId: string; value: unknown; chars: number }>();
+  /**
+   * Opened handles by their text (a handle opens for one purpose only: its envelope is bound to
+   * it), least recently used first.
+   */
+  private readonly opened = new Map<string, { purpose: string; keyId: string; value: unknown; chars: number }>();
   private openedChars = 0;
   /** Moves each time a refresh finds another set of stored keys: what was opened before may not open now. */
   generation = 0;
@@ -80,24 +84,22 @@ export class HandleKeyring {
    * with each request: each is decrypted and parsed once per gateway.
    */
   recall(handle: string, purpose: string): unknown {
-    const key = `${purpose}\0${handle}`;
-    const entry = this.opened.get(key);
-    if (!entry) return undefined;
+    const entry = this.opened.get(handle);
+    if (!entry || entry.purpose !== purpose) return undefined;
     if (!this.keys.has(entry.keyId)) {
-      this.forget(key);
+      this.forget(handle);
       return undefined;
     }
     // Most recently used last: the oldest entry is the first one dropped.
-    this.opened.delete(key);
-    this.opened.set(key, entry);
+    this.opened.delete(handle);
+    this.opened.set(handle, entry);
     return entry.value;
   }
 
   /** Keeps an opened handle's contents for {@link recall}, least recently used dropped first. */
   remember(handle: string, purpose: string, keyId: string, value: unknown): void {
-    const key = `${purpose}\0${handle}`;
-    if (this.opened.has(key) || handle.length > OPENED_HANDLE_CHARS_CACHED / 16) return;
-    this.opened.set(key, { keyId, value, chars: handle.length });
+    if (this.opened.has(handle) || handle.length > OPENED_HANDLE_CHARS_CACHED / 16) return;
+    this.opened.set(handle, { purpose, keyId, value, chars: handle.length });
     this.openedChars += handle.length;
     for (const [oldest] of this.opened) {
       if (this.opened.size <= OPENED_HANDLES_CACHED && this.openedChars <= OPENED_HANDLE_CHARS_CACHED) break;
