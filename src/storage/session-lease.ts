@@ -78,8 +78,9 @@ export function busyMessage(holder: LeaseRecord): string {
 
 /**
  * True when `pid` is a live process on this host (EPERM: it exists but belongs to another user).
- * A zombie (exited, not yet reaped by its parent) is not alive: a gateway killed by its
- * supervisor holds no lease, even before the supervisor collects its exit status.
+ * A process that is exiting, or exited and not yet reaped by its parent (a zombie), is not alive:
+ * a gateway killed by its supervisor holds no lease from the moment its connections close, even
+ * before the supervisor collects its exit status.
  */
 export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
@@ -91,15 +92,34 @@ export function processAlive(pid: number): boolean {
   return !hasExited(pid);
 }
 
-/** Linux `/proc/PID/stat` state `Z` (zombie) or `X` (dead); false where /proc is absent. */
+/** Whether Linux's `/proc/PID/stat` shows `pid` exiting or exited; false where /proc is absent. */
 function hasExited(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.charAt(stat.lastIndexOf(')') + 2);
-    return state === 'Z' || state === 'X';
+    return statShowsExit(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
   }
+}
+
+/**
+ * `PF_EXITING` (Linux `include/linux/sched.h`): set when a task starts to exit, before its files —
+ * its sockets — are closed, and kept until it is reaped.
+ */
+const PF_EXITING = 0x4;
+
+/**
+ * Whether a `/proc/PID/stat` line (proc(5)) shows a process that is exiting or exited: state (field
+ * 3) `Z` zombie or `X` dead, or `PF_EXITING` in its flags (field 9). A client sees a killed
+ * process's connections close while it is still exiting, before it turns into a zombie; the flag
+ * covers that moment.
+ */
+export function statShowsExit(stat: string): boolean {
+  // The command name (field 2) is in parentheses and may hold spaces: fields count from its end.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  if (state === 'Z' || state === 'X' || state === 'x') return true;
+  const flags = Number(fields[6]);
+  return Number.isSafeInteger(flags) && (flags & PF_EXITING) !== 0;
 }
 
 /** The holder ran on this host and its process is gone (a pid can only be checked locally). */
