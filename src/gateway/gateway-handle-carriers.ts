@@ -110,6 +110,8 @@ export function sealCarriers(
   keyring: HandleKeyring,
 ): string {
   const handle = sealHandle(plaintext, purpose, key);
+  // Read back from the plaintext, not taken from the message: the kept carriers share nothing
+  // with objects the turn may still change, exactly as a decrypted handle would.
   const carriers = parseCarriers(plaintext);
   if (carriers) {
     const opened: OpenedHandle = { ok: true, keyId: key.id, carriers };
