@@ -1,10 +1,12 @@
 // The server side of bench/gateway, in its own process so its CPU time is its own:
 //   node bench/gateway/bench-server.mjs gateway EMULATOR_BASE_URL STATE_DB
 //   node bench/gateway/bench-server.mjs floor EMULATOR_BASE_URL
+//   node bench/gateway/bench-server.mjs reader|minimal EMULATOR_BASE_URL STATE_DB
 // `gateway` is `startGateway` over the SQLite store at STATE_DB (over the in-memory store with
 // BENCH_GATEWAY_STORE=memory); `floor` is a plain `node:http`
 // proxy that forwards each request to the same emulator over a keep-alive agent and pipes the
-// answer back as it arrives (the least a gateway in front of the provider can cost). Both print
+// answer back as it arrives (the least a gateway in front of the provider can cost); `reader` and
+// `minimal` are the reference servers of reference-proxies.mjs (`minimal` appends to STATE_DB). All print
 // `listening on URL` and answer the IPC message `report` with `process.cpuUsage()` and the
 // provider time of each turn since the last report, keyed by the turn's id (`bench turn N`):
 // the floor times request sent → upstream answer read, the gateway times each transport
@@ -111,7 +113,16 @@ async function startFloorServer() {
   return `http://127.0.0.1:${server.address().port}`;
 }
 
-const url = mode === 'floor' ? await startFloorServer() : await startGatewayServer();
+async function startServer() {
+  if (mode === 'floor') return startFloorServer();
+  if (mode === 'gateway') return startGatewayServer();
+  const { startReferenceServer } = await import('./reference-proxies.mjs');
+  return startReferenceServer(mode, emulatorBaseUrl, statePath, (id, ms) => {
+    providerMs[id] = ms;
+  });
+}
+
+const url = await startServer();
 process.on('message', (message) => {
   // `cpu` (CPU only) is what bench/front-doors asks.
   if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });

@@ -8,7 +8,8 @@
 // BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR;
 // BENCH_GATEWAY_NODE_ARGS='--max-semi-space-size=64' runs the gateway child with those Node flags;
 // BENCH_GATEWAY_STORE=memory runs the gateway over the in-memory session store instead of
-// state.db (no long session then), which shows how much of the gateway's cost is the store's.
+// state.db (no long session then), which shows how much of the gateway's cost is the store's;
+// BENCH_GATEWAY_REFERENCES=0 leaves out the two reference servers' rows.
 //
 // Two servers run side by side in child processes (bench-server.mjs) against the same emulator:
 // the gateway over a SQLite state.db, and the floor, a plain `node:http` proxy that forwards the
@@ -23,6 +24,13 @@
 // round trip minus the provider's share, bench-client.mjs); ratios are server / floor. Then the
 // gateway runs a mixed level: one worker continues a 10,000-message session while 31 others run
 // short sessions, which shows how much one long session stalls the others.
+//
+// Reference rows (reference-proxies.mjs), measured at every level against their own adjacent
+// floor run: `reader`, a proxy that parses the client's JSON and every event of the answer and
+// writes them again, and `minimal`, the reader keeping each session's history in memory, sending
+// all of it upstream and appending each turn to a SQLite file. Between the floor and the gateway
+// they show how much of the gateway's cost any gateway that reads the stream and keeps sessions
+// pays, and how much is the gateway's own.
 //
 // Front doors: a module `gateway-front-door-turns.mjs` next to this file, when present, adds
 // rows against the same floor. Either it exports `frontDoorScenarios`, a list of
@@ -59,6 +67,8 @@ const inMemory = process.env.BENCH_GATEWAY_STORE === 'memory';
 // The long session is seeded into state.db: the in-memory store has no such session.
 const withLongSession = process.env.BENCH_GATEWAY_LONG !== '0' && !inMemory;
 const LEVELS = [1, 8, 32];
+const REFERENCES = process.env.BENCH_GATEWAY_REFERENCES === '0' ? [] : ['reader', 'minimal'];
+const REFERENCE_LABELS = { reader: 'reading proxy', minimal: 'minimal session proxy' };
 const LONG_SESSION_MESSAGES = 10_000;
 
 const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gateway-'));
@@ -104,7 +114,7 @@ async function seedLongSession(count) {
 /** BENCH_GATEWAY_NODE_ARGS: Node flags for the gateway child only (the floor runs with none). */
 const gatewayNodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
-function startServer(mode, emulator) {
+function startServer(mode, emulator, path = statePath) {
   const profile = process.env.BENCH_SERVER_PROFILE;
   const script = new URL('./bench-server.mjs', import.meta.url).pathname;
   return startChild(
@@ -114,7 +124,7 @@ function startServer(mode, emulator) {
       script,
       mode,
       emulator.url,
-      statePath,
+      path,
     ],
     true,
   );
@@ -135,14 +145,21 @@ try {
   servers.push(floor);
   const gateway = await startServer('gateway', emulator);
   servers.push(gateway);
+  const references = {};
+  for (const name of REFERENCES) {
+    references[name] = await startServer(name, emulator, join(home, `${name}.db`));
+    servers.push(references[name]);
+  }
   // Warm-up: JIT, SQLite page cache, keep-alive sockets.
   await level(floor, chatCompletionsScenario, 32, warmupTurns);
+  for (const name of REFERENCES) await level(references[name], chatCompletionsScenario, 32, warmupTurns);
   for (const scenario of scenarios) await level(gateway, scenario, 32, warmupTurns);
   const doorLevel = (door, workers, requests = turnsPerLevel) =>
     doors.measureDoor(gateway, door, { workers, requests, requestsPerConversation: turnsPerSession });
   for (const door of measuredDoors) await doorLevel(door, 32, warmupTurns);
   /** rows[name][workers] = summaries, one per round. */
   const rows = { floor: {} };
+  for (const name of REFERENCES) rows[name] = {};
   for (const scenario of scenarios) rows[scenario.name] = {};
   for (const door of measuredDoors) rows[door] = {};
   /** ratios[name][workers] = CPU per turn / the floor's run just before it, one per round. */
@@ -159,6 +176,10 @@ try {
   };
   for (let round = 0; round < rounds; round += 1) {
     for (const workers of LEVELS) {
+      for (const name of REFERENCES) {
+        const floorCpu = await pairedFloor(workers);
+        addRow(name, workers, summarize(await level(references[name], chatCompletionsScenario, workers)), floorCpu);
+      }
       for (const scenario of scenarios) {
         const floorCpu = await pairedFloor(workers);
         addRow(scenario.name, workers, summarize(await level(gateway, scenario, workers)), floorCpu);
@@ -217,7 +238,7 @@ try {
         row(
           [
             workers,
-            isFloor ? 'floor' : `gateway ${name}`,
+            isFloor ? 'floor' : (REFERENCE_LABELS[name] ?? `gateway ${name}`),
             fixed(cpu),
             fixed(cells.turnsPerSecond, 0),
             fixed(cells.p50),
