@@ -3,17 +3,15 @@
 //   node bench/gateway/bench-server.mjs floor EMULATOR_BASE_URL
 //   node bench/gateway/bench-server.mjs reader|minimal EMULATOR_BASE_URL STATE_DB
 // `gateway` is `startGateway` over the SQLite store at STATE_DB (over the in-memory store with
-// BENCH_GATEWAY_STORE=memory); `floor` is a plain `node:http`
-// proxy that forwards each request to the same emulator over a keep-alive agent and pipes the
-// answer back as it arrives (the least a gateway in front of the provider can cost); `reader` and
-// `minimal` are the reference servers of reference-proxies.mjs (`minimal` appends to STATE_DB). All print
+// BENCH_GATEWAY_STORE=memory); `floor`, `reader` and `minimal` are the proxies of proxies.mjs
+// (`floor` pipes the answer back as it arrives, the least a server in front of the provider can
+// cost; `minimal` appends each turn to STATE_DB). All print
 // `listening on URL` and answer the IPC message `report` with `process.cpuUsage()` and the
 // provider time of each turn since the last report, keyed by the turn's id (`bench turn N`):
-// the floor times request sent → upstream answer read, the gateway times each transport
+// the proxies time request sent → upstream answer read, the gateway times each transport
 // `send` → its terminal event, through a wrapper that reads the id from the last user message.
 // The gateway keeps its Prometheus metrics unless BENCH_GATEWAY_METRICS=0, and traces when the
 // OTEL_* variables ask for it (docs/operations.md; bench/operations compares the three).
-import { Agent as HttpAgent, request as httpRequest, createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 const [mode, emulatorBaseUrl, statePath] = process.argv.slice(2);
@@ -82,42 +80,10 @@ async function startGatewayServer() {
   return gateway.url;
 }
 
-/** The floor: one upstream request per downstream request over a keep-alive agent, answers piped. */
-async function startFloorServer() {
-  const upstream = new URL(`${emulatorBaseUrl}/chat/completions`);
-  const agent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
-  const server = createServer((incoming, outgoing) => {
-    const started = performance.now();
-    const id = incoming.headers['x-bench-turn'];
-    const forwarded = httpRequest(
-      upstream,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' } },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, {
-          'content-type': answer.headers['content-type'] ?? 'application/json',
-          'x-hermes-session-id': incoming.headers['x-hermes-session-id'] ?? 'floor',
-        });
-        answer.on('end', () => {
-          if (typeof id === 'string') providerMs[id] = performance.now() - started;
-        });
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on('error', () => {
-      outgoing.writeHead(502);
-      outgoing.end();
-    });
-    incoming.pipe(forwarded);
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${server.address().port}`;
-}
-
 async function startServer() {
-  if (mode === 'floor') return startFloorServer();
   if (mode === 'gateway') return startGatewayServer();
-  const { startReferenceServer } = await import('./reference-proxies.mjs');
-  return startReferenceServer(mode, emulatorBaseUrl, statePath, (id, ms) => {
+  const { startProxyServer } = await import('./proxies.mjs');
+  return startProxyServer(mode, emulatorBaseUrl, statePath, (id, ms) => {
     providerMs[id] = ms;
   });
 }

@@ -25,7 +25,7 @@
 // gateway runs a mixed level: one worker continues a 10,000-message session while 31 others run
 // short sessions, which shows how much one long session stalls the others.
 //
-// Reference rows (reference-proxies.mjs), measured at every level against their own adjacent
+// Reference rows (proxies.mjs), measured at every level against their own adjacent
 // floor run: `reader`, a proxy that parses the client's JSON and every event of the answer and
 // writes them again, and `minimal`, the reader keeping each session's history in memory, sending
 // all of it upstream and appending each turn to a SQLite file. Between the floor and the gateway

@@ -1,5 +1,8 @@
-// Two reference servers for bench/gateway, between the floor (bytes piped) and the gateway:
+// The proxies bench/gateway measures the gateway against, each in front of the emulator's
+// `/chat/completions` over a keep-alive agent:
 //
+// - `floor`: forwards the client's request and pipes the answer back as it arrives (the least a
+//   server in front of the provider can cost).
 // - `reader`: reads the client's JSON body, writes the upstream body, and reads the answer the
 //   way any gateway that understands it must: each server-sent event's JSON parsed and written
 //   again to the client (a non-streaming answer parsed and written again whole). It keeps no
@@ -80,17 +83,68 @@ function addAnswer(assistant, parsed) {
 }
 
 /**
- * Starts a reference server (`reader`, or `minimal` with `statePath`) in front of
- * `${baseUrl}/chat/completions`; `onProviderMs(turnId, ms)` gets request sent → answer read.
+ * Sends a request to `upstream` on `agent`; `onAnswer(answer)` runs once the client was answered
+ * the upstream status, content type and `sessionId`. A failed request answers the client 502.
  */
-export async function startReferenceServer(mode, baseUrl, statePath, onProviderMs) {
+function forward(upstream, agent, outgoing, sessionId, onAnswer) {
+  const forwarded = httpRequest(
+    upstream,
+    { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' } },
+    (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, {
+        'content-type': answer.headers['content-type'] ?? 'application/json',
+        'x-hermes-session-id': sessionId,
+      });
+      onAnswer(answer);
+    },
+  );
+  forwarded.on('error', () => {
+    outgoing.writeHead(502);
+    outgoing.end();
+  });
+  return forwarded;
+}
+
+/** The floor's request handler: the client's bytes forwarded, the answer's piped back. */
+function floorHandler(upstream, agent, onProviderMs) {
+  return (incoming, outgoing) => {
+    const started = performance.now();
+    const turnId = incoming.headers['x-bench-turn'];
+    const sessionId = incoming.headers['x-hermes-session-id'] ?? 'floor';
+    const forwarded = forward(upstream, agent, outgoing, sessionId, (answer) => {
+      answer.on('end', () => {
+        if (typeof turnId === 'string') onProviderMs(turnId, performance.now() - started);
+      });
+      answer.pipe(outgoing);
+    });
+    incoming.pipe(forwarded);
+  };
+}
+
+/**
+ * Starts a proxy (`floor`, `reader`, or `minimal` with `statePath`) in front of
+ * `${baseUrl}/chat/completions`; `onProviderMs(turnId, ms)` gets request sent → answer read.
+ * Resolves with its URL.
+ */
+export async function startProxyServer(mode, baseUrl, statePath, onProviderMs) {
   const upstream = new URL(`${baseUrl}/chat/completions`);
   const agent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
+  const server = createServer(
+    mode === 'floor'
+      ? floorHandler(upstream, agent, onProviderMs)
+      : readingHandler(upstream, agent, mode, statePath, onProviderMs),
+  );
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+/** The request handler of `reader` and `minimal`. */
+function readingHandler(upstream, agent, mode, statePath, onProviderMs) {
   const log = mode === 'minimal' ? openTurnLog(statePath) : null;
   /** Session id → its messages as sent upstream. */
   const sessions = new Map();
 
-  const server = createServer((incoming, outgoing) => {
+  return (incoming, outgoing) => {
     const chunks = [];
     incoming.on('data', (chunk) => chunks.push(chunk));
     incoming.on('end', () => {
@@ -106,68 +160,55 @@ export async function startReferenceServer(mode, baseUrl, statePath, onProviderM
         }
         history = [...sessions.get(sessionId), ...body.messages];
       }
-      const forwarded = httpRequest(
-        upstream,
-        { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' } },
-        (answer) => {
-          outgoing.writeHead(answer.statusCode ?? 502, {
-            'content-type': answer.headers['content-type'] ?? 'application/json',
-            'x-hermes-session-id': typeof sessionId === 'string' ? sessionId : 'reference',
-          });
-          const assistant = { role: 'assistant', content: '', reasoning: '' };
-          const streamed = String(answer.headers['content-type']).startsWith('text/event-stream');
-          let buffered = '';
-          answer.setEncoding('utf8');
-          answer.on('data', (text) => {
-            buffered += text;
-            if (!streamed) return;
-            const { events, rest } = takeEvents(buffered);
-            buffered = rest;
-            let written = '';
-            for (const data of events) {
-              if (data === '[DONE]') {
-                written += 'data: [DONE]\n\n';
-                continue;
-              }
-              const parsed = JSON.parse(data);
-              addAnswer(assistant, parsed);
-              written += `data: ${JSON.stringify(parsed)}\n\n`;
+      const answered = typeof sessionId === 'string' ? sessionId : 'reference';
+      const forwarded = forward(upstream, agent, outgoing, answered, (answer) => {
+        const assistant = { role: 'assistant', content: '', reasoning: '' };
+        const streamed = String(answer.headers['content-type']).startsWith('text/event-stream');
+        let buffered = '';
+        answer.setEncoding('utf8');
+        answer.on('data', (text) => {
+          buffered += text;
+          if (!streamed) return;
+          const { events, rest } = takeEvents(buffered);
+          buffered = rest;
+          let written = '';
+          for (const data of events) {
+            if (data === '[DONE]') {
+              written += 'data: [DONE]\n\n';
+              continue;
             }
-            if (written) outgoing.write(written);
-          });
-          answer.on('end', async () => {
-            if (typeof turnId === 'string') onProviderMs(turnId, performance.now() - started);
-            let whole = '';
-            if (!streamed) {
-              const parsed = JSON.parse(buffered);
-              addAnswer(assistant, parsed);
-              whole = JSON.stringify(parsed);
-            }
-            if (log) {
-              const kept = sessions.get(sessionId);
-              const seq = kept.length;
-              const user = body.messages.at(-1);
-              await log.append([
-                [sessionId, seq + 1, user.role, String(user.content), null],
-                [sessionId, seq + 2, 'assistant', assistant.content, assistant.reasoning],
-              ]);
-              kept.push(user, {
-                role: 'assistant',
-                content: assistant.content,
-                ...(assistant.reasoning ? { reasoning_content: assistant.reasoning } : {}),
-              });
-            }
-            outgoing.end(whole);
-          });
-        },
-      );
-      forwarded.on('error', () => {
-        outgoing.writeHead(502);
-        outgoing.end();
+            const parsed = JSON.parse(data);
+            addAnswer(assistant, parsed);
+            written += `data: ${JSON.stringify(parsed)}\n\n`;
+          }
+          if (written) outgoing.write(written);
+        });
+        answer.on('end', async () => {
+          if (typeof turnId === 'string') onProviderMs(turnId, performance.now() - started);
+          let whole = '';
+          if (!streamed) {
+            const parsed = JSON.parse(buffered);
+            addAnswer(assistant, parsed);
+            whole = JSON.stringify(parsed);
+          }
+          if (log) {
+            const kept = sessions.get(sessionId);
+            const seq = kept.length;
+            const user = body.messages.at(-1);
+            await log.append([
+              [sessionId, seq + 1, user.role, String(user.content), null],
+              [sessionId, seq + 2, 'assistant', assistant.content, assistant.reasoning],
+            ]);
+            kept.push(user, {
+              role: 'assistant',
+              content: assistant.content,
+              ...(assistant.reasoning ? { reasoning_content: assistant.reasoning } : {}),
+            });
+          }
+          outgoing.end(whole);
+        });
       });
       forwarded.end(JSON.stringify({ ...body, messages: history }));
     });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${server.address().port}`;
+  };
 }
