@@ -51,11 +51,42 @@ export function repairToolPairing(history: readonly Message[]): Message[] {
 }
 
 /**
+ * How much of each stored history was last found paired in order, and the message that ended it.
+ * A session's warm history only grows by appends (runtime-warm-history.ts), so a turn checks only
+ * what was appended since its last turn instead of the whole history (SPEC §26.7). An array whose
+ * message at the boundary is no longer the one recorded is checked whole again.
+ */
+const pairedPrefixes = new WeakMap<readonly Message[], { length: number; last: Message }>();
+
+/**
+ * `repairToolPairing([...stored, ...appended])`, where `stored` is a session's stored history and
+ * `appended` what the turn adds after it before its first request (results for tool calls a gone
+ * turn left). Only the part of `stored` not found paired by an earlier call is checked.
+ *
+ * Exact because the check is one scan that, on a paired history, ends at a message boundary with
+ * every call answered: a paired prefix followed by a suffix that is paired on its own is paired
+ * whole, and a prefix that is not paired makes the whole history unpaired.
+ */
+export function repairStoredHistory(stored: readonly Message[], appended: readonly Message[]): Message[] {
+  const known = pairedPrefixes.get(stored);
+  const from = known !== undefined && stored[known.length - 1] === known.last ? known.length : 0;
+  const whole = [...stored, ...appended];
+  if (pairedInOrder(stored, from)) {
+    const last = stored.at(-1);
+    if (last !== undefined) pairedPrefixes.set(stored, { length: stored.length, last });
+    if (pairedInOrder(whole, stored.length)) return whole;
+  }
+  return repairToolPairing(whole);
+}
+
+/**
  * True when every assistant tool call is followed at once, in call order, by its result and no
  * tool message stands anywhere else: the history {@link repairToolPairing} gives back unchanged.
+ * With `from`, only the messages from that index on are checked, the ones before it taken as
+ * paired (a boundary where a paired scan ends).
  */
-function pairedInOrder(history: readonly Message[]): boolean {
-  let index = 0;
+function pairedInOrder(history: readonly Message[], from = 0): boolean {
+  let index = from;
   while (index < history.length) {
     const message = history[index] as Message;
     if (message.role === 'tool') return false;

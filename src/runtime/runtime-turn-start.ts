@@ -6,7 +6,7 @@ import { keepLeaseAlive, type HeldSessionLease } from '../storage/session-lease-
 import { SessionChangedError, storedBaseUrl } from '../storage/session-store-rules.js';
 import type { SessionFields, SessionRecord, SessionStore, TurnWrite } from '../storage/session-store.js';
 import { missingToolResults } from './runtime-history.js';
-import { repairToolPairing } from './runtime-history-repair.js';
+import { repairStoredHistory } from './runtime-history-repair.js';
 import { findKeyedTurn, finishedTurnResult, TURN_DIGEST, TURN_KEY, turnDigest } from './runtime-turn-key.js';
 import type { AgentTurnOptions, TurnResult } from './runtime-turn-options.js';
 import type { TurnHistory } from './runtime-warm-history.js';
@@ -76,11 +76,11 @@ export async function startTurn(
     }
     // The lease is taken in this same write, so no other turn runs on the session: a tool call
     // left without a result belongs to a turn that is gone, and is answered (appended, never rewritten).
-    const repaired = [...stored, ...missingToolResults(stored)];
-    const first = firstMessages(userText, options, keyed.state, repaired);
+    const answered = missingToolResults(stored);
+    const first = firstMessages(userText, options, keyed.state, answered.at(-1) ?? stored.at(-1), stored.length === 0);
     // The lease field is set after the literal, not spread into it (core/with-fields.ts).
     const write: TurnWrite = {
-      messages: [...repaired.slice(stored.length), ...first],
+      messages: [...answered, ...first],
       // Given even when nothing changed: the session is marked as used now (`sessions list` order).
       session: sessionFieldsFor(session, options, userText) ?? {},
     };
@@ -88,6 +88,8 @@ export async function startTurn(
     else write.expectedVersion = session.version;
     if (claim) write.acquireLease = claim;
     else write.leaseId = options.lease?.record.leaseId;
+    // Taken before the write: the turn's store follows its writes into `stored` (runtime-warm-history.ts).
+    const history = repairStoredHistory(stored, answered);
     let written;
     try {
       written = await store.writeTurn(sessionId, write);
@@ -98,7 +100,6 @@ export async function startTurn(
       turnHistory.forget();
       continue;
     }
-    const history = repairToolPairing(repaired);
     history.push(...first);
     const held = claim && written.lease ? keepLeaseAlive(store, written.lease, claim.ttlMs) : options.lease;
     if (!held) throw new HermesError(`the lease on session ${sessionId} was not taken`);
@@ -154,15 +155,16 @@ async function sessionOf(store: SessionStore, options: AgentTurnOptions): Promis
  * The question to store, with a new session's system prompt before it; none when the turn goes
  * on from what is stored: an unfinished keyed turn, or a failed turn whose question is the last
  * stored message (asking it again answers that one rather than storing the same question twice).
+ * `last` is the history's last message, with the turn's appended tool results counted.
  */
 function firstMessages(
   userText: string,
   options: AgentTurnOptions,
   keyed: 'new' | 'unfinished',
-  stored: readonly Message[],
+  last: Message | undefined,
+  emptySession: boolean,
 ): Message[] {
   if (keyed !== 'new') return [];
-  const last = stored.at(-1);
   if (last?.role === 'user' && last.content === userText) return [];
   const now = Date.now();
   const user: Message = { role: 'user', content: userText, timestamp: now };
@@ -170,7 +172,7 @@ function firstMessages(
     Object.assign(user, { [TURN_KEY]: options.turnKey, [TURN_DIGEST]: turnDigest(userText) });
   }
   // A new session's system prompt is stored with its first message, in the same transaction.
-  return stored.length === 0 && options.systemPrompt
+  return emptySession && options.systemPrompt
     ? [{ role: 'system', content: options.systemPrompt, timestamp: now }, user]
     : [user];
 }
