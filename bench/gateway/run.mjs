@@ -11,8 +11,8 @@
 // state.db (no long session then), which shows how much of the gateway's cost is the store's;
 // BENCH_GATEWAY_REFERENCES=0 leaves out the two reference servers' rows.
 //
-// Two servers run side by side in child processes (bench-server.mjs) against the same emulator:
-// the gateway over a SQLite state.db, and the floor, a plain `node:http` proxy that forwards the
+// The gateway and the floor run side by side in child processes (bench-server.mjs) against the
+// same emulator: the gateway over a SQLite state.db, and the floor, a plain `node:http` proxy that forwards the
 // client's request to the emulator and pipes the answer back. For every round and every level
 // (1, 8 and 32 concurrent sessions) the gateway runs `turnsPerLevel` turns of chat-completions,
 // then of each front door, and the floor runs as many right before each of them: a row's CPU
@@ -25,8 +25,8 @@
 // gateway runs a mixed level: one worker continues a 10,000-message session while 31 others run
 // short sessions, which shows how much one long session stalls the others.
 //
-// Reference rows (proxies.mjs), measured at every level against their own adjacent
-// floor run: `reader`, a proxy that parses the client's JSON and every event of the answer and
+// Reference rows come from two more child processes (proxies.mjs), measured at every level
+// against their own adjacent floor run: `reader`, a proxy that parses the client's JSON and every event of the answer and
 // writes them again, and `minimal`, the reader keeping each session's history in memory, sending
 // all of it upstream and appending each turn to a SQLite file. Between the floor and the gateway
 // they show how much of the gateway's cost any gateway that reads the stream and keeps sessions
