@@ -7,9 +7,17 @@ import { formatTime, printJson } from './cli-output.js';
 /** Store-wide verdict fields naming refused effort levels (runtime-route-memory.ts `EFFORT_VERDICT_PREFIX`). */
 const EFFORT_FIELD = 'effort:';
 
+/** Store-wide verdict fields naming what a route binds signed thinking to (runtime-route-memory.ts `BINDING_VERDICT_PREFIX`). */
+const BINDING_FIELD = 'binding:';
+
 /** The carrier fields of a verdict (SPEC §13). */
 function carrierFields(fields: readonly string[]): string[] {
   return fields.filter((field) => !field.startsWith(EFFORT_FIELD));
+}
+
+/** What a verdict says the route binds signed thinking to (SPEC §26.4), for the text listing. */
+function thinkingBindings(fields: readonly string[]): string[] {
+  return fields.filter((field) => field.startsWith(BINDING_FIELD)).map((field) => field.slice(BINDING_FIELD.length));
 }
 
 /** The effort levels a verdict says the route refuses. */
@@ -56,11 +64,13 @@ export function registerRoutesCommand(program: Command): void {
           process.stdout.write('no learned verdicts: every route gets the carriers its table row says\n');
         }
         for (const verdict of verdicts) {
-          const carriers = carrierFields(verdict.fields);
+          const bindings = thinkingBindings(verdict.fields);
+          const carriers = carrierFields(verdict.fields).filter((field) => !field.startsWith(BINDING_FIELD));
           const efforts = refusedEfforts(verdict.fields);
           process.stdout.write(
             `${verdict.routeKey}\n` +
               (carriers.length ? `  rejects: ${carriers.join(', ')}\n` : '') +
+              (bindings.length ? `  binds signed thinking to its ${bindings.join(', ')} prompt\n` : '') +
               (efforts.length ? `  refuses reasoning effort: ${efforts.join(', ')}\n` : '') +
               `  first seen: ${formatTime(verdict.firstSeen)}\n` +
               `  taught by: ${verdict.errorText.replace(/\s+/g, ' ').slice(0, 300)}\n`,

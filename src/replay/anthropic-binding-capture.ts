@@ -9,7 +9,13 @@
  */
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { AssistantMessage } from '../core/message.js';
-import { BLOCK_BINDING_KEY, isSignedThinkingBlock, PrefixDigest, unknownPrefix } from './anthropic-block-binding.js';
+import {
+  BLOCK_BINDING_KEY,
+  isSignedThinkingBlock,
+  PrefixDigest,
+  systemBindingDigest,
+  unknownPrefix,
+} from './anthropic-block-binding.js';
 import { sanitizeBlock } from './anthropic-replay-blocks.js';
 import { checksThinkingPrefix } from './anthropic-thinking-policy.js';
 
@@ -68,6 +74,23 @@ export function bindAnswerBlocks(
     return kept;
   });
   return { ...message, anthropic_content_blocks: bound };
+}
+
+/**
+ * The answer with every signed sidecar block bound to `model` and to the `system` of `sent` (the
+ * request body Hermes sent), on a route whose model does not check the whole prefix
+ * (`SystemBinding`). An answer without signed blocks is returned as it is.
+ */
+export function bindAnswerSystem(message: AssistantMessage, sent: JsonObject, model: string): AssistantMessage {
+  const blocks = message.anthropic_content_blocks;
+  if (!blocks?.some(isSignedThinkingBlock)) return message;
+  const binding = { model, system: systemBindingDigest(sent['system']) };
+  return {
+    ...message,
+    anthropic_content_blocks: blocks.map((block) =>
+      isSignedThinkingBlock(block) ? { ...block, [BLOCK_BINDING_KEY]: binding } : block,
+    ),
+  };
 }
 
 /**

@@ -31,6 +31,26 @@ export interface BlockBinding {
 export const BOUND_PREFIX_CHANGED = 'bound to another conversation (prefix changed)';
 /** Decision reason for a block produced by another model (SPEC §26.4). */
 export const BOUND_MODEL_CHANGED = 'bound to another conversation (model changed)';
+/**
+ * Decision reason for a block whose `system` prompt changed, on a route that taught Hermes it
+ * binds its blocks to the system prompt (SPEC §26.4; {@link SystemBinding}).
+ */
+export const BOUND_SYSTEM_CHANGED = 'bound to another conversation (system prompt changed)';
+
+/**
+ * The system prompt a signed block was produced under, kept on routes whose model Anthropic's docs
+ * do not list as checking the whole prefix. Anthropic's 2026 rejection names the `system` prompt
+ * ("The `system` prompt differs from the one this block was created with", WIRE §2.6b), and
+ * resumed sessions whose system prompt moved are refused on such models too; whether a route does
+ * is learned from its first rejection of a block whose system prompt changed, after which such
+ * blocks are left out before sending instead of costing a 400 per conversation.
+ */
+export interface SystemBinding {
+  /** The exact model id the request that produced the block named. */
+  model: string;
+  /** {@link systemBindingDigest} of the request's `system`. */
+  system: string;
+}
 
 /**
  * Prefix value of a block whose producing prefix Hermes never saw (imported history): it equals no
@@ -47,6 +67,15 @@ export function blockBindingOf(block: JsonObject): BlockBinding | undefined {
     return undefined;
   }
   return { model: value['model'], prefix: value['prefix'] };
+}
+
+/** The system binding kept on a sidecar block, when it has a well-formed one. */
+export function systemBindingOf(block: JsonObject): SystemBinding | undefined {
+  const value = block[BLOCK_BINDING_KEY];
+  if (!isJsonObject(value) || typeof value['model'] !== 'string' || typeof value['system'] !== 'string') {
+    return undefined;
+  }
+  return { model: value['model'], system: value['system'] };
 }
 
 /** True for a block Anthropic signs: `thinking` with a signature, `redacted_thinking` with data. */
@@ -108,6 +137,11 @@ function systemDigest(system: JsonValue | undefined): string {
   if (systemDigests.size >= SYSTEM_DIGESTS_KEPT) systemDigests.delete(systemDigests.keys().next().value ?? '');
   systemDigests.set(system, digest);
   return digest;
+}
+
+/** The digest a {@link SystemBinding} keeps: the canonical `system` (a string is its one text block). */
+export function systemBindingDigest(system: JsonValue | undefined): string {
+  return systemDigest(system);
 }
 
 function toolsDigest(tools: JsonValue | undefined): string {

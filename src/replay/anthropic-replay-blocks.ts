@@ -7,7 +7,7 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.js';
 import type { AssistantMessage } from '../core/message.js';
-import { type BlockBinding, blockBindingOf } from './anthropic-block-binding.js';
+import { type BlockBinding, blockBindingOf, type SystemBinding, systemBindingOf } from './anthropic-block-binding.js';
 import { fingerprintOfBlock } from './anthropic-signature-memory.js';
 import type { CarrierDecision } from './replay-types.js';
 
@@ -21,6 +21,8 @@ export interface ThinkingMeta {
   synthesized: boolean;
   /** The model and prefix the signed block is bound to, when Hermes captured them (SPEC §26.4). */
   binding?: BlockBinding;
+  /** The model and system prompt the signed block was produced under, when Hermes kept them. */
+  systemBinding?: SystemBinding;
 }
 
 /** One block on its way to the wire, with where it came from. */
@@ -118,6 +120,7 @@ function anthropicReasoningDetails(message: AssistantMessage): JsonObject[] {
 interface SourceBlock {
   block: JsonObject;
   binding?: BlockBinding | undefined;
+  systemBinding?: SystemBinding | undefined;
   source: object;
 }
 
@@ -144,7 +147,8 @@ function sourceBlocks(message: AssistantMessage, historyIndex: number, decisions
         continue;
       }
       const clean = sanitizeBlock(raw);
-      if (clean) out.push({ block: clean, binding: blockBindingOf(raw), source: raw });
+      if (clean)
+        out.push({ block: clean, binding: blockBindingOf(raw), systemBinding: systemBindingOf(raw), source: raw });
       else
         decisions.push({
           messageIndex: historyIndex,
@@ -191,7 +195,7 @@ export function assistantDraftBlocks(
   const drafts: DraftBlock[] = [];
   const droppedMirror: string[] = [];
   const seenToolUse = new Set<string>();
-  for (const { block, binding, source } of sourceBlocks(message, historyIndex, decisions)) {
+  for (const { block, binding, systemBinding, source } of sourceBlocks(message, historyIndex, decisions)) {
     const fingerprint = fingerprintOfBlock(block);
     if (fingerprint !== null && rejectedFingerprints.has(fingerprint)) {
       const readable = typeof block['thinking'] === 'string' ? block['thinking'] : '';
@@ -218,6 +222,7 @@ export function assistantDraftBlocks(
     }
     const meta = thinkingMetaOf(block);
     if (meta && binding && meta.signed) meta.binding = binding;
+    if (meta && systemBinding && meta.signed) meta.systemBinding = systemBinding;
     drafts.push(meta ? { block, historyIndex, thinking: meta, invalidated, source } : { block, historyIndex, source });
   }
   // Tool calls the sidecar did not carry still go out (their results follow in history).

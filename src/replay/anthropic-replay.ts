@@ -14,7 +14,12 @@ import {
   type AnthropicRouteTreatment,
   anthropicThinkingScope,
 } from './anthropic-endpoint-route.js';
-import { PrefixDigest, staleBindingReason } from './anthropic-block-binding.js';
+import {
+  BOUND_SYSTEM_CHANGED,
+  PrefixDigest,
+  staleBindingReason,
+  systemBindingDigest,
+} from './anthropic-block-binding.js';
 import { type AnthropicCompactionCarrier, compactionCarrierOf, liftCompaction } from './anthropic-compaction.js';
 import {
   anthropicByteLength,
@@ -48,6 +53,13 @@ export interface AnthropicReplayOptions {
    */
   prefixCheck?: { tools: readonly JsonObject[] } | undefined;
   /**
+   * On a native route whose model does not check the whole prefix, what to do with a signed block
+   * produced by this model under another `system` prompt (SPEC §26.4, `SystemBinding`): `note`
+   * sends it and lists its wire position in {@link AnthropicReplayResult.systemChanged} (a
+   * rejection of it teaches the route), `check` leaves it out (the route taught that it binds).
+   */
+  systemBinding?: 'note' | 'check' | undefined;
+  /**
    * The route sends back compaction blocks of its own platform (on-demand compaction on, SPEC
    * §26.4): a leading summary message that carries one goes as that block, first in `messages`.
    */
@@ -64,6 +76,8 @@ export interface AnthropicReplayResult {
   blockSources: number[][];
   /** With a prefix check: the digest after the whole conversation, where an answer's blocks follow. */
   prefix?: PrefixDigest | undefined;
+  /** With `systemBinding: 'note'`: the wire positions `[message, block]` of blocks sent under another system prompt. */
+  systemChanged?: [number, number][];
 }
 
 /** Placeholder for an assistant turn left empty once its thinking was stripped (SPEC §9.3). */
@@ -224,6 +238,7 @@ function treatThinking(
   originOk: boolean,
   options: AnthropicReplayOptions,
   prefix: PrefixDigest | undefined,
+  systemMoved: boolean,
 ): { block: JsonObject | null; decision: Omit<CarrierDecision, 'messageIndex'> } {
   const meta = draft.thinking!;
   const field = meta.synthesized ? 'reasoning_content' : String(draft.block['type']);
@@ -263,6 +278,7 @@ function treatThinking(
     const stale = staleBindingReason({ binding: meta.binding, model: options.model, originMatches: originOk, prefix });
     if (stale) return drop(stale);
   }
+  if (systemMoved && options.systemBinding === 'check') return drop(BOUND_SYSTEM_CHANGED);
   const signedValid = meta.signed && originOk && !draft.invalidated;
   const treatment = options.treatment;
   const keep = (reason: string) => ({
@@ -312,6 +328,18 @@ export function buildAnthropicMessages(
   const blockSources: number[][] = [];
   let prefix = options.prefixCheck ? PrefixDigest.start(system, options.prefixCheck.tools as JsonValue[]) : undefined;
   const prefixStart = prefix?.hex();
+  // The digest of this request's `system`, computed once a block that kept one is met.
+  let systemNow: string | undefined;
+  const systemChanged: [number, number][] = [];
+  const movedSystem = (draft: DraftBlock): boolean => {
+    const kept = draft.thinking?.systemBinding;
+    if (!options.systemBinding || !kept || options.treatment !== 'native' || foreign.has(draft.historyIndex)) {
+      return false;
+    }
+    if (kept.model !== options.model) return false;
+    systemNow ??= systemBindingDigest(system);
+    return kept.system !== systemNow;
+  };
   turns.forEach((turn, turnIndex) => {
     if (turn.role === 'user') {
       if (turn.blocks.length === 0) return;
@@ -331,6 +359,8 @@ export function buildAnthropicMessages(
     let strippedThinking = false;
     let orphanedPlan = false;
     let elidedIndex = -1;
+    // Positions in `content` of blocks sent under another system prompt (`systemBinding: 'note'`).
+    const movedAt: number[] = [];
     for (const draft of turn.blocks) {
       if (!draft.thinking) {
         // Server-tool blocks are Anthropic-issued; only a signed route of the same issuer reads them.
@@ -353,9 +383,11 @@ export function buildAnthropicMessages(
         turnPrefix?.block(draft.block, draft.source);
         continue;
       }
-      const result = treatThinking(draft, inScope, !foreign.has(draft.historyIndex), options, turnPrefix);
+      const moved = movedSystem(draft);
+      const result = treatThinking(draft, inScope, !foreign.has(draft.historyIndex), options, turnPrefix, moved);
       decisions.push({ messageIndex: draft.historyIndex, ...result.decision });
       if (result.block) {
+        if (moved && result.block === draft.block) movedAt.push(content.length);
         content.push(result.block);
         sources.push(draft.historyIndex);
         // A block sent as drafted keeps its cached digest; a rewritten one (demoted, unsigned) has none.
@@ -380,6 +412,7 @@ export function buildAnthropicMessages(
         reason: 'thinking elided placeholder',
       });
     }
+    for (const at of movedAt) systemChanged.push([messages.length, placeholder ? at + 1 : at]);
     messages.push({ role: 'assistant', content });
     blockSources.push(sources);
     // The placeholder went in front of blocks already digested: the turn is digested again.
@@ -391,5 +424,7 @@ export function buildAnthropicMessages(
       prefix = PrefixDigest.restore(turn.compaction.prefixState) ?? prefix;
     }
   });
-  return { system, messages, decisions, blockSources, prefix };
+  const result: AnthropicReplayResult = { system, messages, decisions, blockSources, prefix };
+  if (systemChanged.length > 0) result.systemChanged = systemChanged;
+  return result;
 }

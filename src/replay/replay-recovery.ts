@@ -19,7 +19,7 @@ export { dropEmptyThinking, padMissingThinking, thinkingFirst } from './anthropi
 export { THINKING_ELIDED_TEXT } from './anthropic-replay.js';
 export { withoutRefusedSignatures } from './gemini-body-repairs.js';
 export { GEMINI_PLACEHOLDER_SIGNATURE } from './replay-stand-ins.js';
-export { bindAnswerBlocks } from './anthropic-binding-capture.js';
+export { bindAnswerBlocks, bindAnswerSystem } from './anthropic-binding-capture.js';
 export {
   describeProviderDrops,
   droppedTransformations,

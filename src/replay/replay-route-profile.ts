@@ -124,6 +124,11 @@ export interface RouteLearned {
   bindingControlsRefused?: boolean;
   /** A 4xx named Anthropic on-demand compaction on this route (SPEC §26.4): Hermes summarises itself, blocks go as text. */
   compactionOff?: boolean;
+  /**
+   * The route refused a signed block only because its `system` prompt changed (SPEC §26.4): such
+   * blocks are left out before sending.
+   */
+  systemBound?: boolean;
 }
 
 /** A route nothing has been learned about. */

@@ -16,7 +16,10 @@ import {
   persistAnthropicCompactionOff,
   persistRejectedRequestFields,
   persistRejectedThinking,
+  persistThinkingBinding,
   rememberedThinkingFingerprints,
+  SYSTEM_BINDING,
+  thinkingBindingsFrom,
 } from './runtime-route-memory.js';
 
 /**
@@ -66,6 +69,24 @@ export const ANTHROPIC_BINDING_CONTROLS: RecoveryRow = {
     };
   },
 };
+
+/**
+ * SPEC §26.4: a signature rejection naming a block Hermes sent under another `system` prompt than
+ * the block was produced under (the request listed it in `systemChangedBlocks`) teaches that the
+ * route binds signed thinking to the system prompt. It is learned per (provider, host, model), in
+ * the session and store-wide, so later requests leave such blocks out instead of paying the 400.
+ * A rejected block whose system prompt did not change, or an error naming no block, teaches
+ * nothing beyond the fingerprints. Returns the session config after learning, or null.
+ */
+export async function learnSystemBinding(c: RecoveryContext): Promise<JsonObject | null> {
+  const moved = c.prepared.systemChangedBlocks;
+  const named = /messages\.(\d+)\.content\.(\d+)/.exec(c.body);
+  if (!moved?.length || !named) return null;
+  const [message, block] = [Number(named[1]), Number(named[2])];
+  if (!moved.some(([at, index]) => at === message && index === block)) return null;
+  if (thinkingBindingsFrom(c.config, c.profile, null).includes(SYSTEM_BINDING)) return null;
+  return persistThinkingBinding(c.store, c.sessionId, c.config, c.profile, SYSTEM_BINDING, c.body);
+}
 
 /**
  * WIRE §8 "… blocks in the latest assistant message cannot be modified": the stored copy is not the

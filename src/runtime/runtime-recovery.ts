@@ -27,6 +27,7 @@ import {
   ANTHROPIC_THINKING_FIRST,
   ANTHROPIC_THINKING_MODIFIED,
   DEEPSEEK_THINKING_REQUIRED,
+  learnSystemBinding,
 } from './runtime-recovery-anthropic.js';
 import { GEMINI_SIGNATURE_REFUSED } from './runtime-recovery-gemini.js';
 import { midStreamLog, recoverableFailure } from './runtime-recovery-mid-stream.js';
@@ -122,20 +123,25 @@ const ANTHROPIC_SIGNATURE: RecoveryRow = {
       ? fingerprintCondemnedBlocks(c.prepared.body, c.body)
       : fingerprintSignedBlocks(c.prepared.body);
     const fingerprints = sent.filter((print) => !known.has(print));
+    const bound = await learnSystemBinding(c);
+    const config = bound ?? c.config;
+    const taught = bound
+      ? '; this route binds thinking to the system prompt: blocks produced under another one are left out from now on'
+      : '';
     if (!fingerprints.length) {
       return {
-        config: c.config,
+        config,
         rejected: [...c.rejected],
         stripAllThinking: true,
-        log: `thinking signature rejected on ${c.prepared.routeKey} and nothing to fingerprint; retrying once without thinking`,
+        log: `thinking signature rejected on ${c.prepared.routeKey} and nothing to fingerprint${taught}; retrying once without thinking`,
         learned: { kind: 'strip-thinking', fields: [] },
       };
     }
     return {
-      config: await persistRejectedThinking(c.store, c.sessionId, c.config, fingerprints),
+      config: await persistRejectedThinking(c.store, c.sessionId, config, fingerprints),
       rejected: [...c.rejected],
       stripAllThinking: false,
-      log: `thinking signature rejected on ${c.prepared.routeKey}: remembered ${fingerprints.length} block fingerprint(s); retrying once without them`,
+      log: `thinking signature rejected on ${c.prepared.routeKey}: remembered ${fingerprints.length} block fingerprint(s)${taught}; retrying once without them`,
       learned: { kind: 'thinking-fingerprints', fields: fingerprints.map((print) => print.slice(0, 12)) },
     };
   },

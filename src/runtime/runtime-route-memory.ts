@@ -27,7 +27,10 @@ import type { SessionStore, VerdictRecord } from '../storage/session-store.js';
  *   the route refused (a 4xx naming the value), mirrored store-wide as `effort:LEVEL` fields;
  * - {@link REJECTED_REQUEST_FIELDS_KEY}: `[[provider, host, model, [fields]], …]`, request
  *   parameters the route refused (`block_binding`, SPEC §26.4), mirrored store-wide as
- *   `request:FIELD` fields.
+ *   `request:FIELD` fields;
+ * - {@link THINKING_BINDINGS_KEY}: `[[provider, host, model, [what]], …]`, what the route binds
+ *   signed thinking to beyond Anthropic's documented list (`system`, SPEC §26.4), mirrored
+ *   store-wide as `binding:WHAT` fields.
  */
 
 /** The session model_config key holding learned verdicts (SPEC §13.3). */
@@ -47,6 +50,15 @@ export const REQUEST_FIELD_VERDICT_PREFIX = 'request:';
 
 /** The request parameter that declares the thinking-binding behaviour (SPEC §26.4). */
 export const BLOCK_BINDING_FIELD = 'block_binding';
+
+/** The session model_config key holding what a route binds signed thinking to, shaped like {@link REJECTED_CARRIERS_KEY}. */
+export const THINKING_BINDINGS_KEY = 'anthropic_thinking_bindings';
+
+/** Store-wide verdict fields naming a learned thinking binding: `binding:system`. */
+export const BINDING_VERDICT_PREFIX = 'binding:';
+
+/** The binding a route teaches by refusing a block only its `system` prompt separates (SPEC §26.4). */
+export const SYSTEM_BINDING = 'system';
 
 /** model_config key listing route keys whose encrypted Responses reasoning is no longer replayed (SPEC §12). */
 export const ENCRYPTED_REPLAY_OFF_KEY = 'responses_encrypted_replay_off';
@@ -90,6 +102,7 @@ export function learnedFrom(
     bindingControlsRefused: rejectedRequestFieldsFrom(modelConfig, profile, stored).includes(BLOCK_BINDING_FIELD),
     compactionOff: anthropicCompactionOffRoutes(modelConfig).includes(profile.routeKey),
   };
+  if (thinkingBindingsFrom(modelConfig, profile, stored).includes(SYSTEM_BINDING)) learned.systemBound = true;
   const standIn = standInFrom(modelConfig, profile, stored);
   if (standIn !== undefined) learned.standIn = standIn;
   return learned;
@@ -131,11 +144,7 @@ export function rejectedRequestFieldsFrom(
   profile: Pick<RouteProfile, 'key'>,
   stored: VerdictRecord | null,
 ): string[] {
-  const fields = new Set<string>(routeListAt(modelConfig, REJECTED_REQUEST_FIELDS_KEY, profile.key));
-  for (const field of stored?.fields ?? []) {
-    if (field.startsWith(REQUEST_FIELD_VERDICT_PREFIX)) fields.add(field.slice(REQUEST_FIELD_VERDICT_PREFIX.length));
-  }
-  return [...fields].sort();
+  return routeValuesFrom(modelConfig, REJECTED_REQUEST_FIELDS_KEY, REQUEST_FIELD_VERDICT_PREFIX, profile, stored);
 }
 
 /** Persists refused request parameters for the route: the session's model_config and the store-wide verdict table. */
@@ -153,6 +162,44 @@ export function persistRejectedRequestFields(
     values: fields,
     errorText,
   };
+  return persistRouteList(store, sessionId, modelConfig, learned, profile);
+}
+
+/** What the route binds signed thinking to, session-level and store-wide (store fields `binding:WHAT`). */
+export function thinkingBindingsFrom(
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key'>,
+  stored: VerdictRecord | null,
+): string[] {
+  return routeValuesFrom(modelConfig, THINKING_BINDINGS_KEY, BINDING_VERDICT_PREFIX, profile, stored);
+}
+
+/**
+ * The values learned for the route under `configKey` in the session, with the store-wide verdict's
+ * fields that start with `prefix` (the prefix taken off), sorted.
+ */
+function routeValuesFrom(
+  modelConfig: JsonObject,
+  configKey: string,
+  prefix: string,
+  profile: Pick<RouteProfile, 'key'>,
+  stored: VerdictRecord | null,
+): string[] {
+  const values = new Set<string>(routeListAt(modelConfig, configKey, profile.key));
+  for (const field of stored?.fields ?? []) if (field.startsWith(prefix)) values.add(field.slice(prefix.length));
+  return [...values].sort();
+}
+
+/** Persists a learned thinking binding for the route: the session's model_config and the store-wide verdict table. */
+export function persistThinkingBinding(
+  store: SessionStore,
+  sessionId: string,
+  modelConfig: JsonObject,
+  profile: Pick<RouteProfile, 'key' | 'routeKey'>,
+  binding: string,
+  errorText: string,
+): Promise<JsonObject> {
+  const learned = { configKey: THINKING_BINDINGS_KEY, prefix: BINDING_VERDICT_PREFIX, values: [binding], errorText };
   return persistRouteList(store, sessionId, modelConfig, learned, profile);
 }
 

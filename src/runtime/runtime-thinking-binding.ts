@@ -2,6 +2,7 @@ import type { AssistantMessage } from '../core/message.js';
 import type { Logger } from '../logging/logger.js';
 import {
   bindAnswerBlocks,
+  bindAnswerSystem,
   describeProviderDrops,
   locateStoredTransformations,
   storedInputTransformations,
@@ -13,8 +14,9 @@ import type { PreparedRequest } from '../transports/shared/transport.js';
 /**
  * What an Anthropic answer teaches about thinking-block binding (SPEC §26.4), settled before the
  * answer is stored: its signed blocks get their binding context (model, prefix digest) on a route
- * whose model checks it, and the answer's `input_transformations` — reasoning the provider dropped
- * from the request — get the stored message each one names, a decision per entry on the request
+ * whose model checks it, else on a native route the model and `system` digest (`SystemBinding`);
+ * and the answer's `input_transformations` — reasoning the provider dropped from the request —
+ * get the stored message each one names, a decision per entry on the request
  * record (the inspector, `replay preview --explain`), one WARN line in the log and a note for the
  * person watching. A non-zero count is never silent.
  */
@@ -42,9 +44,12 @@ export function settleAnthropicAnswer(
 ): SettledAnswer {
   const { profile } = context;
   if (profile.route.api !== 'anthropic_messages') return { message, decisions: [] };
-  const bound = profile.anthropic.prefixChecked
+  const anthropic = profile.anthropic;
+  const bound = anthropic.prefixChecked
     ? bindAnswerBlocks(message, prepared.body, profile.route.model, prepared.bindingPrefix)
-    : message;
+    : anthropic.treatment === 'native'
+      ? bindAnswerSystem(message, prepared.body, profile.route.model)
+      : message;
   const located = locateStoredTransformations(bound, prepared.wireSources);
   if (!located) return { message: bound, decisions: [] };
   const line = describeProviderDrops(located.entries);

@@ -3,7 +3,13 @@ import {
   type AnthropicEmulator,
   REDACTED_THINKING_TRIGGER,
 } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
-import { carrierText, sentThinkingBlocks, storedThinkingBlocks, type MessageWithBlocks } from '../support/carriers.js';
+import {
+  asSent,
+  carrierText,
+  sentThinkingBlocks,
+  storedThinkingBlocks,
+  type MessageWithBlocks,
+} from '../support/carriers.js';
 import { chatJson, routeArgs, showSession, useE2e, resumeArgs } from '../support/e2e.js';
 
 /**
@@ -49,7 +55,7 @@ describe('hermes chat --provider anthropic, then --resume', () => {
       ['thinking'],
     ]);
     const request = emulator.requests[before];
-    expect(sentThinkingBlocks(request?.body)).toEqual(stored.slice(0, 2));
+    expect(sentThinkingBlocks(request?.body)).toEqual(asSent(stored.slice(0, 2)));
     for (const block of stored.slice(0, 2).flat()) expect(request?.raw).toContain(carrierText(block));
     expect(emulator.requests.map((received) => received.status)).toEqual([200, 200, 200]);
   });
@@ -63,7 +69,7 @@ describe('hermes chat --provider anthropic, then --resume', () => {
     // Request 2 answers the tool result: the in-flight loop's tool-call turn keeps its thinking.
     const firstSession = await showSession<ShownSession>(sandbox, first.session_id);
     const firstStored = storedThinkingBlocks(firstSession);
-    expect(sentThinkingBlocks(emulator.requests[1]?.body)).toEqual([firstStored[0]]);
+    expect(sentThinkingBlocks(emulator.requests[1]?.body)).toEqual(asSent([firstStored[0] ?? []]));
 
     // Resume with a second tool loop: request 3 (new user turn) sends no prior thinking;
     // request 4 (tool result of the new loop) sends only the new loop's thinking.
@@ -75,7 +81,7 @@ describe('hermes chat --provider anthropic, then --resume', () => {
     const stored = storedThinkingBlocks(await showSession<ShownSession>(sandbox, first.session_id));
     expect(stored.length).toBe(4);
     expect(sentThinkingBlocks(emulator.requests[2]?.body)).toEqual([[], []]);
-    expect(sentThinkingBlocks(emulator.requests[3]?.body)).toEqual([[], [], stored[2]]);
+    expect(sentThinkingBlocks(emulator.requests[3]?.body)).toEqual(asSent([[], [], stored[2] ?? []]));
     for (const block of stored[2] ?? []) expect(emulator.requests[3]?.raw).toContain(carrierText(block));
     for (const block of [...(stored[0] ?? []), ...(stored[1] ?? [])])
       expect(emulator.requests[3]?.raw).not.toContain(carrierText(block));
@@ -97,7 +103,7 @@ describe('hermes chat --provider anthropic, then --resume', () => {
       ['redacted_thinking'],
     ]);
     const request = emulator.requests[before];
-    expect(sentThinkingBlocks(request?.body)).toEqual(stored.slice(0, 2));
+    expect(sentThinkingBlocks(request?.body)).toEqual(asSent(stored.slice(0, 2)));
     for (const block of stored.slice(0, 2).flat()) expect(request?.raw).toContain(carrierText(block));
     expect(emulator.requests.every((received) => received.status === 200)).toBe(true);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnthropicEmulator } from '../../src/emulators/anthropic-messages/anthropic-emulator.js';
 import type { RunningChatEmulator } from '../../src/emulators/chat-completions/chat-emulator-types.js';
 import {
+  asSent,
   sentThinkingBlocks,
   signatureOf,
   storedThinkingBlocks,
@@ -67,7 +68,7 @@ describe('one session across routes (SPEC §23.2 origin scoping)', () => {
     ).toEqual(['anthropic_messages', 'chat_completions', 'chat_completions', 'anthropic_messages']);
     const request = anthropic.requests[before];
     // The Anthropic-issued turn replays verbatim; the OpenRouter-issued turns carry no signed block.
-    expect(sentThinkingBlocks(request?.body)).toEqual([[anthropicSigned[0]], [], []]);
+    expect(sentThinkingBlocks(request?.body)).toEqual(asSent([[anthropicSigned[0] ?? {}], [], []]));
     expect(request?.raw).toContain(`"signature":${JSON.stringify(signatureOf(anthropicSigned[0] ?? {}))}`);
     expect(anthropic.requests.map((received) => received.status)).toEqual([200, 200]);
   });
@@ -95,7 +96,9 @@ describe('one session across routes (SPEC §23.2 origin scoping)', () => {
       sandbox,
     );
     const request = anthropic.requests[before];
-    expect(sentThinkingBlocks(request?.body)).toEqual([[anthropicSigned[0]], [anthropicSigned[1]], []]);
+    expect(sentThinkingBlocks(request?.body)).toEqual(
+      asSent([[anthropicSigned[0] ?? {}], [anthropicSigned[1] ?? {}], []]),
+    );
     for (const block of anthropicSigned)
       expect(request?.raw).toContain(`"signature":${JSON.stringify(signatureOf(block))}`);
     expect([...anthropic.requests, ...chat.requests].every((received) => received.status === 200)).toBe(true);
@@ -116,7 +119,9 @@ describe('a forced signature rejection (SPEC §9.4)', () => {
     expect(retried.answer).toContain('You said: thanks');
     expect(anthropic.requests.map((received) => received.status)).toEqual([200, 200, 400, 200]);
     // The retry dropped exactly the rejected blocks.
-    expect(sentThinkingBlocks(anthropic.requests[2]?.body)).toEqual([[rejectedBlocks[0]], [rejectedBlocks[1]]]);
+    expect(sentThinkingBlocks(anthropic.requests[2]?.body)).toEqual(
+      asSent([[rejectedBlocks[0] ?? {}], [rejectedBlocks[1] ?? {}]]),
+    );
     expect(sentThinkingBlocks(anthropic.requests[3]?.body)).toEqual([[], []]);
 
     const session = await showSession<ShownSession>(sandbox, first.session_id);
@@ -128,7 +133,7 @@ describe('a forced signature rejection (SPEC §9.4)', () => {
     for (const block of rejectedBlocks) expect(later?.raw).not.toContain(signatureOf(block));
     // The answer issued after the retry is not remembered as rejected, so it replays.
     const fresh = storedThinkingBlocks(await showSession<ShownSession>(sandbox, first.session_id))[2] ?? [];
-    expect(sentThinkingBlocks(later?.body)).toEqual([[], [], fresh]);
+    expect(sentThinkingBlocks(later?.body)).toEqual(asSent([[], [], fresh]));
     expect(anthropic.requests.length).toBe(5);
   });
 });
@@ -202,7 +207,7 @@ describe('Bedrock InvokeModel framing of the Anthropic transport (WIRE.md §2.5)
     const stored = storedThinkingBlocks(await showSession<ShownSession>(sandbox, first.session_id));
     const request = anthropic.requests[2];
     expect((request?.body as Block)['anthropic_version']).toBe('bedrock-2023-05-31');
-    expect(sentThinkingBlocks(request?.body)).toEqual(stored.slice(0, 2));
+    expect(sentThinkingBlocks(request?.body)).toEqual(asSent(stored.slice(0, 2)));
     for (const block of stored.slice(0, 2).flat())
       expect(request?.raw).toContain(`"signature":${JSON.stringify(signatureOf(block))}`);
   });

@@ -9,16 +9,18 @@ import type { JsonObject } from '../../src/core/json.js';
 import type { AssistantMessage, Message } from '../../src/core/message.js';
 import type { Route } from '../../src/core/route.js';
 import type { ToolDefinition } from '../../src/core/tool-definition.js';
-import { bindAnswerBlocks } from '../../src/replay/anthropic-binding-capture.js';
+import { bindAnswerBlocks, bindAnswerSystem } from '../../src/replay/anthropic-binding-capture.js';
 import {
   blockBindingOf,
   BOUND_MODEL_CHANGED,
   BOUND_PREFIX_CHANGED,
+  BOUND_SYSTEM_CHANGED,
   PrefixDigest,
 } from '../../src/replay/anthropic-block-binding.js';
 import { Sha256 } from '../../src/replay/anthropic-sha256.js';
 import { prepareAnthropicMessages } from '../../src/transports/anthropic-messages/anthropic-messages-encode.js';
 import type { PreparedRequest, TransportRequest } from '../../src/transports/shared/transport.js';
+import { NOTHING_LEARNED } from '../../src/replay/replay-route-profile.js';
 import { seededRandom, splitRandomly } from '../support/random.js';
 
 const FABLE: Route = { api: 'anthropic_messages', provider: 'anthropic', model: 'claude-fable-5-1' };
@@ -257,5 +259,49 @@ describe('the drop_block declaration (SPEC §26.4)', () => {
       },
     };
     expect(prepareAnthropicMessages(refused).body['thinking']).toEqual({ type: 'adaptive' });
+  });
+});
+
+describe('the system binding of models that run no prefix check (SPEC §26.4)', () => {
+  const opus4: Route = { ...FABLE, model: 'claude-opus-4-8' };
+  /** system, a question, its answer bound to the system it was produced under, and a second question. */
+  function underSystem(system: string): Message[] {
+    const history: Message[] = [
+      { role: 'system', content: 'one' },
+      { role: 'user', content: 'q1' },
+    ];
+    const prepared = prepareAnthropicMessages(request(history, opus4));
+    const plain = answer(prepared, opus4);
+    const blocks = (plain.anthropic_content_blocks ?? []).map(({ _binding, ...rest }) => rest);
+    history.push(bindAnswerSystem({ ...plain, anthropic_content_blocks: blocks }, prepared.body, opus4.model));
+    history.push({ role: 'user', content: 'q2' });
+    return history.map((message) => (message.role === 'system' ? { ...message, content: system } : message));
+  }
+
+  it('the same system prompt keeps the block and lists nothing', () => {
+    const prepared = prepareAnthropicMessages(request(underSystem('one'), opus4));
+    expect(thinkingDecisions(prepared)).toEqual(['m2 kept: signed: same issuer']);
+    expect(prepared.systemChangedBlocks).toBeUndefined();
+  });
+
+  it('another system prompt still sends the block, and names its wire position, until the route taught it binds', () => {
+    const prepared = prepareAnthropicMessages(request(underSystem('two'), opus4));
+    expect(thinkingDecisions(prepared)).toEqual(['m2 kept: signed: same issuer']);
+    expect(prepared.systemChangedBlocks).toEqual([[1, 0]]);
+  });
+
+  it('once the route taught it binds, the block is left out, explained', () => {
+    const taught: TransportRequest = {
+      ...request(underSystem('two'), opus4),
+      learned: { ...NOTHING_LEARNED, systemBound: true },
+    };
+    const prepared = prepareAnthropicMessages(taught);
+    expect(thinkingDecisions(prepared)).toEqual([`m2 dropped: ${BOUND_SYSTEM_CHANGED}`]);
+    expect(prepared.systemChangedBlocks).toBeUndefined();
+    const same: TransportRequest = {
+      ...request(underSystem('one'), opus4),
+      learned: { ...NOTHING_LEARNED, systemBound: true },
+    };
+    expect(thinkingDecisions(prepareAnthropicMessages(same))).toEqual(['m2 kept: signed: same issuer']);
   });
 });

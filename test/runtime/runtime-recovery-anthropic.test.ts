@@ -8,7 +8,11 @@ import type { JsonObject } from '../../src/core/json.js';
 import { resolveRouteProfile } from '../../src/replay/replay-route-profile.js';
 import { fingerprintOf } from '../../src/replay/anthropic-signature-memory.js';
 import { RECOVERIES, type RecoveryContext } from '../../src/runtime/runtime-recovery.js';
-import { learnedFrom, REJECTED_REQUEST_FIELDS_KEY } from '../../src/runtime/runtime-route-memory.js';
+import {
+  learnedFrom,
+  REJECTED_REQUEST_FIELDS_KEY,
+  THINKING_BINDINGS_KEY,
+} from '../../src/runtime/runtime-route-memory.js';
 import { recoveryContext } from './runtime-test-helpers.js';
 
 const PROFILE = resolveRouteProfile({ api: 'anthropic_messages', provider: 'anthropic', model: 'claude-fable-5-1' });
@@ -74,6 +78,35 @@ describe('anthropic-signature on a binding 400 (SPEC §26.4)', () => {
     );
     const recovery = await row('anthropic-signature').learn(await context(DECLARED, bound));
     expect(recovery?.config['_anthropic_rejected_thinking']).toEqual([fingerprintOf('thinking', 'B')]);
+  });
+});
+
+describe('anthropic-signature on a model that runs no prefix check (SPEC §26.4, system binding)', () => {
+  const OPUS4 = resolveRouteProfile({ api: 'anthropic_messages', provider: 'anthropic', model: 'claude-opus-4-8' });
+  const refused = error('messages.3.content.0: Invalid `signature` in `thinking` block');
+  async function refusal(systemChangedBlocks?: [number, number][]) {
+    const c = await recoveryContext(OPUS4, DECLARED, refused);
+    if (systemChangedBlocks) c.prepared = { ...c.prepared, systemChangedBlocks };
+    return { c, recovery: await row('anthropic-signature').learn(c) };
+  }
+
+  it('learns that the route binds thinking to the system prompt when the refused block was sent under another one', async () => {
+    const { c, recovery } = await refusal([[3, 0]]);
+    expect(recovery?.config[THINKING_BINDINGS_KEY]).toEqual([['anthropic', '', 'claude-opus-4-8', ['system']]]);
+    expect(recovery?.log).toContain('binds thinking to the system prompt');
+    expect(learnedFrom(recovery?.config ?? {}, [], OPUS4).systemBound).toBe(true);
+    const verdict = await c.store.getVerdict(OPUS4.routeKey);
+    expect(verdict?.fields).toEqual(['binding:system']);
+    expect(learnedFrom({}, [], OPUS4, verdict).systemBound).toBe(true);
+  });
+
+  it('learns nothing of the kind when the refused block kept its system prompt, or another block moved', async () => {
+    for (const moved of [undefined, [[1, 0]] as [number, number][]]) {
+      const { c, recovery } = await refusal(moved);
+      expect(recovery?.config[THINKING_BINDINGS_KEY]).toBeUndefined();
+      expect(recovery?.config['_anthropic_rejected_thinking']).toHaveLength(2);
+      expect(await c.store.getVerdict(OPUS4.routeKey)).toBeNull();
+    }
   });
 });
 

@@ -44,3 +44,10 @@ export function carrierText(block: Block): string {
     ? `"signature":${JSON.stringify(block['signature'])}`
     : `"data":${JSON.stringify(block['data'])}`;
 }
+
+/** Stored blocks as the wire carries them: Hermes's private `_` keys (a block's binding context) never travel. */
+export function asSent(turns: Block[][]): Block[][] {
+  return turns.map((blocks) =>
+    blocks.map((block) => Object.fromEntries(Object.entries(block).filter(([key]) => !key.startsWith('_')))),
+  );
+}

@@ -180,6 +180,7 @@ export function prepareAnthropicMessages(
       rejectedFingerprints: learned.rejectedThinkingFingerprints,
       stripAllThinking: options.stripAllThinking,
       prefixCheck: endpoint.prefixChecked ? { tools: tools ?? [] } : undefined,
+      systemBinding: endpoint.prefixChecked ? undefined : learned.systemBound ? 'check' : 'note',
       compactionBlocks: compactionOn,
     });
   let conversation = build(request.reasoning.enabled && request.reasoning.effort !== 'none');
@@ -236,6 +237,7 @@ export function prepareAnthropicMessages(
     decisions: conversation.decisions,
     wireSources: conversation.blockSources,
     bindingPrefix: conversation.prefix,
+    systemChangedBlocks: conversation.systemChanged,
     carriersSent: [],
     nativeCarriersSent: nativeCarriersSent(conversation.decisions),
     routeKey: profile.routeKey,

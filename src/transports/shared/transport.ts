@@ -93,6 +93,11 @@ export interface PreparedRequest {
    * answer's blocks are bound by continuing from here. Absent, the body is digested again.
    */
   bindingPrefix?: PrefixDigest | undefined;
+  /**
+   * Anthropic: the wire positions `[message, block]` of signed blocks sent under another `system`
+   * prompt than they were produced under, on a route not yet known to bind them to it (SPEC §26.4).
+   */
+  systemChangedBlocks?: readonly (readonly [number, number])[] | undefined;
 }
 
 /** A wire API implementation. `prepare` is pure; `send` is the only I/O. */
