@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import { AI_SDK_NODE, AI_SDK_ROUTES, AI_SDK_SKIP_REASON, loadAiSdk, type AiSdkRoute } from './ai-sdk-helpers.js';
+import { asSent, type Block } from '../support/carriers.js';
 
 /**
  * `hermes-ts/ai-sdk` in AI SDK multi-step tool loops (generateText and streamText with
@@ -76,7 +77,10 @@ describe.skipIf(!AI_SDK_NODE)(
             expect(replayed).toMatchObject({ reasoning_details: record['reasoning_details'] });
             break;
           case 'anthropic':
-            expect((replayed as JsonObject)['content']).toEqual(record['anthropic_content_blocks']);
+            // Every stored block, byte for byte, without Hermes's private `_` keys (never sent).
+            expect((replayed as JsonObject)['content']).toEqual(
+              asSent([record['anthropic_content_blocks'] as Block[]])[0],
+            );
             break;
           case 'gemini': {
             // Every stored part with its thoughtSignature, in place; Gemini 3 also gets each call's id (SPEC §11).
