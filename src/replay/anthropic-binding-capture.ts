@@ -13,7 +13,7 @@ import {
   BLOCK_BINDING_KEY,
   isSignedThinkingBlock,
   PrefixDigest,
-  systemBindingDigest,
+  systemDigest,
   unknownPrefix,
 } from './anthropic-block-binding.js';
 import { sanitizeBlock } from './anthropic-replay-blocks.js';
@@ -82,12 +82,15 @@ export function bindAnswerBlocks(
  * (`SystemBinding`). An answer without signed blocks is returned as it is.
  */
 export function bindAnswerSystem(message: AssistantMessage, sent: JsonObject, model: string): AssistantMessage {
-  const blocks = message.anthropic_content_blocks;
-  if (!blocks?.some(isSignedThinkingBlock)) return message;
-  const binding = { model, system: systemBindingDigest(sent['system']) };
+  if (!message.anthropic_content_blocks?.some(isSignedThinkingBlock)) return message;
+  return withBinding(message, { model, system: systemDigest(sent['system']) });
+}
+
+/** `message` with `binding` kept on each of its signed sidecar blocks. */
+function withBinding(message: AssistantMessage, binding: JsonObject): AssistantMessage {
   return {
     ...message,
-    anthropic_content_blocks: blocks.map((block) =>
+    anthropic_content_blocks: (message.anthropic_content_blocks ?? []).map((block) =>
       isSignedThinkingBlock(block) ? { ...block, [BLOCK_BINDING_KEY]: binding } : block,
     ),
   };
@@ -100,13 +103,6 @@ export function bindAnswerSystem(message: AssistantMessage, sent: JsonObject, mo
  * prompt and tools — is not what Hermes sends (SPEC §26.4). Other models' blocks stay as they were.
  */
 export function bindToUnknownPrefix(message: AssistantMessage, model: string, source: string): AssistantMessage {
-  const blocks = message.anthropic_content_blocks;
-  if (!checksThinkingPrefix(model) || !blocks?.some(isSignedThinkingBlock)) return message;
-  const binding = { model, prefix: unknownPrefix(source) };
-  return {
-    ...message,
-    anthropic_content_blocks: blocks.map((block) =>
-      isSignedThinkingBlock(block) ? { ...block, [BLOCK_BINDING_KEY]: binding } : block,
-    ),
-  };
+  if (!checksThinkingPrefix(model) || !message.anthropic_content_blocks?.some(isSignedThinkingBlock)) return message;
+  return withBinding(message, { model, prefix: unknownPrefix(source) });
 }

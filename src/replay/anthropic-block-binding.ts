@@ -48,7 +48,7 @@ export const BOUND_SYSTEM_CHANGED = 'bound to another conversation (system promp
 export interface SystemBinding {
   /** The exact model id the request that produced the block named. */
   model: string;
-  /** {@link systemBindingDigest} of the request's `system`. */
+  /** {@link systemDigest} of the request's `system`. */
   system: string;
 }
 
@@ -129,7 +129,8 @@ const toolDigests = new WeakMap<object, string>();
 const systemDigests = new Map<string, string>();
 const SYSTEM_DIGESTS_KEPT = 16;
 
-function systemDigest(system: JsonValue | undefined): string {
+/** The digest of a canonical `system` (a string is its one text block): what a {@link SystemBinding} keeps. */
+export function systemDigest(system: JsonValue | undefined): string {
   if (typeof system !== 'string') return digestOf(canonical(asBlocks(system)));
   const known = systemDigests.get(system);
   if (known !== undefined) return known;
@@ -137,11 +138,6 @@ function systemDigest(system: JsonValue | undefined): string {
   if (systemDigests.size >= SYSTEM_DIGESTS_KEPT) systemDigests.delete(systemDigests.keys().next().value ?? '');
   systemDigests.set(system, digest);
   return digest;
-}
-
-/** The digest a {@link SystemBinding} keeps: the canonical `system` (a string is its one text block). */
-export function systemBindingDigest(system: JsonValue | undefined): string {
-  return systemDigest(system);
 }
 
 function toolsDigest(tools: JsonValue | undefined): string {

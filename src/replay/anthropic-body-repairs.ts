@@ -74,6 +74,12 @@ export function padMissingThinking(body: JsonObject, pad: string): BodyRepair {
   });
 }
 
+/** The block an Anthropic 400 names by its path (`messages.N.content.M`), as `[message, block]`; null when it names none. */
+export function namedBlockPosition(errorText: string): [number, number] | null {
+  const match = /messages\.(\d+)\.content\.(\d+)/.exec(errorText);
+  return match ? [Number(match[1]), Number(match[2])] : null;
+}
+
 /**
  * The signed blocks a "bound to a different conversation" or "cannot be modified" 400 condemns:
  * the block its path names (`messages.N.content.M`) and every signed block after it in the body —
@@ -81,8 +87,7 @@ export function padMissingThinking(body: JsonObject, pad: string): BodyRepair {
  * Without a path, every signed block. Returns the positions `[message, block]`.
  */
 export function condemnedPositions(body: JsonObject, errorText: string): [number, number][] {
-  const match = /messages\.(\d+)\.content\.(\d+)/.exec(errorText);
-  const from: readonly [number, number] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  const from: readonly [number, number] = namedBlockPosition(errorText) ?? [0, 0];
   const positions: [number, number][] = [];
   const messages = Array.isArray(body['messages']) ? body['messages'] : [];
   messages.forEach((message, messageIndex) => {

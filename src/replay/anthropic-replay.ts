@@ -14,12 +14,7 @@ import {
   type AnthropicRouteTreatment,
   anthropicThinkingScope,
 } from './anthropic-endpoint-route.js';
-import {
-  BOUND_SYSTEM_CHANGED,
-  PrefixDigest,
-  staleBindingReason,
-  systemBindingDigest,
-} from './anthropic-block-binding.js';
+import { BOUND_SYSTEM_CHANGED, PrefixDigest, staleBindingReason, systemDigest } from './anthropic-block-binding.js';
 import { type AnthropicCompactionCarrier, compactionCarrierOf, liftCompaction } from './anthropic-compaction.js';
 import {
   anthropicByteLength,
@@ -337,7 +332,7 @@ export function buildAnthropicMessages(
       return false;
     }
     if (kept.model !== options.model) return false;
-    systemNow ??= systemBindingDigest(system);
+    systemNow ??= systemDigest(system);
     return kept.system !== systemNow;
   };
   turns.forEach((turn, turnIndex) => {

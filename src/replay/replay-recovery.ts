@@ -15,7 +15,7 @@ export {
   readRejectedThinking,
   withRejectedThinking,
 } from './anthropic-signature-memory.js';
-export { dropEmptyThinking, padMissingThinking, thinkingFirst } from './anthropic-body-repairs.js';
+export { dropEmptyThinking, namedBlockPosition, padMissingThinking, thinkingFirst } from './anthropic-body-repairs.js';
 export { THINKING_ELIDED_TEXT } from './anthropic-replay.js';
 export { withoutRefusedSignatures } from './gemini-body-repairs.js';
 export { GEMINI_PLACEHOLDER_SIGNATURE } from './replay-stand-ins.js';

@@ -4,6 +4,7 @@ import {
   fingerprintCondemnedBlocks,
   isThinkingModifiedError,
   isThinkingSignatureError,
+  namedBlockPosition,
   padMissingThinking,
   THINKING_ELIDED_TEXT,
   thinkingFirst,
@@ -80,10 +81,9 @@ export const ANTHROPIC_BINDING_CONTROLS: RecoveryRow = {
  */
 export async function learnSystemBinding(c: RecoveryContext): Promise<JsonObject | null> {
   const moved = c.prepared.systemChangedBlocks;
-  const named = /messages\.(\d+)\.content\.(\d+)/.exec(c.body);
+  const named = namedBlockPosition(c.body);
   if (!moved?.length || !named) return null;
-  const [message, block] = [Number(named[1]), Number(named[2])];
-  if (!moved.some(([at, index]) => at === message && index === block)) return null;
+  if (!moved.some(([message, block]) => message === named[0] && block === named[1])) return null;
   if (thinkingBindingsFrom(c.config, c.profile, null).includes(SYSTEM_BINDING)) return null;
   return persistThinkingBinding(c.store, c.sessionId, c.config, c.profile, SYSTEM_BINDING, c.body);
 }
