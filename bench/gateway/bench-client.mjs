@@ -97,7 +97,15 @@ export async function runLevel(server, options) {
   const after = await server.report();
   const cpuMs = (after.cpu.user - before.cpu.user + after.cpu.system - before.cpu.system) / 1000;
   for (const sample of [...samples, ...longSamples]) sample.provider = after.providerMs[sample.id] ?? NaN;
-  return { samples, longSamples, wallMs, cpuMsPerTurn: cpuMs / (samples.length + longSamples.length) };
+  return {
+    samples,
+    longSamples,
+    wallMs,
+    cpuMsPerTurn: cpuMs / (samples.length + longSamples.length),
+    // The server's event-loop delay over the level and how often the OS preempted it (bench-server.mjs).
+    loop: after.loop,
+    preempted: after.preempted - before.preempted,
+  };
 }
 
 /** The `fraction` quantile of an ascending list (nearest rank). */
@@ -118,6 +126,8 @@ export function summarize(result) {
     cpuMsPerTurn: result.cpuMsPerTurn,
     p50: percentile(added, 0.5),
     p99: percentile(added, 0.99),
+    loop: result.loop,
+    preemptedPerTurn: result.preempted / (result.samples.length + result.longSamples.length),
   };
 }
 

@@ -10,9 +10,13 @@
 // provider time of each turn since the last report, keyed by the turn's id (`bench turn N`):
 // the proxies time request sent → upstream answer read, the gateway times each transport
 // `send` → its terminal event, through a wrapper that reads the id from the last user message.
+// Each report also carries how long the server's event loop was held since the last one
+// (`monitorEventLoopDelay`, 1 ms resolution: p99 and max, ms) and how many times the OS took the
+// CPU from the process (involuntary context switches): on a small machine the provider and the
+// client run on the same cores, so a turn's latency holds waits that are not the server's work.
 // The gateway keeps its Prometheus metrics unless BENCH_GATEWAY_METRICS=0, and traces when the
 // OTEL_* variables ask for it (docs/operations.md; bench/operations compares the three).
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
 const [mode, emulatorBaseUrl, statePath] = process.argv.slice(2);
 /** Provider milliseconds per turn id since the last report. */
@@ -89,13 +93,18 @@ async function startServer() {
 }
 
 const url = await startServer();
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
 process.on('message', (message) => {
   // `cpu` (CPU only) is what bench/front-doors asks.
   if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
   if (message !== 'report') return;
   const cpu = process.cpuUsage();
-  process.send?.({ cpu, providerMs });
+  const loop = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
+  const preempted = process.resourceUsage().involuntaryContextSwitches;
+  process.send?.({ cpu, providerMs, loop, preempted });
   providerMs = {};
+  loopDelay.reset();
 });
 console.log(`listening on ${url}`);
 // A normal exit, so `--cpu-prof` (BENCH_SERVER_PROFILE in run.mjs) writes its profile.

@@ -83,10 +83,12 @@ function addAnswer(assistant, parsed) {
 }
 
 /**
- * Sends a request to `upstream` on `agent`; `onAnswer(answer)` runs once the client was answered
- * the upstream status, content type and `sessionId`. A failed request answers the client 502.
+ * Sends `body` to `upstream` on `agent`; `onAnswer(answer)` runs once the client was answered the
+ * upstream status, content type and `sessionId`. A request that failed on a reused keep-alive
+ * socket is sent once more on a fresh one (the emulator may close an idle socket as it is reused,
+ * Node's `request.reusedSocket`); any other failure answers the client 502.
  */
-function forward(upstream, agent, outgoing, sessionId, onAnswer) {
+function forward(upstream, agent, outgoing, sessionId, body, onAnswer, retried = false) {
   const forwarded = httpRequest(
     upstream,
     { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' } },
@@ -99,25 +101,33 @@ function forward(upstream, agent, outgoing, sessionId, onAnswer) {
     },
   );
   forwarded.on('error', () => {
-    outgoing.writeHead(502);
+    if (!retried && forwarded.reusedSocket && !outgoing.headersSent) {
+      forward(upstream, agent, outgoing, sessionId, body, onAnswer, true);
+      return;
+    }
+    if (!outgoing.headersSent) outgoing.writeHead(502);
     outgoing.end();
   });
-  return forwarded;
+  forwarded.end(body);
 }
 
 /** The floor's request handler: the client's bytes forwarded, the answer's piped back. */
 function floorHandler(upstream, agent, onProviderMs) {
   return (incoming, outgoing) => {
-    const started = performance.now();
-    const turnId = incoming.headers['x-bench-turn'];
-    const sessionId = incoming.headers['x-hermes-session-id'] ?? 'floor';
-    const forwarded = forward(upstream, agent, outgoing, sessionId, (answer) => {
-      answer.on('end', () => {
-        if (typeof turnId === 'string') onProviderMs(turnId, performance.now() - started);
+    const chunks = [];
+    incoming.on('data', (chunk) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const started = performance.now();
+      const turnId = incoming.headers['x-bench-turn'];
+      const sessionId = incoming.headers['x-hermes-session-id'] ?? 'floor';
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      forward(upstream, agent, outgoing, sessionId, body, (answer) => {
+        answer.on('end', () => {
+          if (typeof turnId === 'string') onProviderMs(turnId, performance.now() - started);
+        });
+        answer.pipe(outgoing);
       });
-      answer.pipe(outgoing);
     });
-    incoming.pipe(forwarded);
   };
 }
 
@@ -161,7 +171,8 @@ function readingHandler(upstream, agent, mode, statePath, onProviderMs) {
         history = [...sessions.get(sessionId), ...body.messages];
       }
       const answered = typeof sessionId === 'string' ? sessionId : 'reference';
-      const forwarded = forward(upstream, agent, outgoing, answered, (answer) => {
+      const upstreamBody = JSON.stringify({ ...body, messages: history });
+      forward(upstream, agent, outgoing, answered, upstreamBody, (answer) => {
         const assistant = { role: 'assistant', content: '', reasoning: '' };
         const streamed = String(answer.headers['content-type']).startsWith('text/event-stream');
         let buffered = '';
@@ -208,7 +219,6 @@ function readingHandler(upstream, agent, mode, statePath, onProviderMs) {
           outgoing.end(whole);
         });
       });
-      forwarded.end(JSON.stringify({ ...body, messages: history }));
     });
   };
 }

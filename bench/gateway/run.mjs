@@ -4,6 +4,7 @@
 //   node bench/gateway/run.mjs [turnsPerLevel=1000] [turnsPerSession=10] [rounds=5] [warmupTurns=1500]
 // (or `npm run bench -- gateway`). Environment: BENCH_GATEWAY_STREAM=0 sends non-streaming
 // turns (default: streaming); BENCH_GATEWAY_LONG=0 skips the 10,000-message session;
+// BENCH_GATEWAY_MIXED_ROUNDS=5 sets the pairs of levels behind the mixed ratio;
 // BENCH_GATEWAY_DOORS=0 skips the front doors; BENCH_GATEWAY_ONLY=DOOR,… measures those doors only;
 // BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server child into DIR;
 // BENCH_GATEWAY_NODE_ARGS='--max-semi-space-size=64' runs the gateway child with those Node flags;
@@ -22,8 +23,9 @@
 // is the same at every level. Printed per level (medians over the rounds): server CPU per turn
 // (`process.cpuUsage` of the child), turns/s, and the latency the server ADDS to a turn (client
 // round trip minus the provider's share, bench-client.mjs); ratios are server / floor. Then the
-// gateway runs a mixed level: one worker continues a 10,000-message session while 31 others run
-// short sessions, which shows how much one long session stalls the others.
+// gateway runs mixed levels: one worker continues a 10,000-message session while 31 others run
+// short sessions, each right after a level of short sessions alone, which shows how much one long
+// session stalls the others (the median of the paired p99 ratios).
 //
 // Reference rows come from two more child processes (proxies.mjs), measured at every level
 // against their own adjacent floor run: `reader`, a proxy that parses the client's JSON and every event of the answer and
@@ -70,6 +72,8 @@ const LEVELS = [1, 8, 32];
 const REFERENCES = process.env.BENCH_GATEWAY_REFERENCES === '0' ? [] : ['reader', 'minimal'];
 const REFERENCE_LABELS = { reader: 'reading proxy', minimal: 'minimal session proxy' };
 const LONG_SESSION_MESSAGES = 10_000;
+// Pairs of levels (short sessions alone, then beside the long session) behind the mixed ratio.
+const mixedRounds = Number(process.env.BENCH_GATEWAY_MIXED_ROUNDS ?? 5);
 
 const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gateway-'));
 const statePath = join(home, 'state.db');
@@ -200,9 +204,19 @@ try {
   let mixed;
   let alone;
   if (longSessionId) {
-    const result = await level(gateway, chatCompletionsScenario, 32, turnsPerLevel, longSessionId);
-    mixed = { ...summarize(result), longTurns: result.longSamples.length };
-    mixed.longP50 = percentile(addedLatencies(result.longSamples), 0.5);
+    // Paired rounds: a 32-session level of short sessions, then the same with one worker on the
+    // long session. One level's p99 is about its tenth-worst turn, and two identical short levels
+    // moved between 25 and 69 ms on this 2-core VM, so the ratio is the median over the pairs.
+    const pairs = [];
+    for (let round = 0; round < mixedRounds; round += 1) {
+      const short = summarize(await level(gateway, chatCompletionsScenario, 32));
+      const result = await level(gateway, chatCompletionsScenario, 32, turnsPerLevel, longSessionId);
+      const beside = { ...summarize(result), longTurns: result.longSamples.length };
+      beside.longP50 = percentile(addedLatencies(result.longSamples), 0.5);
+      pairs.push({ short, beside, ratio: beside.p99 / short.p99 });
+    }
+    const ratios = pairs.map((pair) => pair.ratio);
+    mixed = { pairs, ratio: median(ratios), minRatio: Math.min(...ratios), maxRatio: Math.max(...ratios) };
     alone = await runAlone(gateway, chatCompletionsScenario, longSessionId, 10, stream);
   }
   const loadAfter = loadavg();
@@ -253,9 +267,19 @@ try {
   }
   if (mixed) {
     console.log(
-      `mixed: one ${LONG_SESSION_MESSAGES}-message session beside 31 short ones (gateway): CPU ${fixed(mixed.cpuMsPerTurn)} ms/turn, ` +
-        `${fixed(mixed.turnsPerSecond, 0)} turns/s, short sessions added p50 ${fixed(mixed.p50)} ms p99 ${fixed(mixed.p99)} ms; ` +
-        `long session ${mixed.longTurns} turns, added p50 ${fixed(mixed.longP50)} ms`,
+      `mixed: one ${LONG_SESSION_MESSAGES}-message session beside 31 short ones (gateway), ${mixedRounds} pairs of levels; ` +
+        'short sessions added p99, event-loop delay p99 / max and OS preemptions per turn of the gateway process:',
+    );
+    const loop = (summary) => `${fixed(summary.loop?.p99, 1)} / ${fixed(summary.loop?.max, 1)} ms`;
+    for (const { short, beside, ratio } of mixed.pairs) {
+      console.log(
+        `  without it p99 ${fixed(short.p99)} ms (loop ${loop(short)}, ${fixed(short.preemptedPerTurn)} preempted), ` +
+          `beside it ${fixed(beside.p99)} ms (loop ${loop(beside)}, ${fixed(beside.preemptedPerTurn)} preempted): ${fixed(ratio)}×; ` +
+          `CPU ${fixed(beside.cpuMsPerTurn)} ms/turn, long session ${beside.longTurns} turns, added p50 ${fixed(beside.longP50)} ms`,
+      );
+    }
+    console.log(
+      `  short sessions' added p99 beside it / without it: ${fixed(mixed.ratio)}× (median; ${fixed(mixed.minRatio)}–${fixed(mixed.maxRatio)}×)`,
     );
     console.log(
       `the ${LONG_SESSION_MESSAGES}-message session alone, 10 turns (gateway): CPU ${fixed(alone.cpuMsPerTurn)} ms/turn, added p50 ${fixed(alone.p50)} ms`,
