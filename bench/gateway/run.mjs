@@ -206,7 +206,7 @@ try {
   if (longSessionId) {
     // Paired rounds: a 32-session level of short sessions, then the same with one worker on the
     // long session. One level's p99 is about its tenth-worst turn, and two identical short levels
-    // moved between 25 and 69 ms on this 2-core VM, so the ratio is the median over the pairs.
+    // moved between 23 and 69 ms on this 2-core VM, so the ratio is the median over the pairs.
     const pairs = [];
     for (let round = 0; round < mixedRounds; round += 1) {
       const short = summarize(await level(gateway, chatCompletionsScenario, 32));
