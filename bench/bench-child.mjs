@@ -3,8 +3,9 @@ import { spawn } from 'node:child_process';
 
 /**
  * Spawns `node ARGS` and resolves once it prints `listening on URL`. With `withIpc`, `report()`
- * asks a bench-server child for its CPU and per-turn provider times (bench/gateway/bench-server.mjs)
- * and `cpu()` for its CPU alone. `env` is added to this process's environment for the child.
+ * asks a bench-server child for its CPU and per-turn provider times (bench/gateway/bench-server.mjs),
+ * `report({ watchLoop: true })` also starts timing its event loop until the next report, and
+ * `cpu()` asks for its CPU alone. `env` is added to this process's environment for the child.
  */
 export function startChild(args, withIpc = false, env = {}) {
   const child = spawn(process.execPath, args, {
@@ -25,7 +26,7 @@ export function startChild(args, withIpc = false, env = {}) {
       child.stdout.off('data', onData);
       resolve({
         url: match[1],
-        report: () => ask('report', (answer) => answer),
+        report: (options = {}) => ask(options.watchLoop ? 'report watch' : 'report', (answer) => answer),
         cpu: () => ask('cpu', (answer) => answer.cpu),
         close: () =>
           new Promise((done) => {

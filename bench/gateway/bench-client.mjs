@@ -63,12 +63,12 @@ async function timedTurn(server, scenario, sessionId, stream) {
  * its turns are counted for CPU but are not in `samples`.
  */
 export async function runLevel(server, options) {
-  const { scenario, workers, turns, turnsPerSession, stream, longSessionId } = options;
+  const { scenario, workers, turns, turnsPerSession, stream, longSessionId, watchLoop } = options;
   const samples = [];
   const longSamples = [];
   let next = 0;
   let done = false;
-  const before = await server.report();
+  const before = await server.report({ watchLoop });
   const started = performance.now();
   const runWorker = async (worker) => {
     if (longSessionId && worker === 0) {
@@ -102,7 +102,7 @@ export async function runLevel(server, options) {
     longSamples,
     wallMs,
     cpuMsPerTurn: cpuMs / (samples.length + longSamples.length),
-    // The server's event-loop delay over the level and how often the OS preempted it (bench-server.mjs).
+    // How often the OS preempted the server, and with `watchLoop` its event-loop delay (bench-server.mjs).
     loop: after.loop,
     preempted: after.preempted - before.preempted,
   };

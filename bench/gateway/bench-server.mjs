@@ -10,10 +10,12 @@
 // provider time of each turn since the last report, keyed by the turn's id (`bench turn N`):
 // the proxies time request sent → upstream answer read, the gateway times each transport
 // `send` → its terminal event, through a wrapper that reads the id from the last user message.
-// Each report also carries how long the server's event loop was held since the last one
-// (`monitorEventLoopDelay`, 1 ms resolution: p99 and max, ms) and how many times the OS took the
-// CPU from the process (involuntary context switches): on a small machine the provider and the
-// client run on the same cores, so a turn's latency holds waits that are not the server's work.
+// Each report also carries how many times the OS took the CPU from the process (involuntary
+// context switches): on a small machine the provider and the client run on the same cores, so a
+// turn's latency holds waits that are not the server's work. After a `report watch`, the next
+// report also carries how long the event loop was held in between (`monitorEventLoopDelay`,
+// 1 ms resolution: p99 and max, ms). Only then: its timer costs an idle process about 16 ms of
+// CPU a second, which would weigh on the CPU rows.
 // The gateway keeps its Prometheus metrics unless BENCH_GATEWAY_METRICS=0, and traces when the
 // OTEL_* variables ask for it (docs/operations.md; bench/operations compares the three).
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -94,17 +96,20 @@ async function startServer() {
 
 const url = await startServer();
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-loopDelay.enable();
+let watchingLoop = false;
 process.on('message', (message) => {
   // `cpu` (CPU only) is what bench/front-doors asks.
   if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
-  if (message !== 'report') return;
+  if (message !== 'report' && message !== 'report watch') return;
   const cpu = process.cpuUsage();
-  const loop = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
+  const loop = watchingLoop ? { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 } : undefined;
   const preempted = process.resourceUsage().involuntaryContextSwitches;
   process.send?.({ cpu, providerMs, loop, preempted });
   providerMs = {};
+  loopDelay.disable();
   loopDelay.reset();
+  watchingLoop = message === 'report watch';
+  if (watchingLoop) loopDelay.enable();
 });
 console.log(`listening on ${url}`);
 // A normal exit, so `--cpu-prof` (BENCH_SERVER_PROFILE in run.mjs) writes its profile.

@@ -139,6 +139,17 @@ const row = (cells, widths) => cells.map((cell, index) => String(cell).padStart(
 const fixed = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 const level = (server, scenario, workers, turns = turnsPerLevel, longSessionId = undefined) =>
   runLevel(server, { scenario, workers, turns, turnsPerSession, stream, longSessionId });
+/** A 32-session chat-completions level of the gateway with its event loop timed (the mixed pairs). */
+const watchedLevel = (server, longSessionId) =>
+  runLevel(server, {
+    scenario: chatCompletionsScenario,
+    workers: 32,
+    turns: turnsPerLevel,
+    turnsPerSession,
+    stream,
+    longSessionId,
+    watchLoop: true,
+  });
 
 const emulator = await startDeepseekEmulator();
 const loadBefore = loadavg();
@@ -209,8 +220,8 @@ try {
     // moved between 23 and 69 ms on this 2-core VM, so the ratio is the median over the pairs.
     const pairs = [];
     for (let round = 0; round < mixedRounds; round += 1) {
-      const short = summarize(await level(gateway, chatCompletionsScenario, 32));
-      const result = await level(gateway, chatCompletionsScenario, 32, turnsPerLevel, longSessionId);
+      const short = summarize(await watchedLevel(gateway));
+      const result = await watchedLevel(gateway, longSessionId);
       const beside = { ...summarize(result), longTurns: result.longSamples.length };
       beside.longP50 = percentile(addedLatencies(result.longSamples), 0.5);
       pairs.push({ short, beside, ratio: beside.p99 / short.p99 });
