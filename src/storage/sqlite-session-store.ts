@@ -18,6 +18,7 @@ import { decodeMessageRows, encodeMessage } from './sqlite-message-codec.js';
 import type { EncodedMessage } from './sqlite-message-codec.js';
 import {
   leaseOfTurnWriteState,
+  MESSAGE_PAGE_ROWS,
   prepareStatements,
   toLeaseRecord,
   toRequestRecord,
@@ -71,9 +72,6 @@ export interface SqliteSessionStore extends SessionStore {
   /** The journal mode SQLite reports (`wal` for a file database). */
   journalMode(): string;
 }
-
-/** Messages read per page of a session's history (one query for any shorter session). */
-const LIST_PAGE_ROWS = 1000;
 
 /**
  * Opens (creating and migrating when needed) the SQLite session store at `path`. Every write is
@@ -325,12 +323,12 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
     },
     listSessions: async (listOptions = {}) => {
       const limit = listOptions.limit ?? -1;
-      if (listOptions.owner === undefined) return statements.sessionsNewest.all(limit).map(toSessionRecord);
+      if (listOptions.owner === undefined) return statements.sessionsNewest(limit).all().map(toSessionRecord);
       const prefix = `${listOptions.owner}/`;
-      return statements.ownedSessionsNewest.all(prefix, prefix, limit).map(toSessionRecord);
+      return statements.ownedSessionsNewest(limit).all(prefix, prefix).map(toSessionRecord);
     },
     latestSession: async () => {
-      const row = statements.sessionsNewest.get(1);
+      const row = statements.sessionsNewest(1).get();
       return row === undefined ? null : toSessionRecord(row);
     },
     updateSession: async (id, fields) => updateFields(id, fields),
@@ -353,9 +351,9 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       // SPEC §26.7: a long history is read and decoded a page at a time, the event loop free
       // between pages, so one long session never stalls the others' turns.
       for (let afterSeq = 0; ;) {
-        const rows = page.all(sessionId, afterSeq, LIST_PAGE_ROWS);
+        const rows = page.all(sessionId, afterSeq);
         for (const message of decodeMessageRows(rows, (row) => report({ sessionId, ...row }))) messages.push(message);
-        if (rows.length < LIST_PAGE_ROWS) break;
+        if (rows.length < MESSAGE_PAGE_ROWS) break;
         afterSeq = Number((rows.at(-1) as unknown[]).at(-1));
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
@@ -423,7 +421,10 @@ export function openSqliteSessionStore(path: string, options: SqliteSessionStore
       statements.addTurnFingerprint.run(fingerprint, sessionId, now());
     },
     sessionsWithTurn: async (fingerprint, limit) =>
-      statements.sessionsWithTurn.all(fingerprint, limit).map((row) => row.session_id),
+      statements
+        .sessionsWithTurn(limit)
+        .all(fingerprint)
+        .map((row) => row.session_id),
     sessionHoldsTurn: async (sessionId, fingerprint) =>
       statements.sessionHoldsTurn.get(fingerprint, sessionId) !== undefined,
 

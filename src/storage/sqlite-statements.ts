@@ -163,16 +163,50 @@ export function toRequestRecord(row: RequestRow): RequestRecord {
   };
 }
 
+/** Rows one read of a stored history returns at most (sqlite-session-store.ts reads a long history a page at a time). */
+export const MESSAGE_PAGE_ROWS = 1000;
+
+/** Limits whose statements {@link limitedStatement} keeps at once (call sites use a few constants). */
+const LIMITED_STATEMENTS_KEPT = 16;
+
+/**
+ * A statement that takes its LIMIT as a value written into its SQL, prepared once per value.
+ * SQLite lets the planner see the LIMIT, so a LIMIT bound as a parameter marks the statement stale
+ * each time it is bound and the next step compiles the whole statement again (sqlite3_prepare_v2:
+ * a statement whose plan may depend on a bound value is recompiled after that value is bound).
+ */
+function limitedStatement<P extends unknown[], R>(
+  database: Database.Database,
+  sql: (limit: number) => string,
+): (limit: number) => Database.Statement<P, R> {
+  const prepared = new Map<number, Database.Statement<P, R>>();
+  return (limit) => {
+    if (!Number.isSafeInteger(limit)) throw new RangeError(`a row limit must be a whole number, not ${limit}`);
+    let statement = prepared.get(limit);
+    if (statement === undefined) {
+      if (prepared.size >= LIMITED_STATEMENTS_KEPT) prepared.clear();
+      statement = database.prepare<P, R>(sql(limit));
+      prepared.set(limit, statement);
+    }
+    return statement;
+  };
+}
+
 /** Builds every prepared statement once per connection. @internal (its inferred type is not declared in dist) */
 export function prepareStatements(database: Database.Database) {
   const valuePlaceholders = MESSAGE_VALUE_COLUMNS.map(() => '?').join(', ');
   const valueColumns = MESSAGE_VALUE_COLUMNS.join(', ');
   return {
     sessionById: database.prepare<[string], SessionRow>(`${SESSION_SELECT} WHERE s.id = ?`),
-    sessionsNewest: database.prepare<[number], SessionRow>(`${SESSION_SELECT} ${NEWEST_FIRST} LIMIT ?`),
+    /** The newest sessions, at most a limit of them (-1: all). */
+    sessionsNewest: limitedStatement<[], SessionRow>(
+      database,
+      (limit) => `${SESSION_SELECT} ${NEWEST_FIRST} LIMIT ${limit}`,
+    ),
     /** Sessions whose id begins with the given `OWNER/` prefix (a gateway user's, store-users.ts). */
-    ownedSessionsNewest: database.prepare<[string, string, number], SessionRow>(
-      `${SESSION_SELECT} WHERE substr(s.id, 1, length(?)) = ? ${NEWEST_FIRST} LIMIT ?`,
+    ownedSessionsNewest: limitedStatement<[string, string], SessionRow>(
+      database,
+      (limit) => `${SESSION_SELECT} WHERE substr(s.id, 1, length(?)) = ? ${NEWEST_FIRST} LIMIT ${limit}`,
     ),
     childSessions: database.prepare<[string], SessionRow>(
       `${SESSION_SELECT} WHERE s.parent_session_id = ? ORDER BY s.created_at, s.rowid`,
@@ -231,13 +265,13 @@ export function prepareStatements(database: Database.Database) {
     // is read with the event loop free between pages (sqlite-session-store.ts). Archived rows
     // (session-archive.ts) stay out; the second read includes them.
     listMessagesPage: database
-      .prepare<[string, number, number], unknown[]>(
-        `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? AND archived IS NULL AND seq > ? ORDER BY seq LIMIT ?`,
+      .prepare<[string, number], unknown[]>(
+        `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? AND archived IS NULL AND seq > ? ORDER BY seq LIMIT ${MESSAGE_PAGE_ROWS}`,
       )
       .raw(true),
     listAllMessagesPage: database
-      .prepare<[string, number, number], unknown[]>(
-        `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      .prepare<[string, number], unknown[]>(
+        `SELECT ${MESSAGE_SELECT_COLUMNS}, seq FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ${MESSAGE_PAGE_ROWS}`,
       )
       .raw(true),
     // `/undo` reads role and private keys only, then rewrites `extra` row by row (session-undo.ts).
@@ -306,8 +340,10 @@ export function prepareStatements(database: Database.Database) {
     addTurnFingerprint: database.prepare<[string, string, number]>(
       'INSERT INTO turn_fingerprints (fingerprint, session_id, noted_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
     ),
-    sessionsWithTurn: database.prepare<[string, number], { session_id: string }>(
-      'SELECT session_id FROM turn_fingerprints WHERE fingerprint = ? ORDER BY noted_at DESC, session_id LIMIT ?',
+    sessionsWithTurn: limitedStatement<[string], { session_id: string }>(
+      database,
+      (limit) =>
+        `SELECT session_id FROM turn_fingerprints WHERE fingerprint = ? ORDER BY noted_at DESC, session_id LIMIT ${limit}`,
     ),
     sessionHoldsTurn: database.prepare<[string, string], { held: number }>(
       'SELECT 1 AS held FROM turn_fingerprints WHERE fingerprint = ? AND session_id = ?',

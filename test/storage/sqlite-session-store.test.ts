@@ -8,6 +8,7 @@ import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteDatabase } from '../../src/storage/s
 import { openSqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import type { SqliteSessionStore } from '../../src/storage/sqlite-session-store.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite-schema.js';
+import { MESSAGE_PAGE_ROWS } from '../../src/storage/sqlite-statements.js';
 import { conversation, everyCarrierMessage } from './session-store-messages.js';
 import { runSessionStoreConformance } from './session-store.cases.js';
 import { thrownBy } from '../support/thrown.js';
@@ -218,6 +219,28 @@ describe('SQLite session store specifics (SPEC §18)', () => {
       { role: 'user', content: 'from the cli' },
     ]);
     expect((await cli.getSession(session.id))?.modelConfig).toEqual({ learned: true });
+  });
+
+  it('reads a history longer than one page whole and in order, and lists sessions at any limit', async () => {
+    const store = open();
+    const long = await store.createSession({ id: 'long' });
+    const texts = Array.from({ length: MESSAGE_PAGE_ROWS * 2 + 345 }, (_, index) => `message ${index}`);
+    await store.appendMessages(
+      long.id,
+      texts.map((content) => ({ role: 'user', content })),
+    );
+    for (const includeArchived of [false, true]) {
+      const read = await store.listMessages(long.id, { includeArchived });
+      expect(read.map((message) => message.content)).toEqual(texts);
+    }
+    await store.createSession({ id: 'newer' });
+    await store.createSession({ id: 'newest' });
+    // Each limit has its own statement; asking again, in any order, gives the same rows.
+    for (const limit of [1, 2, undefined, 1, 3, 2]) {
+      const ids = (await store.listSessions(limit === undefined ? {} : { limit })).map((session) => session.id);
+      expect(ids).toEqual(['newest', 'newer', 'long'].slice(0, limit ?? 3));
+    }
+    expect((await store.latestSession())?.id).toBe('newest');
   });
 
   it('tolerates invalid JSON in model_config (SPEC §18) and repairs it on the next patch', async () => {
