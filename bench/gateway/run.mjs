@@ -137,19 +137,11 @@ function startServer(mode, emulator, path = statePath) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const row = (cells, widths) => cells.map((cell, index) => String(cell).padStart(widths[index])).join('');
 const fixed = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
-const level = (server, scenario, workers, turns = turnsPerLevel, longSessionId = undefined) =>
-  runLevel(server, { scenario, workers, turns, turnsPerSession, stream, longSessionId });
+const level = (server, scenario, workers, turns = turnsPerLevel, longSessionId = undefined, watchLoop = false) =>
+  runLevel(server, { scenario, workers, turns, turnsPerSession, stream, longSessionId, watchLoop });
 /** A 32-session chat-completions level of the gateway with its event loop timed (the mixed pairs). */
 const watchedLevel = (server, longSessionId) =>
-  runLevel(server, {
-    scenario: chatCompletionsScenario,
-    workers: 32,
-    turns: turnsPerLevel,
-    turnsPerSession,
-    stream,
-    longSessionId,
-    watchLoop: true,
-  });
+  level(server, chatCompletionsScenario, 32, turnsPerLevel, longSessionId, true);
 
 const emulator = await startDeepseekEmulator();
 const loadBefore = loadavg();
